@@ -226,99 +226,99 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1392_off = rt_seg_offsets(v_sd_1392);
-  const int64_t v_sd_1392_n = v_sd_1392->len;
-  int32_t *v_x1386_d = v_x1386->data.i;
-  const int64_t v_x1386_n = v_x1386->len;
-  int32_t *v_x1387_d = v_x1387->data.i;
-  const int64_t v_x1387_n = v_x1387->len;
-  int32_t *v_x1388_d = v_x1388->data.i;
-  const int64_t v_x1388_n = v_x1388->len;
-  RtValue *v_x1391 = NULL;
+  const int64_t *v_sd_1460_off = rt_seg_offsets(v_sd_1460);
+  const int64_t v_sd_1460_n = v_sd_1460->len;
+  int32_t *v_x1454_d = v_x1454->data.i;
+  const int64_t v_x1454_n = v_x1454->len;
+  int32_t *v_x1455_d = v_x1455->data.i;
+  const int64_t v_x1455_n = v_x1455->len;
+  int32_t *v_x1456_d = v_x1456->data.i;
+  const int64_t v_x1456_n = v_x1456->len;
+  RtValue *v_x1459 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1392_off[v_sd_1392_n];
-    v_x1391 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1391_d = v_x1391->data.i;
-    const int64_t v_x1391_n = v_x1391->len;
+    const int64_t t25 = v_sd_1460_off[v_sd_1460_n];
+    v_x1459 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1459_d = v_x1459->data.i;
+    const int64_t v_x1459_n = v_x1459->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1392_off, 0, v_sd_1392_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1460_off, 0, v_sd_1460_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1392_off[t30 + 1] <= t28)
+        while (v_sd_1460_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1388_n;
-        int32_t t32 = t34 ? v_x1388_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1456_n;
+        int32_t t32 = t34 ? v_x1456_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1386_n;
-        int32_t t35 = t36 ? v_x1386_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1454_n;
+        int32_t t35 = t36 ? v_x1454_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1387_n;
-        int32_t t39 = t40 ? v_x1387_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1455_n;
+        int32_t t39 = t40 ? v_x1455_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1388_n) {
-            t45 = v_x1388_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1456_n) {
+            t45 = v_x1456_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1388_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1456_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1386_n) {
-            t46 = v_x1386_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1454_n) {
+            t46 = v_x1454_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1386_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1454_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1387_n) {
-            t49 = v_x1387_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1455_n) {
+            t49 = v_x1455_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1387_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1455_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1391_d[t28] = t44;
+        v_x1459_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1391 = v_x1391;
+  *out_v_x1459 = v_x1459;
   return;
 fail:
-  rt_release(v_x1391);
+  rt_release(v_x1459);
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782) {
   (void)loc;
   (void)run;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x748_d = v_x748->data.i;
-  const int64_t v_x748_n = v_x748->len;
-  int32_t v_x756 = 0;
-  int32_t v_x757 = 0;
-  int32_t v_x758 = 0;
+  int32_t *v_x771_d = v_x771->data.i;
+  const int64_t v_x771_n = v_x771->len;
+  int32_t *v_x772_d = v_x772->data.i;
+  const int64_t v_x772_n = v_x772->len;
+  int32_t v_x780 = 0;
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
   /* REDUCE */
   {
-    const int64_t t54 = v_x747_n;
+    const int64_t t54 = v_x771_n;
     const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
     int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
@@ -338,8 +338,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue 
         int32_t t59x1;
         int32_t t59x2;
         int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x748_n;
-        int32_t t62 = t64 ? v_x748_d[t61] : 0;
+        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x772_n;
+        int32_t t62 = t64 ? v_x772_d[t61] : 0;
         t63 |= !t64;
         uint8_t t66 = rt_lt_i(0, t62);
         int32_t t67;
@@ -350,10 +350,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue 
         }
         if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
           int32_t t68;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x748_n) {
-            t68 = v_x748_d[t61];
+          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x772_n) {
+            t68 = v_x772_d[t61];
           } else {
-            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x748_n, 0.0, 0);
+            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x772_n, 0.0, 0);
             t68 = 0;
           }
           uint8_t t70 = rt_lt_i(0, t68);
@@ -427,99 +427,101 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue 
       t59t1 = t83;
       t59t2 = t84;
     }
-    v_x756 = t59t0;
+    v_x780 = t59t0;
     rt_free(t56);
-    v_x757 = t59t1;
+    v_x781 = t59t1;
     rt_free(t57);
-    v_x758 = t59t2;
+    v_x782 = t59t2;
     rt_free(t58);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x756 = v_x756;
-  *out_v_x757 = v_x757;
-  *out_v_x758 = v_x758;
+  *out_v_x780 = v_x780;
+  *out_v_x781 = v_x781;
+  *out_v_x782 = v_x782;
   return;
 fail:
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
   (void)loc;
   (void)run;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  int32_t v_x849 = 0;
-  int32_t v_x850 = 0;
+  int32_t *v_x877_d = v_x877->data.i;
+  const int64_t v_x877_n = v_x877->len;
+  int32_t v_x878 = 0;
+  int32_t v_x879 = 0;
   /* ONCE */
   {
     int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x848_n;
-    int32_t t85 = t87 ? v_x848_d[0] : 0;
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x877_n;
+    int32_t t85 = t87 ? v_x877_d[0] : 0;
     t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x848_n;
-    int32_t t88 = t89 ? v_x848_d[1] : 0;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x877_n;
+    int32_t t88 = t89 ? v_x877_d[1] : 0;
     t86 |= !t89;
     if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
       int32_t t90;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x848_n) {
-        t90 = v_x848_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x877_n) {
+        t90 = v_x877_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x848_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x877_n, 0.0, 0);
         t90 = 0;
       }
       int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x848_n) {
-        t91 = v_x848_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x877_n) {
+        t91 = v_x877_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x848_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x877_n, 0.0, 1);
         t91 = 0;
       }
     }
-    v_x849 = t85;
-    v_x850 = t88;
+    v_x878 = t85;
+    v_x879 = t88;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x849 = v_x849;
-  *out_v_x850 = v_x850;
+  *out_v_x878 = v_x878;
+  *out_v_x879 = v_x879;
   return;
 fail:
 }
 
 /* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498) {
   (void)loc;
   (void)run;
-  int32_t *v_x1394_d = v_x1394->data.i;
-  const int64_t v_x1394_n = v_x1394->len;
-  int32_t *v_x1395_d = v_x1395->data.i;
-  const int64_t v_x1395_n = v_x1395->len;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
-  int32_t *v_x1398_d = v_x1398->data.i;
-  const int64_t v_x1398_n = v_x1398->len;
-  (void)v_x1398_n; /* v_x1398's length is v_x1397's */
-  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
-  const int64_t v_x1400_n = v_x1400->len;
-  int32_t v_x1422 = 0;
-  int32_t v_x1423 = 0;
-  int32_t v_x1424 = 0;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
-  RtValue *v_x1427 = NULL;
-  RtValue *v_x1428 = NULL;
-  RtValue *v_x1429 = NULL;
-  RtValue *v_x1430 = NULL;
-  RtValue *v_x1445 = NULL;
-  RtValue *v_x1446 = NULL;
-  RtValue *v_x1447 = NULL;
-  RtValue *v_x1448 = NULL;
-  RtValue *v_x1449 = NULL;
-  RtValue *v_x1450 = NULL;
+  int32_t *v_x1462_d = v_x1462->data.i;
+  const int64_t v_x1462_n = v_x1462->len;
+  int32_t *v_x1463_d = v_x1463->data.i;
+  const int64_t v_x1463_n = v_x1463->len;
+  int32_t *v_x1465_d = v_x1465->data.i;
+  const int64_t v_x1465_n = v_x1465->len;
+  int32_t *v_x1466_d = v_x1466->data.i;
+  const int64_t v_x1466_n = v_x1466->len;
+  (void)v_x1466_n; /* v_x1466's length is v_x1465's */
+  const int64_t *v_x1468_off = rt_seg_offsets(v_x1468);
+  const int64_t v_x1468_n = v_x1468->len;
+  int32_t v_x1490 = 0;
+  int32_t v_x1491 = 0;
+  int32_t v_x1492 = 0;
+  RtValue *v_x1493 = NULL;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
+  RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* REDUCE */
   {
-    const int64_t t92 = v_x1396;
+    const int64_t t92 = v_x1464;
     if (t92 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
       goto fail;
@@ -528,24 +530,24 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
     int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    v_x1425 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1425_d = v_x1425->data.i;
-    const int64_t v_x1425_n = v_x1425->len;
-    v_x1426 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1426_d = v_x1426->data.b;
-    const int64_t v_x1426_n = v_x1426->len;
-    v_x1427 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1427_d = v_x1427->data.i;
-    const int64_t v_x1427_n = v_x1427->len;
-    v_x1428 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1428_d = v_x1428->data.i;
-    const int64_t v_x1428_n = v_x1428->len;
-    v_x1429 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1429_d = v_x1429->data.b;
-    const int64_t v_x1429_n = v_x1429->len;
-    v_x1430 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1430_d = v_x1430->data.b;
-    const int64_t v_x1430_n = v_x1430->len;
+    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1493_d = v_x1493->data.i;
+    const int64_t v_x1493_n = v_x1493->len;
+    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1494_d = v_x1494->data.b;
+    const int64_t v_x1494_n = v_x1494->len;
+    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1497_d = v_x1497->data.b;
+    const int64_t v_x1497_n = v_x1497->len;
+    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1498_d = v_x1498->data.b;
+    const int64_t v_x1498_n = v_x1498->len;
     RT_PARALLEL_FOR_IF(t93 > 1)
     for (int64_t t97 = 0; t97 < t93; t97++) {
       int32_t t97a0;
@@ -567,8 +569,8 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
         uint8_t t97x7;
         uint8_t t97x8;
         int t101 = 0; /* nonzero: a check below failed */
-        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n;
-        int32_t t100 = t102 ? v_x1397_d[t99] : 0;
+        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n;
+        int32_t t100 = t102 ? v_x1465_d[t99] : 0;
         t101 |= !t102;
         uint8_t t104 = rt_lt_i(0, t100);
         int32_t t105;
@@ -577,13 +579,13 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
         } else {
           t105 = t99;
         }
-        int32_t t106 = t102 ? v_x1398_d[t99] : 0;
+        int32_t t106 = t102 ? v_x1466_d[t99] : 0;
         int32_t t108 = (t104 ? t106 : -1);
         uint8_t t110 = rt_ge_i(t108, 0);
         int32_t t111;
         if (t110) {
-          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1395_n;
-          int32_t t112 = t113 ? v_x1395_d[t108] : 0;
+          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1463_n;
+          int32_t t112 = t113 ? v_x1463_d[t108] : 0;
           t101 |= !t113;
           t111 = t112;
         } else {
@@ -591,10 +593,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
         }
         if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
-            t114 = v_x1397_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n) {
+            t114 = v_x1465_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1397_n, 0.0, 1);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1465_n, 0.0, 1);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -605,10 +607,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
             t117 = t99;
           }
           int32_t t118;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
-            t118 = v_x1398_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n) {
+            t118 = v_x1466_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1397_n, 0.0, 2);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1465_n, 0.0, 2);
             t118 = 0;
           }
           int32_t t120 = (t116 ? t118 : -1);
@@ -616,10 +618,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
           int32_t t123;
           if (t122) {
             int32_t t124;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1395_n) {
-              t124 = v_x1395_d[t120];
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1463_n) {
+              t124 = v_x1463_d[t120];
             } else {
-              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1395_n, 0.0, 3);
+              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1463_n, 0.0, 3);
               t124 = 0;
             }
             t123 = t124;
@@ -636,12 +638,12 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
         t97x6 = 2;
         t97x7 = 1;
         t97x8 = 1;
-        v_x1425_d[t98] = t97x3; /* a map column */
-        v_x1426_d[t98] = t97x4; /* a map column */
-        v_x1427_d[t98] = t97x5; /* a map column */
-        v_x1428_d[t98] = t97x6; /* a map column */
-        v_x1429_d[t98] = t97x7; /* a map column */
-        v_x1430_d[t98] = t97x8; /* a map column */
+        v_x1493_d[t98] = t97x3; /* a map column */
+        v_x1494_d[t98] = t97x4; /* a map column */
+        v_x1495_d[t98] = t97x5; /* a map column */
+        v_x1496_d[t98] = t97x6; /* a map column */
+        v_x1497_d[t98] = t97x7; /* a map column */
+        v_x1498_d[t98] = t97x8; /* a map column */
         uint8_t t126 = rt_le_i(t97a0, t97x0);
         int32_t t127;
         if (t126) {
@@ -702,42 +704,42 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
       t97t1 = t136;
       t97t2 = t137;
     }
-    v_x1422 = t97t0;
+    v_x1490 = t97t0;
     rt_free(t94);
-    v_x1423 = t97t1;
+    v_x1491 = t97t1;
     rt_free(t95);
-    v_x1424 = t97t2;
+    v_x1492 = t97t2;
     rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1425_d = v_x1425->data.i;
-    const int64_t v_x1425_n = v_x1425->len;
-    uint8_t *v_x1426_d = v_x1426->data.b;
-    const int64_t v_x1426_n = v_x1426->len;
-    int32_t *v_x1427_d = v_x1427->data.i;
-    const int64_t v_x1427_n = v_x1427->len;
-    int32_t *v_x1428_d = v_x1428->data.i;
-    const int64_t v_x1428_n = v_x1428->len;
-    uint8_t *v_x1429_d = v_x1429->data.b;
-    const int64_t v_x1429_n = v_x1429->len;
-    uint8_t *v_x1430_d = v_x1430->data.b;
-    const int64_t v_x1430_n = v_x1430->len;
+    int32_t *v_x1493_d = v_x1493->data.i;
+    const int64_t v_x1493_n = v_x1493->len;
+    uint8_t *v_x1494_d = v_x1494->data.b;
+    const int64_t v_x1494_n = v_x1494->len;
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    uint8_t *v_x1497_d = v_x1497->data.b;
+    const int64_t v_x1497_n = v_x1497->len;
+    uint8_t *v_x1498_d = v_x1498->data.b;
+    const int64_t v_x1498_n = v_x1498->len;
     /* SPLIT */
     {
-      const int64_t t138 = v_x1394_n;
+      const int64_t t138 = v_x1462_n;
       const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
       int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t kept[2] = {0};
-        int64_t t145 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1400_off[t145 + 1] <= t143)
+          while (v_x1468_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           int32_t t142x0;
@@ -745,29 +747,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
           int32_t t142x2;
           uint8_t t142x3;
           int t148 = 0; /* nonzero: a check below failed */
-          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n;
-          int32_t t147 = t149 ? v_x1427_d[t146] : 0;
+          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n;
+          int32_t t147 = t149 ? v_x1495_d[t146] : 0;
           t148 |= !t149;
-          int32_t t150 = v_x1394_d[t144];
-          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1395_n;
-          int32_t t151 = t152 ? v_x1395_d[t150] : 0;
+          int32_t t150 = v_x1462_d[t144];
+          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1463_n;
+          int32_t t151 = t152 ? v_x1463_d[t150] : 0;
           t148 |= !t152;
           uint8_t t154 = rt_lt_i(t151, t147);
           uint8_t t156 = rt_gt_i(t151, t147);
           if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
             int32_t t157;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n) {
-              t157 = v_x1427_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n) {
+              t157 = v_x1495_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1427_n, 0.0, 4);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1495_n, 0.0, 4);
               t157 = 0;
             }
-            int32_t t158 = v_x1394_d[t144];
+            int32_t t158 = v_x1462_d[t144];
             int32_t t159;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1395_n) {
-              t159 = v_x1395_d[t158];
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1463_n) {
+              t159 = v_x1463_d[t158];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1395_n, 0.0, 5);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1463_n, 0.0, 5);
               t159 = 0;
             }
             uint8_t t161 = rt_lt_i(t159, t157);
@@ -799,44 +801,58 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
         t141[0 * t139 + t142] = t166;
         t166 += k;
       }
-      v_x1445 = rt_value_new(rt_vec_type(RT_INT), t166);
-      int32_t *v_x1445_d = v_x1445->data.i;
-      const int64_t v_x1445_n = v_x1445->len;
+      v_x1513 = rt_value_new(rt_vec_type(RT_INT), t166);
+      int32_t *v_x1513_d = v_x1513->data.i;
+      const int64_t v_x1513_n = v_x1513->len;
       int64_t t167 = 0;
       for (int64_t t142 = 0; t142 < t139; t142++) {
         const int64_t k = t141[1 * t139 + t142];
         t141[1 * t139 + t142] = t167;
         t167 += k;
       }
-      v_x1447 = rt_value_new(rt_vec_type(RT_INT), t167);
-      int32_t *v_x1447_d = v_x1447->data.i;
-      const int64_t v_x1447_n = v_x1447->len;
-      v_x1449 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1449_d = v_x1449->data.i;
-      const int64_t v_x1449_n = v_x1449->len;
-      v_x1450 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1450_d = v_x1450->data.i;
-      const int64_t v_x1450_n = v_x1450->len;
-      RT_PARALLEL_FOR_IF(v_x1400_n > RT_CHUNK)
-      for (int64_t t168 = 0; t168 < v_x1400_n; t168++) {
+      v_x1515 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1515_d = v_x1515->data.i;
+      const int64_t v_x1515_n = v_x1515->len;
+      v_x1517 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+      int32_t *v_x1517_d = v_x1517->data.i;
+      const int64_t v_x1517_n = v_x1517->len;
+      v_x1518 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+      int32_t *v_x1518_d = v_x1518->data.i;
+      const int64_t v_x1518_n = v_x1518->len;
+      RT_PARALLEL_FOR_IF(v_x1468_n > RT_CHUNK)
+      for (int64_t t168 = 0; t168 < v_x1468_n; t168++) {
         int32_t in[2] = {0};
-        for (int64_t t169 = v_x1400_off[t168]; t169 < v_x1400_off[t168 + 1]; t169++) {
+        for (int64_t t169 = v_x1468_off[t168]; t169 < v_x1468_off[t168 + 1]; t169++) {
           in[0] += t140[t169] >> 0 & 1;
           in[1] += t140[t169] >> 1 & 1;
         }
-        v_x1449_d[t168] = in[0];
-        v_x1450_d[t168] = in[1];
+        v_x1517_d[t168] = in[0];
+        v_x1518_d[t168] = in[1];
+      }
+      v_x1519 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+      int32_t *v_x1519_d = v_x1519->data.i;
+      const int64_t v_x1519_n = v_x1519->len;
+      for (int64_t t168 = 0, t170 = 0; t168 < v_x1468_n; t168++) {
+        v_x1519_d[t168] = (int32_t)t170;
+        t170 += v_x1517_d[t168];
+      }
+      v_x1520 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+      int32_t *v_x1520_d = v_x1520->data.i;
+      const int64_t v_x1520_n = v_x1520->len;
+      for (int64_t t168 = 0, t171 = 0; t168 < v_x1468_n; t168++) {
+        v_x1520_d[t168] = (int32_t)t171;
+        t171 += v_x1518_d[t168];
       }
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t at[2];
         at[0] = t141[0 * t139 + t142];
         at[1] = t141[1 * t139 + t142];
-        int64_t t145 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1400_off[t145 + 1] <= t143)
+          while (v_x1468_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           if (!t140[t143])
@@ -845,45 +861,45 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
           uint8_t t142y1;
           int32_t t142y2;
           uint8_t t142y3;
-          int t171 = 0; /* nonzero: a check below failed */
-          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n;
-          int32_t t170 = t172 ? v_x1427_d[t146] : 0;
-          t171 |= !t172;
-          int32_t t173 = v_x1394_d[t144];
-          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1395_n;
-          int32_t t174 = t175 ? v_x1395_d[t173] : 0;
-          t171 |= !t175;
-          uint8_t t177 = rt_lt_i(t174, t170);
-          uint8_t t179 = rt_gt_i(t174, t170);
-          if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
-            int32_t t180;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n) {
-              t180 = v_x1427_d[t146];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1427_n, 0.0, 6);
-              t180 = 0;
-            }
-            int32_t t181 = v_x1394_d[t144];
+          int t173 = 0; /* nonzero: a check below failed */
+          int t174 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n;
+          int32_t t172 = t174 ? v_x1495_d[t146] : 0;
+          t173 |= !t174;
+          int32_t t175 = v_x1462_d[t144];
+          int t177 = (uint64_t)(int64_t)t175 < (uint64_t)v_x1463_n;
+          int32_t t176 = t177 ? v_x1463_d[t175] : 0;
+          t173 |= !t177;
+          uint8_t t179 = rt_lt_i(t176, t172);
+          uint8_t t181 = rt_gt_i(t176, t172);
+          if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
             int32_t t182;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1395_n) {
-              t182 = v_x1395_d[t181];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n) {
+              t182 = v_x1495_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1395_n, 0.0, 7);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1495_n, 0.0, 6);
               t182 = 0;
             }
-            uint8_t t184 = rt_lt_i(t182, t180);
-            uint8_t t186 = rt_gt_i(t182, t180);
+            int32_t t183 = v_x1462_d[t144];
+            int32_t t184;
+            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1463_n) {
+              t184 = v_x1463_d[t183];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1463_n, 0.0, 7);
+              t184 = 0;
+            }
+            uint8_t t186 = rt_lt_i(t184, t182);
+            uint8_t t188 = rt_gt_i(t184, t182);
           }
-          t142y0 = t174;
-          t142y1 = t177;
-          t142y2 = t174;
-          t142y3 = t179;
+          t142y0 = t176;
+          t142y1 = t179;
+          t142y2 = t176;
+          t142y3 = t181;
           if (t140[t143] >> 0 & 1) {
-            v_x1445_d[at[0]] = t142y0;
+            v_x1513_d[at[0]] = t142y0;
             at[0]++;
           }
           if (t140[t143] >> 1 & 1) {
-            v_x1447_d[at[1]] = t142y2;
+            v_x1515_d[at[1]] = t142y2;
             at[1]++;
           }
         }
@@ -894,1384 +910,1279 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1425 = v_x1425;
-  *out_v_x1423 = v_x1423;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  *out_v_x1445 = v_x1445;
-  *out_v_x1449 = v_x1449;
-  *out_v_x1447 = v_x1447;
-  *out_v_x1450 = v_x1450;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1429 = v_x1429;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1427);
-  rt_release(v_x1446);
-  rt_release(v_x1448);
+  *out_v_x1493 = v_x1493;
+  *out_v_x1491 = v_x1491;
+  *out_v_x1492 = v_x1492;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1513 = v_x1513;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1519 = v_x1519;
+  *out_v_x1515 = v_x1515;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  *out_v_x1496 = v_x1496;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  rt_release(v_x1495);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
   return;
 fail:
-  rt_release(v_x1425);
-  rt_release(v_x1426);
-  rt_release(v_x1427);
-  rt_release(v_x1428);
-  rt_release(v_x1429);
-  rt_release(v_x1430);
-  rt_release(v_x1445);
-  rt_release(v_x1446);
-  rt_release(v_x1447);
-  rt_release(v_x1448);
-  rt_release(v_x1449);
-  rt_release(v_x1450);
+  rt_release(v_x1493);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
 }
 
-/* K8: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
+/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
   (void)loc;
   (void)run;
-  int32_t *v_x922_d = v_x922->data.i;
-  const int64_t v_x922_n = v_x922->len;
-  int32_t *v_x923_d = v_x923->data.i;
-  const int64_t v_x923_n = v_x923->len;
-  (void)v_x923_n; /* v_x923's length is v_x922's */
-  RtValue *v_x930 = NULL;
-  RtValue *v_x926 = NULL;
-  /* SCAN */
-  {
-    const int64_t t187 = v_x924;
-    if (t187 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-    v_x926 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x926_d = v_x926->data.i;
-    const int64_t v_x926_n = v_x926->len;
-    RT_PARALLEL_FOR_IF(t188 > 1)
-    for (int64_t t190 = 0; t190 < t188; t190++) {
-      int32_t t190a0;
-      t190a0 = 0;
-      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
-      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
-        const int32_t t192 = (int32_t)t191;
-        int32_t t190x0;
-        int32_t t190x1;
-        int t197 = 0; /* nonzero: a check below failed */
-        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x922_n);
-        int32_t t195;
-        if (t194) {
-          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
-          int32_t t196 = t198 ? v_x922_d[t192] : 0;
-          t197 |= !t198;
-          t195 = t196;
-        } else {
-          int32_t t200 = rt_sub_i(t192, (int32_t)v_x922_n);
-          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x922_n;
-          int32_t t201 = t202 ? v_x923_d[t200] : 0;
-          t197 |= !t202;
-          t195 = t201;
-        }
-        int32_t t203;
-        if (t194) {
-          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
-          int32_t t204 = t205 ? v_x922_d[t192] : 0;
-          t197 |= !t205;
-          t203 = t204;
-        } else {
-          int32_t t207 = rt_sub_i(t192, (int32_t)v_x922_n);
-          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x922_n;
-          int32_t t208 = t209 ? v_x923_d[t207] : 0;
-          t197 |= !t209;
-          t203 = t208;
-        }
-        if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x922_n);
-          int32_t t212;
-          if (t211) {
-            int32_t t213;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
-              t213 = v_x922_d[t192];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 1);
-              t213 = 0;
-            }
-            t212 = t213;
-          } else {
-            int32_t t215 = rt_sub_i(t192, (int32_t)v_x922_n);
-            int32_t t216;
-            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x922_n) {
-              t216 = v_x923_d[t215];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x922_n, 0.0, 2);
-              t216 = 0;
-            }
-            t212 = t216;
-          }
-          int32_t t217;
-          if (t211) {
-            int32_t t218;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
-              t218 = v_x922_d[t192];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 3);
-              t218 = 0;
-            }
-            t217 = t218;
-          } else {
-            int32_t t220 = rt_sub_i(t192, (int32_t)v_x922_n);
-            int32_t t221;
-            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x922_n) {
-              t221 = v_x923_d[t220];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x922_n, 0.0, 4);
-              t221 = 0;
-            }
-            t217 = t221;
-          }
-        }
-        t190x0 = t203;
-        t190x1 = t195;
-        v_x926_d[t191] = t190x1; /* a map column */
-        int32_t t223 = rt_add_i(t190a0, t190x0);
-        t190a0 = t223;
-      }
-      t189[t190] = t190a0;
-    }
-    int32_t t190t0;
-    t190t0 = 0;
-    for (int64_t t190 = 0; t190 < t188; t190++) {
-      const int32_t t224 = t189[t190];
-      t189[t190] = t190t0;
-      int32_t t226 = rt_add_i(t190t0, t224);
-      t190t0 = t226;
-    }
-    v_x930 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x930_d = v_x930->data.i;
-    const int64_t v_x930_n = v_x930->len;
-    RT_PARALLEL_FOR_IF(t188 > 1)
-    for (int64_t t190 = 0; t190 < t188; t190++) {
-      int32_t t190p0;
-      t190p0 = t189[t190];
-      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
-      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
-        const int32_t t192 = (int32_t)t191;
-        v_x930_d[t191] = t190p0;
-        int32_t t190y0;
-        int t231 = 0; /* nonzero: a check below failed */
-        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x922_n);
-        int32_t t229;
-        if (t228) {
-          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
-          int32_t t230 = t232 ? v_x922_d[t192] : 0;
-          t231 |= !t232;
-          t229 = t230;
-        } else {
-          int32_t t234 = rt_sub_i(t192, (int32_t)v_x922_n);
-          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x922_n;
-          int32_t t235 = t236 ? v_x923_d[t234] : 0;
-          t231 |= !t236;
-          t229 = t235;
-        }
-        if (__builtin_expect(t231 != 0, 0)) { /* again, recording the error */
-          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x922_n);
-          int32_t t239;
-          if (t238) {
-            int32_t t240;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
-              t240 = v_x922_d[t192];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 5);
-              t240 = 0;
-            }
-            t239 = t240;
-          } else {
-            int32_t t242 = rt_sub_i(t192, (int32_t)v_x922_n);
-            int32_t t243;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x922_n) {
-              t243 = v_x923_d[t242];
-            } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x922_n, 0.0, 6);
-              t243 = 0;
-            }
-            t239 = t243;
-          }
-        }
-        t190y0 = t229;
-        int32_t t245 = rt_add_i(t190p0, t190y0);
-        t190p0 = t245;
-      }
-    }
-    rt_free(t189);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x926 = v_x926;
-  *out_v_x930 = v_x930;
-  return;
-fail:
-  rt_release(v_x930);
-  rt_release(v_x926);
-}
-
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1453_d = v_x1453->data.i;
-  const int64_t v_x1453_n = v_x1453->len;
-  int32_t *v_x1454_d = v_x1454->data.i;
-  const int64_t v_x1454_n = v_x1454->len;
-  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
-  const int64_t v_sd_1465_n = v_sd_1465->len;
-  int32_t *v_x1457_d = v_x1457->data.i;
-  const int64_t v_x1457_n = v_x1457->len;
-  int32_t *v_x1458_d = v_x1458->data.i;
-  const int64_t v_x1458_n = v_x1458->len;
-  int32_t *v_x1459_d = v_x1459->data.i;
-  const int64_t v_x1459_n = v_x1459->len;
-  RtValue *v_x1464 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t246 = v_sd_1465_off[v_sd_1465_n];
-    v_x1464 = rt_value_new(rt_vec_type(RT_INT), t246);
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
-    const int64_t t247 = (t246 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t247 > 1)
-    for (int64_t t248 = 0; t248 < t247; t248++) {
-      int64_t t251 = rt_segment_search(v_sd_1465_off, 0, v_sd_1465_n, t248 * RT_CHUNK);
-      const int64_t t248_end = (t248 + 1) * RT_CHUNK < t246 ? (t248 + 1) * RT_CHUNK : t246;
-      for (int64_t t249 = t248 * RT_CHUNK; t249 < t248_end; t249++) {
-        const int32_t t250 = (int32_t)t249;
-        while (v_sd_1465_off[t251 + 1] <= t249)
-          t251++;
-        const int32_t t252 = (int32_t)t251;
-        int t254 = 0; /* nonzero: a check below failed */
-        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1459_n;
-        int32_t t253 = t255 ? v_x1459_d[t252] : 0;
-        t254 |= !t255;
-        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1457_n;
-        int32_t t256 = t257 ? v_x1457_d[t252] : 0;
-        t254 |= !t257;
-        int32_t t259 = rt_sub_i(t250, t256);
-        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1458_n;
-        int32_t t260 = t261 ? v_x1458_d[t252] : 0;
-        t254 |= !t261;
-        int32_t t263 = rt_mul_i(t259, t260);
-        int32_t t265 = rt_add_i(t253, t263);
-        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1455;
-        int32_t t266 = t267 ? t265 : 0;
-        t254 |= !t267;
-        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1453_n);
-        int32_t t270;
-        if (t269) {
-          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1453_n;
-          int32_t t271 = t272 ? v_x1453_d[t266] : 0;
-          t254 |= !t272;
-          t270 = t271;
-        } else {
-          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1453_n);
-          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1454_n;
-          int32_t t275 = t276 ? v_x1454_d[t274] : 0;
-          t254 |= !t276;
-          t270 = t275;
-        }
-        if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
-          int32_t t277;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1459_n) {
-            t277 = v_x1459_d[t252];
-          } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1459_n, 0.0, 0);
-            t277 = 0;
-          }
-          int32_t t278;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1457_n) {
-            t278 = v_x1457_d[t252];
-          } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1457_n, 0.0, 1);
-            t278 = 0;
-          }
-          int32_t t280 = rt_sub_i(t250, t278);
-          int32_t t281;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1458_n) {
-            t281 = v_x1458_d[t252];
-          } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1458_n, 0.0, 2);
-            t281 = 0;
-          }
-          int32_t t283 = rt_mul_i(t280, t281);
-          int32_t t285 = rt_add_i(t277, t283);
-          int32_t t286;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1455) {
-            t286 = t285;
-          } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1455, 0.0, 3);
-            t286 = 0;
-          }
-          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1453_n);
-          int32_t t289;
-          if (t288) {
-            int32_t t290;
-            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1453_n) {
-              t290 = v_x1453_d[t286];
-            } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1453_n, 0.0, 4);
-              t290 = 0;
-            }
-            t289 = t290;
-          } else {
-            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1453_n);
-            int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1454_n) {
-              t293 = v_x1454_d[t292];
-            } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1454_n, 0.0, 5);
-              t293 = 0;
-            }
-            t289 = t293;
-          }
-        }
-        v_x1464_d[t249] = t270;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1464 = v_x1464;
-  return;
-fail:
-  rt_release(v_x1464);
-}
-
-/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x957_d = v_x957->data.i;
-  const int64_t v_x957_n = v_x957->len;
+  int32_t *v_x959_d = v_x959->data.i;
+  const int64_t v_x959_n = v_x959->len;
   int32_t *v_x960_d = v_x960->data.i;
   const int64_t v_x960_n = v_x960->len;
-  (void)v_x960_n; /* v_x960's length is v_x957's */
-  RtValue *v_x962 = NULL;
-  RtValue *v_x964 = NULL;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x968 = NULL;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x970 = NULL;
+  (void)v_x960_n; /* v_x960's length is v_x959's */
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  (void)v_x978_n; /* v_x978's length is v_x959's */
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  (void)v_x982_n; /* v_x982's length is v_x959's */
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
   /* MAP */
   {
-    const int64_t t294 = v_x945;
-    if (t294 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
+    const int64_t t189 = v_x964;
+    if (t189 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
       goto fail;
     }
-    v_x962 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x962_d = v_x962->data.i;
-    const int64_t v_x962_n = v_x962->len;
-    v_x964 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x964_d = v_x964->data.i;
-    const int64_t v_x964_n = v_x964->len;
-    v_x966 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
-    RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
-    for (int64_t t295 = 0; t295 < t294; t295++) {
-      const int32_t t296 = (int32_t)t295;
-      int t299 = 0; /* nonzero: a check below failed */
-      int32_t t298 = rt_div_i(t296, 2, &t299);
-      int32_t t301 = rt_rem_i(t296, 2, &t299);
-      int32_t t303 = rt_mul_i(t301, v_x952);
-      int32_t t305 = rt_add_i(t303, t298);
-      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x957_n;
-      int32_t t306 = t307 ? v_x957_d[t305] : 0;
-      t299 |= !t307;
-      int32_t t308 = t307 ? v_x960_d[t305] : 0;
-      int32_t t310 = rt_add_i(t308, t306);
-      if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
-        int t311 = 0;
-        int32_t t312 = rt_div_i(t296, 2, &t311);
-        if (t311) {
-          NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t311, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t313 = 0;
-        int32_t t314 = rt_rem_i(t296, 2, &t313);
-        if (t313) {
-          NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t313, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t316 = rt_mul_i(t314, v_x952);
-        int32_t t318 = rt_add_i(t316, t312);
-        int32_t t319;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x957_n) {
-          t319 = v_x957_d[t318];
-        } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x957_n, 0.0, 3);
-          t319 = 0;
-        }
-        int32_t t320;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x957_n) {
-          t320 = v_x960_d[t318];
-        } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x957_n, 0.0, 4);
-          t320 = 0;
-        }
-        int32_t t322 = rt_add_i(t320, t319);
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t189);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t189);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x990 = rt_value_new(rt_vec_type(RT_INT), t189);
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
+    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
+    for (int64_t t190 = 0; t190 < t189; t190++) {
+      const int32_t t191 = (int32_t)t190;
+      int t194 = 0; /* nonzero: a check below failed */
+      int32_t t193 = rt_div_i(t191, 2, &t194);
+      int32_t t196 = rt_rem_i(t191, 2, &t194);
+      int32_t t198 = rt_mul_i(t196, v_x971);
+      int32_t t200 = rt_add_i(t198, t193);
+      int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x961;
+      int32_t t201 = t202 ? t200 : 0;
+      t194 |= !t202;
+      uint8_t t204 = rt_lt_i(t201, (int32_t)v_x959_n);
+      int32_t t205;
+      if (t204) {
+        int t207 = (uint64_t)(int64_t)t201 < (uint64_t)v_x959_n;
+        int32_t t206 = t207 ? v_x959_d[t201] : 0;
+        t194 |= !t207;
+        t205 = t206;
+      } else {
+        int32_t t209 = rt_sub_i(t201, (int32_t)v_x959_n);
+        int t211 = (uint64_t)(int64_t)t209 < (uint64_t)v_x959_n;
+        int32_t t210 = t211 ? v_x960_d[t209] : 0;
+        t194 |= !t211;
+        t205 = t210;
       }
-      v_x962_d[t295] = t308;
-      v_x964_d[t295] = t310;
-      v_x966_d[t295] = 1;
+      int32_t t212;
+      if (t204) {
+        int t214 = (uint64_t)(int64_t)t201 < (uint64_t)v_x959_n;
+        int32_t t213 = t214 ? v_x982_d[t201] : 0;
+        t194 |= !t214;
+        t212 = t213;
+      } else {
+        int32_t t216 = rt_sub_i(t201, (int32_t)v_x959_n);
+        int t218 = (uint64_t)(int64_t)t216 < (uint64_t)(int32_t)v_x959_n;
+        int32_t t217 = t218 ? t216 : 0;
+        t194 |= !t218;
+        int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x959_n;
+        int32_t t219 = t220 ? v_x978_d[t217] : 0;
+        t194 |= !t220;
+        int32_t t222 = rt_add_i(t219, v_x979);
+        t212 = t222;
+      }
+      int32_t t224 = rt_add_i(t212, t205);
+      if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
+        int t225 = 0;
+        int32_t t226 = rt_div_i(t191, 2, &t225);
+        if (t225) {
+          NESSIE_RECORD(err, t190, RT_CHECK_SCALAR, 0, t225, RT_DIV, 0, 0, 0.0, 1);
+        }
+        int t227 = 0;
+        int32_t t228 = rt_rem_i(t191, 2, &t227);
+        if (t227) {
+          NESSIE_RECORD(err, t190, RT_CHECK_SCALAR, 0, t227, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t230 = rt_mul_i(t228, v_x971);
+        int32_t t232 = rt_add_i(t230, t226);
+        int32_t t233;
+        if ((uint64_t)(int64_t)t232 < (uint64_t)v_x961) {
+          t233 = t232;
+        } else {
+          NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x961, 0.0, 3);
+          t233 = 0;
+        }
+        uint8_t t235 = rt_lt_i(t233, (int32_t)v_x959_n);
+        int32_t t236;
+        if (t235) {
+          int32_t t237;
+          if ((uint64_t)(int64_t)t233 < (uint64_t)v_x959_n) {
+            t237 = v_x959_d[t233];
+          } else {
+            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x959_n, 0.0, 4);
+            t237 = 0;
+          }
+          t236 = t237;
+        } else {
+          int32_t t239 = rt_sub_i(t233, (int32_t)v_x959_n);
+          int32_t t240;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x959_n) {
+            t240 = v_x960_d[t239];
+          } else {
+            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x959_n, 0.0, 5);
+            t240 = 0;
+          }
+          t236 = t240;
+        }
+        int32_t t241;
+        if (t235) {
+          int32_t t242;
+          if ((uint64_t)(int64_t)t233 < (uint64_t)v_x959_n) {
+            t242 = v_x982_d[t233];
+          } else {
+            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x959_n, 0.0, 6);
+            t242 = 0;
+          }
+          t241 = t242;
+        } else {
+          int32_t t244 = rt_sub_i(t233, (int32_t)v_x959_n);
+          int32_t t245;
+          if ((uint64_t)(int64_t)t244 < (uint64_t)(int32_t)v_x959_n) {
+            t245 = t244;
+          } else {
+            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, (int32_t)v_x959_n, 0.0, 7);
+            t245 = 0;
+          }
+          int32_t t246;
+          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x959_n) {
+            t246 = v_x978_d[t245];
+          } else {
+            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x959_n, 0.0, 8);
+            t246 = 0;
+          }
+          int32_t t248 = rt_add_i(t246, v_x979);
+          t241 = t248;
+        }
+        int32_t t250 = rt_add_i(t241, t236);
+      }
+      v_x986_d[t190] = t212;
+      v_x988_d[t190] = t224;
+      v_x990_d[t190] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x962_d = v_x962->data.i;
-    const int64_t v_x962_n = v_x962->len;
-    int32_t *v_x964_d = v_x964->data.i;
-    const int64_t v_x964_n = v_x964->len;
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
     /* LIBRARY */
     {
-      RtValue *t323 = rt_range_segdes(loc, v_x962, v_x964, v_x966, &v_x969, &v_x970);
-      rt_seg_known_total(t323, v_x967);
-      v_x968 = t323;
-      const int64_t *v_x968_off = rt_seg_offsets(v_x968);
-      const int64_t v_x968_n = v_x968->len;
+      RtValue *t251 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
+      rt_seg_known_total(t251, v_x991);
+      v_x992 = t251;
+      const int64_t *v_x992_off = rt_seg_offsets(v_x992);
+      const int64_t v_x992_n = v_x992->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x962 = v_x962;
-  *out_v_x966 = v_x966;
-  *out_v_x968 = v_x968;
-  *out_v_x970 = v_x970;
-  rt_release(v_x964);
-  rt_release(v_x969);
+  *out_v_x986 = v_x986;
+  *out_v_x990 = v_x990;
+  *out_v_x992 = v_x992;
+  *out_v_x994 = v_x994;
+  rt_release(v_x988);
+  rt_release(v_x993);
   return;
 fail:
-  rt_release(v_x962);
-  rt_release(v_x964);
-  rt_release(v_x966);
-  rt_release(v_x968);
-  rt_release(v_x969);
-  rt_release(v_x970);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x990);
+  rt_release(v_x992);
+  rt_release(v_x993);
+  rt_release(v_x994);
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
+/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
   (void)loc;
   (void)run;
-  int32_t *v_x971_d = v_x971->data.i;
-  const int64_t v_x971_n = v_x971->len;
-  uint8_t *v_x974_d = v_x974->data.b;
-  const int64_t v_x974_n = v_x974->len;
-  uint8_t *v_x975_d = v_x975->data.b;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  uint8_t *v_x988_d = v_x988->data.b;
-  const int64_t v_x988_n = v_x988->len;
-  RtValue *v_x999 = NULL;
-  /* MAP */
+  int32_t *v_x1523_d = v_x1523->data.i;
+  const int64_t v_x1523_n = v_x1523->len;
+  int32_t *v_x1524_d = v_x1524->data.i;
+  const int64_t v_x1524_n = v_x1524->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  int32_t *v_x1527_d = v_x1527->data.i;
+  const int64_t v_x1527_n = v_x1527->len;
+  int32_t *v_x1528_d = v_x1528->data.i;
+  const int64_t v_x1528_n = v_x1528->len;
+  int32_t *v_x1529_d = v_x1529->data.i;
+  const int64_t v_x1529_n = v_x1529->len;
+  RtValue *v_x1534 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t324 = v_x974_n;
-    v_x999 = rt_value_new(rt_vec_type(RT_INT), t324);
-    int32_t *v_x999_d = v_x999->data.i;
-    const int64_t v_x999_n = v_x999->len;
-    RT_PARALLEL_FOR_IF(t324 >= RT_PARALLEL_MIN)
-    for (int64_t t325 = 0; t325 < t324; t325++) {
-      const int32_t t326 = (int32_t)t325;
-      int t328 = 0; /* nonzero: a check below failed */
-      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x975_n;
-      uint8_t t327 = t329 ? v_x975_d[t326] : 0;
-      t328 |= !t329;
-      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x971_n;
-      int32_t t330 = t331 ? t326 : 0;
-      t328 |= !t331;
-      int32_t t333 = rt_mul_i(t330, 2);
-      int32_t t335 = (t327 ? t333 : -1);
-      uint8_t t337 = rt_ge_i(t335, 0);
-      int32_t t338;
-      if (t337) {
-        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x982_n;
-        int32_t t339 = t340 ? v_x982_d[t335] : 0;
-        t328 |= !t340;
-        t338 = t339;
-      } else {
-        t338 = 0;
-      }
-      int32_t t342 = rt_add_i(t338, 1);
-      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n;
-      int32_t t343 = t344 ? t326 : 0;
-      t328 |= !t344;
-      int32_t t346 = rt_mul_i(t343, 2);
-      int32_t t348 = rt_add_i(t346, 1);
-      int32_t t350 = (1 ? t348 : -1);
-      uint8_t t352 = rt_ge_i(t350, 0);
-      int32_t t353;
-      if (t352) {
-        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x982_n;
-        int32_t t354 = t355 ? v_x982_d[t350] : 0;
-        t328 |= !t355;
-        t353 = t354;
-      } else {
-        t353 = 0;
-      }
-      int32_t t357 = rt_add_i(t342, t353);
-      if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
-        uint8_t t358;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x975_n) {
-          t358 = v_x975_d[t326];
+    const int64_t t252 = v_sd_1535_off[v_sd_1535_n];
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t252);
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    const int64_t t253 = (t252 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t253 > 1)
+    for (int64_t t254 = 0; t254 < t253; t254++) {
+      int64_t t257 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t254 * RT_CHUNK);
+      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t252 ? (t254 + 1) * RT_CHUNK : t252;
+      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
+        const int32_t t256 = (int32_t)t255;
+        while (v_sd_1535_off[t257 + 1] <= t255)
+          t257++;
+        const int32_t t258 = (int32_t)t257;
+        int t260 = 0; /* nonzero: a check below failed */
+        int t261 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1529_n;
+        int32_t t259 = t261 ? v_x1529_d[t258] : 0;
+        t260 |= !t261;
+        int t263 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1527_n;
+        int32_t t262 = t263 ? v_x1527_d[t258] : 0;
+        t260 |= !t263;
+        int32_t t265 = rt_sub_i(t256, t262);
+        int t267 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1528_n;
+        int32_t t266 = t267 ? v_x1528_d[t258] : 0;
+        t260 |= !t267;
+        int32_t t269 = rt_mul_i(t265, t266);
+        int32_t t271 = rt_add_i(t259, t269);
+        int t273 = (uint64_t)(int64_t)t271 < (uint64_t)v_x1525;
+        int32_t t272 = t273 ? t271 : 0;
+        t260 |= !t273;
+        uint8_t t275 = rt_lt_i(t272, (int32_t)v_x1523_n);
+        int32_t t276;
+        if (t275) {
+          int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x1523_n;
+          int32_t t277 = t278 ? v_x1523_d[t272] : 0;
+          t260 |= !t278;
+          t276 = t277;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x975_n, 0.0, 0);
-          t358 = 0;
+          int32_t t280 = rt_sub_i(t272, (int32_t)v_x1523_n);
+          int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1524_n;
+          int32_t t281 = t282 ? v_x1524_d[t280] : 0;
+          t260 |= !t282;
+          t276 = t281;
         }
-        int32_t t359;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x971_n) {
-          t359 = t326;
-        } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x971_n, 0.0, 1);
-          t359 = 0;
-        }
-        int32_t t361 = rt_mul_i(t359, 2);
-        int32_t t363 = (t358 ? t361 : -1);
-        uint8_t t365 = rt_ge_i(t363, 0);
-        int32_t t366;
-        if (t365) {
-          int32_t t367;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x982_n) {
-            t367 = v_x982_d[t363];
+        if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
+          int32_t t283;
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1529_n) {
+            t283 = v_x1529_d[t258];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x982_n, 0.0, 2);
-            t367 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1529_n, 0.0, 0);
+            t283 = 0;
           }
-          t366 = t367;
-        } else {
-          t366 = 0;
-        }
-        int32_t t369 = rt_add_i(t366, 1);
-        int32_t t370;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n) {
-          t370 = t326;
-        } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x988_n, 0.0, 3);
-          t370 = 0;
-        }
-        int32_t t372 = rt_mul_i(t370, 2);
-        int32_t t374 = rt_add_i(t372, 1);
-        int32_t t376 = (1 ? t374 : -1);
-        uint8_t t378 = rt_ge_i(t376, 0);
-        int32_t t379;
-        if (t378) {
-          int32_t t380;
-          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x982_n) {
-            t380 = v_x982_d[t376];
+          int32_t t284;
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1527_n) {
+            t284 = v_x1527_d[t258];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x982_n, 0.0, 4);
-            t380 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1527_n, 0.0, 1);
+            t284 = 0;
           }
-          t379 = t380;
-        } else {
-          t379 = 0;
+          int32_t t286 = rt_sub_i(t256, t284);
+          int32_t t287;
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1528_n) {
+            t287 = v_x1528_d[t258];
+          } else {
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1528_n, 0.0, 2);
+            t287 = 0;
+          }
+          int32_t t289 = rt_mul_i(t286, t287);
+          int32_t t291 = rt_add_i(t283, t289);
+          int32_t t292;
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1525) {
+            t292 = t291;
+          } else {
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1525, 0.0, 3);
+            t292 = 0;
+          }
+          uint8_t t294 = rt_lt_i(t292, (int32_t)v_x1523_n);
+          int32_t t295;
+          if (t294) {
+            int32_t t296;
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1523_n) {
+              t296 = v_x1523_d[t292];
+            } else {
+              NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1523_n, 0.0, 4);
+              t296 = 0;
+            }
+            t295 = t296;
+          } else {
+            int32_t t298 = rt_sub_i(t292, (int32_t)v_x1523_n);
+            int32_t t299;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1524_n) {
+              t299 = v_x1524_d[t298];
+            } else {
+              NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1524_n, 0.0, 5);
+              t299 = 0;
+            }
+            t295 = t299;
+          }
         }
-        int32_t t382 = rt_add_i(t369, t379);
+        v_x1534_d[t255] = t276;
       }
-      v_x999_d[t325] = t357;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x999 = v_x999;
+  *out_v_x1534 = v_x1534;
   return;
 fail:
-  rt_release(v_x999);
+  rt_release(v_x1534);
 }
 
-/* K12: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
+/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
-  const int64_t v_sd_1501_n = v_sd_1501->len;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  int32_t v_x1486 = 0;
-  RtValue *v_x1487 = NULL;
-  RtValue *v_x1499 = NULL;
-  RtValue *v_x1500 = NULL;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  uint8_t *v_x1012_d = v_x1012->data.b;
+  const int64_t v_x1012_n = v_x1012->len;
+  uint8_t *v_x1013_d = v_x1013->data.b;
+  const int64_t v_x1013_n = v_x1013->len;
+  int32_t *v_x1020_d = v_x1020->data.i;
+  const int64_t v_x1020_n = v_x1020->len;
+  uint8_t *v_x1026_d = v_x1026->data.b;
+  const int64_t v_x1026_n = v_x1026->len;
+  RtValue *v_x1037 = NULL;
+  /* MAP */
+  {
+    const int64_t t300 = v_x1012_n;
+    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t300);
+    int32_t *v_x1037_d = v_x1037->data.i;
+    const int64_t v_x1037_n = v_x1037->len;
+    RT_PARALLEL_FOR_IF(t300 >= RT_PARALLEL_MIN)
+    for (int64_t t301 = 0; t301 < t300; t301++) {
+      const int32_t t302 = (int32_t)t301;
+      int t304 = 0; /* nonzero: a check below failed */
+      int t305 = (uint64_t)(int64_t)t302 < (uint64_t)v_x1013_n;
+      uint8_t t303 = t305 ? v_x1013_d[t302] : 0;
+      t304 |= !t305;
+      int t307 = (uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1009_n;
+      int32_t t306 = t307 ? t302 : 0;
+      t304 |= !t307;
+      int32_t t309 = rt_mul_i(t306, 2);
+      int32_t t311 = (t303 ? t309 : -1);
+      uint8_t t313 = rt_ge_i(t311, 0);
+      int32_t t314;
+      if (t313) {
+        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1020_n;
+        int32_t t315 = t316 ? v_x1020_d[t311] : 0;
+        t304 |= !t316;
+        t314 = t315;
+      } else {
+        t314 = 0;
+      }
+      int32_t t318 = rt_add_i(t314, 1);
+      int t320 = (uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1026_n;
+      int32_t t319 = t320 ? t302 : 0;
+      t304 |= !t320;
+      int32_t t322 = rt_mul_i(t319, 2);
+      int32_t t324 = rt_add_i(t322, 1);
+      int32_t t326 = (1 ? t324 : -1);
+      uint8_t t328 = rt_ge_i(t326, 0);
+      int32_t t329;
+      if (t328) {
+        int t331 = (uint64_t)(int64_t)t326 < (uint64_t)v_x1020_n;
+        int32_t t330 = t331 ? v_x1020_d[t326] : 0;
+        t304 |= !t331;
+        t329 = t330;
+      } else {
+        t329 = 0;
+      }
+      int32_t t333 = rt_add_i(t318, t329);
+      if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
+        uint8_t t334;
+        if ((uint64_t)(int64_t)t302 < (uint64_t)v_x1013_n) {
+          t334 = v_x1013_d[t302];
+        } else {
+          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, v_x1013_n, 0.0, 0);
+          t334 = 0;
+        }
+        int32_t t335;
+        if ((uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1009_n) {
+          t335 = t302;
+        } else {
+          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, (int32_t)v_x1009_n, 0.0, 1);
+          t335 = 0;
+        }
+        int32_t t337 = rt_mul_i(t335, 2);
+        int32_t t339 = (t334 ? t337 : -1);
+        uint8_t t341 = rt_ge_i(t339, 0);
+        int32_t t342;
+        if (t341) {
+          int32_t t343;
+          if ((uint64_t)(int64_t)t339 < (uint64_t)v_x1020_n) {
+            t343 = v_x1020_d[t339];
+          } else {
+            NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t339, v_x1020_n, 0.0, 2);
+            t343 = 0;
+          }
+          t342 = t343;
+        } else {
+          t342 = 0;
+        }
+        int32_t t345 = rt_add_i(t342, 1);
+        int32_t t346;
+        if ((uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1026_n) {
+          t346 = t302;
+        } else {
+          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 4, 0, RT_GATHER, t302, (int32_t)v_x1026_n, 0.0, 3);
+          t346 = 0;
+        }
+        int32_t t348 = rt_mul_i(t346, 2);
+        int32_t t350 = rt_add_i(t348, 1);
+        int32_t t352 = (1 ? t350 : -1);
+        uint8_t t354 = rt_ge_i(t352, 0);
+        int32_t t355;
+        if (t354) {
+          int32_t t356;
+          if ((uint64_t)(int64_t)t352 < (uint64_t)v_x1020_n) {
+            t356 = v_x1020_d[t352];
+          } else {
+            NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 1, 0, RT_GATHER, t352, v_x1020_n, 0.0, 4);
+            t356 = 0;
+          }
+          t355 = t356;
+        } else {
+          t355 = 0;
+        }
+        int32_t t358 = rt_add_i(t345, t355);
+      }
+      v_x1037_d[t301] = t333;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1037 = v_x1037;
+  return;
+fail:
+  rt_release(v_x1037);
+}
+
+/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1571_off = rt_seg_offsets(v_sd_1571);
+  const int64_t v_sd_1571_n = v_sd_1571->len;
+  RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  RtValue *v_x1548 = NULL;
+  int32_t v_x1556 = 0;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1569 = NULL;
+  RtValue *v_x1570 = NULL;
   /* PARTITION */
   {
-    const int64_t t383 = v_x1470;
-    if (t383 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
+    const int64_t t359 = v_x1540;
+    if (t359 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, 0);
       goto fail;
     }
-    const int64_t t384 = t383 > 0 ? (t383 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t385 = (uint8_t *)rt_alloc_atomic((size_t)t383 + 1);
-    int64_t *t386 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t384 + 1));
-    RT_PARALLEL_FOR_IF(t384 > 1)
-    for (int64_t t387 = 0; t387 < t384; t387++) {
+    const int64_t t360 = t359 > 0 ? (t359 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t361 = (uint8_t *)rt_alloc_atomic((size_t)t359 + 1);
+    int64_t *t362 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t360 + 1));
+    RT_PARALLEL_FOR_IF(t360 > 1)
+    for (int64_t t363 = 0; t363 < t360; t363++) {
       int64_t kept = 0;
-      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
-      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
-        const int32_t t389 = (int32_t)t388;
-        int32_t t387x0;
-        uint8_t t387x1;
-        int t391 = 0; /* nonzero: a check below failed */
-        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n;
-        int32_t t390 = t392 ? (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]) : 0;
-        t391 |= !t392;
-        uint8_t t394 = rt_le_i(t390, 1);
-        if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
-          int32_t t395;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n) {
-            t395 = (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]);
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t359 ? (t363 + 1) * RT_CHUNK : t359;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        int32_t t363x0;
+        uint8_t t363x1;
+        int t367 = 0; /* nonzero: a check below failed */
+        int t368 = (uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n;
+        int32_t t366 = t368 ? (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]) : 0;
+        t367 |= !t368;
+        uint8_t t370 = rt_le_i(t366, 1);
+        if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
+          int32_t t371;
+          if ((uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n) {
+            t371 = (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1501_n, 0.0, 1);
-            t395 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t365, v_sd_1571_n, 0.0, 1);
+            t371 = 0;
           }
-          uint8_t t397 = rt_le_i(t395, 1);
+          uint8_t t373 = rt_le_i(t371, 1);
         }
-        t387x0 = t389;
-        t387x1 = t394;
-        uint8_t t398;
-        t398 = t387x1;
-        t385[t388] = t398 != 0;
-        kept += t398 != 0;
+        t363x0 = t365;
+        t363x1 = t370;
+        uint8_t t374;
+        t374 = t363x1;
+        t361[t364] = t374 != 0;
+        kept += t374 != 0;
       }
-      t386[t387] = kept;
+      t362[t363] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t385);
-      rt_free(t386);
+      rt_free(t361);
+      rt_free(t362);
       goto fail;
     }
-    int64_t t399 = 0;
-    for (int64_t t387 = 0; t387 < t384; t387++) {
-      const int64_t k = t386[t387];
-      t386[t387] = t399;
-      t399 += k;
+    int64_t t375 = 0;
+    for (int64_t t363 = 0; t363 < t360; t363++) {
+      const int64_t k = t362[t363];
+      t362[t363] = t375;
+      t375 += k;
     }
-    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t399);
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    v_x1477 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
-    int32_t *v_x1477_d = v_x1477->data.i;
-    const int64_t v_x1477_n = v_x1477->len;
-    RT_PARALLEL_FOR_IF(t384 > 1)
-    for (int64_t t387 = 0; t387 < t384; t387++) {
-      int64_t at = t386[t387];
-      int64_t at_not = t387 * RT_CHUNK - t386[t387];
-      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
-      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
-        const int32_t t389 = (int32_t)t388;
-        int32_t t387y0;
-        uint8_t t387y1;
-        int t401 = 0; /* nonzero: a check below failed */
-        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n;
-        int32_t t400 = t402 ? (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]) : 0;
-        t401 |= !t402;
-        uint8_t t404 = rt_le_i(t400, 1);
-        if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
-          int32_t t405;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n) {
-            t405 = (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]);
+    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t375);
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t359 - t375));
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t360 > 1)
+    for (int64_t t363 = 0; t363 < t360; t363++) {
+      int64_t at = t362[t363];
+      int64_t at_not = t363 * RT_CHUNK - t362[t363];
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t359 ? (t363 + 1) * RT_CHUNK : t359;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        int32_t t363y0;
+        uint8_t t363y1;
+        int t377 = 0; /* nonzero: a check below failed */
+        int t378 = (uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n;
+        int32_t t376 = t378 ? (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]) : 0;
+        t377 |= !t378;
+        uint8_t t380 = rt_le_i(t376, 1);
+        if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
+          int32_t t381;
+          if ((uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n) {
+            t381 = (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1501_n, 0.0, 2);
-            t405 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t365, v_sd_1571_n, 0.0, 2);
+            t381 = 0;
           }
-          uint8_t t407 = rt_le_i(t405, 1);
+          uint8_t t383 = rt_le_i(t381, 1);
         }
-        t387y0 = t389;
-        t387y1 = t404;
-        if (t385[t388]) {
-          v_x1475_d[at] = t387y0;
+        t363y0 = t365;
+        t363y1 = t380;
+        if (t361[t364]) {
+          v_x1545_d[at] = t363y0;
           at++;
         } else {
-          v_x1477_d[at_not] = t387y0;
+          v_x1547_d[at_not] = t363y0;
           at_not++;
         }
       }
     }
-    rt_free(t385);
-    rt_free(t386);
+    rt_free(t361);
+    rt_free(t362);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    int32_t *v_x1477_d = v_x1477->data.i;
-    const int64_t v_x1477_n = v_x1477->len;
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
     /* REDUCE */
     {
-      const int64_t t408 = v_x1470;
-      if (t408 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t408, 0.0, 3);
+      const int64_t t384 = v_x1540;
+      if (t384 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t384, 0.0, 3);
         goto fail;
       }
-      const int64_t t409 = t408 > 0 ? (t408 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
-      v_x1487 = rt_value_new(rt_vec_type(RT_BOOL), t408);
-      uint8_t *v_x1487_d = v_x1487->data.b;
-      const int64_t v_x1487_n = v_x1487->len;
-      RT_PARALLEL_FOR_IF(t409 > 1)
-      for (int64_t t411 = 0; t411 < t409; t411++) {
-        int32_t t411a0;
-        t411a0 = 0;
-        const int64_t t411_end = (t411 + 1) * RT_CHUNK < t408 ? (t411 + 1) * RT_CHUNK : t408;
-        for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
-          const int32_t t413 = (int32_t)t412;
-          int32_t t411x0;
-          uint8_t t411x1;
-          int t415 = 0; /* nonzero: a check below failed */
-          int t416 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1501_n;
-          int32_t t414 = t416 ? (int32_t)(v_sd_1501_off[t413 + 1] - v_sd_1501_off[t413]) : 0;
-          t415 |= !t416;
-          uint8_t t418 = rt_le_i(t414, 1);
-          int32_t t420 = (t418 ? 0 : t414);
-          if (__builtin_expect(t415 != 0, 0)) { /* again, recording the error */
-            int32_t t421;
-            if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1501_n) {
-              t421 = (int32_t)(v_sd_1501_off[t413 + 1] - v_sd_1501_off[t413]);
+      const int64_t t385 = t384 > 0 ? (t384 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t386 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t385);
+      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t384);
+      uint8_t *v_x1557_d = v_x1557->data.b;
+      const int64_t v_x1557_n = v_x1557->len;
+      RT_PARALLEL_FOR_IF(t385 > 1)
+      for (int64_t t387 = 0; t387 < t385; t387++) {
+        int32_t t387a0;
+        t387a0 = 0;
+        const int64_t t387_end = (t387 + 1) * RT_CHUNK < t384 ? (t387 + 1) * RT_CHUNK : t384;
+        for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
+          const int32_t t389 = (int32_t)t388;
+          int32_t t387x0;
+          uint8_t t387x1;
+          int t391 = 0; /* nonzero: a check below failed */
+          int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1571_n;
+          int32_t t390 = t392 ? (int32_t)(v_sd_1571_off[t389 + 1] - v_sd_1571_off[t389]) : 0;
+          t391 |= !t392;
+          uint8_t t394 = rt_le_i(t390, 1);
+          int32_t t396 = (t394 ? 0 : t390);
+          if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
+            int32_t t397;
+            if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1571_n) {
+              t397 = (int32_t)(v_sd_1571_off[t389 + 1] - v_sd_1571_off[t389]);
             } else {
-              NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1501_n, 0.0, 4);
-              t421 = 0;
+              NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1571_n, 0.0, 4);
+              t397 = 0;
             }
-            uint8_t t423 = rt_le_i(t421, 1);
-            int32_t t425 = (t423 ? 0 : t421);
+            uint8_t t399 = rt_le_i(t397, 1);
+            int32_t t401 = (t399 ? 0 : t397);
           }
-          t411x0 = t420;
-          t411x1 = t418;
-          v_x1487_d[t412] = t411x1; /* a map column */
-          int32_t t427 = rt_add_i(t411a0, t411x0);
-          t411a0 = t427;
+          t387x0 = t396;
+          t387x1 = t394;
+          v_x1557_d[t388] = t387x1; /* a map column */
+          int32_t t403 = rt_add_i(t387a0, t387x0);
+          t387a0 = t403;
         }
-        t410[t411] = t411a0;
+        t386[t387] = t387a0;
       }
-      int32_t t411t0;
-      t411t0 = 0;
-      for (int64_t t411 = 0; t411 < t409; t411++) {
-        const int32_t t428 = t410[t411];
-        int32_t t430 = rt_add_i(t411t0, t428);
-        t411t0 = t430;
+      int32_t t387t0;
+      t387t0 = 0;
+      for (int64_t t387 = 0; t387 < t385; t387++) {
+        const int32_t t404 = t386[t387];
+        int32_t t406 = rt_add_i(t387t0, t404);
+        t387t0 = t406;
       }
-      v_x1486 = t411t0;
-      rt_free(t410);
+      v_x1556 = t387t0;
+      rt_free(t386);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1487_d = v_x1487->data.b;
-      const int64_t v_x1487_n = v_x1487->len;
+      uint8_t *v_x1557_d = v_x1557->data.b;
+      const int64_t v_x1557_n = v_x1557->len;
       /* SCAN */
       {
-        const int64_t t431 = v_x1470;
-        if (t431 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t431, 0.0, 5);
+        const int64_t t407 = v_x1540;
+        if (t407 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0, 5);
           goto fail;
         }
-        const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-        int32_t *t434 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-        RT_PARALLEL_FOR_IF(t432 > 1)
-        for (int64_t t435 = 0; t435 < t432; t435++) {
-          int32_t t435a0;
-          int32_t t435a1;
-          t435a0 = 0;
-          t435a1 = 0;
-          const int64_t t435_end = (t435 + 1) * RT_CHUNK < t431 ? (t435 + 1) * RT_CHUNK : t431;
-          for (int64_t t436 = t435 * RT_CHUNK; t436 < t435_end; t436++) {
-            const int32_t t437 = (int32_t)t436;
-            int32_t t435x0;
-            int32_t t435x1;
-            int t439 = 0; /* nonzero: a check below failed */
-            int t440 = (uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n;
-            int32_t t438 = t440 ? (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]) : 0;
-            t439 |= !t440;
-            uint8_t t442 = rt_le_i(t438, 1);
-            int32_t t444 = rt_btoi_b(t442);
-            uint8_t t446 = rt_not_b(t442);
-            int32_t t448 = rt_btoi_b(t446);
-            if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
-              int32_t t449;
-              if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n) {
-                t449 = (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]);
+        const int64_t t408 = t407 > 0 ? (t407 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t409 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t408);
+        int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t408);
+        RT_PARALLEL_FOR_IF(t408 > 1)
+        for (int64_t t411 = 0; t411 < t408; t411++) {
+          int32_t t411a0;
+          int32_t t411a1;
+          t411a0 = 0;
+          t411a1 = 0;
+          const int64_t t411_end = (t411 + 1) * RT_CHUNK < t407 ? (t411 + 1) * RT_CHUNK : t407;
+          for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
+            const int32_t t413 = (int32_t)t412;
+            int32_t t411x0;
+            int32_t t411x1;
+            int t415 = 0; /* nonzero: a check below failed */
+            int t416 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n;
+            int32_t t414 = t416 ? (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]) : 0;
+            t415 |= !t416;
+            uint8_t t418 = rt_le_i(t414, 1);
+            int32_t t420 = rt_btoi_b(t418);
+            uint8_t t422 = rt_not_b(t418);
+            int32_t t424 = rt_btoi_b(t422);
+            if (__builtin_expect(t415 != 0, 0)) { /* again, recording the error */
+              int32_t t425;
+              if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n) {
+                t425 = (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]);
               } else {
-                NESSIE_RECORD(err, t436, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1501_n, 0.0, 6);
-                t449 = 0;
+                NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1571_n, 0.0, 6);
+                t425 = 0;
               }
-              uint8_t t451 = rt_le_i(t449, 1);
-              int32_t t453 = rt_btoi_b(t451);
-              uint8_t t455 = rt_not_b(t451);
-              int32_t t457 = rt_btoi_b(t455);
+              uint8_t t427 = rt_le_i(t425, 1);
+              int32_t t429 = rt_btoi_b(t427);
+              uint8_t t431 = rt_not_b(t427);
+              int32_t t433 = rt_btoi_b(t431);
             }
-            t435x0 = t444;
-            t435x1 = t448;
-            int32_t t459 = rt_add_i(t435a0, t435x0);
-            int32_t t461 = rt_add_i(t435a1, t435x1);
-            t435a0 = t459;
-            t435a1 = t461;
+            t411x0 = t420;
+            t411x1 = t424;
+            int32_t t435 = rt_add_i(t411a0, t411x0);
+            int32_t t437 = rt_add_i(t411a1, t411x1);
+            t411a0 = t435;
+            t411a1 = t437;
           }
-          t433[t435] = t435a0;
-          t434[t435] = t435a1;
+          t409[t411] = t411a0;
+          t410[t411] = t411a1;
         }
-        int32_t t435t0;
-        int32_t t435t1;
-        t435t0 = 0;
-        t435t1 = 0;
-        for (int64_t t435 = 0; t435 < t432; t435++) {
-          const int32_t t462 = t433[t435];
-          t433[t435] = t435t0;
-          const int32_t t463 = t434[t435];
-          t434[t435] = t435t1;
-          int32_t t465 = rt_add_i(t435t0, t462);
-          int32_t t467 = rt_add_i(t435t1, t463);
-          t435t0 = t465;
-          t435t1 = t467;
+        int32_t t411t0;
+        int32_t t411t1;
+        t411t0 = 0;
+        t411t1 = 0;
+        for (int64_t t411 = 0; t411 < t408; t411++) {
+          const int32_t t438 = t409[t411];
+          t409[t411] = t411t0;
+          const int32_t t439 = t410[t411];
+          t410[t411] = t411t1;
+          int32_t t441 = rt_add_i(t411t0, t438);
+          int32_t t443 = rt_add_i(t411t1, t439);
+          t411t0 = t441;
+          t411t1 = t443;
         }
-        v_x1499 = rt_value_new(rt_vec_type(RT_INT), t431);
-        int32_t *v_x1499_d = v_x1499->data.i;
-        const int64_t v_x1499_n = v_x1499->len;
-        v_x1500 = rt_value_new(rt_vec_type(RT_INT), t431);
-        int32_t *v_x1500_d = v_x1500->data.i;
-        const int64_t v_x1500_n = v_x1500->len;
-        RT_PARALLEL_FOR_IF(t432 > 1)
-        for (int64_t t435 = 0; t435 < t432; t435++) {
-          int32_t t435p0;
-          int32_t t435p1;
-          t435p0 = t433[t435];
-          t435p1 = t434[t435];
-          const int64_t t435_end = (t435 + 1) * RT_CHUNK < t431 ? (t435 + 1) * RT_CHUNK : t431;
-          for (int64_t t436 = t435 * RT_CHUNK; t436 < t435_end; t436++) {
-            const int32_t t437 = (int32_t)t436;
-            v_x1499_d[t436] = t435p0;
-            v_x1500_d[t436] = t435p1;
-            int32_t t435y0;
-            int32_t t435y1;
-            int t469 = 0; /* nonzero: a check below failed */
-            int t470 = (uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n;
-            int32_t t468 = t470 ? (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]) : 0;
-            t469 |= !t470;
-            uint8_t t472 = rt_le_i(t468, 1);
-            int32_t t474 = rt_btoi_b(t472);
-            uint8_t t476 = rt_not_b(t472);
-            int32_t t478 = rt_btoi_b(t476);
-            if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
-              int32_t t479;
-              if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n) {
-                t479 = (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]);
+        v_x1569 = rt_value_new(rt_vec_type(RT_INT), t407);
+        int32_t *v_x1569_d = v_x1569->data.i;
+        const int64_t v_x1569_n = v_x1569->len;
+        v_x1570 = rt_value_new(rt_vec_type(RT_INT), t407);
+        int32_t *v_x1570_d = v_x1570->data.i;
+        const int64_t v_x1570_n = v_x1570->len;
+        RT_PARALLEL_FOR_IF(t408 > 1)
+        for (int64_t t411 = 0; t411 < t408; t411++) {
+          int32_t t411p0;
+          int32_t t411p1;
+          t411p0 = t409[t411];
+          t411p1 = t410[t411];
+          const int64_t t411_end = (t411 + 1) * RT_CHUNK < t407 ? (t411 + 1) * RT_CHUNK : t407;
+          for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
+            const int32_t t413 = (int32_t)t412;
+            v_x1569_d[t412] = t411p0;
+            v_x1570_d[t412] = t411p1;
+            int32_t t411y0;
+            int32_t t411y1;
+            int t445 = 0; /* nonzero: a check below failed */
+            int t446 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n;
+            int32_t t444 = t446 ? (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]) : 0;
+            t445 |= !t446;
+            uint8_t t448 = rt_le_i(t444, 1);
+            int32_t t450 = rt_btoi_b(t448);
+            uint8_t t452 = rt_not_b(t448);
+            int32_t t454 = rt_btoi_b(t452);
+            if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
+              int32_t t455;
+              if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n) {
+                t455 = (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]);
               } else {
-                NESSIE_RECORD(err, t436, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1501_n, 0.0, 7);
-                t479 = 0;
+                NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1571_n, 0.0, 7);
+                t455 = 0;
               }
-              uint8_t t481 = rt_le_i(t479, 1);
-              int32_t t483 = rt_btoi_b(t481);
-              uint8_t t485 = rt_not_b(t481);
-              int32_t t487 = rt_btoi_b(t485);
+              uint8_t t457 = rt_le_i(t455, 1);
+              int32_t t459 = rt_btoi_b(t457);
+              uint8_t t461 = rt_not_b(t457);
+              int32_t t463 = rt_btoi_b(t461);
             }
-            t435y0 = t474;
-            t435y1 = t478;
-            int32_t t489 = rt_add_i(t435p0, t435y0);
-            int32_t t491 = rt_add_i(t435p1, t435y1);
-            t435p0 = t489;
-            t435p1 = t491;
+            t411y0 = t450;
+            t411y1 = t454;
+            int32_t t465 = rt_add_i(t411p0, t411y0);
+            int32_t t467 = rt_add_i(t411p1, t411y1);
+            t411p0 = t465;
+            t411p1 = t467;
           }
         }
-        rt_free(t433);
-        rt_free(t434);
+        rt_free(t409);
+        rt_free(t410);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1487 = v_x1487;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1499 = v_x1499;
-  *out_v_x1500 = v_x1500;
-  rt_release(v_x1476);
-  rt_release(v_x1478);
+  *out_v_x1557 = v_x1557;
+  *out_v_x1545 = v_x1545;
+  *out_v_x1547 = v_x1547;
+  *out_v_x1556 = v_x1556;
+  *out_v_x1569 = v_x1569;
+  *out_v_x1570 = v_x1570;
+  rt_release(v_x1546);
+  rt_release(v_x1548);
   return;
 fail:
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1487);
-  rt_release(v_x1499);
-  rt_release(v_x1500);
+  rt_release(v_x1545);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
+  rt_release(v_x1548);
+  rt_release(v_x1557);
+  rt_release(v_x1569);
+  rt_release(v_x1570);
+}
+
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1616_d = v_x1616->data.i;
+  const int64_t v_x1616_n = v_x1616->len;
+  const int64_t *v_sd_1617_off = rt_seg_offsets(v_sd_1617);
+  const int64_t v_sd_1617_n = v_sd_1617->len;
+  const int64_t *v_sd_1629_off = rt_seg_offsets(v_sd_1629);
+  const int64_t v_sd_1629_n = v_sd_1629->len;
+  RtValue *v_x1623 = NULL;
+  RtValue *v_x1624 = NULL;
+  RtValue *v_x1625 = NULL;
+  RtValue *v_x1626 = NULL;
+  RtValue *v_x1627 = NULL;
+  RtValue *v_x1628 = NULL;
+  /* MAP */
+  {
+    const int64_t t468 = v_x1616_n;
+    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t468);
+    int32_t *v_x1623_d = v_x1623->data.i;
+    const int64_t v_x1623_n = v_x1623->len;
+    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t468);
+    int32_t *v_x1624_d = v_x1624->data.i;
+    const int64_t v_x1624_n = v_x1624->len;
+    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t468);
+    int32_t *v_x1625_d = v_x1625->data.i;
+    const int64_t v_x1625_n = v_x1625->len;
+    RT_PARALLEL_FOR_IF(t468 >= RT_PARALLEL_MIN)
+    for (int64_t t469 = 0; t469 < t468; t469++) {
+      const int32_t t470 = (int32_t)t469;
+      int t473 = 0; /* nonzero: a check below failed */
+      int32_t t471 = v_x1616_d[t470];
+      int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_sd_1629_n;
+      int32_t t472 = t474 ? (int32_t)v_sd_1629_off[t471] : 0;
+      t473 |= !t474;
+      int t476 = (uint64_t)(int64_t)t471 < (uint64_t)v_sd_1617_n;
+      int32_t t475 = t476 ? (int32_t)(v_sd_1617_off[t471 + 1] - v_sd_1617_off[t471]) : 0;
+      t473 |= !t476;
+      int32_t t478 = rt_add_i(t472, t475);
+      if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
+        int32_t t479 = v_x1616_d[t470];
+        int32_t t480;
+        if ((uint64_t)(int64_t)t479 < (uint64_t)v_sd_1629_n) {
+          t480 = (int32_t)v_sd_1629_off[t479];
+        } else {
+          NESSIE_RECORD(err, t469, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_sd_1629_n, 0.0, 0);
+          t480 = 0;
+        }
+        int32_t t481;
+        if ((uint64_t)(int64_t)t479 < (uint64_t)v_sd_1617_n) {
+          t481 = (int32_t)(v_sd_1617_off[t479 + 1] - v_sd_1617_off[t479]);
+        } else {
+          NESSIE_RECORD(err, t469, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_sd_1617_n, 0.0, 1);
+          t481 = 0;
+        }
+        int32_t t483 = rt_add_i(t480, t481);
+      }
+      v_x1623_d[t469] = t472;
+      v_x1624_d[t469] = t478;
+      v_x1625_d[t469] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1623_d = v_x1623->data.i;
+    const int64_t v_x1623_n = v_x1623->len;
+    int32_t *v_x1624_d = v_x1624->data.i;
+    const int64_t v_x1624_n = v_x1624->len;
+    int32_t *v_x1625_d = v_x1625->data.i;
+    const int64_t v_x1625_n = v_x1625->len;
+    /* LIBRARY */
+    {
+      RtValue *t484 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
+      rt_seg_known_total(t484, v_x1619);
+      v_x1626 = t484;
+      const int64_t *v_x1626_off = rt_seg_offsets(v_x1626);
+      const int64_t v_x1626_n = v_x1626->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1627 = v_x1627;
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1628);
+  return;
+fail:
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1627);
+  rt_release(v_x1628);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
   (void)loc;
   (void)run;
-  int32_t *v_x1546_d = v_x1546->data.i;
-  const int64_t v_x1546_n = v_x1546->len;
-  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
-  const int64_t v_sd_1547_n = v_sd_1547->len;
-  const int64_t *v_sd_1559_off = rt_seg_offsets(v_sd_1559);
-  const int64_t v_sd_1559_n = v_sd_1559->len;
-  RtValue *v_x1553 = NULL;
-  RtValue *v_x1554 = NULL;
-  RtValue *v_x1555 = NULL;
-  RtValue *v_x1556 = NULL;
-  RtValue *v_x1557 = NULL;
-  RtValue *v_x1558 = NULL;
+  int32_t *v_x1601_d = v_x1601->data.i;
+  const int64_t v_x1601_n = v_x1601->len;
+  const int64_t *v_sd_1602_off = rt_seg_offsets(v_sd_1602);
+  const int64_t v_sd_1602_n = v_sd_1602->len;
+  const int64_t *v_sd_1615_off = rt_seg_offsets(v_sd_1615);
+  const int64_t v_sd_1615_n = v_sd_1615->len;
+  RtValue *v_x1608 = NULL;
+  RtValue *v_x1609 = NULL;
+  RtValue *v_x1610 = NULL;
+  RtValue *v_x1611 = NULL;
+  RtValue *v_x1612 = NULL;
+  RtValue *v_x1613 = NULL;
+  RtValue *v_x1614 = NULL;
   /* MAP */
   {
-    const int64_t t492 = v_x1546_n;
-    v_x1553 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1553_d = v_x1553->data.i;
-    const int64_t v_x1553_n = v_x1553->len;
-    v_x1554 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1554_d = v_x1554->data.i;
-    const int64_t v_x1554_n = v_x1554->len;
-    v_x1555 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1555_d = v_x1555->data.i;
-    const int64_t v_x1555_n = v_x1555->len;
-    RT_PARALLEL_FOR_IF(t492 >= RT_PARALLEL_MIN)
-    for (int64_t t493 = 0; t493 < t492; t493++) {
-      const int32_t t494 = (int32_t)t493;
-      int t497 = 0; /* nonzero: a check below failed */
-      int32_t t495 = v_x1546_d[t494];
-      int t498 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1559_n;
-      int32_t t496 = t498 ? (int32_t)v_sd_1559_off[t495] : 0;
-      t497 |= !t498;
-      int t500 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1547_n;
-      int32_t t499 = t500 ? (int32_t)(v_sd_1547_off[t495 + 1] - v_sd_1547_off[t495]) : 0;
-      t497 |= !t500;
-      int32_t t502 = rt_add_i(t496, t499);
-      if (__builtin_expect(t497 != 0, 0)) { /* again, recording the error */
-        int32_t t503 = v_x1546_d[t494];
-        int32_t t504;
-        if ((uint64_t)(int64_t)t503 < (uint64_t)v_sd_1559_n) {
-          t504 = (int32_t)v_sd_1559_off[t503];
+    const int64_t t485 = v_x1601_n;
+    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t485);
+    int32_t *v_x1608_d = v_x1608->data.i;
+    const int64_t v_x1608_n = v_x1608->len;
+    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t485);
+    int32_t *v_x1609_d = v_x1609->data.i;
+    const int64_t v_x1609_n = v_x1609->len;
+    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t485);
+    int32_t *v_x1610_d = v_x1610->data.i;
+    const int64_t v_x1610_n = v_x1610->len;
+    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t485);
+    int32_t *v_x1611_d = v_x1611->data.i;
+    const int64_t v_x1611_n = v_x1611->len;
+    RT_PARALLEL_FOR_IF(t485 >= RT_PARALLEL_MIN)
+    for (int64_t t486 = 0; t486 < t485; t486++) {
+      const int32_t t487 = (int32_t)t486;
+      int t490 = 0; /* nonzero: a check below failed */
+      int32_t t488 = v_x1601_d[t487];
+      int t491 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1615_n;
+      int32_t t489 = t491 ? (int32_t)v_sd_1615_off[t488] : 0;
+      t490 |= !t491;
+      int t493 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1602_n;
+      int32_t t492 = t493 ? (int32_t)(v_sd_1602_off[t488 + 1] - v_sd_1602_off[t488]) : 0;
+      t490 |= !t493;
+      int32_t t495 = rt_add_i(t489, t492);
+      if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
+        int32_t t496 = v_x1601_d[t487];
+        int32_t t497;
+        if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1615_n) {
+          t497 = (int32_t)v_sd_1615_off[t496];
         } else {
-          NESSIE_RECORD(err, t493, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_sd_1559_n, 0.0, 0);
-          t504 = 0;
+          NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1615_n, 0.0, 0);
+          t497 = 0;
         }
-        int32_t t505;
-        if ((uint64_t)(int64_t)t503 < (uint64_t)v_sd_1547_n) {
-          t505 = (int32_t)(v_sd_1547_off[t503 + 1] - v_sd_1547_off[t503]);
+        int32_t t498;
+        if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1602_n) {
+          t498 = (int32_t)(v_sd_1602_off[t496 + 1] - v_sd_1602_off[t496]);
         } else {
-          NESSIE_RECORD(err, t493, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_sd_1547_n, 0.0, 1);
-          t505 = 0;
+          NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1602_n, 0.0, 1);
+          t498 = 0;
         }
-        int32_t t507 = rt_add_i(t504, t505);
+        int32_t t500 = rt_add_i(t497, t498);
       }
-      v_x1553_d[t493] = t496;
-      v_x1554_d[t493] = t502;
-      v_x1555_d[t493] = 1;
+      v_x1608_d[t486] = t489;
+      v_x1609_d[t486] = t492;
+      v_x1610_d[t486] = t495;
+      v_x1611_d[t486] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1553_d = v_x1553->data.i;
-    const int64_t v_x1553_n = v_x1553->len;
-    int32_t *v_x1554_d = v_x1554->data.i;
-    const int64_t v_x1554_n = v_x1554->len;
-    int32_t *v_x1555_d = v_x1555->data.i;
-    const int64_t v_x1555_n = v_x1555->len;
+    int32_t *v_x1608_d = v_x1608->data.i;
+    const int64_t v_x1608_n = v_x1608->len;
+    int32_t *v_x1609_d = v_x1609->data.i;
+    const int64_t v_x1609_n = v_x1609->len;
+    int32_t *v_x1610_d = v_x1610->data.i;
+    const int64_t v_x1610_n = v_x1610->len;
+    int32_t *v_x1611_d = v_x1611->data.i;
+    const int64_t v_x1611_n = v_x1611->len;
     /* LIBRARY */
     {
-      RtValue *t508 = rt_range_segdes(loc, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558);
-      rt_seg_known_total(t508, v_x1549);
-      v_x1556 = t508;
-      const int64_t *v_x1556_off = rt_seg_offsets(v_x1556);
-      const int64_t v_x1556_n = v_x1556->len;
+      RtValue *t501 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
+      rt_seg_known_total(t501, v_x1604);
+      v_x1612 = t501;
+      const int64_t *v_x1612_off = rt_seg_offsets(v_x1612);
+      const int64_t v_x1612_n = v_x1612->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1557 = v_x1557;
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1558);
+  *out_v_x1609 = v_x1609;
+  *out_v_x1608 = v_x1608;
+  *out_v_x1611 = v_x1611;
+  *out_v_x1612 = v_x1612;
+  *out_v_x1614 = v_x1614;
+  rt_release(v_x1610);
+  rt_release(v_x1613);
   return;
 fail:
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1557);
-  rt_release(v_x1558);
+  rt_release(v_x1608);
+  rt_release(v_x1609);
+  rt_release(v_x1610);
+  rt_release(v_x1611);
+  rt_release(v_x1612);
+  rt_release(v_x1613);
+  rt_release(v_x1614);
 }
 
-/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
+/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
   (void)loc;
   (void)run;
-  int32_t *v_x1531_d = v_x1531->data.i;
-  const int64_t v_x1531_n = v_x1531->len;
-  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
-  const int64_t v_sd_1532_n = v_sd_1532->len;
-  const int64_t *v_sd_1545_off = rt_seg_offsets(v_sd_1545);
-  const int64_t v_sd_1545_n = v_sd_1545->len;
-  RtValue *v_x1538 = NULL;
-  RtValue *v_x1539 = NULL;
-  RtValue *v_x1540 = NULL;
-  RtValue *v_x1541 = NULL;
-  RtValue *v_x1542 = NULL;
-  RtValue *v_x1543 = NULL;
-  RtValue *v_x1544 = NULL;
+  int32_t *v_x1374_d = v_x1374->data.i;
+  const int64_t v_x1374_n = v_x1374->len;
+  uint8_t *v_x1378_d = v_x1378->data.b;
+  const int64_t v_x1378_n = v_x1378->len;
+  (void)v_x1378_n; /* v_x1378's length is v_x1374's */
+  int32_t *v_x1379_d = v_x1379->data.i;
+  const int64_t v_x1379_n = v_x1379->len;
+  (void)v_x1379_n; /* v_x1379's length is v_x1374's */
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1388 = NULL;
   /* MAP */
   {
-    const int64_t t509 = v_x1531_n;
-    v_x1538 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x1538_d = v_x1538->data.i;
-    const int64_t v_x1538_n = v_x1538->len;
-    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
-    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x1540_d = v_x1540->data.i;
-    const int64_t v_x1540_n = v_x1540->len;
-    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x1541_d = v_x1541->data.i;
-    const int64_t v_x1541_n = v_x1541->len;
-    RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
-    for (int64_t t510 = 0; t510 < t509; t510++) {
-      const int32_t t511 = (int32_t)t510;
-      int t514 = 0; /* nonzero: a check below failed */
-      int32_t t512 = v_x1531_d[t511];
-      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_sd_1545_n;
-      int32_t t513 = t515 ? (int32_t)v_sd_1545_off[t512] : 0;
-      t514 |= !t515;
-      int t517 = (uint64_t)(int64_t)t512 < (uint64_t)v_sd_1532_n;
-      int32_t t516 = t517 ? (int32_t)(v_sd_1532_off[t512 + 1] - v_sd_1532_off[t512]) : 0;
-      t514 |= !t517;
-      int32_t t519 = rt_add_i(t513, t516);
-      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-        int32_t t520 = v_x1531_d[t511];
-        int32_t t521;
-        if ((uint64_t)(int64_t)t520 < (uint64_t)v_sd_1545_n) {
-          t521 = (int32_t)v_sd_1545_off[t520];
-        } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_sd_1545_n, 0.0, 0);
-          t521 = 0;
-        }
-        int32_t t522;
-        if ((uint64_t)(int64_t)t520 < (uint64_t)v_sd_1532_n) {
-          t522 = (int32_t)(v_sd_1532_off[t520 + 1] - v_sd_1532_off[t520]);
-        } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_sd_1532_n, 0.0, 1);
-          t522 = 0;
-        }
-        int32_t t524 = rt_add_i(t521, t522);
-      }
-      v_x1538_d[t510] = t513;
-      v_x1539_d[t510] = t516;
-      v_x1540_d[t510] = t519;
-      v_x1541_d[t510] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1538_d = v_x1538->data.i;
-    const int64_t v_x1538_n = v_x1538->len;
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
-    int32_t *v_x1540_d = v_x1540->data.i;
-    const int64_t v_x1540_n = v_x1540->len;
-    int32_t *v_x1541_d = v_x1541->data.i;
-    const int64_t v_x1541_n = v_x1541->len;
-    /* LIBRARY */
-    {
-      RtValue *t525 = rt_range_segdes(loc, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544);
-      rt_seg_known_total(t525, v_x1534);
-      v_x1542 = t525;
-      const int64_t *v_x1542_off = rt_seg_offsets(v_x1542);
-      const int64_t v_x1542_n = v_x1542->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1539 = v_x1539;
-  *out_v_x1538 = v_x1538;
-  *out_v_x1541 = v_x1541;
-  *out_v_x1542 = v_x1542;
-  *out_v_x1544 = v_x1544;
-  rt_release(v_x1540);
-  rt_release(v_x1543);
-  return;
-fail:
-  rt_release(v_x1538);
-  rt_release(v_x1539);
-  rt_release(v_x1540);
-  rt_release(v_x1541);
-  rt_release(v_x1542);
-  rt_release(v_x1543);
-  rt_release(v_x1544);
-}
-
-/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1306_d = v_x1306->data.i;
-  const int64_t v_x1306_n = v_x1306->len;
-  uint8_t *v_x1310_d = v_x1310->data.b;
-  const int64_t v_x1310_n = v_x1310->len;
-  (void)v_x1310_n; /* v_x1310's length is v_x1306's */
-  int32_t *v_x1311_d = v_x1311->data.i;
-  const int64_t v_x1311_n = v_x1311->len;
-  (void)v_x1311_n; /* v_x1311's length is v_x1306's */
-  int32_t *v_x1314_d = v_x1314->data.i;
-  const int64_t v_x1314_n = v_x1314->len;
-  int32_t *v_x1315_d = v_x1315->data.i;
-  const int64_t v_x1315_n = v_x1315->len;
-  RtValue *v_x1320 = NULL;
-  /* MAP */
-  {
-    const int64_t t526 = v_x1306_n;
-    v_x1320 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x1320_d = v_x1320->data.i;
-    const int64_t v_x1320_n = v_x1320->len;
-    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
-    for (int64_t t527 = 0; t527 < t526; t527++) {
-      const int32_t t528 = (int32_t)t527;
-      int t537 = 0; /* nonzero: a check below failed */
-      int32_t t529 = v_x1306_d[t528];
-      int32_t t531 = rt_add_i(t529, v_x1307);
-      uint8_t t532 = v_x1310_d[t528];
-      int32_t t533 = v_x1311_d[t528];
-      int32_t t535 = (t532 ? t533 : t531);
-      int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1316;
-      int32_t t536 = t538 ? t535 : 0;
-      t537 |= !t538;
-      uint8_t t540 = rt_lt_i(t536, (int32_t)v_x1314_n);
-      int32_t t541;
-      if (t540) {
-        int t543 = (uint64_t)(int64_t)t536 < (uint64_t)v_x1314_n;
-        int32_t t542 = t543 ? v_x1314_d[t536] : 0;
-        t537 |= !t543;
-        t541 = t542;
+    const int64_t t502 = v_x1374_n;
+    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t502);
+    int32_t *v_x1388_d = v_x1388->data.i;
+    const int64_t v_x1388_n = v_x1388->len;
+    RT_PARALLEL_FOR_IF(t502 >= RT_PARALLEL_MIN)
+    for (int64_t t503 = 0; t503 < t502; t503++) {
+      const int32_t t504 = (int32_t)t503;
+      int t513 = 0; /* nonzero: a check below failed */
+      int32_t t505 = v_x1374_d[t504];
+      int32_t t507 = rt_add_i(t505, v_x1375);
+      uint8_t t508 = v_x1378_d[t504];
+      int32_t t509 = v_x1379_d[t504];
+      int32_t t511 = (t508 ? t509 : t507);
+      int t514 = (uint64_t)(int64_t)t511 < (uint64_t)v_x1384;
+      int32_t t512 = t514 ? t511 : 0;
+      t513 |= !t514;
+      uint8_t t516 = rt_lt_i(t512, (int32_t)v_x1382_n);
+      int32_t t517;
+      if (t516) {
+        int t519 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1382_n;
+        int32_t t518 = t519 ? v_x1382_d[t512] : 0;
+        t513 |= !t519;
+        t517 = t518;
       } else {
-        int32_t t545 = rt_sub_i(t536, (int32_t)v_x1314_n);
-        int t547 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1315_n;
-        int32_t t546 = t547 ? v_x1315_d[t545] : 0;
-        t537 |= !t547;
-        t541 = t546;
+        int32_t t521 = rt_sub_i(t512, (int32_t)v_x1382_n);
+        int t523 = (uint64_t)(int64_t)t521 < (uint64_t)v_x1383_n;
+        int32_t t522 = t523 ? v_x1383_d[t521] : 0;
+        t513 |= !t523;
+        t517 = t522;
       }
-      if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
-        int32_t t548 = v_x1306_d[t528];
-        int32_t t550 = rt_add_i(t548, v_x1307);
-        uint8_t t551 = v_x1310_d[t528];
-        int32_t t552 = v_x1311_d[t528];
-        int32_t t554 = (t551 ? t552 : t550);
-        int32_t t555;
-        if ((uint64_t)(int64_t)t554 < (uint64_t)v_x1316) {
-          t555 = t554;
+      if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
+        int32_t t524 = v_x1374_d[t504];
+        int32_t t526 = rt_add_i(t524, v_x1375);
+        uint8_t t527 = v_x1378_d[t504];
+        int32_t t528 = v_x1379_d[t504];
+        int32_t t530 = (t527 ? t528 : t526);
+        int32_t t531;
+        if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1384) {
+          t531 = t530;
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_x1316, 0.0, 0);
-          t555 = 0;
+          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1384, 0.0, 0);
+          t531 = 0;
         }
-        uint8_t t557 = rt_lt_i(t555, (int32_t)v_x1314_n);
-        int32_t t558;
-        if (t557) {
-          int32_t t559;
-          if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1314_n) {
-            t559 = v_x1314_d[t555];
+        uint8_t t533 = rt_lt_i(t531, (int32_t)v_x1382_n);
+        int32_t t534;
+        if (t533) {
+          int32_t t535;
+          if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1382_n) {
+            t535 = v_x1382_d[t531];
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1314_n, 0.0, 1);
-            t559 = 0;
+            NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1382_n, 0.0, 1);
+            t535 = 0;
           }
-          t558 = t559;
+          t534 = t535;
         } else {
-          int32_t t561 = rt_sub_i(t555, (int32_t)v_x1314_n);
-          int32_t t562;
-          if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1315_n) {
-            t562 = v_x1315_d[t561];
+          int32_t t537 = rt_sub_i(t531, (int32_t)v_x1382_n);
+          int32_t t538;
+          if ((uint64_t)(int64_t)t537 < (uint64_t)v_x1383_n) {
+            t538 = v_x1383_d[t537];
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1315_n, 0.0, 2);
-            t562 = 0;
+            NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x1383_n, 0.0, 2);
+            t538 = 0;
           }
-          t558 = t562;
+          t534 = t538;
         }
       }
-      v_x1320_d[t527] = t541;
+      v_x1388_d[t503] = t517;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1320 = v_x1320;
+  *out_v_x1388 = v_x1388;
   return;
 fail:
-  rt_release(v_x1320);
+  rt_release(v_x1388);
 }
 
-/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
+/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
   (void)loc;
   (void)run;
-  int32_t *v_x1560_d = v_x1560->data.i;
-  const int64_t v_x1560_n = v_x1560->len;
-  int32_t v_x1561 = 0;
-  RtValue *v_x1563 = NULL;
+  int32_t *v_x1630_d = v_x1630->data.i;
+  const int64_t v_x1630_n = v_x1630->len;
+  int32_t v_x1631 = 0;
+  RtValue *v_x1633 = NULL;
   /* ONCE */
   {
-    int t564 = 0; /* nonzero: a check below failed */
-    int t565 = (uint64_t)(int64_t)0 < (uint64_t)v_x1560_n;
-    int32_t t563 = t565 ? v_x1560_d[0] : 0;
-    t564 |= !t565;
-    if (__builtin_expect(t564 != 0, 0)) { /* again, recording the error */
-      int32_t t566;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1560_n) {
-        t566 = v_x1560_d[0];
+    int t540 = 0; /* nonzero: a check below failed */
+    int t541 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
+    int32_t t539 = t541 ? v_x1630_d[0] : 0;
+    t540 |= !t541;
+    if (__builtin_expect(t540 != 0, 0)) { /* again, recording the error */
+      int32_t t542;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1630_n) {
+        t542 = v_x1630_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1560_n, 0.0, 0);
-        t566 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1630_n, 0.0, 0);
+        t542 = 0;
       }
     }
-    v_x1561 = t563;
+    v_x1631 = t539;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t567 = 1;
-      v_x1563 = rt_value_new(rt_vec_type(RT_INT), t567);
-      int32_t *v_x1563_d = v_x1563->data.i;
-      const int64_t v_x1563_n = v_x1563->len;
-      RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
-      for (int64_t t568 = 0; t568 < t567; t568++) {
-        const int32_t t569 = (int32_t)t568;
-        v_x1563_d[t568] = v_x1561;
+      const int64_t t543 = 1;
+      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t543);
+      int32_t *v_x1633_d = v_x1633->data.i;
+      const int64_t v_x1633_n = v_x1633->len;
+      RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
+      for (int64_t t544 = 0; t544 < t543; t544++) {
+        const int32_t t545 = (int32_t)t544;
+        v_x1633_d[t544] = v_x1631;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1563 = v_x1563;
+  *out_v_x1633 = v_x1633;
   return;
 fail:
-  rt_release(v_x1563);
+  rt_release(v_x1633);
 }
 
-/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
+/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
   (void)loc;
   (void)run;
-  int32_t *v_x1565_d = v_x1565->data.i;
-  const int64_t v_x1565_n = v_x1565->len;
-  int32_t *v_dev_1572_d = v_dev_1572->data.i;
-  const int64_t v_dev_1572_n = v_dev_1572->len;
-  RtValue *v_x1570 = NULL;
-  RtValue *v_x1571 = NULL;
+  int32_t *v_x1635_d = v_x1635->data.i;
+  const int64_t v_x1635_n = v_x1635->len;
+  int32_t *v_dev_1642_d = v_dev_1642->data.i;
+  const int64_t v_dev_1642_n = v_dev_1642->len;
+  RtValue *v_x1640 = NULL;
+  RtValue *v_x1641 = NULL;
   /* SPLIT */
   {
-    const int64_t t570 = v_x1565_n;
-    const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t572 = (uint8_t *)rt_alloc_atomic((size_t)t570 + 1);
-    int64_t *t573 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t571 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t571 > 1)
-    for (int64_t t574 = 0; t574 < t571; t574++) {
+    const int64_t t546 = v_x1635_n;
+    const int64_t t547 = t546 > 0 ? (t546 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t548 = (uint8_t *)rt_alloc_atomic((size_t)t546 + 1);
+    int64_t *t549 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t547 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t547 > 1)
+    for (int64_t t550 = 0; t550 < t547; t550++) {
       int64_t kept[2] = {0};
-      const int64_t t574_end = (t574 + 1) * RT_CHUNK < t570 ? (t574 + 1) * RT_CHUNK : t570;
-      for (int64_t t575 = t574 * RT_CHUNK; t575 < t574_end; t575++) {
-        const int32_t t576 = (int32_t)t575;
-        int32_t t574x0;
-        int32_t t574x1;
-        int32_t t579 = v_x1565_d[t576];
-        t574x0 = t579;
-        t574x1 = t579;
-        uint8_t t580;
-        uint8_t t581;
-        int t583 = 0; /* nonzero: a check below failed */
-        int t584 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n;
-        int32_t t582 = t584 ? v_dev_1572_d[0] : 0;
-        t583 |= !t584;
-        uint8_t t586 = rt_lt_i(t574x0, t582);
-        uint8_t t588 = rt_gt_i(t574x1, t582);
-        if (__builtin_expect(t583 != 0, 0)) { /* again, recording the error */
-          int32_t t589;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n) {
-            t589 = v_dev_1572_d[0];
+      const int64_t t550_end = (t550 + 1) * RT_CHUNK < t546 ? (t550 + 1) * RT_CHUNK : t546;
+      for (int64_t t551 = t550 * RT_CHUNK; t551 < t550_end; t551++) {
+        const int32_t t552 = (int32_t)t551;
+        int32_t t550x0;
+        int32_t t550x1;
+        int32_t t555 = v_x1635_d[t552];
+        t550x0 = t555;
+        t550x1 = t555;
+        uint8_t t556;
+        uint8_t t557;
+        int t559 = 0; /* nonzero: a check below failed */
+        int t560 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
+        int32_t t558 = t560 ? v_dev_1642_d[0] : 0;
+        t559 |= !t560;
+        uint8_t t562 = rt_lt_i(t550x0, t558);
+        uint8_t t564 = rt_gt_i(t550x1, t558);
+        if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
+          int32_t t565;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n) {
+            t565 = v_dev_1642_d[0];
           } else {
-            NESSIE_RECORD(err, t575, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1572_n, 0.0, 0);
-            t589 = 0;
+            NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
+            t565 = 0;
           }
-          uint8_t t591 = rt_lt_i(t574x0, t589);
-          uint8_t t593 = rt_gt_i(t574x1, t589);
+          uint8_t t567 = rt_lt_i(t550x0, t565);
+          uint8_t t569 = rt_gt_i(t550x1, t565);
         }
-        t580 = t586;
-        t581 = t588;
-        kept[0] += t580 != 0;
-        kept[1] += t581 != 0;
-        t572[t575] = (uint8_t)((t580 != 0) << 0 | (t581 != 0) << 1);
+        t556 = t562;
+        t557 = t564;
+        kept[0] += t556 != 0;
+        kept[1] += t557 != 0;
+        t548[t551] = (uint8_t)((t556 != 0) << 0 | (t557 != 0) << 1);
       }
-      t573[0 * t571 + t574] = kept[0];
-      t573[1 * t571 + t574] = kept[1];
+      t549[0 * t547 + t550] = kept[0];
+      t549[1 * t547 + t550] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t572);
-      rt_free(t573);
+      rt_free(t548);
+      rt_free(t549);
       goto fail;
     }
-    int64_t t594 = 0;
-    for (int64_t t574 = 0; t574 < t571; t574++) {
-      const int64_t k = t573[0 * t571 + t574];
-      t573[0 * t571 + t574] = t594;
-      t594 += k;
+    int64_t t570 = 0;
+    for (int64_t t550 = 0; t550 < t547; t550++) {
+      const int64_t k = t549[0 * t547 + t550];
+      t549[0 * t547 + t550] = t570;
+      t570 += k;
     }
-    v_x1570 = rt_value_new(rt_vec_type(RT_INT), t594);
-    int32_t *v_x1570_d = v_x1570->data.i;
-    const int64_t v_x1570_n = v_x1570->len;
-    int64_t t595 = 0;
-    for (int64_t t574 = 0; t574 < t571; t574++) {
-      const int64_t k = t573[1 * t571 + t574];
-      t573[1 * t571 + t574] = t595;
-      t595 += k;
+    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t570);
+    int32_t *v_x1640_d = v_x1640->data.i;
+    const int64_t v_x1640_n = v_x1640->len;
+    int64_t t571 = 0;
+    for (int64_t t550 = 0; t550 < t547; t550++) {
+      const int64_t k = t549[1 * t547 + t550];
+      t549[1 * t547 + t550] = t571;
+      t571 += k;
     }
-    v_x1571 = rt_value_new(rt_vec_type(RT_INT), t595);
-    int32_t *v_x1571_d = v_x1571->data.i;
-    const int64_t v_x1571_n = v_x1571->len;
-    RT_PARALLEL_FOR_IF(t571 > 1)
-    for (int64_t t574 = 0; t574 < t571; t574++) {
+    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t571);
+    int32_t *v_x1641_d = v_x1641->data.i;
+    const int64_t v_x1641_n = v_x1641->len;
+    RT_PARALLEL_FOR_IF(t547 > 1)
+    for (int64_t t550 = 0; t550 < t547; t550++) {
       int64_t at[2];
-      at[0] = t573[0 * t571 + t574];
-      at[1] = t573[1 * t571 + t574];
-      const int64_t t574_end = (t574 + 1) * RT_CHUNK < t570 ? (t574 + 1) * RT_CHUNK : t570;
-      for (int64_t t575 = t574 * RT_CHUNK; t575 < t574_end; t575++) {
-        const int32_t t576 = (int32_t)t575;
-        if (!t572[t575])
+      at[0] = t549[0 * t547 + t550];
+      at[1] = t549[1 * t547 + t550];
+      const int64_t t550_end = (t550 + 1) * RT_CHUNK < t546 ? (t550 + 1) * RT_CHUNK : t546;
+      for (int64_t t551 = t550 * RT_CHUNK; t551 < t550_end; t551++) {
+        const int32_t t552 = (int32_t)t551;
+        if (!t548[t551])
           continue;
-        int32_t t574y0;
-        int32_t t574y1;
-        int32_t t596 = v_x1565_d[t576];
-        t574y0 = t596;
-        t574y1 = t596;
-        if (t572[t575] >> 0 & 1) {
-          v_x1570_d[at[0]] = t574y0;
+        int32_t t550y0;
+        int32_t t550y1;
+        int32_t t572 = v_x1635_d[t552];
+        t550y0 = t572;
+        t550y1 = t572;
+        if (t548[t551] >> 0 & 1) {
+          v_x1640_d[at[0]] = t550y0;
           at[0]++;
         }
-        if (t572[t575] >> 1 & 1) {
-          v_x1571_d[at[1]] = t574y1;
+        if (t548[t551] >> 1 & 1) {
+          v_x1641_d[at[1]] = t550y1;
           at[1]++;
         }
       }
     }
-    rt_free(t572);
-    rt_free(t573);
+    rt_free(t548);
+    rt_free(t549);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1570 = v_x1570;
-  *out_v_x1571 = v_x1571;
+  *out_v_x1640 = v_x1640;
+  *out_v_x1641 = v_x1641;
   return;
 fail:
-  rt_release(v_x1570);
-  rt_release(v_x1571);
+  rt_release(v_x1640);
+  rt_release(v_x1641);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2284,22 +2195,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1564 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1564);
+    RtValue *v_dev_1634 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K15, 2, v_x19, &v_dev_1634);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1564, &v_x42, &v_x60);
-    rt_release(v_dev_1564);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K16, 3, v_x19, v_dev_1634, &v_x42, &v_x60);
+    rt_release(v_dev_1634);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t597 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t597->data.i[0] = v_x62;
-    t597->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t597);
+    RtValue *t573 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t573->data.i[0] = v_x62;
+    t573->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t573);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2335,11 +2246,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x746 = NULL;
+  RtValue *v_x770 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x746 = v_x94;
+    v_x770 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -2347,9 +2258,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x701 = NULL;
-    RtValue *v_x715 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x701, &v_x715);
+    RtValue *v_x725 = NULL;
+    RtValue *v_x739 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x725, &v_x739);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -2357,7 +2268,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
@@ -2369,7 +2280,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -2386,11 +2297,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
-    RtValue *v_x690 = NULL;
+    RtValue *v_x714 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
-      v_x690 = v_x272;
+      v_x714 = v_x272;
     } else {
       RtValue *v_x276 = NULL;
       int32_t v_x290 = 0;
@@ -2398,88 +2309,87 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x304 = NULL;
       RtValue *v_x350 = NULL;
       RtValue *v_x371 = NULL;
-      RtValue *v_x397 = NULL;
-      RtValue *v_x418 = NULL;
-      RtValue *v_x493 = NULL;
-      RtValue *v_x582 = NULL;
-      RtValue *v_x660 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x397, &v_x418, &v_x493, &v_x582, &v_x660);
+      RtValue *v_x377 = NULL;
+      RtValue *v_x400 = NULL;
+      RtValue *v_x421 = NULL;
+      RtValue *v_x427 = NULL;
+      RtValue *v_x499 = NULL;
+      RtValue *v_x606 = NULL;
+      RtValue *v_x684 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x377, &v_x400, &v_x421, &v_x427, &v_x499, &v_x606, &v_x684);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x290, v_x291, 0);
-      int32_t v_x431 = 0;
-      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x439 = 0;
-      v_x439 = (int32_t)v_x397->len;
-      int32_t v_x438 = 0;
-      v_x438 = (int32_t)v_x350->len;
-      int32_t v_x440 = 0;
-      v_x440 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x438, v_x439);
-      int32_t v_x450 = 0;
-      v_x450 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x450, 1);
-      RtValue *v_x437 = NULL;
-      RtValue *v_x507 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x418, v_x431, &v_x437, &v_x507);
+      int32_t v_x437 = 0;
+      v_x437 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x445 = 0;
+      v_x445 = (int32_t)v_x400->len;
+      int32_t v_x444 = 0;
+      v_x444 = (int32_t)v_x350->len;
+      int32_t v_x446 = 0;
+      v_x446 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x444, v_x445);
+      int32_t v_x456 = 0;
+      v_x456 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x456, 1);
+      RtValue *v_x536 = NULL;
+      RtValue *v_x546 = NULL;
+      RtValue *v_x555 = NULL;
+      RtValue *v_x557 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x421, v_x437, v_x456, v_x133, v_x427, v_x444, v_x377, v_x446, &v_x536, &v_x546, &v_x555, &v_x557);
       rt_release(v_x371);
-      rt_release(v_x418);
-      RtValue *v_x512 = NULL;
-      RtValue *v_x522 = NULL;
-      RtValue *v_x531 = NULL;
-      RtValue *v_x533 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x450, v_x133, v_x437, v_x507, v_x440, &v_x512, &v_x522, &v_x531, &v_x533);
-      rt_release(v_x437);
-      rt_release(v_x507);
-      int32_t v_x537 = 0;
-      v_x537 = (int32_t)NESSIE_SEG_TOTAL(v_x531);
-      RtValue *v_x550 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x397, v_x440, v_x531, v_x533, v_x522, v_x512, &v_x550);
+      rt_release(v_x377);
+      rt_release(v_x421);
+      rt_release(v_x427);
+      int32_t v_x561 = 0;
+      v_x561 = (int32_t)NESSIE_SEG_TOTAL(v_x555);
+      RtValue *v_x574 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x400, v_x446, v_x555, v_x557, v_x546, v_x536, &v_x574);
       rt_release(v_x350);
-      rt_release(v_x397);
-      rt_release(v_x512);
-      rt_release(v_x522);
-      rt_release(v_x533);
-      RtValue *v_x552 = NULL;
-      rt_retain(v_x531);
-      rt_retain(v_x550);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x531, v_x550, &v_x552));
-      rt_release(v_x531);
-      rt_release(v_x550);
-      int32_t v_x572 = 0;
-      int32_t v_x573 = 0;
-      int32_t v_x574 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x493, &v_x572, &v_x573, &v_x574);
+      rt_release(v_x400);
+      rt_release(v_x536);
+      rt_release(v_x546);
+      rt_release(v_x557);
+      RtValue *v_x576 = NULL;
+      rt_retain(v_x555);
+      rt_retain(v_x574);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x555, v_x574, &v_x576));
+      rt_release(v_x555);
+      rt_release(v_x574);
+      int32_t v_x596 = 0;
+      int32_t v_x597 = 0;
+      int32_t v_x598 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x499, &v_x596, &v_x597, &v_x598);
       rt_release(v_x276);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x573, v_x574, 0);
-      RtValue *v_x689 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x493, v_x304, v_x582, v_x552, v_x660, &v_x689);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x597, v_x598, 0);
+      RtValue *v_x713 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 6, v_x499, v_x304, v_x606, v_x576, v_x684, &v_x713);
       rt_release(v_x304);
-      rt_release(v_x493);
-      rt_release(v_x582);
-      rt_release(v_x660);
-      rt_release(v_x552);
-      v_x690 = v_x689;
+      rt_release(v_x499);
+      rt_release(v_x606);
+      rt_release(v_x684);
+      rt_release(v_x576);
+      v_x714 = v_x713;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x733 = 0;
-    v_x733 = (int32_t)v_x690->len;
-    int32_t v_x732 = 0;
-    v_x732 = (int32_t)v_x268->len;
-    int32_t v_x734 = 0;
-    v_x734 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x732, v_x733);
-    RtValue *v_x745 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x715, v_x132, v_x105, v_x701, v_x268, v_x690, v_x734, &v_x745);
+    int32_t v_x757 = 0;
+    v_x757 = (int32_t)v_x714->len;
+    int32_t v_x756 = 0;
+    v_x756 = (int32_t)v_x268->len;
+    int32_t v_x758 = 0;
+    v_x758 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x756, v_x757);
+    RtValue *v_x769 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x739, v_x132, v_x105, v_x725, v_x268, v_x714, v_x758, &v_x769);
     rt_release(v_x105);
-    rt_release(v_x701);
-    rt_release(v_x715);
+    rt_release(v_x725);
+    rt_release(v_x739);
     rt_release(v_x268);
-    rt_release(v_x690);
-    v_x746 = v_x745;
+    rt_release(v_x714);
+    v_x770 = v_x769;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x746;
+  *out_0 = v_x770;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2598,16 +2508,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t598->data.i[0] = 3;
-  t598->data.i[1] = 1;
-  t598->data.i[2] = 4;
-  t598->data.i[3] = 1;
-  t598->data.i[4] = 5;
-  t598->data.i[5] = 9;
-  t598->data.i[6] = 2;
-  t598->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t598);
+  RtValue *t574 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t574->data.i[0] = 3;
+  t574->data.i[1] = 1;
+  t574->data.i[2] = 4;
+  t574->data.i[3] = 1;
+  t574->data.i[4] = 5;
+  t574->data.i[5] = 9;
+  t574->data.i[6] = 2;
+  t574->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t574);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

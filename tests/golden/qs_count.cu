@@ -442,94 +442,94 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1392_off = rt_seg_offsets(v_sd_1392);
-  const int64_t v_sd_1392_n = v_sd_1392->len;
-  int32_t *v_x1386_d = v_x1386->data.i;
-  const int64_t v_x1386_n = v_x1386->len;
-  int32_t *v_x1387_d = v_x1387->data.i;
-  const int64_t v_x1387_n = v_x1387->len;
-  int32_t *v_x1388_d = v_x1388->data.i;
-  const int64_t v_x1388_n = v_x1388->len;
-  RtValue *v_x1391 = NULL;
+  const int64_t *v_sd_1460_off = rt_seg_offsets(v_sd_1460);
+  const int64_t v_sd_1460_n = v_sd_1460->len;
+  int32_t *v_x1454_d = v_x1454->data.i;
+  const int64_t v_x1454_n = v_x1454->len;
+  int32_t *v_x1455_d = v_x1455->data.i;
+  const int64_t v_x1455_n = v_x1455->len;
+  int32_t *v_x1456_d = v_x1456->data.i;
+  const int64_t v_x1456_n = v_x1456->len;
+  RtValue *v_x1459 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1392_off[v_sd_1392_n];
-    v_x1391 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1391_d = v_x1391->data.i;
-    const int64_t v_x1391_n = v_x1391->len;
+    const int64_t t45 = v_sd_1460_off[v_sd_1460_n];
+    v_x1459 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1459_d = v_x1459->data.i;
+    const int64_t v_x1459_n = v_x1459->len;
     const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t46 > 1)
     for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1392_off, 0, v_sd_1392_n, t47 * RT_CHUNK);
+      int64_t t50 = rt_segment_search(v_sd_1460_off, 0, v_sd_1460_n, t47 * RT_CHUNK);
       const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
       for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
         const int32_t t49 = (int32_t)t48;
-        while (v_sd_1392_off[t50 + 1] <= t48)
+        while (v_sd_1460_off[t50 + 1] <= t48)
           t50++;
         const int32_t t51 = (int32_t)t50;
         int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1388_n;
-        int32_t t52 = t54 ? v_x1388_d[t51] : 0;
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1456_n;
+        int32_t t52 = t54 ? v_x1456_d[t51] : 0;
         t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1386_n;
-        int32_t t55 = t56 ? v_x1386_d[t51] : 0;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1454_n;
+        int32_t t55 = t56 ? v_x1454_d[t51] : 0;
         t53 |= !t56;
         int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1387_n;
-        int32_t t59 = t60 ? v_x1387_d[t51] : 0;
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1455_n;
+        int32_t t59 = t60 ? v_x1455_d[t51] : 0;
         t53 |= !t60;
         int32_t t62 = rt_mul_i(t58, t59);
         int32_t t64 = rt_add_i(t52, t62);
         if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
           int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1388_n) {
-            t65 = v_x1388_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1456_n) {
+            t65 = v_x1456_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1388_n, 0.0, 0);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1456_n, 0.0, 0);
             t65 = 0;
           }
           int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1386_n) {
-            t66 = v_x1386_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1454_n) {
+            t66 = v_x1454_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1386_n, 0.0, 1);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1454_n, 0.0, 1);
             t66 = 0;
           }
           int32_t t68 = rt_sub_i(t49, t66);
           int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1387_n) {
-            t69 = v_x1387_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1455_n) {
+            t69 = v_x1455_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1387_n, 0.0, 2);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1455_n, 0.0, 2);
             t69 = 0;
           }
           int32_t t71 = rt_mul_i(t68, t69);
           int32_t t73 = rt_add_i(t65, t71);
         }
-        v_x1391_d[t48] = t64;
+        v_x1459_d[t48] = t64;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1391 = v_x1391;
+  *out_v_x1459 = v_x1459;
   return;
 fail:
-  rt_release(v_x1391);
+  rt_release(v_x1459);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1392_off; int64_t v_sd_1392_n;
-  int32_t *v_x1386_d; int64_t v_x1386_n;
-  int32_t *v_x1387_d; int64_t v_x1387_n;
-  int32_t *v_x1388_d; int64_t v_x1388_n;
-  int32_t *v_x1391_d; int64_t v_x1391_n;
+  const int64_t *v_sd_1460_off; int64_t v_sd_1460_n;
+  int32_t *v_x1454_d; int64_t v_x1454_n;
+  int32_t *v_x1455_d; int64_t v_x1455_n;
+  int32_t *v_x1456_d; int64_t v_x1456_n;
+  int32_t *v_x1459_d; int64_t v_x1459_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -543,39 +543,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1388_n;
-    int32_t t74 = t76 ? A.v_x1388_d[sx] : 0;
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1456_n;
+    int32_t t74 = t76 ? A.v_x1456_d[sx] : 0;
     t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n;
-    int32_t t77 = t78 ? A.v_x1386_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1454_n;
+    int32_t t77 = t78 ? A.v_x1454_d[sx] : 0;
     t75 |= !t78;
     int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n;
-    int32_t t81 = t82 ? A.v_x1387_d[sx] : 0;
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1455_n;
+    int32_t t81 = t82 ? A.v_x1455_d[sx] : 0;
     t75 |= !t82;
     int32_t t84 = rt_mul_i(t80, t81);
     int32_t t86 = rt_add_i(t74, t84);
     if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
       int32_t t87;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1388_n) {
-        t87 = A.v_x1388_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1456_n) {
+        t87 = A.v_x1456_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1388_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1456_n, 0.0, 0);
         t87 = 0;
       }
       int32_t t88;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n) {
-        t88 = A.v_x1386_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1454_n) {
+        t88 = A.v_x1454_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1386_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1454_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t90 = rt_sub_i(ix, t88);
       int32_t t91;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n) {
-        t91 = A.v_x1387_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1455_n) {
+        t91 = A.v_x1455_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1387_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1455_n, 0.0, 2);
         t91 = 0;
       }
       int32_t t93 = rt_mul_i(t90, t91);
@@ -587,64 +587,64 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1391_d[i] = v.v0;
+    A.v_x1459_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1392_off = rtg_seg_offsets(v_sd_1392);
-  A.v_sd_1392_n = v_sd_1392->len;
-  A.v_x1386_d = v_x1386->data.i;
-  A.v_x1386_n = v_x1386->len;
-  A.v_x1387_d = v_x1387->data.i;
-  A.v_x1387_n = v_x1387->len;
-  A.v_x1388_d = v_x1388->data.i;
-  A.v_x1388_n = v_x1388->len;
-  RtValue *v_x1391 = NULL;
+  A.v_sd_1460_off = rtg_seg_offsets(v_sd_1460);
+  A.v_sd_1460_n = v_sd_1460->len;
+  A.v_x1454_d = v_x1454->data.i;
+  A.v_x1454_n = v_x1454->len;
+  A.v_x1455_d = v_x1455->data.i;
+  A.v_x1455_n = v_x1455->len;
+  A.v_x1456_d = v_x1456->data.i;
+  A.v_x1456_n = v_x1456->len;
+  RtValue *v_x1459 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1392);
-    v_x1391 = rtg_vec_new(RT_INT, t96);
-    A.v_x1391_d = v_x1391->data.i;
-    A.v_x1391_n = v_x1391->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1392, t96);
+    const int64_t t96 = rtg_seg_total(v_sd_1460);
+    v_x1459 = rtg_vec_new(RT_INT, t96);
+    A.v_x1459_d = v_x1459->data.i;
+    A.v_x1459_n = v_x1459->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1460, t96);
   }
-  *out_v_x1391 = v_x1391;
+  *out_v_x1459 = v_x1459;
   return;
 fail:
-  rt_release(v_x1391);
+  rt_release(v_x1459);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
-  RtValue *vals[] = {v_sd_1392, v_x1386, v_x1387, v_x1388};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
+  RtValue *vals[] = {v_sd_1460, v_x1454, v_x1455, v_x1456};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1392, v_x1386, v_x1387, v_x1388, out_v_x1391);
+    K4_host(err, loc, run, v_sd_1460, v_x1454, v_x1455, v_x1456, out_v_x1459);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1392, v_x1386, v_x1387, v_x1388, out_v_x1391);
+    K4_gpu(err, loc, run, v_sd_1460, v_x1454, v_x1455, v_x1456, out_v_x1459);
   }
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782) {
   (void)loc;
   (void)run;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x748_d = v_x748->data.i;
-  const int64_t v_x748_n = v_x748->len;
-  int32_t v_x756 = 0;
-  int32_t v_x757 = 0;
-  int32_t v_x758 = 0;
+  int32_t *v_x771_d = v_x771->data.i;
+  const int64_t v_x771_n = v_x771->len;
+  int32_t *v_x772_d = v_x772->data.i;
+  const int64_t v_x772_n = v_x772->len;
+  int32_t v_x780 = 0;
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
   /* REDUCE */
   {
-    const int64_t t97 = v_x747_n;
+    const int64_t t97 = v_x771_n;
     const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
     int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
@@ -664,8 +664,8 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtV
         int32_t t102x1;
         int32_t t102x2;
         int t106 = 0; /* nonzero: a check below failed */
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x748_n;
-        int32_t t105 = t107 ? v_x748_d[t104] : 0;
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x772_n;
+        int32_t t105 = t107 ? v_x772_d[t104] : 0;
         t106 |= !t107;
         uint8_t t109 = rt_lt_i(0, t105);
         int32_t t110;
@@ -676,10 +676,10 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtV
         }
         if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
           int32_t t111;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x748_n) {
-            t111 = v_x748_d[t104];
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x772_n) {
+            t111 = v_x772_d[t104];
           } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x748_n, 0.0, 0);
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x772_n, 0.0, 0);
             t111 = 0;
           }
           uint8_t t113 = rt_lt_i(0, t111);
@@ -753,18 +753,18 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtV
       t102t1 = t126;
       t102t2 = t127;
     }
-    v_x756 = t102t0;
+    v_x780 = t102t0;
     rt_free(t99);
-    v_x757 = t102t1;
+    v_x781 = t102t1;
     rt_free(t100);
-    v_x758 = t102t2;
+    v_x782 = t102t2;
     rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x756 = v_x756;
-  *out_v_x757 = v_x757;
-  *out_v_x758 = v_x758;
+  *out_v_x780 = v_x780;
+  *out_v_x781 = v_x781;
+  *out_v_x782 = v_x782;
   return;
 fail:
 }
@@ -773,11 +773,11 @@ fail:
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x747_d; int64_t v_x747_n;
-  int32_t *v_x748_d; int64_t v_x748_n;
-  int32_t v_x756;
-  int32_t v_x757;
-  int32_t v_x758;
+  int32_t *v_x771_d; int64_t v_x771_n;
+  int32_t *v_x772_d; int64_t v_x772_n;
+  int32_t v_x780;
+  int32_t v_x781;
+  int32_t v_x782;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -790,8 +790,8 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x748_n;
-    int32_t t128 = t130 ? A.v_x748_d[ix] : 0;
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n;
+    int32_t t128 = t130 ? A.v_x772_d[ix] : 0;
     t129 |= !t130;
     uint8_t t132 = rt_lt_i(0, t128);
     int32_t t133;
@@ -802,10 +802,10 @@ struct K5_0_pull {
     }
     if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
       int32_t t134;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x748_n) {
-        t134 = A.v_x748_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n) {
+        t134 = A.v_x772_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x748_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x772_n, 0.0, 0);
         t134 = 0;
       }
       uint8_t t136 = rt_lt_i(0, t134);
@@ -854,97 +854,97 @@ struct K5_0_check {
     return true;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758, int check_site_0) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782, int check_site_0) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x747_d = v_x747->data.i;
-  A.v_x747_n = v_x747->len;
-  A.v_x748_d = v_x748->data.i;
-  A.v_x748_n = v_x748->len;
+  A.v_x771_d = v_x771->data.i;
+  A.v_x771_n = v_x771->len;
+  A.v_x772_d = v_x772->data.i;
+  A.v_x772_n = v_x772->len;
   K5_0_V *K5_0_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x756 = 0;
-  int32_t v_x757 = 0;
-  int32_t v_x758 = 0;
+  int32_t v_x780 = 0;
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
   /* REDUCE */
   {
-    const int64_t t143 = v_x747->len;
+    const int64_t t143 = v_x771->len;
     K5_0_V *t144 = rtg::reduce_to_device<false>("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t143);
     K5_0_value = t144;
   }
   if (!rtg::check_result("K5", loc, K5_0_value, K5_0_check{{check_site_0}}, K5_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K5_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x756 = v_x756;
-  *out_v_x757 = v_x757;
-  *out_v_x758 = v_x758;
+  *out_v_x780 = v_x780;
+  *out_v_x781 = v_x781;
+  *out_v_x782 = v_x782;
   return;
 fail:
   rtg_free(K5_0_value);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758, int check_site_0) {
-  RtValue *vals[] = {v_x747, v_x748};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782, int check_site_0) {
+  RtValue *vals[] = {v_x771, v_x772};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x747, v_x748, out_v_x756, out_v_x757, out_v_x758);
+    K5_host(err, loc, run, v_x771, v_x772, out_v_x780, out_v_x781, out_v_x782);
     if (err->index == INT64_MAX) {
       K5_0_V t145;
       memset(&t145, 0, sizeof t145);
-      t145.v0 = *out_v_x756;
-      t145.v1 = *out_v_x757;
-      t145.v2 = *out_v_x758;
+      t145.v0 = *out_v_x780;
+      t145.v1 = *out_v_x781;
+      t145.v2 = *out_v_x782;
       (void)K5_0_check{{check_site_0}}(t145, err, run);
     }
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x747, v_x748, out_v_x756, out_v_x757, out_v_x758, check_site_0);
+    K5_gpu(err, loc, run, v_x771, v_x772, out_v_x780, out_v_x781, out_v_x782, check_site_0);
   }
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
   (void)loc;
   (void)run;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  int32_t v_x849 = 0;
-  int32_t v_x850 = 0;
+  int32_t *v_x877_d = v_x877->data.i;
+  const int64_t v_x877_n = v_x877->len;
+  int32_t v_x878 = 0;
+  int32_t v_x879 = 0;
   /* ONCE */
   {
     int t147 = 0; /* nonzero: a check below failed */
-    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x848_n;
-    int32_t t146 = t148 ? v_x848_d[0] : 0;
+    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x877_n;
+    int32_t t146 = t148 ? v_x877_d[0] : 0;
     t147 |= !t148;
-    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x848_n;
-    int32_t t149 = t150 ? v_x848_d[1] : 0;
+    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x877_n;
+    int32_t t149 = t150 ? v_x877_d[1] : 0;
     t147 |= !t150;
     if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
       int32_t t151;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x848_n) {
-        t151 = v_x848_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x877_n) {
+        t151 = v_x877_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x848_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x877_n, 0.0, 0);
         t151 = 0;
       }
       int32_t t152;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x848_n) {
-        t152 = v_x848_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x877_n) {
+        t152 = v_x877_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x848_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x877_n, 0.0, 1);
         t152 = 0;
       }
     }
-    v_x849 = t146;
-    v_x850 = t149;
+    v_x878 = t146;
+    v_x879 = t149;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x849 = v_x849;
-  *out_v_x850 = v_x850;
+  *out_v_x878 = v_x878;
+  *out_v_x879 = v_x879;
   return;
 fail:
 }
@@ -953,9 +953,9 @@ fail:
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x848_d; int64_t v_x848_n;
-  int32_t v_x849;
-  int32_t v_x850;
+  int32_t *v_x877_d; int64_t v_x877_n;
+  int32_t v_x878;
+  int32_t v_x879;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -967,137 +967,139 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t154 = 0; /* nonzero: a check below failed */
-    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x848_n;
-    int32_t t153 = t155 ? A.v_x848_d[0] : 0;
+    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x877_n;
+    int32_t t153 = t155 ? A.v_x877_d[0] : 0;
     t154 |= !t155;
-    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x848_n;
-    int32_t t156 = t157 ? A.v_x848_d[1] : 0;
+    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x877_n;
+    int32_t t156 = t157 ? A.v_x877_d[1] : 0;
     t154 |= !t157;
     if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
       int32_t t158;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x848_n) {
-        t158 = A.v_x848_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x877_n) {
+        t158 = A.v_x877_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x848_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x877_n, 0.0, 0);
         t158 = 0;
       }
       int32_t t159;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x848_n) {
-        t159 = A.v_x848_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x877_n) {
+        t159 = A.v_x877_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x848_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x877_n, 0.0, 1);
         t159 = 0;
       }
     }
     return K6_0_V{t153, t156};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x848_d = v_x848->data.i;
-  A.v_x848_n = v_x848->len;
-  int32_t v_x849 = 0;
-  int32_t v_x850 = 0;
+  A.v_x877_d = v_x877->data.i;
+  A.v_x877_n = v_x877->len;
+  int32_t v_x878 = 0;
+  int32_t v_x879 = 0;
   /* ONCE */
   {
     const K6_0_V t160 = rtg::once<K6_0_V>("K6", loc, K6_0_pull{A});
-    v_x849 = t160.v0;
-    A.v_x849 = v_x849;
-    v_x850 = t160.v1;
-    A.v_x850 = v_x850;
+    v_x878 = t160.v0;
+    A.v_x878 = v_x878;
+    v_x879 = t160.v1;
+    A.v_x879 = v_x879;
   }
-  *out_v_x849 = v_x849;
-  *out_v_x850 = v_x850;
+  *out_v_x878 = v_x878;
+  *out_v_x879 = v_x879;
   return;
 fail:
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
-  RtValue *vals[] = {v_x848};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
+  RtValue *vals[] = {v_x877};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x848, out_v_x849, out_v_x850);
+    K6_host(err, loc, run, v_x877, out_v_x878, out_v_x879);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x848, out_v_x849, out_v_x850);
+    K6_gpu(err, loc, run, v_x877, out_v_x878, out_v_x879);
   }
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498) {
   (void)loc;
   (void)run;
-  int32_t *v_x1394_d = v_x1394->data.i;
-  const int64_t v_x1394_n = v_x1394->len;
-  int32_t *v_x1395_d = v_x1395->data.i;
-  const int64_t v_x1395_n = v_x1395->len;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
-  int32_t *v_x1398_d = v_x1398->data.i;
-  const int64_t v_x1398_n = v_x1398->len;
-  (void)v_x1398_n; /* v_x1398's length is v_x1397's */
-  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
-  const int64_t v_x1400_n = v_x1400->len;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
-  RtValue *v_x1427 = NULL;
-  RtValue *v_x1428 = NULL;
-  RtValue *v_x1429 = NULL;
-  RtValue *v_x1430 = NULL;
-  int32_t v_x1422 = 0;
-  int32_t v_x1423 = 0;
-  int32_t v_x1424 = 0;
-  RtValue *v_x1445 = NULL;
-  RtValue *v_x1446 = NULL;
-  RtValue *v_x1447 = NULL;
-  RtValue *v_x1448 = NULL;
-  RtValue *v_x1449 = NULL;
-  RtValue *v_x1450 = NULL;
+  int32_t *v_x1462_d = v_x1462->data.i;
+  const int64_t v_x1462_n = v_x1462->len;
+  int32_t *v_x1463_d = v_x1463->data.i;
+  const int64_t v_x1463_n = v_x1463->len;
+  int32_t *v_x1465_d = v_x1465->data.i;
+  const int64_t v_x1465_n = v_x1465->len;
+  int32_t *v_x1466_d = v_x1466->data.i;
+  const int64_t v_x1466_n = v_x1466->len;
+  (void)v_x1466_n; /* v_x1466's length is v_x1465's */
+  const int64_t *v_x1468_off = rt_seg_offsets(v_x1468);
+  const int64_t v_x1468_n = v_x1468->len;
+  RtValue *v_x1493 = NULL;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
+  int32_t v_x1490 = 0;
+  int32_t v_x1491 = 0;
+  int32_t v_x1492 = 0;
+  RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t161 = v_x1396;
+    const int64_t t161 = v_x1464;
     if (t161 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t161, 0.0, 0);
       goto fail;
     }
-    v_x1425 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1425_d = v_x1425->data.i;
-    const int64_t v_x1425_n = v_x1425->len;
-    v_x1426 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1426_d = v_x1426->data.b;
-    const int64_t v_x1426_n = v_x1426->len;
-    v_x1427 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1427_d = v_x1427->data.i;
-    const int64_t v_x1427_n = v_x1427->len;
-    v_x1428 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1428_d = v_x1428->data.i;
-    const int64_t v_x1428_n = v_x1428->len;
-    v_x1429 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1429_d = v_x1429->data.b;
-    const int64_t v_x1429_n = v_x1429->len;
-    v_x1430 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1430_d = v_x1430->data.b;
-    const int64_t v_x1430_n = v_x1430->len;
+    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1493_d = v_x1493->data.i;
+    const int64_t v_x1493_n = v_x1493->len;
+    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1494_d = v_x1494->data.b;
+    const int64_t v_x1494_n = v_x1494->len;
+    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1497_d = v_x1497->data.b;
+    const int64_t v_x1497_n = v_x1497->len;
+    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1498_d = v_x1498->data.b;
+    const int64_t v_x1498_n = v_x1498->len;
     RT_PARALLEL_FOR_IF(t161 >= RT_PARALLEL_MIN)
     for (int64_t t162 = 0; t162 < t161; t162++) {
       const int32_t t163 = (int32_t)t162;
       int t165 = 0; /* nonzero: a check below failed */
-      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n;
-      int32_t t164 = t166 ? v_x1398_d[t163] : 0;
+      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n;
+      int32_t t164 = t166 ? v_x1466_d[t163] : 0;
       t165 |= !t166;
-      int32_t t167 = t166 ? v_x1397_d[t163] : 0;
+      int32_t t167 = t166 ? v_x1465_d[t163] : 0;
       uint8_t t169 = rt_lt_i(0, t167);
       int32_t t171 = (t169 ? t164 : -1);
       uint8_t t173 = rt_ge_i(t171, 0);
       int32_t t174;
       if (t173) {
-        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1395_n;
-        int32_t t175 = t176 ? v_x1395_d[t171] : 0;
+        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1463_n;
+        int32_t t175 = t176 ? v_x1463_d[t171] : 0;
         t165 |= !t176;
         t174 = t175;
       } else {
@@ -1105,17 +1107,17 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
       }
       if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
         int32_t t177;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n) {
-          t177 = v_x1398_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n) {
+          t177 = v_x1466_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1397_n, 0.0, 1);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1465_n, 0.0, 1);
           t177 = 0;
         }
         int32_t t178;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n) {
-          t178 = v_x1397_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n) {
+          t178 = v_x1465_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1397_n, 0.0, 2);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1465_n, 0.0, 2);
           t178 = 0;
         }
         uint8_t t180 = rt_lt_i(0, t178);
@@ -1124,10 +1126,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
         int32_t t185;
         if (t184) {
           int32_t t186;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1395_n) {
-            t186 = v_x1395_d[t182];
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1463_n) {
+            t186 = v_x1463_d[t182];
           } else {
-            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1395_n, 0.0, 3);
+            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1463_n, 0.0, 3);
             t186 = 0;
           }
           t185 = t186;
@@ -1135,32 +1137,32 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
           t185 = 0;
         }
       }
-      v_x1425_d[t162] = 0;
-      v_x1426_d[t162] = 1;
-      v_x1427_d[t162] = t174;
-      v_x1428_d[t162] = 2;
-      v_x1429_d[t162] = 1;
-      v_x1430_d[t162] = 1;
+      v_x1493_d[t162] = 0;
+      v_x1494_d[t162] = 1;
+      v_x1495_d[t162] = t174;
+      v_x1496_d[t162] = 2;
+      v_x1497_d[t162] = 1;
+      v_x1498_d[t162] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1425_d = v_x1425->data.i;
-    const int64_t v_x1425_n = v_x1425->len;
-    uint8_t *v_x1426_d = v_x1426->data.b;
-    const int64_t v_x1426_n = v_x1426->len;
-    int32_t *v_x1427_d = v_x1427->data.i;
-    const int64_t v_x1427_n = v_x1427->len;
-    int32_t *v_x1428_d = v_x1428->data.i;
-    const int64_t v_x1428_n = v_x1428->len;
-    uint8_t *v_x1429_d = v_x1429->data.b;
-    const int64_t v_x1429_n = v_x1429->len;
-    uint8_t *v_x1430_d = v_x1430->data.b;
-    const int64_t v_x1430_n = v_x1430->len;
+    int32_t *v_x1493_d = v_x1493->data.i;
+    const int64_t v_x1493_n = v_x1493->len;
+    uint8_t *v_x1494_d = v_x1494->data.b;
+    const int64_t v_x1494_n = v_x1494->len;
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    uint8_t *v_x1497_d = v_x1497->data.b;
+    const int64_t v_x1497_n = v_x1497->len;
+    uint8_t *v_x1498_d = v_x1498->data.b;
+    const int64_t v_x1498_n = v_x1498->len;
     /* REDUCE */
     {
-      const int64_t t187 = v_x1396;
+      const int64_t t187 = v_x1464;
       if (t187 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 4);
         goto fail;
@@ -1184,8 +1186,8 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
           int32_t t192x1;
           int32_t t192x2;
           int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1397_n;
-          int32_t t195 = t197 ? v_x1397_d[t194] : 0;
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1465_n;
+          int32_t t195 = t197 ? v_x1465_d[t194] : 0;
           t196 |= !t197;
           uint8_t t199 = rt_lt_i(0, t195);
           int32_t t200;
@@ -1196,10 +1198,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
           }
           if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
             int32_t t201;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1397_n) {
-              t201 = v_x1397_d[t194];
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1465_n) {
+              t201 = v_x1465_d[t194];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1397_n, 0.0, 5);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1465_n, 0.0, 5);
               t201 = 0;
             }
             uint8_t t203 = rt_lt_i(0, t201);
@@ -1273,11 +1275,11 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
         t192t1 = t216;
         t192t2 = t217;
       }
-      v_x1422 = t192t0;
+      v_x1490 = t192t0;
       rt_free(t189);
-      v_x1423 = t192t1;
+      v_x1491 = t192t1;
       rt_free(t190);
-      v_x1424 = t192t2;
+      v_x1492 = t192t2;
       rt_free(t191);
     }
     if (err->index != INT64_MAX)
@@ -1285,18 +1287,18 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
     {
       /* SPLIT */
       {
-        const int64_t t218 = v_x1394_n;
+        const int64_t t218 = v_x1462_n;
         const int64_t t219 = t218 > 0 ? (t218 + RT_CHUNK - 1) / RT_CHUNK : 1;
         uint8_t *t220 = (uint8_t *)rt_alloc_atomic((size_t)t218 + 1);
         int64_t *t221 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t219 + 1)); /* class c, chunk k: [c * chunks + k] */
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t kept[2] = {0};
-          int64_t t225 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1400_off[t225 + 1] <= t223)
+            while (v_x1468_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             int32_t t222x0;
@@ -1304,29 +1306,29 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
             int32_t t222x2;
             uint8_t t222x3;
             int t228 = 0; /* nonzero: a check below failed */
-            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n;
-            int32_t t227 = t229 ? v_x1427_d[t226] : 0;
+            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n;
+            int32_t t227 = t229 ? v_x1495_d[t226] : 0;
             t228 |= !t229;
-            int32_t t230 = v_x1394_d[t224];
-            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1395_n;
-            int32_t t231 = t232 ? v_x1395_d[t230] : 0;
+            int32_t t230 = v_x1462_d[t224];
+            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1463_n;
+            int32_t t231 = t232 ? v_x1463_d[t230] : 0;
             t228 |= !t232;
             uint8_t t234 = rt_lt_i(t231, t227);
             uint8_t t236 = rt_gt_i(t231, t227);
             if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
               int32_t t237;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n) {
-                t237 = v_x1427_d[t226];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n) {
+                t237 = v_x1495_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1427_n, 0.0, 6);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1495_n, 0.0, 6);
                 t237 = 0;
               }
-              int32_t t238 = v_x1394_d[t224];
+              int32_t t238 = v_x1462_d[t224];
               int32_t t239;
-              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1395_n) {
-                t239 = v_x1395_d[t238];
+              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1463_n) {
+                t239 = v_x1463_d[t238];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1395_n, 0.0, 7);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1463_n, 0.0, 7);
                 t239 = 0;
               }
               uint8_t t241 = rt_lt_i(t239, t237);
@@ -1358,44 +1360,58 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
           t221[0 * t219 + t222] = t246;
           t246 += k;
         }
-        v_x1445 = rt_value_new(rt_vec_type(RT_INT), t246);
-        int32_t *v_x1445_d = v_x1445->data.i;
-        const int64_t v_x1445_n = v_x1445->len;
+        v_x1513 = rt_value_new(rt_vec_type(RT_INT), t246);
+        int32_t *v_x1513_d = v_x1513->data.i;
+        const int64_t v_x1513_n = v_x1513->len;
         int64_t t247 = 0;
         for (int64_t t222 = 0; t222 < t219; t222++) {
           const int64_t k = t221[1 * t219 + t222];
           t221[1 * t219 + t222] = t247;
           t247 += k;
         }
-        v_x1447 = rt_value_new(rt_vec_type(RT_INT), t247);
-        int32_t *v_x1447_d = v_x1447->data.i;
-        const int64_t v_x1447_n = v_x1447->len;
-        v_x1449 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-        int32_t *v_x1449_d = v_x1449->data.i;
-        const int64_t v_x1449_n = v_x1449->len;
-        v_x1450 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-        int32_t *v_x1450_d = v_x1450->data.i;
-        const int64_t v_x1450_n = v_x1450->len;
-        RT_PARALLEL_FOR_IF(v_x1400_n > RT_CHUNK)
-        for (int64_t t248 = 0; t248 < v_x1400_n; t248++) {
+        v_x1515 = rt_value_new(rt_vec_type(RT_INT), t247);
+        int32_t *v_x1515_d = v_x1515->data.i;
+        const int64_t v_x1515_n = v_x1515->len;
+        v_x1517 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+        int32_t *v_x1517_d = v_x1517->data.i;
+        const int64_t v_x1517_n = v_x1517->len;
+        v_x1518 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+        int32_t *v_x1518_d = v_x1518->data.i;
+        const int64_t v_x1518_n = v_x1518->len;
+        RT_PARALLEL_FOR_IF(v_x1468_n > RT_CHUNK)
+        for (int64_t t248 = 0; t248 < v_x1468_n; t248++) {
           int32_t in[2] = {0};
-          for (int64_t t249 = v_x1400_off[t248]; t249 < v_x1400_off[t248 + 1]; t249++) {
+          for (int64_t t249 = v_x1468_off[t248]; t249 < v_x1468_off[t248 + 1]; t249++) {
             in[0] += t220[t249] >> 0 & 1;
             in[1] += t220[t249] >> 1 & 1;
           }
-          v_x1449_d[t248] = in[0];
-          v_x1450_d[t248] = in[1];
+          v_x1517_d[t248] = in[0];
+          v_x1518_d[t248] = in[1];
+        }
+        v_x1519 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+        int32_t *v_x1519_d = v_x1519->data.i;
+        const int64_t v_x1519_n = v_x1519->len;
+        for (int64_t t248 = 0, t250 = 0; t248 < v_x1468_n; t248++) {
+          v_x1519_d[t248] = (int32_t)t250;
+          t250 += v_x1517_d[t248];
+        }
+        v_x1520 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
+        int32_t *v_x1520_d = v_x1520->data.i;
+        const int64_t v_x1520_n = v_x1520->len;
+        for (int64_t t248 = 0, t251 = 0; t248 < v_x1468_n; t248++) {
+          v_x1520_d[t248] = (int32_t)t251;
+          t251 += v_x1518_d[t248];
         }
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t at[2];
           at[0] = t221[0 * t219 + t222];
           at[1] = t221[1 * t219 + t222];
-          int64_t t225 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1400_off[t225 + 1] <= t223)
+            while (v_x1468_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             if (!t220[t223])
@@ -1404,45 +1420,45 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
             uint8_t t222y1;
             int32_t t222y2;
             uint8_t t222y3;
-            int t251 = 0; /* nonzero: a check below failed */
-            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n;
-            int32_t t250 = t252 ? v_x1427_d[t226] : 0;
-            t251 |= !t252;
-            int32_t t253 = v_x1394_d[t224];
-            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1395_n;
-            int32_t t254 = t255 ? v_x1395_d[t253] : 0;
-            t251 |= !t255;
-            uint8_t t257 = rt_lt_i(t254, t250);
-            uint8_t t259 = rt_gt_i(t254, t250);
-            if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
-              int32_t t260;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n) {
-                t260 = v_x1427_d[t226];
-              } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1427_n, 0.0, 8);
-                t260 = 0;
-              }
-              int32_t t261 = v_x1394_d[t224];
+            int t253 = 0; /* nonzero: a check below failed */
+            int t254 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n;
+            int32_t t252 = t254 ? v_x1495_d[t226] : 0;
+            t253 |= !t254;
+            int32_t t255 = v_x1462_d[t224];
+            int t257 = (uint64_t)(int64_t)t255 < (uint64_t)v_x1463_n;
+            int32_t t256 = t257 ? v_x1463_d[t255] : 0;
+            t253 |= !t257;
+            uint8_t t259 = rt_lt_i(t256, t252);
+            uint8_t t261 = rt_gt_i(t256, t252);
+            if (__builtin_expect(t253 != 0, 0)) { /* again, recording the error */
               int32_t t262;
-              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1395_n) {
-                t262 = v_x1395_d[t261];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n) {
+                t262 = v_x1495_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1395_n, 0.0, 9);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1495_n, 0.0, 8);
                 t262 = 0;
               }
-              uint8_t t264 = rt_lt_i(t262, t260);
-              uint8_t t266 = rt_gt_i(t262, t260);
+              int32_t t263 = v_x1462_d[t224];
+              int32_t t264;
+              if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1463_n) {
+                t264 = v_x1463_d[t263];
+              } else {
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1463_n, 0.0, 9);
+                t264 = 0;
+              }
+              uint8_t t266 = rt_lt_i(t264, t262);
+              uint8_t t268 = rt_gt_i(t264, t262);
             }
-            t222y0 = t254;
-            t222y1 = t257;
-            t222y2 = t254;
-            t222y3 = t259;
+            t222y0 = t256;
+            t222y1 = t259;
+            t222y2 = t256;
+            t222y3 = t261;
             if (t220[t223] >> 0 & 1) {
-              v_x1445_d[at[0]] = t222y0;
+              v_x1513_d[at[0]] = t222y0;
               at[0]++;
             }
             if (t220[t223] >> 1 & 1) {
-              v_x1447_d[at[1]] = t222y2;
+              v_x1515_d[at[1]] = t222y2;
               at[1]++;
             }
           }
@@ -1454,61 +1470,67 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, Rt
         goto fail;
     }
   }
-  *out_v_x1425 = v_x1425;
-  *out_v_x1423 = v_x1423;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  *out_v_x1445 = v_x1445;
-  *out_v_x1449 = v_x1449;
-  *out_v_x1447 = v_x1447;
-  *out_v_x1450 = v_x1450;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1429 = v_x1429;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1427);
-  rt_release(v_x1446);
-  rt_release(v_x1448);
+  *out_v_x1493 = v_x1493;
+  *out_v_x1491 = v_x1491;
+  *out_v_x1492 = v_x1492;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1513 = v_x1513;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1519 = v_x1519;
+  *out_v_x1515 = v_x1515;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  *out_v_x1496 = v_x1496;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  rt_release(v_x1495);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
   return;
 fail:
-  rt_release(v_x1425);
-  rt_release(v_x1426);
-  rt_release(v_x1427);
-  rt_release(v_x1428);
-  rt_release(v_x1429);
-  rt_release(v_x1430);
-  rt_release(v_x1445);
-  rt_release(v_x1446);
-  rt_release(v_x1447);
-  rt_release(v_x1448);
-  rt_release(v_x1449);
-  rt_release(v_x1450);
+  rt_release(v_x1493);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1394_d; int64_t v_x1394_n;
-  int32_t *v_x1395_d; int64_t v_x1395_n;
-  int32_t v_x1396;
-  int32_t *v_x1397_d; int64_t v_x1397_n;
-  int32_t *v_x1398_d; int64_t v_x1398_n;
-  const int64_t *v_x1400_off; int64_t v_x1400_n;
-  int32_t *v_x1425_d; int64_t v_x1425_n;
-  uint8_t *v_x1426_d; int64_t v_x1426_n;
-  int32_t *v_x1427_d; int64_t v_x1427_n;
-  int32_t *v_x1428_d; int64_t v_x1428_n;
-  uint8_t *v_x1429_d; int64_t v_x1429_n;
-  uint8_t *v_x1430_d; int64_t v_x1430_n;
-  int32_t v_x1422;
-  int32_t v_x1423;
-  int32_t v_x1424;
-  int32_t *v_x1445_d; int64_t v_x1445_n;
-  uint8_t *v_x1446_d; int64_t v_x1446_n;
-  int32_t *v_x1447_d; int64_t v_x1447_n;
-  uint8_t *v_x1448_d; int64_t v_x1448_n;
-  int32_t *v_x1449_d; int64_t v_x1449_n;
-  int32_t *v_x1450_d; int64_t v_x1450_n;
+  int32_t *v_x1462_d; int64_t v_x1462_n;
+  int32_t *v_x1463_d; int64_t v_x1463_n;
+  int32_t v_x1464;
+  int32_t *v_x1465_d; int64_t v_x1465_n;
+  int32_t *v_x1466_d; int64_t v_x1466_n;
+  const int64_t *v_x1468_off; int64_t v_x1468_n;
+  int32_t *v_x1493_d; int64_t v_x1493_n;
+  uint8_t *v_x1494_d; int64_t v_x1494_n;
+  int32_t *v_x1495_d; int64_t v_x1495_n;
+  int32_t *v_x1496_d; int64_t v_x1496_n;
+  uint8_t *v_x1497_d; int64_t v_x1497_n;
+  uint8_t *v_x1498_d; int64_t v_x1498_n;
+  int32_t v_x1490;
+  int32_t v_x1491;
+  int32_t v_x1492;
+  int32_t *v_x1513_d; int64_t v_x1513_n;
+  uint8_t *v_x1514_d; int64_t v_x1514_n;
+  int32_t *v_x1515_d; int64_t v_x1515_n;
+  uint8_t *v_x1516_d; int64_t v_x1516_n;
+  int32_t *v_x1517_d; int64_t v_x1517_n;
+  int32_t *v_x1518_d; int64_t v_x1518_n;
+  int32_t *v_x1519_d; int64_t v_x1519_n;
+  int32_t *v_x1520_d; int64_t v_x1520_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1523,67 +1545,67 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t268 = 0; /* nonzero: a check below failed */
-    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n;
-    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1398_d[ix]) : 0;
-    t268 |= !t269;
-    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1397_d[ix]) : 0;
-    uint8_t t272 = rt_lt_i(0, t270);
-    int32_t t274 = (t272 ? t267 : -1);
-    uint8_t t276 = rt_ge_i(t274, 0);
-    int32_t t277;
-    if (t276) {
-      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1395_n;
-      int32_t t278 = t279 ? A.v_x1395_d[t274] : 0;
-      t268 |= !t279;
-      t277 = t278;
+    int t270 = 0; /* nonzero: a check below failed */
+    int t271 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
+    int32_t t269 = t271 ? rtg::ld_stream(&A.v_x1466_d[ix]) : 0;
+    t270 |= !t271;
+    int32_t t272 = t271 ? rtg::ld_stream(&A.v_x1465_d[ix]) : 0;
+    uint8_t t274 = rt_lt_i(0, t272);
+    int32_t t276 = (t274 ? t269 : -1);
+    uint8_t t278 = rt_ge_i(t276, 0);
+    int32_t t279;
+    if (t278) {
+      int t281 = (uint64_t)(int64_t)t276 < (uint64_t)A.v_x1463_n;
+      int32_t t280 = t281 ? A.v_x1463_d[t276] : 0;
+      t270 |= !t281;
+      t279 = t280;
     } else {
-      t277 = 0;
+      t279 = 0;
     }
-    if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
-      int32_t t280;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
-        t280 = rtg::ld_stream(&A.v_x1398_d[ix]);
+    if (__builtin_expect(t270 != 0, 0)) { /* again, recording the error */
+      int32_t t282;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
+        t282 = rtg::ld_stream(&A.v_x1466_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 0);
-        t280 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 0);
+        t282 = 0;
       }
-      int32_t t281;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
-        t281 = rtg::ld_stream(&A.v_x1397_d[ix]);
+      int32_t t283;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
+        t283 = rtg::ld_stream(&A.v_x1465_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 1);
-        t281 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 1);
+        t283 = 0;
       }
-      uint8_t t283 = rt_lt_i(0, t281);
-      int32_t t285 = (t283 ? t280 : -1);
-      uint8_t t287 = rt_ge_i(t285, 0);
-      int32_t t288;
-      if (t287) {
-        int32_t t289;
-        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1395_n) {
-          t289 = A.v_x1395_d[t285];
+      uint8_t t285 = rt_lt_i(0, t283);
+      int32_t t287 = (t285 ? t282 : -1);
+      uint8_t t289 = rt_ge_i(t287, 0);
+      int32_t t290;
+      if (t289) {
+        int32_t t291;
+        if ((uint64_t)(int64_t)t287 < (uint64_t)A.v_x1463_n) {
+          t291 = A.v_x1463_d[t287];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1395_n, 0.0, 2);
-          t289 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t287, A.v_x1463_n, 0.0, 2);
+          t291 = 0;
         }
-        t288 = t289;
+        t290 = t291;
       } else {
-        t288 = 0;
+        t290 = 0;
       }
     }
-    return K7_0_V{0, 1, t277, 2, 1, 1};
+    return K7_0_V{0, 1, t279, 2, 1, 1};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1425_d[i] = v.v0;
-    A.v_x1426_d[i] = v.v1;
-    A.v_x1427_d[i] = v.v2;
-    A.v_x1428_d[i] = v.v3;
-    A.v_x1429_d[i] = v.v4;
-    A.v_x1430_d[i] = v.v5;
+    A.v_x1493_d[i] = v.v0;
+    A.v_x1494_d[i] = v.v1;
+    A.v_x1495_d[i] = v.v2;
+    A.v_x1496_d[i] = v.v3;
+    A.v_x1497_d[i] = v.v4;
+    A.v_x1498_d[i] = v.v5;
   }
 };
 struct alignas(8) K7_1_V {
@@ -1596,59 +1618,59 @@ struct K7_1_pull {
   __device__ K7_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t291 = 0; /* nonzero: a check below failed */
-    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n;
-    int32_t t290 = t292 ? A.v_x1397_d[ix] : 0;
-    t291 |= !t292;
-    uint8_t t294 = rt_lt_i(0, t290);
-    int32_t t295;
-    if (t294) {
-      t295 = 2147483647;
+    int t293 = 0; /* nonzero: a check below failed */
+    int t294 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
+    int32_t t292 = t294 ? A.v_x1465_d[ix] : 0;
+    t293 |= !t294;
+    uint8_t t296 = rt_lt_i(0, t292);
+    int32_t t297;
+    if (t296) {
+      t297 = 2147483647;
     } else {
-      t295 = ix;
+      t297 = ix;
     }
-    if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
-      int32_t t296;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
-        t296 = A.v_x1397_d[ix];
+    if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+      int32_t t298;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
+        t298 = A.v_x1465_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 3);
-        t296 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 3);
+        t298 = 0;
       }
-      uint8_t t298 = rt_lt_i(0, t296);
-      int32_t t299;
-      if (t298) {
-        t299 = 2147483647;
+      uint8_t t300 = rt_lt_i(0, t298);
+      int32_t t301;
+      if (t300) {
+        t301 = 2147483647;
       } else {
-        t299 = ix;
+        t301 = ix;
       }
     }
-    return K7_1_V{t295, 0, t290};
+    return K7_1_V{t297, 0, t292};
   }
 };
 struct K7_1_op {
   K7_A A;
   __device__ K7_1_V operator()(const K7_1_V &a, const K7_1_V &b) const {
-    uint8_t t301 = rt_le_i(a.v0, b.v0);
-    int32_t t302;
-    if (t301) {
-      t302 = a.v0;
-    } else {
-      t302 = b.v0;
-    }
-    int32_t t303;
-    if (t301) {
-      t303 = a.v1;
-    } else {
-      t303 = b.v1;
-    }
+    uint8_t t303 = rt_le_i(a.v0, b.v0);
     int32_t t304;
-    if (t301) {
-      t304 = a.v2;
+    if (t303) {
+      t304 = a.v0;
     } else {
-      t304 = b.v2;
+      t304 = b.v0;
     }
-    return K7_1_V{t302, t303, t304};
+    int32_t t305;
+    if (t303) {
+      t305 = a.v1;
+    } else {
+      t305 = b.v1;
+    }
+    int32_t t306;
+    if (t303) {
+      t306 = a.v2;
+    } else {
+      t306 = b.v2;
+    }
+    return K7_1_V{t304, t305, t306};
   }
 };
 struct K7_1_check {
@@ -1682,36 +1704,36 @@ struct K7_2_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t306 = 0; /* nonzero: a check below failed */
-    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n;
-    int32_t t305 = t307 ? A.v_x1427_d[sx] : 0;
-    t306 |= !t307;
-    int32_t t308 = rtg::ld_stream(&A.v_x1394_d[ix]);
-    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1395_n;
-    int32_t t309 = t310 ? A.v_x1395_d[t308] : 0;
-    t306 |= !t310;
-    uint8_t t312 = rt_lt_i(t309, t305);
-    uint8_t t314 = rt_gt_i(t309, t305);
-    if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
-      int32_t t315;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n) {
-        t315 = A.v_x1427_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1427_n, 0.0, 4);
-        t315 = 0;
-      }
-      int32_t t316 = rtg::ld_stream(&A.v_x1394_d[ix]);
+    int t308 = 0; /* nonzero: a check below failed */
+    int t309 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n;
+    int32_t t307 = t309 ? A.v_x1495_d[sx] : 0;
+    t308 |= !t309;
+    int32_t t310 = rtg::ld_stream(&A.v_x1462_d[ix]);
+    int t312 = (uint64_t)(int64_t)t310 < (uint64_t)A.v_x1463_n;
+    int32_t t311 = t312 ? A.v_x1463_d[t310] : 0;
+    t308 |= !t312;
+    uint8_t t314 = rt_lt_i(t311, t307);
+    uint8_t t316 = rt_gt_i(t311, t307);
+    if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
       int32_t t317;
-      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1395_n) {
-        t317 = A.v_x1395_d[t316];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n) {
+        t317 = A.v_x1495_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1395_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1495_n, 0.0, 4);
         t317 = 0;
       }
-      uint8_t t319 = rt_lt_i(t317, t315);
-      uint8_t t321 = rt_gt_i(t317, t315);
+      int32_t t318 = rtg::ld_stream(&A.v_x1462_d[ix]);
+      int32_t t319;
+      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x1463_n) {
+        t319 = A.v_x1463_d[t318];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x1463_n, 0.0, 5);
+        t319 = 0;
+      }
+      uint8_t t321 = rt_lt_i(t319, t317);
+      uint8_t t323 = rt_gt_i(t319, t317);
     }
-    return K7_2_V{t309, t312, t309, t314};
+    return K7_2_V{t311, t314, t311, t316};
   }
 };
 struct K7_2_store {
@@ -1719,12 +1741,12 @@ struct K7_2_store {
   __device__ void operator()(int c, int64_t i, const K7_2_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1445_d[i] = v.v0;
-      /* v.v1: v_x1446, read by nothing */
+      A.v_x1513_d[i] = v.v0;
+      /* v.v1: v_x1514, read by nothing */
       break;
     case 1:
-      A.v_x1447_d[i] = v.v2;
-      /* v.v3: v_x1448, read by nothing */
+      A.v_x1515_d[i] = v.v2;
+      /* v.v3: v_x1516, read by nothing */
       break;
     }
   }
@@ -1735,709 +1757,755 @@ struct K7_2_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430, int check_site_0) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498, int check_site_0) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1394_d = v_x1394->data.i;
-  A.v_x1394_n = v_x1394->len;
-  A.v_x1395_d = v_x1395->data.i;
-  A.v_x1395_n = v_x1395->len;
-  A.v_x1396 = v_x1396;
-  A.v_x1397_d = v_x1397->data.i;
-  A.v_x1397_n = v_x1397->len;
-  A.v_x1398_d = v_x1398->data.i;
-  A.v_x1398_n = v_x1398->len;
-  A.v_x1400_off = rtg_seg_offsets(v_x1400);
-  A.v_x1400_n = v_x1400->len;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
-  RtValue *v_x1427 = NULL;
-  RtValue *v_x1428 = NULL;
-  RtValue *v_x1429 = NULL;
-  RtValue *v_x1430 = NULL;
+  A.v_x1462_d = v_x1462->data.i;
+  A.v_x1462_n = v_x1462->len;
+  A.v_x1463_d = v_x1463->data.i;
+  A.v_x1463_n = v_x1463->len;
+  A.v_x1464 = v_x1464;
+  A.v_x1465_d = v_x1465->data.i;
+  A.v_x1465_n = v_x1465->len;
+  A.v_x1466_d = v_x1466->data.i;
+  A.v_x1466_n = v_x1466->len;
+  A.v_x1468_off = rtg_seg_offsets(v_x1468);
+  A.v_x1468_n = v_x1468->len;
+  RtValue *v_x1493 = NULL;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
   K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x1422 = 0;
-  int32_t v_x1423 = 0;
-  int32_t v_x1424 = 0;
-  RtValue *v_x1445 = NULL;
-  RtValue *v_x1446 = NULL;
-  RtValue *v_x1447 = NULL;
-  RtValue *v_x1448 = NULL;
-  RtValue *v_x1449 = NULL;
-  RtValue *v_x1450 = NULL;
+  int32_t v_x1490 = 0;
+  int32_t v_x1491 = 0;
+  int32_t v_x1492 = 0;
+  RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t322 = v_x1396;
-    if (t322 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t322, 0.0, run, 6};
+    const int64_t t324 = v_x1464;
+    if (t324 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t324, 0.0, run, 6};
       goto fail;
     }
-    v_x1425 = rtg_vec_new(RT_INT, t322);
-    A.v_x1425_d = v_x1425->data.i;
-    A.v_x1425_n = v_x1425->len;
-    v_x1426 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1426_d = v_x1426->data.b;
-    A.v_x1426_n = v_x1426->len;
-    v_x1427 = rtg_vec_new(RT_INT, t322);
-    A.v_x1427_d = v_x1427->data.i;
-    A.v_x1427_n = v_x1427->len;
-    v_x1428 = rtg_vec_new(RT_INT, t322);
-    A.v_x1428_d = v_x1428->data.i;
-    A.v_x1428_n = v_x1428->len;
-    v_x1429 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1429_d = v_x1429->data.b;
-    A.v_x1429_n = v_x1429->len;
-    v_x1430 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1430_d = v_x1430->data.b;
-    A.v_x1430_n = v_x1430->len;
+    v_x1493 = rtg_vec_new(RT_INT, t324);
+    A.v_x1493_d = v_x1493->data.i;
+    A.v_x1493_n = v_x1493->len;
+    v_x1494 = rtg_vec_new(RT_BOOL, t324);
+    A.v_x1494_d = v_x1494->data.b;
+    A.v_x1494_n = v_x1494->len;
+    v_x1495 = rtg_vec_new(RT_INT, t324);
+    A.v_x1495_d = v_x1495->data.i;
+    A.v_x1495_n = v_x1495->len;
+    v_x1496 = rtg_vec_new(RT_INT, t324);
+    A.v_x1496_d = v_x1496->data.i;
+    A.v_x1496_n = v_x1496->len;
+    v_x1497 = rtg_vec_new(RT_BOOL, t324);
+    A.v_x1497_d = v_x1497->data.b;
+    A.v_x1497_n = v_x1497->len;
+    v_x1498 = rtg_vec_new(RT_BOOL, t324);
+    A.v_x1498_d = v_x1498->data.b;
+    A.v_x1498_n = v_x1498->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t323 = v_x1396;
-    if (t323 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0, run, 7};
+    const int64_t t325 = v_x1464;
+    if (t325 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, run, 7};
       goto fail;
     }
-    K7_1_V *t324 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t323);
-    K7_1_value = t324;
+    K7_1_V *t326 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t325);
+    K7_1_value = t326;
   }
   /* SPLIT */
-  rtg::SplitCounts t325; /* the slots of its classes' counts */
-  int64_t t326; /* its size */
+  rtg::SplitCounts t327; /* the slots of its classes' counts */
+  int64_t t328; /* its size */
   {
-    const int64_t t327 = v_x1394->len;
-    v_x1445 = rtg_vec_new(RT_INT, t327);
-    A.v_x1445_d = v_x1445->data.i;
-    A.v_x1445_n = v_x1445->len;
-    v_x1447 = rtg_vec_new(RT_INT, t327);
-    A.v_x1447_d = v_x1447->data.i;
-    A.v_x1447_n = v_x1447->len;
-    t326 = t327;
-    v_x1449 = rtg_vec_new(RT_INT, v_x1400->len);
-    A.v_x1449_d = v_x1449->data.i;
-    A.v_x1449_n = v_x1449->len;
-    v_x1450 = rtg_vec_new(RT_INT, v_x1400->len);
-    A.v_x1450_d = v_x1450->data.i;
-    A.v_x1450_n = v_x1450->len;
-    RtValue *const t328[2] = {
-      v_x1449,
-      v_x1450,
+    const int64_t t329 = v_x1462->len;
+    v_x1513 = rtg_vec_new(RT_INT, t329);
+    A.v_x1513_d = v_x1513->data.i;
+    A.v_x1513_n = v_x1513->len;
+    v_x1515 = rtg_vec_new(RT_INT, t329);
+    A.v_x1515_d = v_x1515->data.i;
+    A.v_x1515_n = v_x1515->len;
+    t328 = t329;
+    v_x1517 = rtg_vec_new(RT_INT, v_x1468->len);
+    A.v_x1517_d = v_x1517->data.i;
+    A.v_x1517_n = v_x1517->len;
+    v_x1518 = rtg_vec_new(RT_INT, v_x1468->len);
+    A.v_x1518_d = v_x1518->data.i;
+    A.v_x1518_n = v_x1518->len;
+    RtValue *const t330[2] = {
+      v_x1517,
+      v_x1518,
     };
-    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1400, t328);
+    v_x1519 = rtg_vec_new(RT_INT, v_x1468->len);
+    A.v_x1519_d = v_x1519->data.i;
+    A.v_x1519_n = v_x1519->len;
+    v_x1520 = rtg_vec_new(RT_INT, v_x1468->len);
+    A.v_x1520_d = v_x1520->data.i;
+    A.v_x1520_n = v_x1520->len;
+    RtValue *const t331[2] = {
+      v_x1519,
+      v_x1520,
+    };
+    t327 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t329, K7_2_store{A}, v_x1468, t330, t331);
   }
   {
-    int64_t t329[2];
-    t329[0] = rtg::filter_count(t325.at[0]);
-    t329[1] = rtg::filter_count(t325.at[1]);
-    v_x1445 = rtg_vec_fit(v_x1445, t329[0]);
-    A.v_x1445_d = v_x1445->data.i;
-    A.v_x1445_n = v_x1445->len;
-    v_x1447 = rtg_vec_fit(v_x1447, t329[1]);
-    A.v_x1447_d = v_x1447->data.i;
-    A.v_x1447_n = v_x1447->len;
+    int64_t t332[2];
+    t332[0] = rtg::filter_count(t327.at[0]);
+    t332[1] = rtg::filter_count(t327.at[1]);
+    v_x1513 = rtg_vec_fit(v_x1513, t332[0]);
+    A.v_x1513_d = v_x1513->data.i;
+    A.v_x1513_n = v_x1513->len;
+    v_x1515 = rtg_vec_fit(v_x1515, t332[1]);
+    A.v_x1515_d = v_x1515->data.i;
+    A.v_x1515_n = v_x1515->len;
   }
   if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K7_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1425 = v_x1425;
-  *out_v_x1423 = v_x1423;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  *out_v_x1445 = v_x1445;
-  *out_v_x1449 = v_x1449;
-  *out_v_x1447 = v_x1447;
-  *out_v_x1450 = v_x1450;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1429 = v_x1429;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1427);
-  rt_release(v_x1446);
-  rt_release(v_x1448);
+  *out_v_x1493 = v_x1493;
+  *out_v_x1491 = v_x1491;
+  *out_v_x1492 = v_x1492;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1513 = v_x1513;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1519 = v_x1519;
+  *out_v_x1515 = v_x1515;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  *out_v_x1496 = v_x1496;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  rt_release(v_x1495);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
   return;
 fail:
-  rt_release(v_x1425);
-  rt_release(v_x1426);
-  rt_release(v_x1427);
-  rt_release(v_x1428);
-  rt_release(v_x1429);
-  rt_release(v_x1430);
-  rt_release(v_x1445);
-  rt_release(v_x1446);
-  rt_release(v_x1447);
-  rt_release(v_x1448);
-  rt_release(v_x1449);
-  rt_release(v_x1450);
+  rt_release(v_x1493);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
   rtg_free(K7_1_value);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430, int check_site_0) {
-  RtValue *vals[] = {v_x1394, v_x1395, v_x1397, v_x1398, v_x1400};
-  const int64_t sizes[] = {(int64_t)v_x1396, (int64_t)v_x1396};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498, int check_site_0) {
+  RtValue *vals[] = {v_x1462, v_x1463, v_x1465, v_x1466, v_x1468};
+  const int64_t sizes[] = {(int64_t)v_x1464, (int64_t)v_x1464};
   if (rtg_choose_host(vals, 5, sizes, 2)) {
-    K7_host(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1400, out_v_x1425, out_v_x1423, out_v_x1424, out_v_x1426, out_v_x1445, out_v_x1449, out_v_x1447, out_v_x1450, out_v_x1428, out_v_x1429, out_v_x1430);
+    K7_host(err, loc, run, v_x1462, v_x1463, v_x1464, v_x1465, v_x1466, v_x1468, out_v_x1493, out_v_x1491, out_v_x1492, out_v_x1494, out_v_x1513, out_v_x1517, out_v_x1519, out_v_x1515, out_v_x1518, out_v_x1520, out_v_x1496, out_v_x1497, out_v_x1498);
     if (err->index == INT64_MAX) {
-      K7_1_V t330;
-      memset(&t330, 0, sizeof t330);
-      t330.v1 = *out_v_x1423;
-      t330.v2 = *out_v_x1424;
-      (void)K7_1_check{{check_site_0}}(t330, err, run);
+      K7_1_V t333;
+      memset(&t333, 0, sizeof t333);
+      t333.v1 = *out_v_x1491;
+      t333.v2 = *out_v_x1492;
+      (void)K7_1_check{{check_site_0}}(t333, err, run);
     }
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1400, out_v_x1425, out_v_x1423, out_v_x1424, out_v_x1426, out_v_x1445, out_v_x1449, out_v_x1447, out_v_x1450, out_v_x1428, out_v_x1429, out_v_x1430, check_site_0);
+    K7_gpu(err, loc, run, v_x1462, v_x1463, v_x1464, v_x1465, v_x1466, v_x1468, out_v_x1493, out_v_x1491, out_v_x1492, out_v_x1494, out_v_x1513, out_v_x1517, out_v_x1519, out_v_x1515, out_v_x1518, out_v_x1520, out_v_x1496, out_v_x1497, out_v_x1498, check_site_0);
   }
 }
 
-/* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
+/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
   (void)loc;
   (void)run;
-  int32_t *v_x922_d = v_x922->data.i;
-  const int64_t v_x922_n = v_x922->len;
-  int32_t *v_x923_d = v_x923->data.i;
-  const int64_t v_x923_n = v_x923->len;
-  (void)v_x923_n; /* v_x923's length is v_x922's */
-  RtValue *v_x926 = NULL;
-  RtValue *v_x930 = NULL;
+  int32_t *v_x959_d = v_x959->data.i;
+  const int64_t v_x959_n = v_x959->len;
+  int32_t *v_x960_d = v_x960->data.i;
+  const int64_t v_x960_n = v_x960->len;
+  (void)v_x960_n; /* v_x960's length is v_x959's */
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  (void)v_x978_n; /* v_x978's length is v_x959's */
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  (void)v_x982_n; /* v_x982's length is v_x959's */
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
   /* MAP */
   {
-    const int64_t t331 = v_x924;
-    if (t331 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
+    const int64_t t334 = v_x964;
+    if (t334 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t334, 0.0, 0);
       goto fail;
     }
-    v_x926 = rt_value_new(rt_vec_type(RT_INT), t331);
-    int32_t *v_x926_d = v_x926->data.i;
-    const int64_t v_x926_n = v_x926->len;
-    RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
-    for (int64_t t332 = 0; t332 < t331; t332++) {
-      const int32_t t333 = (int32_t)t332;
-      int t338 = 0; /* nonzero: a check below failed */
-      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x922_n);
-      int32_t t336;
-      if (t335) {
-        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x922_n;
-        int32_t t337 = t339 ? v_x922_d[t333] : 0;
-        t338 |= !t339;
-        t336 = t337;
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t334);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t334);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x990 = rt_value_new(rt_vec_type(RT_INT), t334);
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
+    RT_PARALLEL_FOR_IF(t334 >= RT_PARALLEL_MIN)
+    for (int64_t t335 = 0; t335 < t334; t335++) {
+      const int32_t t336 = (int32_t)t335;
+      int t339 = 0; /* nonzero: a check below failed */
+      int32_t t338 = rt_div_i(t336, 2, &t339);
+      int32_t t341 = rt_rem_i(t336, 2, &t339);
+      int32_t t343 = rt_mul_i(t341, v_x971);
+      int32_t t345 = rt_add_i(t343, t338);
+      int t347 = (uint64_t)(int64_t)t345 < (uint64_t)v_x961;
+      int32_t t346 = t347 ? t345 : 0;
+      t339 |= !t347;
+      uint8_t t349 = rt_lt_i(t346, (int32_t)v_x959_n);
+      int32_t t350;
+      if (t349) {
+        int t352 = (uint64_t)(int64_t)t346 < (uint64_t)v_x959_n;
+        int32_t t351 = t352 ? v_x959_d[t346] : 0;
+        t339 |= !t352;
+        t350 = t351;
       } else {
-        int32_t t341 = rt_sub_i(t333, (int32_t)v_x922_n);
-        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x922_n;
-        int32_t t342 = t343 ? v_x923_d[t341] : 0;
-        t338 |= !t343;
-        t336 = t342;
+        int32_t t354 = rt_sub_i(t346, (int32_t)v_x959_n);
+        int t356 = (uint64_t)(int64_t)t354 < (uint64_t)v_x959_n;
+        int32_t t355 = t356 ? v_x960_d[t354] : 0;
+        t339 |= !t356;
+        t350 = t355;
       }
-      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x922_n);
-        int32_t t346;
-        if (t345) {
-          int32_t t347;
-          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x922_n) {
-            t347 = v_x922_d[t333];
-          } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x922_n, 0.0, 1);
-            t347 = 0;
-          }
-          t346 = t347;
-        } else {
-          int32_t t349 = rt_sub_i(t333, (int32_t)v_x922_n);
-          int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x922_n) {
-            t350 = v_x923_d[t349];
-          } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x922_n, 0.0, 2);
-            t350 = 0;
-          }
-          t346 = t350;
+      int32_t t357;
+      if (t349) {
+        int t359 = (uint64_t)(int64_t)t346 < (uint64_t)v_x959_n;
+        int32_t t358 = t359 ? v_x982_d[t346] : 0;
+        t339 |= !t359;
+        t357 = t358;
+      } else {
+        int32_t t361 = rt_sub_i(t346, (int32_t)v_x959_n);
+        int t363 = (uint64_t)(int64_t)t361 < (uint64_t)(int32_t)v_x959_n;
+        int32_t t362 = t363 ? t361 : 0;
+        t339 |= !t363;
+        int t365 = (uint64_t)(int64_t)t362 < (uint64_t)v_x959_n;
+        int32_t t364 = t365 ? v_x978_d[t362] : 0;
+        t339 |= !t365;
+        int32_t t367 = rt_add_i(t364, v_x979);
+        t357 = t367;
+      }
+      int32_t t369 = rt_add_i(t357, t350);
+      if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
+        int t370 = 0;
+        int32_t t371 = rt_div_i(t336, 2, &t370);
+        if (t370) {
+          NESSIE_RECORD(err, t335, RT_CHECK_SCALAR, 0, t370, RT_DIV, 0, 0, 0.0, 1);
         }
+        int t372 = 0;
+        int32_t t373 = rt_rem_i(t336, 2, &t372);
+        if (t372) {
+          NESSIE_RECORD(err, t335, RT_CHECK_SCALAR, 0, t372, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t375 = rt_mul_i(t373, v_x971);
+        int32_t t377 = rt_add_i(t375, t371);
+        int32_t t378;
+        if ((uint64_t)(int64_t)t377 < (uint64_t)v_x961) {
+          t378 = t377;
+        } else {
+          NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x961, 0.0, 3);
+          t378 = 0;
+        }
+        uint8_t t380 = rt_lt_i(t378, (int32_t)v_x959_n);
+        int32_t t381;
+        if (t380) {
+          int32_t t382;
+          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x959_n) {
+            t382 = v_x959_d[t378];
+          } else {
+            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x959_n, 0.0, 4);
+            t382 = 0;
+          }
+          t381 = t382;
+        } else {
+          int32_t t384 = rt_sub_i(t378, (int32_t)v_x959_n);
+          int32_t t385;
+          if ((uint64_t)(int64_t)t384 < (uint64_t)v_x959_n) {
+            t385 = v_x960_d[t384];
+          } else {
+            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t384, v_x959_n, 0.0, 5);
+            t385 = 0;
+          }
+          t381 = t385;
+        }
+        int32_t t386;
+        if (t380) {
+          int32_t t387;
+          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x959_n) {
+            t387 = v_x982_d[t378];
+          } else {
+            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x959_n, 0.0, 6);
+            t387 = 0;
+          }
+          t386 = t387;
+        } else {
+          int32_t t389 = rt_sub_i(t378, (int32_t)v_x959_n);
+          int32_t t390;
+          if ((uint64_t)(int64_t)t389 < (uint64_t)(int32_t)v_x959_n) {
+            t390 = t389;
+          } else {
+            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, (int32_t)v_x959_n, 0.0, 7);
+            t390 = 0;
+          }
+          int32_t t391;
+          if ((uint64_t)(int64_t)t390 < (uint64_t)v_x959_n) {
+            t391 = v_x978_d[t390];
+          } else {
+            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, v_x959_n, 0.0, 8);
+            t391 = 0;
+          }
+          int32_t t393 = rt_add_i(t391, v_x979);
+          t386 = t393;
+        }
+        int32_t t395 = rt_add_i(t386, t381);
       }
-      v_x926_d[t332] = t336;
+      v_x986_d[t335] = t357;
+      v_x988_d[t335] = t369;
+      v_x990_d[t335] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x926_d = v_x926->data.i;
-    const int64_t v_x926_n = v_x926->len;
-    /* SCAN */
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
+    /* LIBRARY */
     {
-      const int64_t t351 = v_x924;
-      if (t351 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t352 = t351 > 0 ? (t351 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t352);
-      RT_PARALLEL_FOR_IF(t352 > 1)
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        int32_t t354a0;
-        t354a0 = 0;
-        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
-        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
-          const int32_t t356 = (int32_t)t355;
-          int32_t t354x0;
-          int t361 = 0; /* nonzero: a check below failed */
-          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x922_n);
-          int32_t t359;
-          if (t358) {
-            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x922_n;
-            int32_t t360 = t362 ? v_x922_d[t356] : 0;
-            t361 |= !t362;
-            t359 = t360;
-          } else {
-            int32_t t364 = rt_sub_i(t356, (int32_t)v_x922_n);
-            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x922_n;
-            int32_t t365 = t366 ? v_x923_d[t364] : 0;
-            t361 |= !t366;
-            t359 = t365;
-          }
-          if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x922_n);
-            int32_t t369;
-            if (t368) {
-              int32_t t370;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x922_n) {
-                t370 = v_x922_d[t356];
-              } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x922_n, 0.0, 4);
-                t370 = 0;
-              }
-              t369 = t370;
-            } else {
-              int32_t t372 = rt_sub_i(t356, (int32_t)v_x922_n);
-              int32_t t373;
-              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x922_n) {
-                t373 = v_x923_d[t372];
-              } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x922_n, 0.0, 5);
-                t373 = 0;
-              }
-              t369 = t373;
-            }
-          }
-          t354x0 = t359;
-          int32_t t375 = rt_add_i(t354a0, t354x0);
-          t354a0 = t375;
-        }
-        t353[t354] = t354a0;
-      }
-      int32_t t354t0;
-      t354t0 = 0;
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        const int32_t t376 = t353[t354];
-        t353[t354] = t354t0;
-        int32_t t378 = rt_add_i(t354t0, t376);
-        t354t0 = t378;
-      }
-      v_x930 = rt_value_new(rt_vec_type(RT_INT), t351);
-      int32_t *v_x930_d = v_x930->data.i;
-      const int64_t v_x930_n = v_x930->len;
-      RT_PARALLEL_FOR_IF(t352 > 1)
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        int32_t t354p0;
-        t354p0 = t353[t354];
-        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
-        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
-          const int32_t t356 = (int32_t)t355;
-          v_x930_d[t355] = t354p0;
-          int32_t t354y0;
-          int t383 = 0; /* nonzero: a check below failed */
-          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x922_n);
-          int32_t t381;
-          if (t380) {
-            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x922_n;
-            int32_t t382 = t384 ? v_x922_d[t356] : 0;
-            t383 |= !t384;
-            t381 = t382;
-          } else {
-            int32_t t386 = rt_sub_i(t356, (int32_t)v_x922_n);
-            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x922_n;
-            int32_t t387 = t388 ? v_x923_d[t386] : 0;
-            t383 |= !t388;
-            t381 = t387;
-          }
-          if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
-            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x922_n);
-            int32_t t391;
-            if (t390) {
-              int32_t t392;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x922_n) {
-                t392 = v_x922_d[t356];
-              } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x922_n, 0.0, 6);
-                t392 = 0;
-              }
-              t391 = t392;
-            } else {
-              int32_t t394 = rt_sub_i(t356, (int32_t)v_x922_n);
-              int32_t t395;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x922_n) {
-                t395 = v_x923_d[t394];
-              } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x922_n, 0.0, 7);
-                t395 = 0;
-              }
-              t391 = t395;
-            }
-          }
-          t354y0 = t381;
-          int32_t t397 = rt_add_i(t354p0, t354y0);
-          t354p0 = t397;
-        }
-      }
-      rt_free(t353);
+      RtValue *t396 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
+      rt_seg_known_total(t396, v_x991);
+      v_x992 = t396;
+      const int64_t *v_x992_off = rt_seg_offsets(v_x992);
+      const int64_t v_x992_n = v_x992->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x926 = v_x926;
-  *out_v_x930 = v_x930;
+  *out_v_x986 = v_x986;
+  *out_v_x990 = v_x990;
+  *out_v_x992 = v_x992;
+  *out_v_x994 = v_x994;
+  rt_release(v_x988);
+  rt_release(v_x993);
   return;
 fail:
-  rt_release(v_x926);
-  rt_release(v_x930);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x990);
+  rt_release(v_x992);
+  rt_release(v_x993);
+  rt_release(v_x994);
 }
 
-/* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x922_d; int64_t v_x922_n;
-  int32_t *v_x923_d; int64_t v_x923_n;
-  int32_t v_x924;
-  int32_t *v_x926_d; int64_t v_x926_n;
-  int32_t *v_x930_d; int64_t v_x930_n;
+  int32_t *v_x959_d; int64_t v_x959_n;
+  int32_t *v_x960_d; int64_t v_x960_n;
+  int32_t v_x961;
+  int32_t v_x964;
+  int32_t v_x971;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  int32_t v_x979;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  int32_t v_x991;
+  int32_t *v_x986_d; int64_t v_x986_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x990_d; int64_t v_x990_n;
+  const int64_t *v_x992_off; int64_t v_x992_n;
+  int32_t *v_x993_d; int64_t v_x993_n;
+  int32_t *v_x994_d; int64_t v_x994_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K8_0_pull {
   K8_A A;
   __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t402 = 0; /* nonzero: a check below failed */
-    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x922_n);
-    int32_t t400;
-    if (t399) {
-      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n;
-      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x922_d[ix]) : 0;
-      t402 |= !t403;
-      t400 = t401;
+    int t399 = 0; /* nonzero: a check below failed */
+    int32_t t398 = rt_div_i(ix, 2, &t399);
+    int32_t t401 = rt_rem_i(ix, 2, &t399);
+    int32_t t403 = rt_mul_i(t401, A.v_x971);
+    int32_t t405 = rt_add_i(t403, t398);
+    int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x961;
+    int32_t t406 = t407 ? t405 : 0;
+    t399 |= !t407;
+    uint8_t t409 = rt_lt_i(t406, (int32_t)A.v_x959_n);
+    int32_t t410;
+    if (t409) {
+      int t412 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x959_n;
+      int32_t t411 = t412 ? A.v_x959_d[t406] : 0;
+      t399 |= !t412;
+      t410 = t411;
     } else {
-      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x922_n);
-      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x922_n;
-      int32_t t406 = t407 ? A.v_x923_d[t405] : 0;
-      t402 |= !t407;
-      t400 = t406;
+      int32_t t414 = rt_sub_i(t406, (int32_t)A.v_x959_n);
+      int t416 = (uint64_t)(int64_t)t414 < (uint64_t)A.v_x959_n;
+      int32_t t415 = t416 ? A.v_x960_d[t414] : 0;
+      t399 |= !t416;
+      t410 = t415;
     }
-    if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
-      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x922_n);
-      int32_t t410;
-      if (t409) {
-        int32_t t411;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n) {
-          t411 = rtg::ld_stream(&A.v_x922_d[ix]);
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x922_n, 0.0, 0);
-          t411 = 0;
-        }
-        t410 = t411;
-      } else {
-        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x922_n);
-        int32_t t414;
-        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x922_n) {
-          t414 = A.v_x923_d[t413];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x922_n, 0.0, 1);
-          t414 = 0;
-        }
-        t410 = t414;
+    int32_t t417;
+    if (t409) {
+      int t419 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x959_n;
+      int32_t t418 = t419 ? A.v_x982_d[t406] : 0;
+      t399 |= !t419;
+      t417 = t418;
+    } else {
+      int32_t t421 = rt_sub_i(t406, (int32_t)A.v_x959_n);
+      int t423 = (uint64_t)(int64_t)t421 < (uint64_t)(int32_t)A.v_x959_n;
+      int32_t t422 = t423 ? t421 : 0;
+      t399 |= !t423;
+      int t425 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x959_n;
+      int32_t t424 = t425 ? A.v_x978_d[t422] : 0;
+      t399 |= !t425;
+      int32_t t427 = rt_add_i(t424, A.v_x979);
+      t417 = t427;
+    }
+    int32_t t429 = rt_add_i(t417, t410);
+    if (__builtin_expect(t399 != 0, 0)) { /* again, recording the error */
+      int t430 = 0;
+      int32_t t431 = rt_div_i(ix, 2, &t430);
+      if (t430) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t430, RT_DIV, 0, 0, 0.0, 0);
       }
+      int t432 = 0;
+      int32_t t433 = rt_rem_i(ix, 2, &t432);
+      if (t432) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t432, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t435 = rt_mul_i(t433, A.v_x971);
+      int32_t t437 = rt_add_i(t435, t431);
+      int32_t t438;
+      if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x961) {
+        t438 = t437;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x961, 0.0, 2);
+        t438 = 0;
+      }
+      uint8_t t440 = rt_lt_i(t438, (int32_t)A.v_x959_n);
+      int32_t t441;
+      if (t440) {
+        int32_t t442;
+        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x959_n) {
+          t442 = A.v_x959_d[t438];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x959_n, 0.0, 3);
+          t442 = 0;
+        }
+        t441 = t442;
+      } else {
+        int32_t t444 = rt_sub_i(t438, (int32_t)A.v_x959_n);
+        int32_t t445;
+        if ((uint64_t)(int64_t)t444 < (uint64_t)A.v_x959_n) {
+          t445 = A.v_x960_d[t444];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, A.v_x959_n, 0.0, 4);
+          t445 = 0;
+        }
+        t441 = t445;
+      }
+      int32_t t446;
+      if (t440) {
+        int32_t t447;
+        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x959_n) {
+          t447 = A.v_x982_d[t438];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x959_n, 0.0, 5);
+          t447 = 0;
+        }
+        t446 = t447;
+      } else {
+        int32_t t449 = rt_sub_i(t438, (int32_t)A.v_x959_n);
+        int32_t t450;
+        if ((uint64_t)(int64_t)t449 < (uint64_t)(int32_t)A.v_x959_n) {
+          t450 = t449;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, (int32_t)A.v_x959_n, 0.0, 6);
+          t450 = 0;
+        }
+        int32_t t451;
+        if ((uint64_t)(int64_t)t450 < (uint64_t)A.v_x959_n) {
+          t451 = A.v_x978_d[t450];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, A.v_x959_n, 0.0, 7);
+          t451 = 0;
+        }
+        int32_t t453 = rt_add_i(t451, A.v_x979);
+        t446 = t453;
+      }
+      int32_t t455 = rt_add_i(t446, t441);
     }
-    return K8_0_V{t400};
+    return K8_0_V{t417, t429, 1};
   }
 };
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x926_d[i] = v.v0;
-  }
-};
-struct alignas(8) K8_1_V {
-  int32_t v0;
-};
-struct K8_1_pull {
-  K8_A A;
-  __device__ K8_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t419 = 0; /* nonzero: a check below failed */
-    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x922_n);
-    int32_t t417;
-    if (t416) {
-      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n;
-      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x922_d[ix]) : 0;
-      t419 |= !t420;
-      t417 = t418;
-    } else {
-      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x922_n);
-      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x922_n;
-      int32_t t423 = t424 ? A.v_x923_d[t422] : 0;
-      t419 |= !t424;
-      t417 = t423;
-    }
-    if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x922_n);
-      int32_t t427;
-      if (t426) {
-        int32_t t428;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n) {
-          t428 = rtg::ld_stream(&A.v_x922_d[ix]);
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x922_n, 0.0, 2);
-          t428 = 0;
-        }
-        t427 = t428;
-      } else {
-        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x922_n);
-        int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x922_n) {
-          t431 = A.v_x923_d[t430];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x922_n, 0.0, 3);
-          t431 = 0;
-        }
-        t427 = t431;
-      }
-    }
-    return K8_1_V{t417};
-  }
-};
-struct K8_1_store {
-  K8_A A;
-  __device__ void operator()(int64_t i, const K8_1_V &v) const {
-    A.v_x930_d[i] = v.v0;
-  }
-};
-struct K8_1_op {
-  K8_A A;
-  __device__ K8_1_V operator()(const K8_1_V &a, const K8_1_V &b) const {
-    int32_t t433 = rt_add_i(a.v0, b.v0);
-    return K8_1_V{t433};
+    A.v_x986_d[i] = v.v0;
+    A.v_x988_d[i] = v.v1;
+    A.v_x990_d[i] = v.v2;
   }
 };
 struct K8_1_ride {
   K8_A A;
-  __device__ void operator()(int64_t i, const K8_1_V &v) const {
+  __device__ void operator()(int64_t i) const {
     K8_0_store{A}(i, K8_0_pull{A}(i)); /* MAP 0 rides here */
-    K8_1_store{A}(i, v);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x922_d = v_x922->data.i;
-  A.v_x922_n = v_x922->len;
-  A.v_x923_d = v_x923->data.i;
-  A.v_x923_n = v_x923->len;
-  A.v_x924 = v_x924;
-  RtValue *v_x926 = NULL;
-  RtValue *v_x930 = NULL;
+  A.v_x959_d = v_x959->data.i;
+  A.v_x959_n = v_x959->len;
+  A.v_x960_d = v_x960->data.i;
+  A.v_x960_n = v_x960->len;
+  A.v_x961 = v_x961;
+  A.v_x964 = v_x964;
+  A.v_x971 = v_x971;
+  A.v_x978_d = v_x978->data.i;
+  A.v_x978_n = v_x978->len;
+  A.v_x979 = v_x979;
+  A.v_x982_d = v_x982->data.i;
+  A.v_x982_n = v_x982->len;
+  A.v_x991 = v_x991;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
   /* MAP */
   {
-    const int64_t t434 = v_x924;
-    if (t434 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
+    const int64_t t456 = v_x964;
+    if (t456 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, run, 8};
       goto fail;
     }
-    v_x926 = rtg_vec_new(RT_INT, t434);
-    A.v_x926_d = v_x926->data.i;
-    A.v_x926_n = v_x926->len;
+    v_x986 = rtg_vec_new(RT_INT, t456);
+    A.v_x986_d = v_x986->data.i;
+    A.v_x986_n = v_x986->len;
+    v_x988 = rtg_vec_new(RT_INT, t456);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x990 = rtg_vec_new(RT_INT, t456);
+    A.v_x990_d = v_x990->data.i;
+    A.v_x990_n = v_x990->len;
     /* computed in the launch of SOAC 1 (K8_1_ride) */
   }
-  /* SCAN */
+  /* LIBRARY */
   {
-    const int64_t t435 = v_x924;
-    if (t435 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
-      goto fail;
-    }
-    v_x930 = rtg_vec_new(RT_INT, t435);
-    A.v_x930_d = v_x930->data.i;
-    A.v_x930_n = v_x930->len;
-    rtg::scan<true>("K8", loc, K8_1_pull{A}, K8_1_op{A}, K8_1_V{0}, t435, K8_1_ride{A});
+    RtValue *t457 = rtg::range_segdes(loc, A.run, v_x986, v_x988, v_x990, &v_x993, &v_x994, K8_1_ride{A});
+    rtg_seg_known_total(t457, v_x991);
+    v_x992 = t457;
+    A.v_x992_off = rtg_seg_offsets(v_x992);
+    A.v_x992_n = v_x992->len;
   }
-  *out_v_x926 = v_x926;
-  *out_v_x930 = v_x930;
+  *out_v_x986 = v_x986;
+  *out_v_x990 = v_x990;
+  *out_v_x992 = v_x992;
+  *out_v_x994 = v_x994;
+  rt_release(v_x988);
+  rt_release(v_x993);
   return;
 fail:
-  rt_release(v_x926);
-  rt_release(v_x930);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x990);
+  rt_release(v_x992);
+  rt_release(v_x993);
+  rt_release(v_x994);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
-  RtValue *vals[] = {v_x922, v_x923};
-  const int64_t sizes[] = {(int64_t)v_x924, (int64_t)v_x924};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K8_host(err, loc, run, v_x922, v_x923, v_x924, out_v_x926, out_v_x930);
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
+  RtValue *vals[] = {v_x959, v_x960, v_x978, v_x982};
+  const int64_t sizes[] = {(int64_t)v_x964};
+  if (rtg_choose_host(vals, 4, sizes, 1)) {
+    K8_host(err, loc, run, v_x959, v_x960, v_x961, v_x964, v_x971, v_x978, v_x979, v_x982, v_x991, out_v_x986, out_v_x990, out_v_x992, out_v_x994);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x922, v_x923, v_x924, out_v_x926, out_v_x930);
+    K8_gpu(err, loc, run, v_x959, v_x960, v_x961, v_x964, v_x971, v_x978, v_x979, v_x982, v_x991, out_v_x986, out_v_x990, out_v_x992, out_v_x994);
   }
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
   (void)loc;
   (void)run;
-  int32_t *v_x1453_d = v_x1453->data.i;
-  const int64_t v_x1453_n = v_x1453->len;
-  int32_t *v_x1454_d = v_x1454->data.i;
-  const int64_t v_x1454_n = v_x1454->len;
-  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
-  const int64_t v_sd_1465_n = v_sd_1465->len;
-  int32_t *v_x1457_d = v_x1457->data.i;
-  const int64_t v_x1457_n = v_x1457->len;
-  int32_t *v_x1458_d = v_x1458->data.i;
-  const int64_t v_x1458_n = v_x1458->len;
-  int32_t *v_x1459_d = v_x1459->data.i;
-  const int64_t v_x1459_n = v_x1459->len;
-  RtValue *v_x1464 = NULL;
+  int32_t *v_x1523_d = v_x1523->data.i;
+  const int64_t v_x1523_n = v_x1523->len;
+  int32_t *v_x1524_d = v_x1524->data.i;
+  const int64_t v_x1524_n = v_x1524->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  int32_t *v_x1527_d = v_x1527->data.i;
+  const int64_t v_x1527_n = v_x1527->len;
+  int32_t *v_x1528_d = v_x1528->data.i;
+  const int64_t v_x1528_n = v_x1528->len;
+  int32_t *v_x1529_d = v_x1529->data.i;
+  const int64_t v_x1529_n = v_x1529->len;
+  RtValue *v_x1534 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t436 = v_sd_1465_off[v_sd_1465_n];
-    v_x1464 = rt_value_new(rt_vec_type(RT_INT), t436);
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
-    const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t437 > 1)
-    for (int64_t t438 = 0; t438 < t437; t438++) {
-      int64_t t441 = rt_segment_search(v_sd_1465_off, 0, v_sd_1465_n, t438 * RT_CHUNK);
-      const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
-      for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-        const int32_t t440 = (int32_t)t439;
-        while (v_sd_1465_off[t441 + 1] <= t439)
-          t441++;
-        const int32_t t442 = (int32_t)t441;
-        int t444 = 0; /* nonzero: a check below failed */
-        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1459_n;
-        int32_t t443 = t445 ? v_x1459_d[t442] : 0;
-        t444 |= !t445;
-        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1457_n;
-        int32_t t446 = t447 ? v_x1457_d[t442] : 0;
-        t444 |= !t447;
-        int32_t t449 = rt_sub_i(t440, t446);
-        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1458_n;
-        int32_t t450 = t451 ? v_x1458_d[t442] : 0;
-        t444 |= !t451;
-        int32_t t453 = rt_mul_i(t449, t450);
-        int32_t t455 = rt_add_i(t443, t453);
-        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1455;
-        int32_t t456 = t457 ? t455 : 0;
-        t444 |= !t457;
-        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1453_n);
-        int32_t t460;
-        if (t459) {
-          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1453_n;
-          int32_t t461 = t462 ? v_x1453_d[t456] : 0;
-          t444 |= !t462;
-          t460 = t461;
+    const int64_t t458 = v_sd_1535_off[v_sd_1535_n];
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t458);
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    const int64_t t459 = (t458 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t459 > 1)
+    for (int64_t t460 = 0; t460 < t459; t460++) {
+      int64_t t463 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t460 * RT_CHUNK);
+      const int64_t t460_end = (t460 + 1) * RT_CHUNK < t458 ? (t460 + 1) * RT_CHUNK : t458;
+      for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
+        const int32_t t462 = (int32_t)t461;
+        while (v_sd_1535_off[t463 + 1] <= t461)
+          t463++;
+        const int32_t t464 = (int32_t)t463;
+        int t466 = 0; /* nonzero: a check below failed */
+        int t467 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1529_n;
+        int32_t t465 = t467 ? v_x1529_d[t464] : 0;
+        t466 |= !t467;
+        int t469 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1527_n;
+        int32_t t468 = t469 ? v_x1527_d[t464] : 0;
+        t466 |= !t469;
+        int32_t t471 = rt_sub_i(t462, t468);
+        int t473 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1528_n;
+        int32_t t472 = t473 ? v_x1528_d[t464] : 0;
+        t466 |= !t473;
+        int32_t t475 = rt_mul_i(t471, t472);
+        int32_t t477 = rt_add_i(t465, t475);
+        int t479 = (uint64_t)(int64_t)t477 < (uint64_t)v_x1525;
+        int32_t t478 = t479 ? t477 : 0;
+        t466 |= !t479;
+        uint8_t t481 = rt_lt_i(t478, (int32_t)v_x1523_n);
+        int32_t t482;
+        if (t481) {
+          int t484 = (uint64_t)(int64_t)t478 < (uint64_t)v_x1523_n;
+          int32_t t483 = t484 ? v_x1523_d[t478] : 0;
+          t466 |= !t484;
+          t482 = t483;
         } else {
-          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1453_n);
-          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1454_n;
-          int32_t t465 = t466 ? v_x1454_d[t464] : 0;
-          t444 |= !t466;
-          t460 = t465;
+          int32_t t486 = rt_sub_i(t478, (int32_t)v_x1523_n);
+          int t488 = (uint64_t)(int64_t)t486 < (uint64_t)v_x1524_n;
+          int32_t t487 = t488 ? v_x1524_d[t486] : 0;
+          t466 |= !t488;
+          t482 = t487;
         }
-        if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
-          int32_t t467;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1459_n) {
-            t467 = v_x1459_d[t442];
+        if (__builtin_expect(t466 != 0, 0)) { /* again, recording the error */
+          int32_t t489;
+          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1529_n) {
+            t489 = v_x1529_d[t464];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1459_n, 0.0, 0);
-            t467 = 0;
+            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1529_n, 0.0, 0);
+            t489 = 0;
           }
-          int32_t t468;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1457_n) {
-            t468 = v_x1457_d[t442];
+          int32_t t490;
+          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1527_n) {
+            t490 = v_x1527_d[t464];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1457_n, 0.0, 1);
-            t468 = 0;
+            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1527_n, 0.0, 1);
+            t490 = 0;
           }
-          int32_t t470 = rt_sub_i(t440, t468);
-          int32_t t471;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1458_n) {
-            t471 = v_x1458_d[t442];
+          int32_t t492 = rt_sub_i(t462, t490);
+          int32_t t493;
+          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1528_n) {
+            t493 = v_x1528_d[t464];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1458_n, 0.0, 2);
-            t471 = 0;
+            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1528_n, 0.0, 2);
+            t493 = 0;
           }
-          int32_t t473 = rt_mul_i(t470, t471);
-          int32_t t475 = rt_add_i(t467, t473);
-          int32_t t476;
-          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1455) {
-            t476 = t475;
+          int32_t t495 = rt_mul_i(t492, t493);
+          int32_t t497 = rt_add_i(t489, t495);
+          int32_t t498;
+          if ((uint64_t)(int64_t)t497 < (uint64_t)v_x1525) {
+            t498 = t497;
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1455, 0.0, 3);
-            t476 = 0;
+            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x1525, 0.0, 3);
+            t498 = 0;
           }
-          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1453_n);
-          int32_t t479;
-          if (t478) {
-            int32_t t480;
-            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1453_n) {
-              t480 = v_x1453_d[t476];
+          uint8_t t500 = rt_lt_i(t498, (int32_t)v_x1523_n);
+          int32_t t501;
+          if (t500) {
+            int32_t t502;
+            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1523_n) {
+              t502 = v_x1523_d[t498];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1453_n, 0.0, 4);
-              t480 = 0;
+              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1523_n, 0.0, 4);
+              t502 = 0;
             }
-            t479 = t480;
+            t501 = t502;
           } else {
-            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1453_n);
-            int32_t t483;
-            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1454_n) {
-              t483 = v_x1454_d[t482];
+            int32_t t504 = rt_sub_i(t498, (int32_t)v_x1523_n);
+            int32_t t505;
+            if ((uint64_t)(int64_t)t504 < (uint64_t)v_x1524_n) {
+              t505 = v_x1524_d[t504];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1454_n, 0.0, 5);
-              t483 = 0;
+              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t504, v_x1524_n, 0.0, 5);
+              t505 = 0;
             }
-            t479 = t483;
+            t501 = t505;
           }
         }
-        v_x1464_d[t439] = t460;
+        v_x1534_d[t461] = t482;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1464 = v_x1464;
+  *out_v_x1534 = v_x1534;
   return;
 fail:
-  rt_release(v_x1464);
+  rt_release(v_x1534);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1453_d; int64_t v_x1453_n;
-  int32_t *v_x1454_d; int64_t v_x1454_n;
-  int32_t v_x1455;
-  const int64_t *v_sd_1465_off; int64_t v_sd_1465_n;
-  int32_t *v_x1457_d; int64_t v_x1457_n;
-  int32_t *v_x1458_d; int64_t v_x1458_n;
-  int32_t *v_x1459_d; int64_t v_x1459_n;
-  int32_t *v_x1464_d; int64_t v_x1464_n;
+  int32_t *v_x1523_d; int64_t v_x1523_n;
+  int32_t *v_x1524_d; int64_t v_x1524_n;
+  int32_t v_x1525;
+  const int64_t *v_sd_1535_off; int64_t v_sd_1535_n;
+  int32_t *v_x1527_d; int64_t v_x1527_n;
+  int32_t *v_x1528_d; int64_t v_x1528_n;
+  int32_t *v_x1529_d; int64_t v_x1529_n;
+  int32_t *v_x1534_d; int64_t v_x1534_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2450,1515 +2518,1495 @@ struct K9_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t485 = 0; /* nonzero: a check below failed */
-    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1459_n;
-    int32_t t484 = t486 ? A.v_x1459_d[sx] : 0;
-    t485 |= !t486;
-    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1457_n;
-    int32_t t487 = t488 ? A.v_x1457_d[sx] : 0;
-    t485 |= !t488;
-    int32_t t490 = rt_sub_i(ix, t487);
-    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1458_n;
-    int32_t t491 = t492 ? A.v_x1458_d[sx] : 0;
-    t485 |= !t492;
-    int32_t t494 = rt_mul_i(t490, t491);
-    int32_t t496 = rt_add_i(t484, t494);
-    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1455;
-    int32_t t497 = t498 ? t496 : 0;
-    t485 |= !t498;
-    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1453_n);
-    int32_t t501;
-    if (t500) {
-      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1453_n;
-      int32_t t502 = t503 ? A.v_x1453_d[t497] : 0;
-      t485 |= !t503;
-      t501 = t502;
+    int t507 = 0; /* nonzero: a check below failed */
+    int t508 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n;
+    int32_t t506 = t508 ? A.v_x1529_d[sx] : 0;
+    t507 |= !t508;
+    int t510 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n;
+    int32_t t509 = t510 ? A.v_x1527_d[sx] : 0;
+    t507 |= !t510;
+    int32_t t512 = rt_sub_i(ix, t509);
+    int t514 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n;
+    int32_t t513 = t514 ? A.v_x1528_d[sx] : 0;
+    t507 |= !t514;
+    int32_t t516 = rt_mul_i(t512, t513);
+    int32_t t518 = rt_add_i(t506, t516);
+    int t520 = (uint64_t)(int64_t)t518 < (uint64_t)A.v_x1525;
+    int32_t t519 = t520 ? t518 : 0;
+    t507 |= !t520;
+    uint8_t t522 = rt_lt_i(t519, (int32_t)A.v_x1523_n);
+    int32_t t523;
+    if (t522) {
+      int t525 = (uint64_t)(int64_t)t519 < (uint64_t)A.v_x1523_n;
+      int32_t t524 = t525 ? A.v_x1523_d[t519] : 0;
+      t507 |= !t525;
+      t523 = t524;
     } else {
-      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1453_n);
-      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1454_n;
-      int32_t t506 = t507 ? A.v_x1454_d[t505] : 0;
-      t485 |= !t507;
-      t501 = t506;
+      int32_t t527 = rt_sub_i(t519, (int32_t)A.v_x1523_n);
+      int t529 = (uint64_t)(int64_t)t527 < (uint64_t)A.v_x1524_n;
+      int32_t t528 = t529 ? A.v_x1524_d[t527] : 0;
+      t507 |= !t529;
+      t523 = t528;
     }
-    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-      int32_t t508;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1459_n) {
-        t508 = A.v_x1459_d[sx];
+    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
+      int32_t t530;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n) {
+        t530 = A.v_x1529_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1459_n, 0.0, 0);
-        t508 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1529_n, 0.0, 0);
+        t530 = 0;
       }
-      int32_t t509;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1457_n) {
-        t509 = A.v_x1457_d[sx];
+      int32_t t531;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n) {
+        t531 = A.v_x1527_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1457_n, 0.0, 1);
-        t509 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1527_n, 0.0, 1);
+        t531 = 0;
       }
-      int32_t t511 = rt_sub_i(ix, t509);
-      int32_t t512;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1458_n) {
-        t512 = A.v_x1458_d[sx];
+      int32_t t533 = rt_sub_i(ix, t531);
+      int32_t t534;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n) {
+        t534 = A.v_x1528_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1458_n, 0.0, 2);
-        t512 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1528_n, 0.0, 2);
+        t534 = 0;
       }
-      int32_t t514 = rt_mul_i(t511, t512);
-      int32_t t516 = rt_add_i(t508, t514);
-      int32_t t517;
-      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1455) {
-        t517 = t516;
+      int32_t t536 = rt_mul_i(t533, t534);
+      int32_t t538 = rt_add_i(t530, t536);
+      int32_t t539;
+      if ((uint64_t)(int64_t)t538 < (uint64_t)A.v_x1525) {
+        t539 = t538;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1455, 0.0, 3);
-        t517 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, A.v_x1525, 0.0, 3);
+        t539 = 0;
       }
-      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1453_n);
-      int32_t t520;
-      if (t519) {
-        int32_t t521;
-        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1453_n) {
-          t521 = A.v_x1453_d[t517];
+      uint8_t t541 = rt_lt_i(t539, (int32_t)A.v_x1523_n);
+      int32_t t542;
+      if (t541) {
+        int32_t t543;
+        if ((uint64_t)(int64_t)t539 < (uint64_t)A.v_x1523_n) {
+          t543 = A.v_x1523_d[t539];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1453_n, 0.0, 4);
-          t521 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t539, A.v_x1523_n, 0.0, 4);
+          t543 = 0;
         }
-        t520 = t521;
+        t542 = t543;
       } else {
-        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1453_n);
-        int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1454_n) {
-          t524 = A.v_x1454_d[t523];
+        int32_t t545 = rt_sub_i(t539, (int32_t)A.v_x1523_n);
+        int32_t t546;
+        if ((uint64_t)(int64_t)t545 < (uint64_t)A.v_x1524_n) {
+          t546 = A.v_x1524_d[t545];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1454_n, 0.0, 5);
-          t524 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, A.v_x1524_n, 0.0, 5);
+          t546 = 0;
         }
-        t520 = t524;
+        t542 = t546;
       }
     }
-    return K9_0_V{t501};
+    return K9_0_V{t523};
   }
 };
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1464_d[i] = v.v0;
+    A.v_x1534_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1453_d = v_x1453->data.i;
-  A.v_x1453_n = v_x1453->len;
-  A.v_x1454_d = v_x1454->data.i;
-  A.v_x1454_n = v_x1454->len;
-  A.v_x1455 = v_x1455;
-  A.v_sd_1465_off = rtg_seg_offsets(v_sd_1465);
-  A.v_sd_1465_n = v_sd_1465->len;
-  A.v_x1457_d = v_x1457->data.i;
-  A.v_x1457_n = v_x1457->len;
-  A.v_x1458_d = v_x1458->data.i;
-  A.v_x1458_n = v_x1458->len;
-  A.v_x1459_d = v_x1459->data.i;
-  A.v_x1459_n = v_x1459->len;
-  RtValue *v_x1464 = NULL;
+  A.v_x1523_d = v_x1523->data.i;
+  A.v_x1523_n = v_x1523->len;
+  A.v_x1524_d = v_x1524->data.i;
+  A.v_x1524_n = v_x1524->len;
+  A.v_x1525 = v_x1525;
+  A.v_sd_1535_off = rtg_seg_offsets(v_sd_1535);
+  A.v_sd_1535_n = v_sd_1535->len;
+  A.v_x1527_d = v_x1527->data.i;
+  A.v_x1527_n = v_x1527->len;
+  A.v_x1528_d = v_x1528->data.i;
+  A.v_x1528_n = v_x1528->len;
+  A.v_x1529_d = v_x1529->data.i;
+  A.v_x1529_n = v_x1529->len;
+  RtValue *v_x1534 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t525 = rtg_seg_total(v_sd_1465);
-    v_x1464 = rtg_vec_new(RT_INT, t525);
-    A.v_x1464_d = v_x1464->data.i;
-    A.v_x1464_n = v_x1464->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1465, t525);
+    const int64_t t547 = rtg_seg_total(v_sd_1535);
+    v_x1534 = rtg_vec_new(RT_INT, t547);
+    A.v_x1534_d = v_x1534->data.i;
+    A.v_x1534_n = v_x1534->len;
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1535, t547);
   }
-  *out_v_x1464 = v_x1464;
+  *out_v_x1534 = v_x1534;
   return;
 fail:
-  rt_release(v_x1464);
+  rt_release(v_x1534);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
-  RtValue *vals[] = {v_x1453, v_x1454, v_sd_1465, v_x1457, v_x1458, v_x1459};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
+  RtValue *vals[] = {v_x1523, v_x1524, v_sd_1535, v_x1527, v_x1528, v_x1529};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K9_host(err, loc, run, v_x1453, v_x1454, v_x1455, v_sd_1465, v_x1457, v_x1458, v_x1459, out_v_x1464);
+    K9_host(err, loc, run, v_x1523, v_x1524, v_x1525, v_sd_1535, v_x1527, v_x1528, v_x1529, out_v_x1534);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x1453, v_x1454, v_x1455, v_sd_1465, v_x1457, v_x1458, v_x1459, out_v_x1464);
+    K9_gpu(err, loc, run, v_x1523, v_x1524, v_x1525, v_sd_1535, v_x1527, v_x1528, v_x1529, out_v_x1534);
   }
 }
 
-/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
+/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
   (void)loc;
   (void)run;
-  int32_t *v_x957_d = v_x957->data.i;
-  const int64_t v_x957_n = v_x957->len;
-  int32_t *v_x960_d = v_x960->data.i;
-  const int64_t v_x960_n = v_x960->len;
-  (void)v_x960_n; /* v_x960's length is v_x957's */
-  RtValue *v_x962 = NULL;
-  RtValue *v_x964 = NULL;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x968 = NULL;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x970 = NULL;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  uint8_t *v_x1012_d = v_x1012->data.b;
+  const int64_t v_x1012_n = v_x1012->len;
+  uint8_t *v_x1013_d = v_x1013->data.b;
+  const int64_t v_x1013_n = v_x1013->len;
+  int32_t *v_x1020_d = v_x1020->data.i;
+  const int64_t v_x1020_n = v_x1020->len;
+  uint8_t *v_x1026_d = v_x1026->data.b;
+  const int64_t v_x1026_n = v_x1026->len;
+  RtValue *v_x1037 = NULL;
   /* MAP */
   {
-    const int64_t t526 = v_x945;
-    if (t526 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
-      goto fail;
-    }
-    v_x962 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x962_d = v_x962->data.i;
-    const int64_t v_x962_n = v_x962->len;
-    v_x964 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x964_d = v_x964->data.i;
-    const int64_t v_x964_n = v_x964->len;
-    v_x966 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
-    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
-    for (int64_t t527 = 0; t527 < t526; t527++) {
-      const int32_t t528 = (int32_t)t527;
-      int t531 = 0; /* nonzero: a check below failed */
-      int32_t t530 = rt_div_i(t528, 2, &t531);
-      int32_t t533 = rt_rem_i(t528, 2, &t531);
-      int32_t t535 = rt_mul_i(t533, v_x952);
-      int32_t t537 = rt_add_i(t535, t530);
-      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x957_n;
-      int32_t t538 = t539 ? v_x957_d[t537] : 0;
-      t531 |= !t539;
-      int32_t t540 = t539 ? v_x960_d[t537] : 0;
-      int32_t t542 = rt_add_i(t540, t538);
-      if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
-        int t543 = 0;
-        int32_t t544 = rt_div_i(t528, 2, &t543);
-        if (t543) {
-          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t543, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t545 = 0;
-        int32_t t546 = rt_rem_i(t528, 2, &t545);
-        if (t545) {
-          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t548 = rt_mul_i(t546, v_x952);
-        int32_t t550 = rt_add_i(t548, t544);
-        int32_t t551;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x957_n) {
-          t551 = v_x957_d[t550];
-        } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x957_n, 0.0, 3);
-          t551 = 0;
-        }
-        int32_t t552;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x957_n) {
-          t552 = v_x960_d[t550];
-        } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x957_n, 0.0, 4);
-          t552 = 0;
-        }
-        int32_t t554 = rt_add_i(t552, t551);
+    const int64_t t548 = v_x1012_n;
+    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t548);
+    int32_t *v_x1037_d = v_x1037->data.i;
+    const int64_t v_x1037_n = v_x1037->len;
+    RT_PARALLEL_FOR_IF(t548 >= RT_PARALLEL_MIN)
+    for (int64_t t549 = 0; t549 < t548; t549++) {
+      const int32_t t550 = (int32_t)t549;
+      int t552 = 0; /* nonzero: a check below failed */
+      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1013_n;
+      uint8_t t551 = t553 ? v_x1013_d[t550] : 0;
+      t552 |= !t553;
+      int t555 = (uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1009_n;
+      int32_t t554 = t555 ? t550 : 0;
+      t552 |= !t555;
+      int32_t t557 = rt_mul_i(t554, 2);
+      int32_t t559 = (t551 ? t557 : -1);
+      uint8_t t561 = rt_ge_i(t559, 0);
+      int32_t t562;
+      if (t561) {
+        int t564 = (uint64_t)(int64_t)t559 < (uint64_t)v_x1020_n;
+        int32_t t563 = t564 ? v_x1020_d[t559] : 0;
+        t552 |= !t564;
+        t562 = t563;
+      } else {
+        t562 = 0;
       }
-      v_x962_d[t527] = t540;
-      v_x964_d[t527] = t542;
-      v_x966_d[t527] = 1;
+      int32_t t566 = rt_add_i(t562, 1);
+      int t568 = (uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1026_n;
+      int32_t t567 = t568 ? t550 : 0;
+      t552 |= !t568;
+      int32_t t570 = rt_mul_i(t567, 2);
+      int32_t t572 = rt_add_i(t570, 1);
+      int32_t t574 = (1 ? t572 : -1);
+      uint8_t t576 = rt_ge_i(t574, 0);
+      int32_t t577;
+      if (t576) {
+        int t579 = (uint64_t)(int64_t)t574 < (uint64_t)v_x1020_n;
+        int32_t t578 = t579 ? v_x1020_d[t574] : 0;
+        t552 |= !t579;
+        t577 = t578;
+      } else {
+        t577 = 0;
+      }
+      int32_t t581 = rt_add_i(t566, t577);
+      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
+        uint8_t t582;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x1013_n) {
+          t582 = v_x1013_d[t550];
+        } else {
+          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x1013_n, 0.0, 0);
+          t582 = 0;
+        }
+        int32_t t583;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1009_n) {
+          t583 = t550;
+        } else {
+          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, (int32_t)v_x1009_n, 0.0, 1);
+          t583 = 0;
+        }
+        int32_t t585 = rt_mul_i(t583, 2);
+        int32_t t587 = (t582 ? t585 : -1);
+        uint8_t t589 = rt_ge_i(t587, 0);
+        int32_t t590;
+        if (t589) {
+          int32_t t591;
+          if ((uint64_t)(int64_t)t587 < (uint64_t)v_x1020_n) {
+            t591 = v_x1020_d[t587];
+          } else {
+            NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x1020_n, 0.0, 2);
+            t591 = 0;
+          }
+          t590 = t591;
+        } else {
+          t590 = 0;
+        }
+        int32_t t593 = rt_add_i(t590, 1);
+        int32_t t594;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1026_n) {
+          t594 = t550;
+        } else {
+          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 4, 0, RT_GATHER, t550, (int32_t)v_x1026_n, 0.0, 3);
+          t594 = 0;
+        }
+        int32_t t596 = rt_mul_i(t594, 2);
+        int32_t t598 = rt_add_i(t596, 1);
+        int32_t t600 = (1 ? t598 : -1);
+        uint8_t t602 = rt_ge_i(t600, 0);
+        int32_t t603;
+        if (t602) {
+          int32_t t604;
+          if ((uint64_t)(int64_t)t600 < (uint64_t)v_x1020_n) {
+            t604 = v_x1020_d[t600];
+          } else {
+            NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 1, 0, RT_GATHER, t600, v_x1020_n, 0.0, 4);
+            t604 = 0;
+          }
+          t603 = t604;
+        } else {
+          t603 = 0;
+        }
+        int32_t t606 = rt_add_i(t593, t603);
+      }
+      v_x1037_d[t549] = t581;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x962_d = v_x962->data.i;
-    const int64_t v_x962_n = v_x962->len;
-    int32_t *v_x964_d = v_x964->data.i;
-    const int64_t v_x964_n = v_x964->len;
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
-    /* LIBRARY */
-    {
-      RtValue *t555 = rt_range_segdes(loc, v_x962, v_x964, v_x966, &v_x969, &v_x970);
-      rt_seg_known_total(t555, v_x967);
-      v_x968 = t555;
-      const int64_t *v_x968_off = rt_seg_offsets(v_x968);
-      const int64_t v_x968_n = v_x968->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x962 = v_x962;
-  *out_v_x966 = v_x966;
-  *out_v_x968 = v_x968;
-  *out_v_x970 = v_x970;
-  rt_release(v_x964);
-  rt_release(v_x969);
+  *out_v_x1037 = v_x1037;
   return;
 fail:
-  rt_release(v_x962);
-  rt_release(v_x964);
-  rt_release(v_x966);
-  rt_release(v_x968);
-  rt_release(v_x969);
-  rt_release(v_x970);
+  rt_release(v_x1037);
 }
 
-/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t v_x945;
-  int32_t v_x952;
-  int32_t *v_x957_d; int64_t v_x957_n;
-  int32_t *v_x960_d; int64_t v_x960_n;
-  int32_t v_x967;
-  int32_t *v_x962_d; int64_t v_x962_n;
-  int32_t *v_x964_d; int64_t v_x964_n;
-  int32_t *v_x966_d; int64_t v_x966_n;
-  const int64_t *v_x968_off; int64_t v_x968_n;
-  int32_t *v_x969_d; int64_t v_x969_n;
-  int32_t *v_x970_d; int64_t v_x970_n;
+  int32_t *v_x1009_d; int64_t v_x1009_n;
+  uint8_t *v_x1012_d; int64_t v_x1012_n;
+  uint8_t *v_x1013_d; int64_t v_x1013_n;
+  int32_t *v_x1020_d; int64_t v_x1020_n;
+  uint8_t *v_x1026_d; int64_t v_x1026_n;
+  int32_t *v_x1037_d; int64_t v_x1037_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K10_0_pull {
   K10_A A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t558 = 0; /* nonzero: a check below failed */
-    int32_t t557 = rt_div_i(ix, 2, &t558);
-    int32_t t560 = rt_rem_i(ix, 2, &t558);
-    int32_t t562 = rt_mul_i(t560, A.v_x952);
-    int32_t t564 = rt_add_i(t562, t557);
-    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x957_n;
-    int32_t t565 = t566 ? A.v_x957_d[t564] : 0;
-    t558 |= !t566;
-    int32_t t567 = t566 ? A.v_x960_d[t564] : 0;
-    int32_t t569 = rt_add_i(t567, t565);
-    if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
-      int t570 = 0;
-      int32_t t571 = rt_div_i(ix, 2, &t570);
-      if (t570) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t570, RT_DIV, 0, 0, 0.0, 0);
-      }
-      int t572 = 0;
-      int32_t t573 = rt_rem_i(ix, 2, &t572);
-      if (t572) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t572, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t575 = rt_mul_i(t573, A.v_x952);
-      int32_t t577 = rt_add_i(t575, t571);
-      int32_t t578;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x957_n) {
-        t578 = A.v_x957_d[t577];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x957_n, 0.0, 2);
-        t578 = 0;
-      }
-      int32_t t579;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x957_n) {
-        t579 = A.v_x960_d[t577];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x957_n, 0.0, 3);
-        t579 = 0;
-      }
-      int32_t t581 = rt_add_i(t579, t578);
+    int t608 = 0; /* nonzero: a check below failed */
+    int t609 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
+    uint8_t t607 = t609 ? rtg::ld_stream(&A.v_x1013_d[ix]) : 0;
+    t608 |= !t609;
+    int t611 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n;
+    int32_t t610 = t611 ? ix : 0;
+    t608 |= !t611;
+    int32_t t613 = rt_mul_i(t610, 2);
+    int32_t t615 = (t607 ? t613 : -1);
+    uint8_t t617 = rt_ge_i(t615, 0);
+    int32_t t618;
+    if (t617) {
+      int t620 = (uint64_t)(int64_t)t615 < (uint64_t)A.v_x1020_n;
+      int32_t t619 = t620 ? A.v_x1020_d[t615] : 0;
+      t608 |= !t620;
+      t618 = t619;
+    } else {
+      t618 = 0;
     }
-    return K10_0_V{t567, t569, 1};
+    int32_t t622 = rt_add_i(t618, 1);
+    int t624 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n;
+    int32_t t623 = t624 ? ix : 0;
+    t608 |= !t624;
+    int32_t t626 = rt_mul_i(t623, 2);
+    int32_t t628 = rt_add_i(t626, 1);
+    int32_t t630 = (1 ? t628 : -1);
+    uint8_t t632 = rt_ge_i(t630, 0);
+    int32_t t633;
+    if (t632) {
+      int t635 = (uint64_t)(int64_t)t630 < (uint64_t)A.v_x1020_n;
+      int32_t t634 = t635 ? A.v_x1020_d[t630] : 0;
+      t608 |= !t635;
+      t633 = t634;
+    } else {
+      t633 = 0;
+    }
+    int32_t t637 = rt_add_i(t622, t633);
+    if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
+      uint8_t t638;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
+        t638 = rtg::ld_stream(&A.v_x1013_d[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1013_n, 0.0, 0);
+        t638 = 0;
+      }
+      int32_t t639;
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n) {
+        t639 = ix;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x1009_n, 0.0, 1);
+        t639 = 0;
+      }
+      int32_t t641 = rt_mul_i(t639, 2);
+      int32_t t643 = (t638 ? t641 : -1);
+      uint8_t t645 = rt_ge_i(t643, 0);
+      int32_t t646;
+      if (t645) {
+        int32_t t647;
+        if ((uint64_t)(int64_t)t643 < (uint64_t)A.v_x1020_n) {
+          t647 = A.v_x1020_d[t643];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, A.v_x1020_n, 0.0, 2);
+          t647 = 0;
+        }
+        t646 = t647;
+      } else {
+        t646 = 0;
+      }
+      int32_t t649 = rt_add_i(t646, 1);
+      int32_t t650;
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n) {
+        t650 = ix;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x1026_n, 0.0, 3);
+        t650 = 0;
+      }
+      int32_t t652 = rt_mul_i(t650, 2);
+      int32_t t654 = rt_add_i(t652, 1);
+      int32_t t656 = (1 ? t654 : -1);
+      uint8_t t658 = rt_ge_i(t656, 0);
+      int32_t t659;
+      if (t658) {
+        int32_t t660;
+        if ((uint64_t)(int64_t)t656 < (uint64_t)A.v_x1020_n) {
+          t660 = A.v_x1020_d[t656];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t656, A.v_x1020_n, 0.0, 4);
+          t660 = 0;
+        }
+        t659 = t660;
+      } else {
+        t659 = 0;
+      }
+      int32_t t662 = rt_add_i(t649, t659);
+    }
+    return K10_0_V{t637};
   }
 };
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x962_d[i] = v.v0;
-    A.v_x964_d[i] = v.v1;
-    A.v_x966_d[i] = v.v2;
+    A.v_x1037_d[i] = v.v0;
   }
 };
-struct K10_1_ride {
-  K10_A A;
-  __device__ void operator()(int64_t i) const {
-    K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x945 = v_x945;
-  A.v_x952 = v_x952;
-  A.v_x957_d = v_x957->data.i;
-  A.v_x957_n = v_x957->len;
-  A.v_x960_d = v_x960->data.i;
-  A.v_x960_n = v_x960->len;
-  A.v_x967 = v_x967;
-  RtValue *v_x962 = NULL;
-  RtValue *v_x964 = NULL;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x968 = NULL;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x970 = NULL;
+  A.v_x1009_d = v_x1009->data.i;
+  A.v_x1009_n = v_x1009->len;
+  A.v_x1012_d = v_x1012->data.b;
+  A.v_x1012_n = v_x1012->len;
+  A.v_x1013_d = v_x1013->data.b;
+  A.v_x1013_n = v_x1013->len;
+  A.v_x1020_d = v_x1020->data.i;
+  A.v_x1020_n = v_x1020->len;
+  A.v_x1026_d = v_x1026->data.b;
+  A.v_x1026_n = v_x1026->len;
+  RtValue *v_x1037 = NULL;
   /* MAP */
   {
-    const int64_t t582 = v_x945;
-    if (t582 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 4};
-      goto fail;
-    }
-    v_x962 = rtg_vec_new(RT_INT, t582);
-    A.v_x962_d = v_x962->data.i;
-    A.v_x962_n = v_x962->len;
-    v_x964 = rtg_vec_new(RT_INT, t582);
-    A.v_x964_d = v_x964->data.i;
-    A.v_x964_n = v_x964->len;
-    v_x966 = rtg_vec_new(RT_INT, t582);
-    A.v_x966_d = v_x966->data.i;
-    A.v_x966_n = v_x966->len;
-    /* computed in the launch of SOAC 1 (K10_1_ride) */
+    const int64_t t663 = v_x1012->len;
+    v_x1037 = rtg_vec_new(RT_INT, t663);
+    A.v_x1037_d = v_x1037->data.i;
+    A.v_x1037_n = v_x1037->len;
+    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t663);
   }
-  /* LIBRARY */
-  {
-    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x962, v_x964, v_x966, &v_x969, &v_x970, K10_1_ride{A});
-    rtg_seg_known_total(t583, v_x967);
-    v_x968 = t583;
-    A.v_x968_off = rtg_seg_offsets(v_x968);
-    A.v_x968_n = v_x968->len;
-  }
-  *out_v_x962 = v_x962;
-  *out_v_x966 = v_x966;
-  *out_v_x968 = v_x968;
-  *out_v_x970 = v_x970;
-  rt_release(v_x964);
-  rt_release(v_x969);
+  *out_v_x1037 = v_x1037;
   return;
 fail:
-  rt_release(v_x962);
-  rt_release(v_x964);
-  rt_release(v_x966);
-  rt_release(v_x968);
-  rt_release(v_x969);
-  rt_release(v_x970);
+  rt_release(v_x1037);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
-  RtValue *vals[] = {v_x957, v_x960};
-  const int64_t sizes[] = {(int64_t)v_x945};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K10_host(err, loc, run, v_x945, v_x952, v_x957, v_x960, v_x967, out_v_x962, out_v_x966, out_v_x968, out_v_x970);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x945, v_x952, v_x957, v_x960, v_x967, out_v_x962, out_v_x966, out_v_x968, out_v_x970);
-  }
-}
-
-/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x971_d = v_x971->data.i;
-  const int64_t v_x971_n = v_x971->len;
-  uint8_t *v_x974_d = v_x974->data.b;
-  const int64_t v_x974_n = v_x974->len;
-  uint8_t *v_x975_d = v_x975->data.b;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  uint8_t *v_x988_d = v_x988->data.b;
-  const int64_t v_x988_n = v_x988->len;
-  RtValue *v_x999 = NULL;
-  /* MAP */
-  {
-    const int64_t t584 = v_x974_n;
-    v_x999 = rt_value_new(rt_vec_type(RT_INT), t584);
-    int32_t *v_x999_d = v_x999->data.i;
-    const int64_t v_x999_n = v_x999->len;
-    RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
-    for (int64_t t585 = 0; t585 < t584; t585++) {
-      const int32_t t586 = (int32_t)t585;
-      int t588 = 0; /* nonzero: a check below failed */
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x975_n;
-      uint8_t t587 = t589 ? v_x975_d[t586] : 0;
-      t588 |= !t589;
-      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x971_n;
-      int32_t t590 = t591 ? t586 : 0;
-      t588 |= !t591;
-      int32_t t593 = rt_mul_i(t590, 2);
-      int32_t t595 = (t587 ? t593 : -1);
-      uint8_t t597 = rt_ge_i(t595, 0);
-      int32_t t598;
-      if (t597) {
-        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x982_n;
-        int32_t t599 = t600 ? v_x982_d[t595] : 0;
-        t588 |= !t600;
-        t598 = t599;
-      } else {
-        t598 = 0;
-      }
-      int32_t t602 = rt_add_i(t598, 1);
-      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n;
-      int32_t t603 = t604 ? t586 : 0;
-      t588 |= !t604;
-      int32_t t606 = rt_mul_i(t603, 2);
-      int32_t t608 = rt_add_i(t606, 1);
-      int32_t t610 = (1 ? t608 : -1);
-      uint8_t t612 = rt_ge_i(t610, 0);
-      int32_t t613;
-      if (t612) {
-        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x982_n;
-        int32_t t614 = t615 ? v_x982_d[t610] : 0;
-        t588 |= !t615;
-        t613 = t614;
-      } else {
-        t613 = 0;
-      }
-      int32_t t617 = rt_add_i(t602, t613);
-      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-        uint8_t t618;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x975_n) {
-          t618 = v_x975_d[t586];
-        } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x975_n, 0.0, 0);
-          t618 = 0;
-        }
-        int32_t t619;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x971_n) {
-          t619 = t586;
-        } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x971_n, 0.0, 1);
-          t619 = 0;
-        }
-        int32_t t621 = rt_mul_i(t619, 2);
-        int32_t t623 = (t618 ? t621 : -1);
-        uint8_t t625 = rt_ge_i(t623, 0);
-        int32_t t626;
-        if (t625) {
-          int32_t t627;
-          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x982_n) {
-            t627 = v_x982_d[t623];
-          } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x982_n, 0.0, 2);
-            t627 = 0;
-          }
-          t626 = t627;
-        } else {
-          t626 = 0;
-        }
-        int32_t t629 = rt_add_i(t626, 1);
-        int32_t t630;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n) {
-          t630 = t586;
-        } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x988_n, 0.0, 3);
-          t630 = 0;
-        }
-        int32_t t632 = rt_mul_i(t630, 2);
-        int32_t t634 = rt_add_i(t632, 1);
-        int32_t t636 = (1 ? t634 : -1);
-        uint8_t t638 = rt_ge_i(t636, 0);
-        int32_t t639;
-        if (t638) {
-          int32_t t640;
-          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x982_n) {
-            t640 = v_x982_d[t636];
-          } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x982_n, 0.0, 4);
-            t640 = 0;
-          }
-          t639 = t640;
-        } else {
-          t639 = 0;
-        }
-        int32_t t642 = rt_add_i(t629, t639);
-      }
-      v_x999_d[t585] = t617;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x999 = v_x999;
-  return;
-fail:
-  rt_release(v_x999);
-}
-
-/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K11_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x971_d; int64_t v_x971_n;
-  uint8_t *v_x974_d; int64_t v_x974_n;
-  uint8_t *v_x975_d; int64_t v_x975_n;
-  int32_t *v_x982_d; int64_t v_x982_n;
-  uint8_t *v_x988_d; int64_t v_x988_n;
-  int32_t *v_x999_d; int64_t v_x999_n;
-};
-struct alignas(8) K11_0_V {
-  int32_t v0;
-};
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t644 = 0; /* nonzero: a check below failed */
-    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x975_n;
-    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x975_d[ix]) : 0;
-    t644 |= !t645;
-    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x971_n;
-    int32_t t646 = t647 ? ix : 0;
-    t644 |= !t647;
-    int32_t t649 = rt_mul_i(t646, 2);
-    int32_t t651 = (t643 ? t649 : -1);
-    uint8_t t653 = rt_ge_i(t651, 0);
-    int32_t t654;
-    if (t653) {
-      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x982_n;
-      int32_t t655 = t656 ? A.v_x982_d[t651] : 0;
-      t644 |= !t656;
-      t654 = t655;
-    } else {
-      t654 = 0;
-    }
-    int32_t t658 = rt_add_i(t654, 1);
-    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n;
-    int32_t t659 = t660 ? ix : 0;
-    t644 |= !t660;
-    int32_t t662 = rt_mul_i(t659, 2);
-    int32_t t664 = rt_add_i(t662, 1);
-    int32_t t666 = (1 ? t664 : -1);
-    uint8_t t668 = rt_ge_i(t666, 0);
-    int32_t t669;
-    if (t668) {
-      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x982_n;
-      int32_t t670 = t671 ? A.v_x982_d[t666] : 0;
-      t644 |= !t671;
-      t669 = t670;
-    } else {
-      t669 = 0;
-    }
-    int32_t t673 = rt_add_i(t658, t669);
-    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
-      uint8_t t674;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x975_n) {
-        t674 = rtg::ld_stream(&A.v_x975_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x975_n, 0.0, 0);
-        t674 = 0;
-      }
-      int32_t t675;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x971_n) {
-        t675 = ix;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x971_n, 0.0, 1);
-        t675 = 0;
-      }
-      int32_t t677 = rt_mul_i(t675, 2);
-      int32_t t679 = (t674 ? t677 : -1);
-      uint8_t t681 = rt_ge_i(t679, 0);
-      int32_t t682;
-      if (t681) {
-        int32_t t683;
-        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x982_n) {
-          t683 = A.v_x982_d[t679];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x982_n, 0.0, 2);
-          t683 = 0;
-        }
-        t682 = t683;
-      } else {
-        t682 = 0;
-      }
-      int32_t t685 = rt_add_i(t682, 1);
-      int32_t t686;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n) {
-        t686 = ix;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x988_n, 0.0, 3);
-        t686 = 0;
-      }
-      int32_t t688 = rt_mul_i(t686, 2);
-      int32_t t690 = rt_add_i(t688, 1);
-      int32_t t692 = (1 ? t690 : -1);
-      uint8_t t694 = rt_ge_i(t692, 0);
-      int32_t t695;
-      if (t694) {
-        int32_t t696;
-        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x982_n) {
-          t696 = A.v_x982_d[t692];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x982_n, 0.0, 4);
-          t696 = 0;
-        }
-        t695 = t696;
-      } else {
-        t695 = 0;
-      }
-      int32_t t698 = rt_add_i(t685, t695);
-    }
-    return K11_0_V{t673};
-  }
-};
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x999_d[i] = v.v0;
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
-  (void)loc;
-  (void)err;
-  K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x971_d = v_x971->data.i;
-  A.v_x971_n = v_x971->len;
-  A.v_x974_d = v_x974->data.b;
-  A.v_x974_n = v_x974->len;
-  A.v_x975_d = v_x975->data.b;
-  A.v_x975_n = v_x975->len;
-  A.v_x982_d = v_x982->data.i;
-  A.v_x982_n = v_x982->len;
-  A.v_x988_d = v_x988->data.b;
-  A.v_x988_n = v_x988->len;
-  RtValue *v_x999 = NULL;
-  /* MAP */
-  {
-    const int64_t t699 = v_x974->len;
-    v_x999 = rtg_vec_new(RT_INT, t699);
-    A.v_x999_d = v_x999->data.i;
-    A.v_x999_n = v_x999->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t699);
-  }
-  *out_v_x999 = v_x999;
-  return;
-fail:
-  rt_release(v_x999);
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
-  RtValue *vals[] = {v_x971, v_x974, v_x975, v_x982, v_x988};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
+  RtValue *vals[] = {v_x1009, v_x1012, v_x1013, v_x1020, v_x1026};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K11_host(err, loc, run, v_x971, v_x974, v_x975, v_x982, v_x988, out_v_x999);
+    K10_host(err, loc, run, v_x1009, v_x1012, v_x1013, v_x1020, v_x1026, out_v_x1037);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x971, v_x974, v_x975, v_x982, v_x988, out_v_x999);
+    K10_gpu(err, loc, run, v_x1009, v_x1012, v_x1013, v_x1020, v_x1026, out_v_x1037);
   }
 }
 
-/* K12: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
+/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
-  const int64_t v_sd_1501_n = v_sd_1501->len;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  RtValue *v_x1487 = NULL;
-  int32_t v_x1486 = 0;
-  RtValue *v_x1499 = NULL;
-  RtValue *v_x1500 = NULL;
+  const int64_t *v_sd_1571_off = rt_seg_offsets(v_sd_1571);
+  const int64_t v_sd_1571_n = v_sd_1571->len;
+  RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  RtValue *v_x1548 = NULL;
+  RtValue *v_x1557 = NULL;
+  int32_t v_x1556 = 0;
+  RtValue *v_x1569 = NULL;
+  RtValue *v_x1570 = NULL;
   /* PARTITION */
   {
-    const int64_t t700 = v_x1470;
-    if (t700 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 0);
+    const int64_t t664 = v_x1540;
+    if (t664 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t664, 0.0, 0);
       goto fail;
     }
-    const int64_t t701 = t700 > 0 ? (t700 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t702 = (uint8_t *)rt_alloc_atomic((size_t)t700 + 1);
-    int64_t *t703 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t701 + 1));
-    RT_PARALLEL_FOR_IF(t701 > 1)
-    for (int64_t t704 = 0; t704 < t701; t704++) {
+    const int64_t t665 = t664 > 0 ? (t664 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t666 = (uint8_t *)rt_alloc_atomic((size_t)t664 + 1);
+    int64_t *t667 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t665 + 1));
+    RT_PARALLEL_FOR_IF(t665 > 1)
+    for (int64_t t668 = 0; t668 < t665; t668++) {
       int64_t kept = 0;
-      const int64_t t704_end = (t704 + 1) * RT_CHUNK < t700 ? (t704 + 1) * RT_CHUNK : t700;
-      for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
-        const int32_t t706 = (int32_t)t705;
-        int32_t t704x0;
-        uint8_t t704x1;
-        int t708 = 0; /* nonzero: a check below failed */
-        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n;
-        int32_t t707 = t709 ? (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]) : 0;
-        t708 |= !t709;
-        uint8_t t711 = rt_le_i(t707, 1);
-        if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
-          int32_t t712;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n) {
-            t712 = (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]);
+      const int64_t t668_end = (t668 + 1) * RT_CHUNK < t664 ? (t668 + 1) * RT_CHUNK : t664;
+      for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
+        const int32_t t670 = (int32_t)t669;
+        int32_t t668x0;
+        uint8_t t668x1;
+        int t672 = 0; /* nonzero: a check below failed */
+        int t673 = (uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n;
+        int32_t t671 = t673 ? (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]) : 0;
+        t672 |= !t673;
+        uint8_t t675 = rt_le_i(t671, 1);
+        if (__builtin_expect(t672 != 0, 0)) { /* again, recording the error */
+          int32_t t676;
+          if ((uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n) {
+            t676 = (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1501_n, 0.0, 1);
-            t712 = 0;
+            NESSIE_RECORD(err, t669, RT_CHECK_INDEX, 0, 0, RT_GATHER, t670, v_sd_1571_n, 0.0, 1);
+            t676 = 0;
           }
-          uint8_t t714 = rt_le_i(t712, 1);
+          uint8_t t678 = rt_le_i(t676, 1);
         }
-        t704x0 = t706;
-        t704x1 = t711;
-        uint8_t t715;
-        t715 = t704x1;
-        t702[t705] = t715 != 0;
-        kept += t715 != 0;
+        t668x0 = t670;
+        t668x1 = t675;
+        uint8_t t679;
+        t679 = t668x1;
+        t666[t669] = t679 != 0;
+        kept += t679 != 0;
       }
-      t703[t704] = kept;
+      t667[t668] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t702);
-      rt_free(t703);
+      rt_free(t666);
+      rt_free(t667);
       goto fail;
     }
-    int64_t t716 = 0;
-    for (int64_t t704 = 0; t704 < t701; t704++) {
-      const int64_t k = t703[t704];
-      t703[t704] = t716;
-      t716 += k;
+    int64_t t680 = 0;
+    for (int64_t t668 = 0; t668 < t665; t668++) {
+      const int64_t k = t667[t668];
+      t667[t668] = t680;
+      t680 += k;
     }
-    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t716);
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    v_x1477 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
-    int32_t *v_x1477_d = v_x1477->data.i;
-    const int64_t v_x1477_n = v_x1477->len;
-    RT_PARALLEL_FOR_IF(t701 > 1)
-    for (int64_t t704 = 0; t704 < t701; t704++) {
-      int64_t at = t703[t704];
-      int64_t at_not = t704 * RT_CHUNK - t703[t704];
-      const int64_t t704_end = (t704 + 1) * RT_CHUNK < t700 ? (t704 + 1) * RT_CHUNK : t700;
-      for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
-        const int32_t t706 = (int32_t)t705;
-        int32_t t704y0;
-        uint8_t t704y1;
-        int t718 = 0; /* nonzero: a check below failed */
-        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n;
-        int32_t t717 = t719 ? (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]) : 0;
-        t718 |= !t719;
-        uint8_t t721 = rt_le_i(t717, 1);
-        if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
-          int32_t t722;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n) {
-            t722 = (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]);
+    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t680);
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t664 - t680));
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t665 > 1)
+    for (int64_t t668 = 0; t668 < t665; t668++) {
+      int64_t at = t667[t668];
+      int64_t at_not = t668 * RT_CHUNK - t667[t668];
+      const int64_t t668_end = (t668 + 1) * RT_CHUNK < t664 ? (t668 + 1) * RT_CHUNK : t664;
+      for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
+        const int32_t t670 = (int32_t)t669;
+        int32_t t668y0;
+        uint8_t t668y1;
+        int t682 = 0; /* nonzero: a check below failed */
+        int t683 = (uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n;
+        int32_t t681 = t683 ? (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]) : 0;
+        t682 |= !t683;
+        uint8_t t685 = rt_le_i(t681, 1);
+        if (__builtin_expect(t682 != 0, 0)) { /* again, recording the error */
+          int32_t t686;
+          if ((uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n) {
+            t686 = (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1501_n, 0.0, 2);
-            t722 = 0;
+            NESSIE_RECORD(err, t669, RT_CHECK_INDEX, 0, 0, RT_GATHER, t670, v_sd_1571_n, 0.0, 2);
+            t686 = 0;
           }
-          uint8_t t724 = rt_le_i(t722, 1);
+          uint8_t t688 = rt_le_i(t686, 1);
         }
-        t704y0 = t706;
-        t704y1 = t721;
-        if (t702[t705]) {
-          v_x1475_d[at] = t704y0;
+        t668y0 = t670;
+        t668y1 = t685;
+        if (t666[t669]) {
+          v_x1545_d[at] = t668y0;
           at++;
         } else {
-          v_x1477_d[at_not] = t704y0;
+          v_x1547_d[at_not] = t668y0;
           at_not++;
         }
       }
     }
-    rt_free(t702);
-    rt_free(t703);
+    rt_free(t666);
+    rt_free(t667);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    int32_t *v_x1477_d = v_x1477->data.i;
-    const int64_t v_x1477_n = v_x1477->len;
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
     /* MAP */
     {
-      const int64_t t725 = v_x1470;
-      if (t725 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, 3);
+      const int64_t t689 = v_x1540;
+      if (t689 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t689, 0.0, 3);
         goto fail;
       }
-      v_x1487 = rt_value_new(rt_vec_type(RT_BOOL), t725);
-      uint8_t *v_x1487_d = v_x1487->data.b;
-      const int64_t v_x1487_n = v_x1487->len;
-      RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
-      for (int64_t t726 = 0; t726 < t725; t726++) {
-        const int32_t t727 = (int32_t)t726;
-        int t729 = 0; /* nonzero: a check below failed */
-        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1501_n;
-        int32_t t728 = t730 ? (int32_t)(v_sd_1501_off[t727 + 1] - v_sd_1501_off[t727]) : 0;
-        t729 |= !t730;
-        uint8_t t732 = rt_le_i(t728, 1);
-        if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
-          int32_t t733;
-          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1501_n) {
-            t733 = (int32_t)(v_sd_1501_off[t727 + 1] - v_sd_1501_off[t727]);
+      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t689);
+      uint8_t *v_x1557_d = v_x1557->data.b;
+      const int64_t v_x1557_n = v_x1557->len;
+      RT_PARALLEL_FOR_IF(t689 >= RT_PARALLEL_MIN)
+      for (int64_t t690 = 0; t690 < t689; t690++) {
+        const int32_t t691 = (int32_t)t690;
+        int t693 = 0; /* nonzero: a check below failed */
+        int t694 = (uint64_t)(int64_t)t691 < (uint64_t)v_sd_1571_n;
+        int32_t t692 = t694 ? (int32_t)(v_sd_1571_off[t691 + 1] - v_sd_1571_off[t691]) : 0;
+        t693 |= !t694;
+        uint8_t t696 = rt_le_i(t692, 1);
+        if (__builtin_expect(t693 != 0, 0)) { /* again, recording the error */
+          int32_t t697;
+          if ((uint64_t)(int64_t)t691 < (uint64_t)v_sd_1571_n) {
+            t697 = (int32_t)(v_sd_1571_off[t691 + 1] - v_sd_1571_off[t691]);
           } else {
-            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1501_n, 0.0, 4);
-            t733 = 0;
+            NESSIE_RECORD(err, t690, RT_CHECK_INDEX, 0, 0, RT_GATHER, t691, v_sd_1571_n, 0.0, 4);
+            t697 = 0;
           }
-          uint8_t t735 = rt_le_i(t733, 1);
+          uint8_t t699 = rt_le_i(t697, 1);
         }
-        v_x1487_d[t726] = t732;
+        v_x1557_d[t690] = t696;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1487_d = v_x1487->data.b;
-      const int64_t v_x1487_n = v_x1487->len;
+      uint8_t *v_x1557_d = v_x1557->data.b;
+      const int64_t v_x1557_n = v_x1557->len;
       /* REDUCE */
       {
-        const int64_t t736 = v_x1470;
-        if (t736 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, 5);
+        const int64_t t700 = v_x1540;
+        if (t700 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 5);
           goto fail;
         }
-        const int64_t t737 = t736 > 0 ? (t736 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t738 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t737);
-        RT_PARALLEL_FOR_IF(t737 > 1)
-        for (int64_t t739 = 0; t739 < t737; t739++) {
-          int32_t t739a0;
-          t739a0 = 0;
-          const int64_t t739_end = (t739 + 1) * RT_CHUNK < t736 ? (t739 + 1) * RT_CHUNK : t736;
-          for (int64_t t740 = t739 * RT_CHUNK; t740 < t739_end; t740++) {
-            const int32_t t741 = (int32_t)t740;
-            int32_t t739x0;
-            int t743 = 0; /* nonzero: a check below failed */
-            int t744 = (uint64_t)(int64_t)t741 < (uint64_t)v_sd_1501_n;
-            int32_t t742 = t744 ? (int32_t)(v_sd_1501_off[t741 + 1] - v_sd_1501_off[t741]) : 0;
-            t743 |= !t744;
-            uint8_t t746 = rt_le_i(t742, 1);
-            int32_t t748 = (t746 ? 0 : t742);
-            if (__builtin_expect(t743 != 0, 0)) { /* again, recording the error */
-              int32_t t749;
-              if ((uint64_t)(int64_t)t741 < (uint64_t)v_sd_1501_n) {
-                t749 = (int32_t)(v_sd_1501_off[t741 + 1] - v_sd_1501_off[t741]);
+        const int64_t t701 = t700 > 0 ? (t700 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t702 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t701);
+        RT_PARALLEL_FOR_IF(t701 > 1)
+        for (int64_t t703 = 0; t703 < t701; t703++) {
+          int32_t t703a0;
+          t703a0 = 0;
+          const int64_t t703_end = (t703 + 1) * RT_CHUNK < t700 ? (t703 + 1) * RT_CHUNK : t700;
+          for (int64_t t704 = t703 * RT_CHUNK; t704 < t703_end; t704++) {
+            const int32_t t705 = (int32_t)t704;
+            int32_t t703x0;
+            int t707 = 0; /* nonzero: a check below failed */
+            int t708 = (uint64_t)(int64_t)t705 < (uint64_t)v_sd_1571_n;
+            int32_t t706 = t708 ? (int32_t)(v_sd_1571_off[t705 + 1] - v_sd_1571_off[t705]) : 0;
+            t707 |= !t708;
+            uint8_t t710 = rt_le_i(t706, 1);
+            int32_t t712 = (t710 ? 0 : t706);
+            if (__builtin_expect(t707 != 0, 0)) { /* again, recording the error */
+              int32_t t713;
+              if ((uint64_t)(int64_t)t705 < (uint64_t)v_sd_1571_n) {
+                t713 = (int32_t)(v_sd_1571_off[t705 + 1] - v_sd_1571_off[t705]);
               } else {
-                NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_sd_1501_n, 0.0, 6);
-                t749 = 0;
+                NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 0, 0, RT_GATHER, t705, v_sd_1571_n, 0.0, 6);
+                t713 = 0;
               }
-              uint8_t t751 = rt_le_i(t749, 1);
-              int32_t t753 = (t751 ? 0 : t749);
+              uint8_t t715 = rt_le_i(t713, 1);
+              int32_t t717 = (t715 ? 0 : t713);
             }
-            t739x0 = t748;
-            int32_t t755 = rt_add_i(t739a0, t739x0);
-            t739a0 = t755;
+            t703x0 = t712;
+            int32_t t719 = rt_add_i(t703a0, t703x0);
+            t703a0 = t719;
           }
-          t738[t739] = t739a0;
+          t702[t703] = t703a0;
         }
-        int32_t t739t0;
-        t739t0 = 0;
-        for (int64_t t739 = 0; t739 < t737; t739++) {
-          const int32_t t756 = t738[t739];
-          int32_t t758 = rt_add_i(t739t0, t756);
-          t739t0 = t758;
+        int32_t t703t0;
+        t703t0 = 0;
+        for (int64_t t703 = 0; t703 < t701; t703++) {
+          const int32_t t720 = t702[t703];
+          int32_t t722 = rt_add_i(t703t0, t720);
+          t703t0 = t722;
         }
-        v_x1486 = t739t0;
-        rt_free(t738);
+        v_x1556 = t703t0;
+        rt_free(t702);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t759 = v_x1470;
-          if (t759 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 7);
+          const int64_t t723 = v_x1540;
+          if (t723 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, 7);
             goto fail;
           }
-          const int64_t t760 = t759 > 0 ? (t759 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t761 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t760);
-          int32_t *t762 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t760);
-          RT_PARALLEL_FOR_IF(t760 > 1)
-          for (int64_t t763 = 0; t763 < t760; t763++) {
-            int32_t t763a0;
-            int32_t t763a1;
-            t763a0 = 0;
-            t763a1 = 0;
-            const int64_t t763_end = (t763 + 1) * RT_CHUNK < t759 ? (t763 + 1) * RT_CHUNK : t759;
-            for (int64_t t764 = t763 * RT_CHUNK; t764 < t763_end; t764++) {
-              const int32_t t765 = (int32_t)t764;
-              int32_t t763x0;
-              int32_t t763x1;
-              int t767 = 0; /* nonzero: a check below failed */
-              int t768 = (uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n;
-              int32_t t766 = t768 ? (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]) : 0;
-              t767 |= !t768;
-              uint8_t t770 = rt_le_i(t766, 1);
-              int32_t t772 = rt_btoi_b(t770);
-              uint8_t t774 = rt_not_b(t770);
-              int32_t t776 = rt_btoi_b(t774);
-              if (__builtin_expect(t767 != 0, 0)) { /* again, recording the error */
-                int32_t t777;
-                if ((uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n) {
-                  t777 = (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]);
+          const int64_t t724 = t723 > 0 ? (t723 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t725 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t724);
+          int32_t *t726 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t724);
+          RT_PARALLEL_FOR_IF(t724 > 1)
+          for (int64_t t727 = 0; t727 < t724; t727++) {
+            int32_t t727a0;
+            int32_t t727a1;
+            t727a0 = 0;
+            t727a1 = 0;
+            const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
+            for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
+              const int32_t t729 = (int32_t)t728;
+              int32_t t727x0;
+              int32_t t727x1;
+              int t731 = 0; /* nonzero: a check below failed */
+              int t732 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n;
+              int32_t t730 = t732 ? (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]) : 0;
+              t731 |= !t732;
+              uint8_t t734 = rt_le_i(t730, 1);
+              int32_t t736 = rt_btoi_b(t734);
+              uint8_t t738 = rt_not_b(t734);
+              int32_t t740 = rt_btoi_b(t738);
+              if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
+                int32_t t741;
+                if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n) {
+                  t741 = (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]);
                 } else {
-                  NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, v_sd_1501_n, 0.0, 8);
-                  t777 = 0;
+                  NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1571_n, 0.0, 8);
+                  t741 = 0;
                 }
-                uint8_t t779 = rt_le_i(t777, 1);
-                int32_t t781 = rt_btoi_b(t779);
-                uint8_t t783 = rt_not_b(t779);
-                int32_t t785 = rt_btoi_b(t783);
+                uint8_t t743 = rt_le_i(t741, 1);
+                int32_t t745 = rt_btoi_b(t743);
+                uint8_t t747 = rt_not_b(t743);
+                int32_t t749 = rt_btoi_b(t747);
               }
-              t763x0 = t772;
-              t763x1 = t776;
-              int32_t t787 = rt_add_i(t763a0, t763x0);
-              int32_t t789 = rt_add_i(t763a1, t763x1);
-              t763a0 = t787;
-              t763a1 = t789;
+              t727x0 = t736;
+              t727x1 = t740;
+              int32_t t751 = rt_add_i(t727a0, t727x0);
+              int32_t t753 = rt_add_i(t727a1, t727x1);
+              t727a0 = t751;
+              t727a1 = t753;
             }
-            t761[t763] = t763a0;
-            t762[t763] = t763a1;
+            t725[t727] = t727a0;
+            t726[t727] = t727a1;
           }
-          int32_t t763t0;
-          int32_t t763t1;
-          t763t0 = 0;
-          t763t1 = 0;
-          for (int64_t t763 = 0; t763 < t760; t763++) {
-            const int32_t t790 = t761[t763];
-            t761[t763] = t763t0;
-            const int32_t t791 = t762[t763];
-            t762[t763] = t763t1;
-            int32_t t793 = rt_add_i(t763t0, t790);
-            int32_t t795 = rt_add_i(t763t1, t791);
-            t763t0 = t793;
-            t763t1 = t795;
+          int32_t t727t0;
+          int32_t t727t1;
+          t727t0 = 0;
+          t727t1 = 0;
+          for (int64_t t727 = 0; t727 < t724; t727++) {
+            const int32_t t754 = t725[t727];
+            t725[t727] = t727t0;
+            const int32_t t755 = t726[t727];
+            t726[t727] = t727t1;
+            int32_t t757 = rt_add_i(t727t0, t754);
+            int32_t t759 = rt_add_i(t727t1, t755);
+            t727t0 = t757;
+            t727t1 = t759;
           }
-          v_x1499 = rt_value_new(rt_vec_type(RT_INT), t759);
-          int32_t *v_x1499_d = v_x1499->data.i;
-          const int64_t v_x1499_n = v_x1499->len;
-          v_x1500 = rt_value_new(rt_vec_type(RT_INT), t759);
-          int32_t *v_x1500_d = v_x1500->data.i;
-          const int64_t v_x1500_n = v_x1500->len;
-          RT_PARALLEL_FOR_IF(t760 > 1)
-          for (int64_t t763 = 0; t763 < t760; t763++) {
-            int32_t t763p0;
-            int32_t t763p1;
-            t763p0 = t761[t763];
-            t763p1 = t762[t763];
-            const int64_t t763_end = (t763 + 1) * RT_CHUNK < t759 ? (t763 + 1) * RT_CHUNK : t759;
-            for (int64_t t764 = t763 * RT_CHUNK; t764 < t763_end; t764++) {
-              const int32_t t765 = (int32_t)t764;
-              v_x1499_d[t764] = t763p0;
-              v_x1500_d[t764] = t763p1;
-              int32_t t763y0;
-              int32_t t763y1;
-              int t797 = 0; /* nonzero: a check below failed */
-              int t798 = (uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n;
-              int32_t t796 = t798 ? (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]) : 0;
-              t797 |= !t798;
-              uint8_t t800 = rt_le_i(t796, 1);
-              int32_t t802 = rt_btoi_b(t800);
-              uint8_t t804 = rt_not_b(t800);
-              int32_t t806 = rt_btoi_b(t804);
-              if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
-                int32_t t807;
-                if ((uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n) {
-                  t807 = (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]);
+          v_x1569 = rt_value_new(rt_vec_type(RT_INT), t723);
+          int32_t *v_x1569_d = v_x1569->data.i;
+          const int64_t v_x1569_n = v_x1569->len;
+          v_x1570 = rt_value_new(rt_vec_type(RT_INT), t723);
+          int32_t *v_x1570_d = v_x1570->data.i;
+          const int64_t v_x1570_n = v_x1570->len;
+          RT_PARALLEL_FOR_IF(t724 > 1)
+          for (int64_t t727 = 0; t727 < t724; t727++) {
+            int32_t t727p0;
+            int32_t t727p1;
+            t727p0 = t725[t727];
+            t727p1 = t726[t727];
+            const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
+            for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
+              const int32_t t729 = (int32_t)t728;
+              v_x1569_d[t728] = t727p0;
+              v_x1570_d[t728] = t727p1;
+              int32_t t727y0;
+              int32_t t727y1;
+              int t761 = 0; /* nonzero: a check below failed */
+              int t762 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n;
+              int32_t t760 = t762 ? (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]) : 0;
+              t761 |= !t762;
+              uint8_t t764 = rt_le_i(t760, 1);
+              int32_t t766 = rt_btoi_b(t764);
+              uint8_t t768 = rt_not_b(t764);
+              int32_t t770 = rt_btoi_b(t768);
+              if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
+                int32_t t771;
+                if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n) {
+                  t771 = (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]);
                 } else {
-                  NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, v_sd_1501_n, 0.0, 9);
-                  t807 = 0;
+                  NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1571_n, 0.0, 9);
+                  t771 = 0;
                 }
-                uint8_t t809 = rt_le_i(t807, 1);
-                int32_t t811 = rt_btoi_b(t809);
-                uint8_t t813 = rt_not_b(t809);
-                int32_t t815 = rt_btoi_b(t813);
+                uint8_t t773 = rt_le_i(t771, 1);
+                int32_t t775 = rt_btoi_b(t773);
+                uint8_t t777 = rt_not_b(t773);
+                int32_t t779 = rt_btoi_b(t777);
               }
-              t763y0 = t802;
-              t763y1 = t806;
-              int32_t t817 = rt_add_i(t763p0, t763y0);
-              int32_t t819 = rt_add_i(t763p1, t763y1);
-              t763p0 = t817;
-              t763p1 = t819;
+              t727y0 = t766;
+              t727y1 = t770;
+              int32_t t781 = rt_add_i(t727p0, t727y0);
+              int32_t t783 = rt_add_i(t727p1, t727y1);
+              t727p0 = t781;
+              t727p1 = t783;
             }
           }
-          rt_free(t761);
-          rt_free(t762);
+          rt_free(t725);
+          rt_free(t726);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1487 = v_x1487;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1499 = v_x1499;
-  *out_v_x1500 = v_x1500;
-  rt_release(v_x1476);
-  rt_release(v_x1478);
+  *out_v_x1557 = v_x1557;
+  *out_v_x1545 = v_x1545;
+  *out_v_x1547 = v_x1547;
+  *out_v_x1556 = v_x1556;
+  *out_v_x1569 = v_x1569;
+  *out_v_x1570 = v_x1570;
+  rt_release(v_x1546);
+  rt_release(v_x1548);
   return;
 fail:
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1487);
-  rt_release(v_x1499);
-  rt_release(v_x1500);
+  rt_release(v_x1545);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
+  rt_release(v_x1548);
+  rt_release(v_x1557);
+  rt_release(v_x1569);
+  rt_release(v_x1570);
 }
 
-/* K12: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K11_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1571_off; int64_t v_sd_1571_n;
+  int32_t v_x1540;
+  int32_t *v_x1545_d; int64_t v_x1545_n;
+  uint8_t *v_x1546_d; int64_t v_x1546_n;
+  int32_t *v_x1547_d; int64_t v_x1547_n;
+  uint8_t *v_x1548_d; int64_t v_x1548_n;
+  uint8_t *v_x1557_d; int64_t v_x1557_n;
+  int32_t v_x1556;
+  int32_t *v_x1569_d; int64_t v_x1569_n;
+  int32_t *v_x1570_d; int64_t v_x1570_n;
+};
+struct alignas(8) K11_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t785 = 0; /* nonzero: a check below failed */
+    int t786 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t784 = t786 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t785 |= !t786;
+    uint8_t t788 = rt_le_i(t784, 1);
+    if (__builtin_expect(t785 != 0, 0)) { /* again, recording the error */
+      int32_t t789;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
+        t789 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 0);
+        t789 = 0;
+      }
+      uint8_t t791 = rt_le_i(t789, 1);
+    }
+    return K11_0_V{ix, t788};
+  }
+};
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x1545_d[i] = v.v0;
+    /* v.v1: v_x1546, read by nothing (its checks are the pull's) */
+  }
+};
+struct K11_0_pred {
+  K11_A A;
+  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K11_0_other {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x1547_d[i] = v.v0;
+    /* v.v1: v_x1548, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K11_1_V {
+  uint8_t v0;
+};
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t793 = 0; /* nonzero: a check below failed */
+    int t794 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t792 = t794 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t793 |= !t794;
+    uint8_t t796 = rt_le_i(t792, 1);
+    if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
+      int32_t t797;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
+        t797 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 1);
+        t797 = 0;
+      }
+      uint8_t t799 = rt_le_i(t797, 1);
+    }
+    return K11_1_V{t796};
+  }
+};
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+    A.v_x1557_d[i] = v.v0;
+  }
+};
+struct alignas(8) K11_2_V {
+  int32_t v0;
+};
+struct K11_2_pull {
+  K11_A A;
+  __device__ K11_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t801 = 0; /* nonzero: a check below failed */
+    int t802 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t800 = t802 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t801 |= !t802;
+    uint8_t t804 = rt_le_i(t800, 1);
+    int32_t t806 = (t804 ? 0 : t800);
+    if (__builtin_expect(t801 != 0, 0)) { /* again, recording the error */
+      int32_t t807;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
+        t807 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 2);
+        t807 = 0;
+      }
+      uint8_t t809 = rt_le_i(t807, 1);
+      int32_t t811 = (t809 ? 0 : t807);
+    }
+    return K11_2_V{t806};
+  }
+};
+struct K11_2_op {
+  K11_A A;
+  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
+    int32_t t813 = rt_add_i(a.v0, b.v0);
+    return K11_2_V{t813};
+  }
+};
+struct K11_2_ride {
+  K11_A A;
+  __device__ K11_2_V operator()(int64_t i) const {
+    K11_1_store{A}(i, K11_1_pull{A}(i)); /* MAP 1 rides here */
+    return K11_2_pull{A}(i);
+  }
+};
+struct alignas(8) K11_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K11_3_pull {
+  K11_A A;
+  __device__ K11_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t815 = 0; /* nonzero: a check below failed */
+    int t816 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t814 = t816 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t815 |= !t816;
+    uint8_t t818 = rt_le_i(t814, 1);
+    int32_t t820 = rt_btoi_b(t818);
+    uint8_t t822 = rt_not_b(t818);
+    int32_t t824 = rt_btoi_b(t822);
+    if (__builtin_expect(t815 != 0, 0)) { /* again, recording the error */
+      int32_t t825;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
+        t825 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 3);
+        t825 = 0;
+      }
+      uint8_t t827 = rt_le_i(t825, 1);
+      int32_t t829 = rt_btoi_b(t827);
+      uint8_t t831 = rt_not_b(t827);
+      int32_t t833 = rt_btoi_b(t831);
+    }
+    return K11_3_V{t820, t824};
+  }
+};
+struct K11_3_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_3_V &v) const {
+    A.v_x1569_d[i] = v.v0;
+    A.v_x1570_d[i] = v.v1;
+  }
+};
+struct K11_3_op {
+  K11_A A;
+  __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
+    int32_t t835 = rt_add_i(a.v0, b.v0);
+    int32_t t837 = rt_add_i(a.v1, b.v1);
+    return K11_3_V{t835, t837};
+  }
+};
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1571_off = rtg_seg_offsets(v_sd_1571);
+  A.v_sd_1571_n = v_sd_1571->len;
+  A.v_x1540 = v_x1540;
+  RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  RtValue *v_x1548 = NULL;
+  RtValue *v_x1557 = NULL;
+  int32_t v_x1556 = 0;
+  RtValue *v_x1569 = NULL;
+  RtValue *v_x1570 = NULL;
+  /* PARTITION */
+  int64_t *t838, t839; /* the slot of its count, its size */
+  {
+    const int64_t t840 = v_x1540;
+    if (t840 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t840, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1545 = rtg_vec_new(RT_INT, t840);
+    A.v_x1545_d = v_x1545->data.i;
+    A.v_x1545_n = v_x1545->len;
+    v_x1547 = rtg_vec_new(RT_INT, t840);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+    t839 = t840;
+    t838 = rtg::partition_launch<K11_0_V>("K11", loc, K11_0_pull{A}, K11_0_pred{A}, t840, K11_0_store{A}, K11_0_other{A}, true);
+  }
+  {
+    const int64_t t841 = rtg::filter_count(t838);
+    v_x1545 = rtg_vec_fit(v_x1545, t841);
+    A.v_x1545_d = v_x1545->data.i;
+    A.v_x1545_n = v_x1545->len;
+    v_x1547 = rtg_vec_fit(v_x1547, t839 - t841);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+  }
+  /* MAP */
+  {
+    const int64_t t842 = v_x1540;
+    if (t842 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1557 = rtg_vec_new(RT_BOOL, t842);
+    A.v_x1557_d = v_x1557->data.b;
+    A.v_x1557_n = v_x1557->len;
+    /* computed in the launch of SOAC 2 (K11_2_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t843 = v_x1540;
+    if (t843 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0, run, 6};
+      goto fail;
+    }
+    const K11_2_V t844 = rtg::reduce_commutative("K11", loc, K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, t843);
+    v_x1556 = t844.v0;
+    A.v_x1556 = v_x1556;
+  }
+  /* SCAN */
+  {
+    const int64_t t845 = v_x1540;
+    if (t845 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t845, 0.0, run, 7};
+      goto fail;
+    }
+    v_x1569 = rtg_vec_new(RT_INT, t845);
+    A.v_x1569_d = v_x1569->data.i;
+    A.v_x1569_n = v_x1569->len;
+    v_x1570 = rtg_vec_new(RT_INT, t845);
+    A.v_x1570_d = v_x1570->data.i;
+    A.v_x1570_n = v_x1570->len;
+    rtg::scan<true>("K11", loc, K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, t845, K11_3_store{A});
+  }
+  *out_v_x1557 = v_x1557;
+  *out_v_x1545 = v_x1545;
+  *out_v_x1547 = v_x1547;
+  *out_v_x1556 = v_x1556;
+  *out_v_x1569 = v_x1569;
+  *out_v_x1570 = v_x1570;
+  rt_release(v_x1546);
+  rt_release(v_x1548);
+  return;
+fail:
+  rt_release(v_x1545);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
+  rt_release(v_x1548);
+  rt_release(v_x1557);
+  rt_release(v_x1569);
+  rt_release(v_x1570);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
+  RtValue *vals[] = {v_sd_1571};
+  const int64_t sizes[] = {(int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K11_host(err, loc, run, v_sd_1571, v_x1540, out_v_x1557, out_v_x1545, out_v_x1547, out_v_x1556, out_v_x1569, out_v_x1570);
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_sd_1571, v_x1540, out_v_x1557, out_v_x1545, out_v_x1547, out_v_x1556, out_v_x1569, out_v_x1570);
+  }
+}
+
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1616_d = v_x1616->data.i;
+  const int64_t v_x1616_n = v_x1616->len;
+  const int64_t *v_sd_1617_off = rt_seg_offsets(v_sd_1617);
+  const int64_t v_sd_1617_n = v_sd_1617->len;
+  const int64_t *v_sd_1629_off = rt_seg_offsets(v_sd_1629);
+  const int64_t v_sd_1629_n = v_sd_1629->len;
+  RtValue *v_x1623 = NULL;
+  RtValue *v_x1624 = NULL;
+  RtValue *v_x1625 = NULL;
+  RtValue *v_x1626 = NULL;
+  RtValue *v_x1627 = NULL;
+  RtValue *v_x1628 = NULL;
+  /* MAP */
+  {
+    const int64_t t846 = v_x1616_n;
+    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t846);
+    int32_t *v_x1623_d = v_x1623->data.i;
+    const int64_t v_x1623_n = v_x1623->len;
+    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t846);
+    int32_t *v_x1624_d = v_x1624->data.i;
+    const int64_t v_x1624_n = v_x1624->len;
+    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t846);
+    int32_t *v_x1625_d = v_x1625->data.i;
+    const int64_t v_x1625_n = v_x1625->len;
+    RT_PARALLEL_FOR_IF(t846 >= RT_PARALLEL_MIN)
+    for (int64_t t847 = 0; t847 < t846; t847++) {
+      const int32_t t848 = (int32_t)t847;
+      int t851 = 0; /* nonzero: a check below failed */
+      int32_t t849 = v_x1616_d[t848];
+      int t852 = (uint64_t)(int64_t)t849 < (uint64_t)v_sd_1629_n;
+      int32_t t850 = t852 ? (int32_t)v_sd_1629_off[t849] : 0;
+      t851 |= !t852;
+      int t854 = (uint64_t)(int64_t)t849 < (uint64_t)v_sd_1617_n;
+      int32_t t853 = t854 ? (int32_t)(v_sd_1617_off[t849 + 1] - v_sd_1617_off[t849]) : 0;
+      t851 |= !t854;
+      int32_t t856 = rt_add_i(t850, t853);
+      if (__builtin_expect(t851 != 0, 0)) { /* again, recording the error */
+        int32_t t857 = v_x1616_d[t848];
+        int32_t t858;
+        if ((uint64_t)(int64_t)t857 < (uint64_t)v_sd_1629_n) {
+          t858 = (int32_t)v_sd_1629_off[t857];
+        } else {
+          NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_sd_1629_n, 0.0, 0);
+          t858 = 0;
+        }
+        int32_t t859;
+        if ((uint64_t)(int64_t)t857 < (uint64_t)v_sd_1617_n) {
+          t859 = (int32_t)(v_sd_1617_off[t857 + 1] - v_sd_1617_off[t857]);
+        } else {
+          NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_sd_1617_n, 0.0, 1);
+          t859 = 0;
+        }
+        int32_t t861 = rt_add_i(t858, t859);
+      }
+      v_x1623_d[t847] = t850;
+      v_x1624_d[t847] = t856;
+      v_x1625_d[t847] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1623_d = v_x1623->data.i;
+    const int64_t v_x1623_n = v_x1623->len;
+    int32_t *v_x1624_d = v_x1624->data.i;
+    const int64_t v_x1624_n = v_x1624->len;
+    int32_t *v_x1625_d = v_x1625->data.i;
+    const int64_t v_x1625_n = v_x1625->len;
+    /* LIBRARY */
+    {
+      RtValue *t862 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
+      rt_seg_known_total(t862, v_x1619);
+      v_x1626 = t862;
+      const int64_t *v_x1626_off = rt_seg_offsets(v_x1626);
+      const int64_t v_x1626_n = v_x1626->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1627 = v_x1627;
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1628);
+  return;
+fail:
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1627);
+  rt_release(v_x1628);
+}
+
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1501_off; int64_t v_sd_1501_n;
-  int32_t v_x1470;
-  int32_t *v_x1475_d; int64_t v_x1475_n;
-  uint8_t *v_x1476_d; int64_t v_x1476_n;
-  int32_t *v_x1477_d; int64_t v_x1477_n;
-  uint8_t *v_x1478_d; int64_t v_x1478_n;
-  uint8_t *v_x1487_d; int64_t v_x1487_n;
-  int32_t v_x1486;
-  int32_t *v_x1499_d; int64_t v_x1499_n;
-  int32_t *v_x1500_d; int64_t v_x1500_n;
+  int32_t *v_x1616_d; int64_t v_x1616_n;
+  const int64_t *v_sd_1617_off; int64_t v_sd_1617_n;
+  const int64_t *v_sd_1629_off; int64_t v_sd_1629_n;
+  int32_t v_x1619;
+  int32_t *v_x1623_d; int64_t v_x1623_n;
+  int32_t *v_x1624_d; int64_t v_x1624_n;
+  int32_t *v_x1625_d; int64_t v_x1625_n;
+  const int64_t *v_x1626_off; int64_t v_x1626_n;
+  int32_t *v_x1627_d; int64_t v_x1627_n;
+  int32_t *v_x1628_d; int64_t v_x1628_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
 };
 struct K12_0_pull {
   K12_A A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t821 = 0; /* nonzero: a check below failed */
-    int t822 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
-    int32_t t820 = t822 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
-    t821 |= !t822;
-    uint8_t t824 = rt_le_i(t820, 1);
-    if (__builtin_expect(t821 != 0, 0)) { /* again, recording the error */
-      int32_t t825;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
-        t825 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
+    int t865 = 0; /* nonzero: a check below failed */
+    int32_t t863 = A.v_x1616_d[ix];
+    int t866 = (uint64_t)(int64_t)t863 < (uint64_t)A.v_sd_1629_n;
+    int32_t t864 = t866 ? (int32_t)A.v_sd_1629_off[t863] : 0;
+    t865 |= !t866;
+    int t868 = (uint64_t)(int64_t)t863 < (uint64_t)A.v_sd_1617_n;
+    int32_t t867 = t868 ? (int32_t)(A.v_sd_1617_off[t863 + 1] - A.v_sd_1617_off[t863]) : 0;
+    t865 |= !t868;
+    int32_t t870 = rt_add_i(t864, t867);
+    if (__builtin_expect(t865 != 0, 0)) { /* again, recording the error */
+      int32_t t871 = A.v_x1616_d[ix];
+      int32_t t872;
+      if ((uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1629_n) {
+        t872 = (int32_t)A.v_sd_1629_off[t871];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 0);
-        t825 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, A.v_sd_1629_n, 0.0, 0);
+        t872 = 0;
       }
-      uint8_t t827 = rt_le_i(t825, 1);
+      int32_t t873;
+      if ((uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1617_n) {
+        t873 = (int32_t)(A.v_sd_1617_off[t871 + 1] - A.v_sd_1617_off[t871]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, A.v_sd_1617_n, 0.0, 1);
+        t873 = 0;
+      }
+      int32_t t875 = rt_add_i(t872, t873);
     }
-    return K12_0_V{ix, t824};
+    return K12_0_V{t864, t870, 1};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1475_d[i] = v.v0;
-    /* v.v1: v_x1476, read by nothing (its checks are the pull's) */
+    A.v_x1623_d[i] = v.v0;
+    A.v_x1624_d[i] = v.v1;
+    A.v_x1625_d[i] = v.v2;
   }
 };
-struct K12_0_pred {
+struct K12_1_ride {
   K12_A A;
-  __device__ bool operator()(int64_t i, const K12_0_V &v) const {
-    return (bool)v.v1;
+  __device__ void operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-struct K12_0_other {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1477_d[i] = v.v0;
-    /* v.v1: v_x1478, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K12_1_V {
-  uint8_t v0;
-};
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t829 = 0; /* nonzero: a check below failed */
-    int t830 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
-    int32_t t828 = t830 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
-    t829 |= !t830;
-    uint8_t t832 = rt_le_i(t828, 1);
-    if (__builtin_expect(t829 != 0, 0)) { /* again, recording the error */
-      int32_t t833;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
-        t833 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 1);
-        t833 = 0;
-      }
-      uint8_t t835 = rt_le_i(t833, 1);
-    }
-    return K12_1_V{t832};
-  }
-};
-struct K12_1_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x1487_d[i] = v.v0;
-  }
-};
-struct alignas(8) K12_2_V {
-  int32_t v0;
-};
-struct K12_2_pull {
-  K12_A A;
-  __device__ K12_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t837 = 0; /* nonzero: a check below failed */
-    int t838 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
-    int32_t t836 = t838 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
-    t837 |= !t838;
-    uint8_t t840 = rt_le_i(t836, 1);
-    int32_t t842 = (t840 ? 0 : t836);
-    if (__builtin_expect(t837 != 0, 0)) { /* again, recording the error */
-      int32_t t843;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
-        t843 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 2);
-        t843 = 0;
-      }
-      uint8_t t845 = rt_le_i(t843, 1);
-      int32_t t847 = (t845 ? 0 : t843);
-    }
-    return K12_2_V{t842};
-  }
-};
-struct K12_2_op {
-  K12_A A;
-  __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
-    int32_t t849 = rt_add_i(a.v0, b.v0);
-    return K12_2_V{t849};
-  }
-};
-struct K12_2_ride {
-  K12_A A;
-  __device__ K12_2_V operator()(int64_t i) const {
-    K12_1_store{A}(i, K12_1_pull{A}(i)); /* MAP 1 rides here */
-    return K12_2_pull{A}(i);
-  }
-};
-struct alignas(8) K12_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K12_3_pull {
-  K12_A A;
-  __device__ K12_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t851 = 0; /* nonzero: a check below failed */
-    int t852 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
-    int32_t t850 = t852 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
-    t851 |= !t852;
-    uint8_t t854 = rt_le_i(t850, 1);
-    int32_t t856 = rt_btoi_b(t854);
-    uint8_t t858 = rt_not_b(t854);
-    int32_t t860 = rt_btoi_b(t858);
-    if (__builtin_expect(t851 != 0, 0)) { /* again, recording the error */
-      int32_t t861;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
-        t861 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 3);
-        t861 = 0;
-      }
-      uint8_t t863 = rt_le_i(t861, 1);
-      int32_t t865 = rt_btoi_b(t863);
-      uint8_t t867 = rt_not_b(t863);
-      int32_t t869 = rt_btoi_b(t867);
-    }
-    return K12_3_V{t856, t860};
-  }
-};
-struct K12_3_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_3_V &v) const {
-    A.v_x1499_d[i] = v.v0;
-    A.v_x1500_d[i] = v.v1;
-  }
-};
-struct K12_3_op {
-  K12_A A;
-  __device__ K12_3_V operator()(const K12_3_V &a, const K12_3_V &b) const {
-    int32_t t871 = rt_add_i(a.v0, b.v0);
-    int32_t t873 = rt_add_i(a.v1, b.v1);
-    return K12_3_V{t871, t873};
-  }
-};
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1501_off = rtg_seg_offsets(v_sd_1501);
-  A.v_sd_1501_n = v_sd_1501->len;
-  A.v_x1470 = v_x1470;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  RtValue *v_x1487 = NULL;
-  int32_t v_x1486 = 0;
-  RtValue *v_x1499 = NULL;
-  RtValue *v_x1500 = NULL;
-  /* PARTITION */
-  int64_t *t874, t875; /* the slot of its count, its size */
-  {
-    const int64_t t876 = v_x1470;
-    if (t876 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t876, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1475 = rtg_vec_new(RT_INT, t876);
-    A.v_x1475_d = v_x1475->data.i;
-    A.v_x1475_n = v_x1475->len;
-    v_x1477 = rtg_vec_new(RT_INT, t876);
-    A.v_x1477_d = v_x1477->data.i;
-    A.v_x1477_n = v_x1477->len;
-    t875 = t876;
-    t874 = rtg::partition_launch<K12_0_V>("K12", loc, K12_0_pull{A}, K12_0_pred{A}, t876, K12_0_store{A}, K12_0_other{A}, true);
-  }
-  {
-    const int64_t t877 = rtg::filter_count(t874);
-    v_x1475 = rtg_vec_fit(v_x1475, t877);
-    A.v_x1475_d = v_x1475->data.i;
-    A.v_x1475_n = v_x1475->len;
-    v_x1477 = rtg_vec_fit(v_x1477, t875 - t877);
-    A.v_x1477_d = v_x1477->data.i;
-    A.v_x1477_n = v_x1477->len;
-  }
+  A.v_x1616_d = v_x1616->data.i;
+  A.v_x1616_n = v_x1616->len;
+  A.v_sd_1617_off = rtg_seg_offsets(v_sd_1617);
+  A.v_sd_1617_n = v_sd_1617->len;
+  A.v_sd_1629_off = rtg_seg_offsets(v_sd_1629);
+  A.v_sd_1629_n = v_sd_1629->len;
+  A.v_x1619 = v_x1619;
+  RtValue *v_x1623 = NULL;
+  RtValue *v_x1624 = NULL;
+  RtValue *v_x1625 = NULL;
+  RtValue *v_x1626 = NULL;
+  RtValue *v_x1627 = NULL;
+  RtValue *v_x1628 = NULL;
   /* MAP */
   {
-    const int64_t t878 = v_x1470;
-    if (t878 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t878, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1487 = rtg_vec_new(RT_BOOL, t878);
-    A.v_x1487_d = v_x1487->data.b;
-    A.v_x1487_n = v_x1487->len;
-    /* computed in the launch of SOAC 2 (K12_2_ride) */
+    const int64_t t876 = v_x1616->len;
+    v_x1623 = rtg_vec_new(RT_INT, t876);
+    A.v_x1623_d = v_x1623->data.i;
+    A.v_x1623_n = v_x1623->len;
+    v_x1624 = rtg_vec_new(RT_INT, t876);
+    A.v_x1624_d = v_x1624->data.i;
+    A.v_x1624_n = v_x1624->len;
+    v_x1625 = rtg_vec_new(RT_INT, t876);
+    A.v_x1625_d = v_x1625->data.i;
+    A.v_x1625_n = v_x1625->len;
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
-  /* REDUCE */
+  /* LIBRARY */
   {
-    const int64_t t879 = v_x1470;
-    if (t879 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t879, 0.0, run, 6};
-      goto fail;
-    }
-    const K12_2_V t880 = rtg::reduce_commutative("K12", loc, K12_2_ride{A}, K12_2_op{A}, K12_2_V{0}, t879);
-    v_x1486 = t880.v0;
-    A.v_x1486 = v_x1486;
+    RtValue *t877 = rtg::range_segdes(loc, A.run, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628, K12_1_ride{A});
+    rtg_seg_known_total(t877, v_x1619);
+    v_x1626 = t877;
+    A.v_x1626_off = rtg_seg_offsets(v_x1626);
+    A.v_x1626_n = v_x1626->len;
   }
-  /* SCAN */
-  {
-    const int64_t t881 = v_x1470;
-    if (t881 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t881, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1499 = rtg_vec_new(RT_INT, t881);
-    A.v_x1499_d = v_x1499->data.i;
-    A.v_x1499_n = v_x1499->len;
-    v_x1500 = rtg_vec_new(RT_INT, t881);
-    A.v_x1500_d = v_x1500->data.i;
-    A.v_x1500_n = v_x1500->len;
-    rtg::scan<true>("K12", loc, K12_3_pull{A}, K12_3_op{A}, K12_3_V{0, 0}, t881, K12_3_store{A});
-  }
-  *out_v_x1487 = v_x1487;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1499 = v_x1499;
-  *out_v_x1500 = v_x1500;
-  rt_release(v_x1476);
-  rt_release(v_x1478);
+  *out_v_x1627 = v_x1627;
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1628);
   return;
 fail:
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1487);
-  rt_release(v_x1499);
-  rt_release(v_x1500);
+  rt_release(v_x1623);
+  rt_release(v_x1624);
+  rt_release(v_x1625);
+  rt_release(v_x1626);
+  rt_release(v_x1627);
+  rt_release(v_x1628);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
-  RtValue *vals[] = {v_sd_1501};
-  const int64_t sizes[] = {(int64_t)v_x1470, (int64_t)v_x1470, (int64_t)v_x1470, (int64_t)v_x1470};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K12_host(err, loc, run, v_sd_1501, v_x1470, out_v_x1487, out_v_x1475, out_v_x1477, out_v_x1486, out_v_x1499, out_v_x1500);
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
+  RtValue *vals[] = {v_x1616, v_sd_1617, v_sd_1629};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K12_host(err, loc, run, v_x1616, v_sd_1617, v_sd_1629, v_x1619, out_v_x1627);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_sd_1501, v_x1470, out_v_x1487, out_v_x1475, out_v_x1477, out_v_x1486, out_v_x1499, out_v_x1500);
+    K12_gpu(err, loc, run, v_x1616, v_sd_1617, v_sd_1629, v_x1619, out_v_x1627);
   }
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
   (void)loc;
   (void)run;
-  int32_t *v_x1546_d = v_x1546->data.i;
-  const int64_t v_x1546_n = v_x1546->len;
-  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
-  const int64_t v_sd_1547_n = v_sd_1547->len;
-  const int64_t *v_sd_1559_off = rt_seg_offsets(v_sd_1559);
-  const int64_t v_sd_1559_n = v_sd_1559->len;
-  RtValue *v_x1553 = NULL;
-  RtValue *v_x1554 = NULL;
-  RtValue *v_x1555 = NULL;
-  RtValue *v_x1556 = NULL;
-  RtValue *v_x1557 = NULL;
-  RtValue *v_x1558 = NULL;
+  int32_t *v_x1601_d = v_x1601->data.i;
+  const int64_t v_x1601_n = v_x1601->len;
+  const int64_t *v_sd_1602_off = rt_seg_offsets(v_sd_1602);
+  const int64_t v_sd_1602_n = v_sd_1602->len;
+  const int64_t *v_sd_1615_off = rt_seg_offsets(v_sd_1615);
+  const int64_t v_sd_1615_n = v_sd_1615->len;
+  RtValue *v_x1608 = NULL;
+  RtValue *v_x1609 = NULL;
+  RtValue *v_x1610 = NULL;
+  RtValue *v_x1611 = NULL;
+  RtValue *v_x1612 = NULL;
+  RtValue *v_x1613 = NULL;
+  RtValue *v_x1614 = NULL;
   /* MAP */
   {
-    const int64_t t882 = v_x1546_n;
-    v_x1553 = rt_value_new(rt_vec_type(RT_INT), t882);
-    int32_t *v_x1553_d = v_x1553->data.i;
-    const int64_t v_x1553_n = v_x1553->len;
-    v_x1554 = rt_value_new(rt_vec_type(RT_INT), t882);
-    int32_t *v_x1554_d = v_x1554->data.i;
-    const int64_t v_x1554_n = v_x1554->len;
-    v_x1555 = rt_value_new(rt_vec_type(RT_INT), t882);
-    int32_t *v_x1555_d = v_x1555->data.i;
-    const int64_t v_x1555_n = v_x1555->len;
-    RT_PARALLEL_FOR_IF(t882 >= RT_PARALLEL_MIN)
-    for (int64_t t883 = 0; t883 < t882; t883++) {
-      const int32_t t884 = (int32_t)t883;
-      int t887 = 0; /* nonzero: a check below failed */
-      int32_t t885 = v_x1546_d[t884];
-      int t888 = (uint64_t)(int64_t)t885 < (uint64_t)v_sd_1559_n;
-      int32_t t886 = t888 ? (int32_t)v_sd_1559_off[t885] : 0;
-      t887 |= !t888;
-      int t890 = (uint64_t)(int64_t)t885 < (uint64_t)v_sd_1547_n;
-      int32_t t889 = t890 ? (int32_t)(v_sd_1547_off[t885 + 1] - v_sd_1547_off[t885]) : 0;
-      t887 |= !t890;
-      int32_t t892 = rt_add_i(t886, t889);
-      if (__builtin_expect(t887 != 0, 0)) { /* again, recording the error */
-        int32_t t893 = v_x1546_d[t884];
-        int32_t t894;
-        if ((uint64_t)(int64_t)t893 < (uint64_t)v_sd_1559_n) {
-          t894 = (int32_t)v_sd_1559_off[t893];
+    const int64_t t878 = v_x1601_n;
+    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t878);
+    int32_t *v_x1608_d = v_x1608->data.i;
+    const int64_t v_x1608_n = v_x1608->len;
+    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t878);
+    int32_t *v_x1609_d = v_x1609->data.i;
+    const int64_t v_x1609_n = v_x1609->len;
+    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t878);
+    int32_t *v_x1610_d = v_x1610->data.i;
+    const int64_t v_x1610_n = v_x1610->len;
+    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t878);
+    int32_t *v_x1611_d = v_x1611->data.i;
+    const int64_t v_x1611_n = v_x1611->len;
+    RT_PARALLEL_FOR_IF(t878 >= RT_PARALLEL_MIN)
+    for (int64_t t879 = 0; t879 < t878; t879++) {
+      const int32_t t880 = (int32_t)t879;
+      int t883 = 0; /* nonzero: a check below failed */
+      int32_t t881 = v_x1601_d[t880];
+      int t884 = (uint64_t)(int64_t)t881 < (uint64_t)v_sd_1615_n;
+      int32_t t882 = t884 ? (int32_t)v_sd_1615_off[t881] : 0;
+      t883 |= !t884;
+      int t886 = (uint64_t)(int64_t)t881 < (uint64_t)v_sd_1602_n;
+      int32_t t885 = t886 ? (int32_t)(v_sd_1602_off[t881 + 1] - v_sd_1602_off[t881]) : 0;
+      t883 |= !t886;
+      int32_t t888 = rt_add_i(t882, t885);
+      if (__builtin_expect(t883 != 0, 0)) { /* again, recording the error */
+        int32_t t889 = v_x1601_d[t880];
+        int32_t t890;
+        if ((uint64_t)(int64_t)t889 < (uint64_t)v_sd_1615_n) {
+          t890 = (int32_t)v_sd_1615_off[t889];
         } else {
-          NESSIE_RECORD(err, t883, RT_CHECK_INDEX, 0, 0, RT_GATHER, t893, v_sd_1559_n, 0.0, 0);
-          t894 = 0;
+          NESSIE_RECORD(err, t879, RT_CHECK_INDEX, 0, 0, RT_GATHER, t889, v_sd_1615_n, 0.0, 0);
+          t890 = 0;
         }
-        int32_t t895;
-        if ((uint64_t)(int64_t)t893 < (uint64_t)v_sd_1547_n) {
-          t895 = (int32_t)(v_sd_1547_off[t893 + 1] - v_sd_1547_off[t893]);
+        int32_t t891;
+        if ((uint64_t)(int64_t)t889 < (uint64_t)v_sd_1602_n) {
+          t891 = (int32_t)(v_sd_1602_off[t889 + 1] - v_sd_1602_off[t889]);
         } else {
-          NESSIE_RECORD(err, t883, RT_CHECK_INDEX, 0, 0, RT_GATHER, t893, v_sd_1547_n, 0.0, 1);
-          t895 = 0;
+          NESSIE_RECORD(err, t879, RT_CHECK_INDEX, 0, 0, RT_GATHER, t889, v_sd_1602_n, 0.0, 1);
+          t891 = 0;
         }
-        int32_t t897 = rt_add_i(t894, t895);
+        int32_t t893 = rt_add_i(t890, t891);
       }
-      v_x1553_d[t883] = t886;
-      v_x1554_d[t883] = t892;
-      v_x1555_d[t883] = 1;
+      v_x1608_d[t879] = t882;
+      v_x1609_d[t879] = t885;
+      v_x1610_d[t879] = t888;
+      v_x1611_d[t879] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1553_d = v_x1553->data.i;
-    const int64_t v_x1553_n = v_x1553->len;
-    int32_t *v_x1554_d = v_x1554->data.i;
-    const int64_t v_x1554_n = v_x1554->len;
-    int32_t *v_x1555_d = v_x1555->data.i;
-    const int64_t v_x1555_n = v_x1555->len;
+    int32_t *v_x1608_d = v_x1608->data.i;
+    const int64_t v_x1608_n = v_x1608->len;
+    int32_t *v_x1609_d = v_x1609->data.i;
+    const int64_t v_x1609_n = v_x1609->len;
+    int32_t *v_x1610_d = v_x1610->data.i;
+    const int64_t v_x1610_n = v_x1610->len;
+    int32_t *v_x1611_d = v_x1611->data.i;
+    const int64_t v_x1611_n = v_x1611->len;
     /* LIBRARY */
     {
-      RtValue *t898 = rt_range_segdes(loc, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558);
-      rt_seg_known_total(t898, v_x1549);
-      v_x1556 = t898;
-      const int64_t *v_x1556_off = rt_seg_offsets(v_x1556);
-      const int64_t v_x1556_n = v_x1556->len;
+      RtValue *t894 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
+      rt_seg_known_total(t894, v_x1604);
+      v_x1612 = t894;
+      const int64_t *v_x1612_off = rt_seg_offsets(v_x1612);
+      const int64_t v_x1612_n = v_x1612->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1557 = v_x1557;
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1558);
+  *out_v_x1609 = v_x1609;
+  *out_v_x1608 = v_x1608;
+  *out_v_x1611 = v_x1611;
+  *out_v_x1612 = v_x1612;
+  *out_v_x1614 = v_x1614;
+  rt_release(v_x1610);
+  rt_release(v_x1613);
   return;
 fail:
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1557);
-  rt_release(v_x1558);
+  rt_release(v_x1608);
+  rt_release(v_x1609);
+  rt_release(v_x1610);
+  rt_release(v_x1611);
+  rt_release(v_x1612);
+  rt_release(v_x1613);
+  rt_release(v_x1614);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1546_d; int64_t v_x1546_n;
-  const int64_t *v_sd_1547_off; int64_t v_sd_1547_n;
-  const int64_t *v_sd_1559_off; int64_t v_sd_1559_n;
-  int32_t v_x1549;
-  int32_t *v_x1553_d; int64_t v_x1553_n;
-  int32_t *v_x1554_d; int64_t v_x1554_n;
-  int32_t *v_x1555_d; int64_t v_x1555_n;
-  const int64_t *v_x1556_off; int64_t v_x1556_n;
-  int32_t *v_x1557_d; int64_t v_x1557_n;
-  int32_t *v_x1558_d; int64_t v_x1558_n;
+  int32_t *v_x1601_d; int64_t v_x1601_n;
+  const int64_t *v_sd_1602_off; int64_t v_sd_1602_n;
+  const int64_t *v_sd_1615_off; int64_t v_sd_1615_n;
+  int32_t v_x1604;
+  int32_t *v_x1608_d; int64_t v_x1608_n;
+  int32_t *v_x1609_d; int64_t v_x1609_n;
+  int32_t *v_x1610_d; int64_t v_x1610_n;
+  int32_t *v_x1611_d; int64_t v_x1611_n;
+  const int64_t *v_x1612_off; int64_t v_x1612_n;
+  int32_t *v_x1613_d; int64_t v_x1613_n;
+  int32_t *v_x1614_d; int64_t v_x1614_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
+  int32_t v3;
 };
 struct K13_0_pull {
   K13_A A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t901 = 0; /* nonzero: a check below failed */
-    int32_t t899 = A.v_x1546_d[ix];
-    int t902 = (uint64_t)(int64_t)t899 < (uint64_t)A.v_sd_1559_n;
-    int32_t t900 = t902 ? (int32_t)A.v_sd_1559_off[t899] : 0;
-    t901 |= !t902;
-    int t904 = (uint64_t)(int64_t)t899 < (uint64_t)A.v_sd_1547_n;
-    int32_t t903 = t904 ? (int32_t)(A.v_sd_1547_off[t899 + 1] - A.v_sd_1547_off[t899]) : 0;
-    t901 |= !t904;
-    int32_t t906 = rt_add_i(t900, t903);
-    if (__builtin_expect(t901 != 0, 0)) { /* again, recording the error */
-      int32_t t907 = A.v_x1546_d[ix];
-      int32_t t908;
-      if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_sd_1559_n) {
-        t908 = (int32_t)A.v_sd_1559_off[t907];
+    int t897 = 0; /* nonzero: a check below failed */
+    int32_t t895 = A.v_x1601_d[ix];
+    int t898 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_sd_1615_n;
+    int32_t t896 = t898 ? (int32_t)A.v_sd_1615_off[t895] : 0;
+    t897 |= !t898;
+    int t900 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_sd_1602_n;
+    int32_t t899 = t900 ? (int32_t)(A.v_sd_1602_off[t895 + 1] - A.v_sd_1602_off[t895]) : 0;
+    t897 |= !t900;
+    int32_t t902 = rt_add_i(t896, t899);
+    if (__builtin_expect(t897 != 0, 0)) { /* again, recording the error */
+      int32_t t903 = A.v_x1601_d[ix];
+      int32_t t904;
+      if ((uint64_t)(int64_t)t903 < (uint64_t)A.v_sd_1615_n) {
+        t904 = (int32_t)A.v_sd_1615_off[t903];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_sd_1559_n, 0.0, 0);
-        t908 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t903, A.v_sd_1615_n, 0.0, 0);
+        t904 = 0;
       }
-      int32_t t909;
-      if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_sd_1547_n) {
-        t909 = (int32_t)(A.v_sd_1547_off[t907 + 1] - A.v_sd_1547_off[t907]);
+      int32_t t905;
+      if ((uint64_t)(int64_t)t903 < (uint64_t)A.v_sd_1602_n) {
+        t905 = (int32_t)(A.v_sd_1602_off[t903 + 1] - A.v_sd_1602_off[t903]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_sd_1547_n, 0.0, 1);
-        t909 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t903, A.v_sd_1602_n, 0.0, 1);
+        t905 = 0;
       }
-      int32_t t911 = rt_add_i(t908, t909);
+      int32_t t907 = rt_add_i(t904, t905);
     }
-    return K13_0_V{t900, t906, 1};
+    return K13_0_V{t896, t899, t902, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1553_d[i] = v.v0;
-    A.v_x1554_d[i] = v.v1;
-    A.v_x1555_d[i] = v.v2;
+    A.v_x1608_d[i] = v.v0;
+    A.v_x1609_d[i] = v.v1;
+    A.v_x1610_d[i] = v.v2;
+    A.v_x1611_d[i] = v.v3;
   }
 };
 struct K13_1_ride {
@@ -3967,438 +4015,368 @@ struct K13_1_ride {
     K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1546_d = v_x1546->data.i;
-  A.v_x1546_n = v_x1546->len;
-  A.v_sd_1547_off = rtg_seg_offsets(v_sd_1547);
-  A.v_sd_1547_n = v_sd_1547->len;
-  A.v_sd_1559_off = rtg_seg_offsets(v_sd_1559);
-  A.v_sd_1559_n = v_sd_1559->len;
-  A.v_x1549 = v_x1549;
-  RtValue *v_x1553 = NULL;
-  RtValue *v_x1554 = NULL;
-  RtValue *v_x1555 = NULL;
-  RtValue *v_x1556 = NULL;
-  RtValue *v_x1557 = NULL;
-  RtValue *v_x1558 = NULL;
+  A.v_x1601_d = v_x1601->data.i;
+  A.v_x1601_n = v_x1601->len;
+  A.v_sd_1602_off = rtg_seg_offsets(v_sd_1602);
+  A.v_sd_1602_n = v_sd_1602->len;
+  A.v_sd_1615_off = rtg_seg_offsets(v_sd_1615);
+  A.v_sd_1615_n = v_sd_1615->len;
+  A.v_x1604 = v_x1604;
+  RtValue *v_x1608 = NULL;
+  RtValue *v_x1609 = NULL;
+  RtValue *v_x1610 = NULL;
+  RtValue *v_x1611 = NULL;
+  RtValue *v_x1612 = NULL;
+  RtValue *v_x1613 = NULL;
+  RtValue *v_x1614 = NULL;
   /* MAP */
   {
-    const int64_t t912 = v_x1546->len;
-    v_x1553 = rtg_vec_new(RT_INT, t912);
-    A.v_x1553_d = v_x1553->data.i;
-    A.v_x1553_n = v_x1553->len;
-    v_x1554 = rtg_vec_new(RT_INT, t912);
-    A.v_x1554_d = v_x1554->data.i;
-    A.v_x1554_n = v_x1554->len;
-    v_x1555 = rtg_vec_new(RT_INT, t912);
-    A.v_x1555_d = v_x1555->data.i;
-    A.v_x1555_n = v_x1555->len;
+    const int64_t t908 = v_x1601->len;
+    v_x1608 = rtg_vec_new(RT_INT, t908);
+    A.v_x1608_d = v_x1608->data.i;
+    A.v_x1608_n = v_x1608->len;
+    v_x1609 = rtg_vec_new(RT_INT, t908);
+    A.v_x1609_d = v_x1609->data.i;
+    A.v_x1609_n = v_x1609->len;
+    v_x1610 = rtg_vec_new(RT_INT, t908);
+    A.v_x1610_d = v_x1610->data.i;
+    A.v_x1610_n = v_x1610->len;
+    v_x1611 = rtg_vec_new(RT_INT, t908);
+    A.v_x1611_d = v_x1611->data.i;
+    A.v_x1611_n = v_x1611->len;
     /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t913 = rtg::range_segdes(loc, A.run, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558, K13_1_ride{A});
-    rtg_seg_known_total(t913, v_x1549);
-    v_x1556 = t913;
-    A.v_x1556_off = rtg_seg_offsets(v_x1556);
-    A.v_x1556_n = v_x1556->len;
+    RtValue *t909 = rtg::range_segdes(loc, A.run, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614, K13_1_ride{A});
+    rtg_seg_known_total(t909, v_x1604);
+    v_x1612 = t909;
+    A.v_x1612_off = rtg_seg_offsets(v_x1612);
+    A.v_x1612_n = v_x1612->len;
   }
-  *out_v_x1557 = v_x1557;
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1558);
+  *out_v_x1609 = v_x1609;
+  *out_v_x1608 = v_x1608;
+  *out_v_x1611 = v_x1611;
+  *out_v_x1612 = v_x1612;
+  *out_v_x1614 = v_x1614;
+  rt_release(v_x1610);
+  rt_release(v_x1613);
   return;
 fail:
-  rt_release(v_x1553);
-  rt_release(v_x1554);
-  rt_release(v_x1555);
-  rt_release(v_x1556);
-  rt_release(v_x1557);
-  rt_release(v_x1558);
+  rt_release(v_x1608);
+  rt_release(v_x1609);
+  rt_release(v_x1610);
+  rt_release(v_x1611);
+  rt_release(v_x1612);
+  rt_release(v_x1613);
+  rt_release(v_x1614);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
-  RtValue *vals[] = {v_x1546, v_sd_1547, v_sd_1559};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
+  RtValue *vals[] = {v_x1601, v_sd_1602, v_sd_1615};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K13_host(err, loc, run, v_x1546, v_sd_1547, v_sd_1559, v_x1549, out_v_x1557);
+    K13_host(err, loc, run, v_x1601, v_sd_1602, v_sd_1615, v_x1604, out_v_x1609, out_v_x1608, out_v_x1611, out_v_x1612, out_v_x1614);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1546, v_sd_1547, v_sd_1559, v_x1549, out_v_x1557);
+    K13_gpu(err, loc, run, v_x1601, v_sd_1602, v_sd_1615, v_x1604, out_v_x1609, out_v_x1608, out_v_x1611, out_v_x1612, out_v_x1614);
   }
 }
 
-/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
+/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
   (void)loc;
   (void)run;
-  int32_t *v_x1531_d = v_x1531->data.i;
-  const int64_t v_x1531_n = v_x1531->len;
-  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
-  const int64_t v_sd_1532_n = v_sd_1532->len;
-  const int64_t *v_sd_1545_off = rt_seg_offsets(v_sd_1545);
-  const int64_t v_sd_1545_n = v_sd_1545->len;
-  RtValue *v_x1538 = NULL;
-  RtValue *v_x1539 = NULL;
-  RtValue *v_x1540 = NULL;
-  RtValue *v_x1541 = NULL;
-  RtValue *v_x1542 = NULL;
-  RtValue *v_x1543 = NULL;
-  RtValue *v_x1544 = NULL;
+  int32_t *v_x1374_d = v_x1374->data.i;
+  const int64_t v_x1374_n = v_x1374->len;
+  uint8_t *v_x1378_d = v_x1378->data.b;
+  const int64_t v_x1378_n = v_x1378->len;
+  (void)v_x1378_n; /* v_x1378's length is v_x1374's */
+  int32_t *v_x1379_d = v_x1379->data.i;
+  const int64_t v_x1379_n = v_x1379->len;
+  (void)v_x1379_n; /* v_x1379's length is v_x1374's */
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1388 = NULL;
   /* MAP */
   {
-    const int64_t t914 = v_x1531_n;
-    v_x1538 = rt_value_new(rt_vec_type(RT_INT), t914);
-    int32_t *v_x1538_d = v_x1538->data.i;
-    const int64_t v_x1538_n = v_x1538->len;
-    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t914);
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
-    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t914);
-    int32_t *v_x1540_d = v_x1540->data.i;
-    const int64_t v_x1540_n = v_x1540->len;
-    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t914);
-    int32_t *v_x1541_d = v_x1541->data.i;
-    const int64_t v_x1541_n = v_x1541->len;
-    RT_PARALLEL_FOR_IF(t914 >= RT_PARALLEL_MIN)
-    for (int64_t t915 = 0; t915 < t914; t915++) {
-      const int32_t t916 = (int32_t)t915;
-      int t919 = 0; /* nonzero: a check below failed */
-      int32_t t917 = v_x1531_d[t916];
-      int t920 = (uint64_t)(int64_t)t917 < (uint64_t)v_sd_1545_n;
-      int32_t t918 = t920 ? (int32_t)v_sd_1545_off[t917] : 0;
-      t919 |= !t920;
-      int t922 = (uint64_t)(int64_t)t917 < (uint64_t)v_sd_1532_n;
-      int32_t t921 = t922 ? (int32_t)(v_sd_1532_off[t917 + 1] - v_sd_1532_off[t917]) : 0;
-      t919 |= !t922;
-      int32_t t924 = rt_add_i(t918, t921);
-      if (__builtin_expect(t919 != 0, 0)) { /* again, recording the error */
-        int32_t t925 = v_x1531_d[t916];
-        int32_t t926;
-        if ((uint64_t)(int64_t)t925 < (uint64_t)v_sd_1545_n) {
-          t926 = (int32_t)v_sd_1545_off[t925];
-        } else {
-          NESSIE_RECORD(err, t915, RT_CHECK_INDEX, 0, 0, RT_GATHER, t925, v_sd_1545_n, 0.0, 0);
-          t926 = 0;
-        }
-        int32_t t927;
-        if ((uint64_t)(int64_t)t925 < (uint64_t)v_sd_1532_n) {
-          t927 = (int32_t)(v_sd_1532_off[t925 + 1] - v_sd_1532_off[t925]);
-        } else {
-          NESSIE_RECORD(err, t915, RT_CHECK_INDEX, 0, 0, RT_GATHER, t925, v_sd_1532_n, 0.0, 1);
-          t927 = 0;
-        }
-        int32_t t929 = rt_add_i(t926, t927);
+    const int64_t t910 = v_x1374_n;
+    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t910);
+    int32_t *v_x1388_d = v_x1388->data.i;
+    const int64_t v_x1388_n = v_x1388->len;
+    RT_PARALLEL_FOR_IF(t910 >= RT_PARALLEL_MIN)
+    for (int64_t t911 = 0; t911 < t910; t911++) {
+      const int32_t t912 = (int32_t)t911;
+      int t921 = 0; /* nonzero: a check below failed */
+      int32_t t913 = v_x1374_d[t912];
+      int32_t t915 = rt_add_i(t913, v_x1375);
+      uint8_t t916 = v_x1378_d[t912];
+      int32_t t917 = v_x1379_d[t912];
+      int32_t t919 = (t916 ? t917 : t915);
+      int t922 = (uint64_t)(int64_t)t919 < (uint64_t)v_x1384;
+      int32_t t920 = t922 ? t919 : 0;
+      t921 |= !t922;
+      uint8_t t924 = rt_lt_i(t920, (int32_t)v_x1382_n);
+      int32_t t925;
+      if (t924) {
+        int t927 = (uint64_t)(int64_t)t920 < (uint64_t)v_x1382_n;
+        int32_t t926 = t927 ? v_x1382_d[t920] : 0;
+        t921 |= !t927;
+        t925 = t926;
+      } else {
+        int32_t t929 = rt_sub_i(t920, (int32_t)v_x1382_n);
+        int t931 = (uint64_t)(int64_t)t929 < (uint64_t)v_x1383_n;
+        int32_t t930 = t931 ? v_x1383_d[t929] : 0;
+        t921 |= !t931;
+        t925 = t930;
       }
-      v_x1538_d[t915] = t918;
-      v_x1539_d[t915] = t921;
-      v_x1540_d[t915] = t924;
-      v_x1541_d[t915] = 1;
+      if (__builtin_expect(t921 != 0, 0)) { /* again, recording the error */
+        int32_t t932 = v_x1374_d[t912];
+        int32_t t934 = rt_add_i(t932, v_x1375);
+        uint8_t t935 = v_x1378_d[t912];
+        int32_t t936 = v_x1379_d[t912];
+        int32_t t938 = (t935 ? t936 : t934);
+        int32_t t939;
+        if ((uint64_t)(int64_t)t938 < (uint64_t)v_x1384) {
+          t939 = t938;
+        } else {
+          NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t938, v_x1384, 0.0, 0);
+          t939 = 0;
+        }
+        uint8_t t941 = rt_lt_i(t939, (int32_t)v_x1382_n);
+        int32_t t942;
+        if (t941) {
+          int32_t t943;
+          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1382_n) {
+            t943 = v_x1382_d[t939];
+          } else {
+            NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1382_n, 0.0, 1);
+            t943 = 0;
+          }
+          t942 = t943;
+        } else {
+          int32_t t945 = rt_sub_i(t939, (int32_t)v_x1382_n);
+          int32_t t946;
+          if ((uint64_t)(int64_t)t945 < (uint64_t)v_x1383_n) {
+            t946 = v_x1383_d[t945];
+          } else {
+            NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, v_x1383_n, 0.0, 2);
+            t946 = 0;
+          }
+          t942 = t946;
+        }
+      }
+      v_x1388_d[t911] = t925;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1538_d = v_x1538->data.i;
-    const int64_t v_x1538_n = v_x1538->len;
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
-    int32_t *v_x1540_d = v_x1540->data.i;
-    const int64_t v_x1540_n = v_x1540->len;
-    int32_t *v_x1541_d = v_x1541->data.i;
-    const int64_t v_x1541_n = v_x1541->len;
-    /* LIBRARY */
-    {
-      RtValue *t930 = rt_range_segdes(loc, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544);
-      rt_seg_known_total(t930, v_x1534);
-      v_x1542 = t930;
-      const int64_t *v_x1542_off = rt_seg_offsets(v_x1542);
-      const int64_t v_x1542_n = v_x1542->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1539 = v_x1539;
-  *out_v_x1538 = v_x1538;
-  *out_v_x1541 = v_x1541;
-  *out_v_x1542 = v_x1542;
-  *out_v_x1544 = v_x1544;
-  rt_release(v_x1540);
-  rt_release(v_x1543);
+  *out_v_x1388 = v_x1388;
   return;
 fail:
-  rt_release(v_x1538);
-  rt_release(v_x1539);
-  rt_release(v_x1540);
-  rt_release(v_x1541);
-  rt_release(v_x1542);
-  rt_release(v_x1543);
-  rt_release(v_x1544);
+  rt_release(v_x1388);
 }
 
-/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1531_d; int64_t v_x1531_n;
-  const int64_t *v_sd_1532_off; int64_t v_sd_1532_n;
-  const int64_t *v_sd_1545_off; int64_t v_sd_1545_n;
-  int32_t v_x1534;
-  int32_t *v_x1538_d; int64_t v_x1538_n;
-  int32_t *v_x1539_d; int64_t v_x1539_n;
-  int32_t *v_x1540_d; int64_t v_x1540_n;
-  int32_t *v_x1541_d; int64_t v_x1541_n;
-  const int64_t *v_x1542_off; int64_t v_x1542_n;
-  int32_t *v_x1543_d; int64_t v_x1543_n;
-  int32_t *v_x1544_d; int64_t v_x1544_n;
+  int32_t *v_x1374_d; int64_t v_x1374_n;
+  int32_t v_x1375;
+  uint8_t *v_x1378_d; int64_t v_x1378_n;
+  int32_t *v_x1379_d; int64_t v_x1379_n;
+  int32_t *v_x1382_d; int64_t v_x1382_n;
+  int32_t *v_x1383_d; int64_t v_x1383_n;
+  int32_t v_x1384;
+  int32_t *v_x1388_d; int64_t v_x1388_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
 };
 struct K14_0_pull {
   K14_A A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t933 = 0; /* nonzero: a check below failed */
-    int32_t t931 = A.v_x1531_d[ix];
-    int t934 = (uint64_t)(int64_t)t931 < (uint64_t)A.v_sd_1545_n;
-    int32_t t932 = t934 ? (int32_t)A.v_sd_1545_off[t931] : 0;
-    t933 |= !t934;
-    int t936 = (uint64_t)(int64_t)t931 < (uint64_t)A.v_sd_1532_n;
-    int32_t t935 = t936 ? (int32_t)(A.v_sd_1532_off[t931 + 1] - A.v_sd_1532_off[t931]) : 0;
-    t933 |= !t936;
-    int32_t t938 = rt_add_i(t932, t935);
-    if (__builtin_expect(t933 != 0, 0)) { /* again, recording the error */
-      int32_t t939 = A.v_x1531_d[ix];
-      int32_t t940;
-      if ((uint64_t)(int64_t)t939 < (uint64_t)A.v_sd_1545_n) {
-        t940 = (int32_t)A.v_sd_1545_off[t939];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, A.v_sd_1545_n, 0.0, 0);
-        t940 = 0;
-      }
-      int32_t t941;
-      if ((uint64_t)(int64_t)t939 < (uint64_t)A.v_sd_1532_n) {
-        t941 = (int32_t)(A.v_sd_1532_off[t939 + 1] - A.v_sd_1532_off[t939]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, A.v_sd_1532_n, 0.0, 1);
-        t941 = 0;
-      }
-      int32_t t943 = rt_add_i(t940, t941);
+    int t955 = 0; /* nonzero: a check below failed */
+    int32_t t947 = rtg::ld_stream(&A.v_x1374_d[ix]);
+    int32_t t949 = rt_add_i(t947, A.v_x1375);
+    uint8_t t950 = rtg::ld_stream(&A.v_x1378_d[ix]);
+    int32_t t951 = rtg::ld_stream(&A.v_x1379_d[ix]);
+    int32_t t953 = (t950 ? t951 : t949);
+    int t956 = (uint64_t)(int64_t)t953 < (uint64_t)A.v_x1384;
+    int32_t t954 = t956 ? t953 : 0;
+    t955 |= !t956;
+    uint8_t t958 = rt_lt_i(t954, (int32_t)A.v_x1382_n);
+    int32_t t959;
+    if (t958) {
+      int t961 = (uint64_t)(int64_t)t954 < (uint64_t)A.v_x1382_n;
+      int32_t t960 = t961 ? A.v_x1382_d[t954] : 0;
+      t955 |= !t961;
+      t959 = t960;
+    } else {
+      int32_t t963 = rt_sub_i(t954, (int32_t)A.v_x1382_n);
+      int t965 = (uint64_t)(int64_t)t963 < (uint64_t)A.v_x1383_n;
+      int32_t t964 = t965 ? A.v_x1383_d[t963] : 0;
+      t955 |= !t965;
+      t959 = t964;
     }
-    return K14_0_V{t932, t935, t938, 1};
+    if (__builtin_expect(t955 != 0, 0)) { /* again, recording the error */
+      int32_t t966 = rtg::ld_stream(&A.v_x1374_d[ix]);
+      int32_t t968 = rt_add_i(t966, A.v_x1375);
+      uint8_t t969 = rtg::ld_stream(&A.v_x1378_d[ix]);
+      int32_t t970 = rtg::ld_stream(&A.v_x1379_d[ix]);
+      int32_t t972 = (t969 ? t970 : t968);
+      int32_t t973;
+      if ((uint64_t)(int64_t)t972 < (uint64_t)A.v_x1384) {
+        t973 = t972;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t972, A.v_x1384, 0.0, 0);
+        t973 = 0;
+      }
+      uint8_t t975 = rt_lt_i(t973, (int32_t)A.v_x1382_n);
+      int32_t t976;
+      if (t975) {
+        int32_t t977;
+        if ((uint64_t)(int64_t)t973 < (uint64_t)A.v_x1382_n) {
+          t977 = A.v_x1382_d[t973];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t973, A.v_x1382_n, 0.0, 1);
+          t977 = 0;
+        }
+        t976 = t977;
+      } else {
+        int32_t t979 = rt_sub_i(t973, (int32_t)A.v_x1382_n);
+        int32_t t980;
+        if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_x1383_n) {
+          t980 = A.v_x1383_d[t979];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_x1383_n, 0.0, 2);
+          t980 = 0;
+        }
+        t976 = t980;
+      }
+    }
+    return K14_0_V{t959};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1538_d[i] = v.v0;
-    A.v_x1539_d[i] = v.v1;
-    A.v_x1540_d[i] = v.v2;
-    A.v_x1541_d[i] = v.v3;
+    A.v_x1388_d[i] = v.v0;
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ void operator()(int64_t i) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1531_d = v_x1531->data.i;
-  A.v_x1531_n = v_x1531->len;
-  A.v_sd_1532_off = rtg_seg_offsets(v_sd_1532);
-  A.v_sd_1532_n = v_sd_1532->len;
-  A.v_sd_1545_off = rtg_seg_offsets(v_sd_1545);
-  A.v_sd_1545_n = v_sd_1545->len;
-  A.v_x1534 = v_x1534;
-  RtValue *v_x1538 = NULL;
-  RtValue *v_x1539 = NULL;
-  RtValue *v_x1540 = NULL;
-  RtValue *v_x1541 = NULL;
-  RtValue *v_x1542 = NULL;
-  RtValue *v_x1543 = NULL;
-  RtValue *v_x1544 = NULL;
+  A.v_x1374_d = v_x1374->data.i;
+  A.v_x1374_n = v_x1374->len;
+  A.v_x1375 = v_x1375;
+  A.v_x1378_d = v_x1378->data.b;
+  A.v_x1378_n = v_x1378->len;
+  A.v_x1379_d = v_x1379->data.i;
+  A.v_x1379_n = v_x1379->len;
+  A.v_x1382_d = v_x1382->data.i;
+  A.v_x1382_n = v_x1382->len;
+  A.v_x1383_d = v_x1383->data.i;
+  A.v_x1383_n = v_x1383->len;
+  A.v_x1384 = v_x1384;
+  RtValue *v_x1388 = NULL;
   /* MAP */
   {
-    const int64_t t944 = v_x1531->len;
-    v_x1538 = rtg_vec_new(RT_INT, t944);
-    A.v_x1538_d = v_x1538->data.i;
-    A.v_x1538_n = v_x1538->len;
-    v_x1539 = rtg_vec_new(RT_INT, t944);
-    A.v_x1539_d = v_x1539->data.i;
-    A.v_x1539_n = v_x1539->len;
-    v_x1540 = rtg_vec_new(RT_INT, t944);
-    A.v_x1540_d = v_x1540->data.i;
-    A.v_x1540_n = v_x1540->len;
-    v_x1541 = rtg_vec_new(RT_INT, t944);
-    A.v_x1541_d = v_x1541->data.i;
-    A.v_x1541_n = v_x1541->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    const int64_t t981 = v_x1378->len;
+    v_x1388 = rtg_vec_new(RT_INT, t981);
+    A.v_x1388_d = v_x1388->data.i;
+    A.v_x1388_n = v_x1388->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t981);
   }
-  /* LIBRARY */
-  {
-    RtValue *t945 = rtg::range_segdes(loc, A.run, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544, K14_1_ride{A});
-    rtg_seg_known_total(t945, v_x1534);
-    v_x1542 = t945;
-    A.v_x1542_off = rtg_seg_offsets(v_x1542);
-    A.v_x1542_n = v_x1542->len;
-  }
-  *out_v_x1539 = v_x1539;
-  *out_v_x1538 = v_x1538;
-  *out_v_x1541 = v_x1541;
-  *out_v_x1542 = v_x1542;
-  *out_v_x1544 = v_x1544;
-  rt_release(v_x1540);
-  rt_release(v_x1543);
+  *out_v_x1388 = v_x1388;
   return;
 fail:
-  rt_release(v_x1538);
-  rt_release(v_x1539);
-  rt_release(v_x1540);
-  rt_release(v_x1541);
-  rt_release(v_x1542);
-  rt_release(v_x1543);
-  rt_release(v_x1544);
+  rt_release(v_x1388);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
-  RtValue *vals[] = {v_x1531, v_sd_1532, v_sd_1545};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
+  RtValue *vals[] = {v_x1374, v_x1378, v_x1379, v_x1382, v_x1383};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K14_host(err, loc, run, v_x1531, v_sd_1532, v_sd_1545, v_x1534, out_v_x1539, out_v_x1538, out_v_x1541, out_v_x1542, out_v_x1544);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K14_host(err, loc, run, v_x1374, v_x1375, v_x1378, v_x1379, v_x1382, v_x1383, v_x1384, out_v_x1388);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1531, v_sd_1532, v_sd_1545, v_x1534, out_v_x1539, out_v_x1538, out_v_x1541, out_v_x1542, out_v_x1544);
+    K14_gpu(err, loc, run, v_x1374, v_x1375, v_x1378, v_x1379, v_x1382, v_x1383, v_x1384, out_v_x1388);
   }
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
+/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
   (void)loc;
   (void)run;
-  int32_t *v_x1306_d = v_x1306->data.i;
-  const int64_t v_x1306_n = v_x1306->len;
-  uint8_t *v_x1310_d = v_x1310->data.b;
-  const int64_t v_x1310_n = v_x1310->len;
-  (void)v_x1310_n; /* v_x1310's length is v_x1306's */
-  int32_t *v_x1311_d = v_x1311->data.i;
-  const int64_t v_x1311_n = v_x1311->len;
-  (void)v_x1311_n; /* v_x1311's length is v_x1306's */
-  int32_t *v_x1314_d = v_x1314->data.i;
-  const int64_t v_x1314_n = v_x1314->len;
-  int32_t *v_x1315_d = v_x1315->data.i;
-  const int64_t v_x1315_n = v_x1315->len;
-  RtValue *v_x1320 = NULL;
-  /* MAP */
+  int32_t *v_x1630_d = v_x1630->data.i;
+  const int64_t v_x1630_n = v_x1630->len;
+  int32_t v_x1631 = 0;
+  RtValue *v_x1633 = NULL;
+  /* ONCE */
   {
-    const int64_t t946 = v_x1306_n;
-    v_x1320 = rt_value_new(rt_vec_type(RT_INT), t946);
-    int32_t *v_x1320_d = v_x1320->data.i;
-    const int64_t v_x1320_n = v_x1320->len;
-    RT_PARALLEL_FOR_IF(t946 >= RT_PARALLEL_MIN)
-    for (int64_t t947 = 0; t947 < t946; t947++) {
-      const int32_t t948 = (int32_t)t947;
-      int t957 = 0; /* nonzero: a check below failed */
-      int32_t t949 = v_x1306_d[t948];
-      int32_t t951 = rt_add_i(t949, v_x1307);
-      uint8_t t952 = v_x1310_d[t948];
-      int32_t t953 = v_x1311_d[t948];
-      int32_t t955 = (t952 ? t953 : t951);
-      int t958 = (uint64_t)(int64_t)t955 < (uint64_t)v_x1316;
-      int32_t t956 = t958 ? t955 : 0;
-      t957 |= !t958;
-      uint8_t t960 = rt_lt_i(t956, (int32_t)v_x1314_n);
-      int32_t t961;
-      if (t960) {
-        int t963 = (uint64_t)(int64_t)t956 < (uint64_t)v_x1314_n;
-        int32_t t962 = t963 ? v_x1314_d[t956] : 0;
-        t957 |= !t963;
-        t961 = t962;
+    int t983 = 0; /* nonzero: a check below failed */
+    int t984 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
+    int32_t t982 = t984 ? v_x1630_d[0] : 0;
+    t983 |= !t984;
+    if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
+      int32_t t985;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1630_n) {
+        t985 = v_x1630_d[0];
       } else {
-        int32_t t965 = rt_sub_i(t956, (int32_t)v_x1314_n);
-        int t967 = (uint64_t)(int64_t)t965 < (uint64_t)v_x1315_n;
-        int32_t t966 = t967 ? v_x1315_d[t965] : 0;
-        t957 |= !t967;
-        t961 = t966;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1630_n, 0.0, 0);
+        t985 = 0;
       }
-      if (__builtin_expect(t957 != 0, 0)) { /* again, recording the error */
-        int32_t t968 = v_x1306_d[t948];
-        int32_t t970 = rt_add_i(t968, v_x1307);
-        uint8_t t971 = v_x1310_d[t948];
-        int32_t t972 = v_x1311_d[t948];
-        int32_t t974 = (t971 ? t972 : t970);
-        int32_t t975;
-        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1316) {
-          t975 = t974;
-        } else {
-          NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1316, 0.0, 0);
-          t975 = 0;
-        }
-        uint8_t t977 = rt_lt_i(t975, (int32_t)v_x1314_n);
-        int32_t t978;
-        if (t977) {
-          int32_t t979;
-          if ((uint64_t)(int64_t)t975 < (uint64_t)v_x1314_n) {
-            t979 = v_x1314_d[t975];
-          } else {
-            NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t975, v_x1314_n, 0.0, 1);
-            t979 = 0;
-          }
-          t978 = t979;
-        } else {
-          int32_t t981 = rt_sub_i(t975, (int32_t)v_x1314_n);
-          int32_t t982;
-          if ((uint64_t)(int64_t)t981 < (uint64_t)v_x1315_n) {
-            t982 = v_x1315_d[t981];
-          } else {
-            NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, v_x1315_n, 0.0, 2);
-            t982 = 0;
-          }
-          t978 = t982;
-        }
-      }
-      v_x1320_d[t947] = t961;
     }
+    v_x1631 = t982;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1320 = v_x1320;
+  {
+    /* MAP */
+    {
+      const int64_t t986 = 1;
+      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t986);
+      int32_t *v_x1633_d = v_x1633->data.i;
+      const int64_t v_x1633_n = v_x1633->len;
+      RT_PARALLEL_FOR_IF(t986 >= RT_PARALLEL_MIN)
+      for (int64_t t987 = 0; t987 < t986; t987++) {
+        const int32_t t988 = (int32_t)t987;
+        v_x1633_d[t987] = v_x1631;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1633 = v_x1633;
   return;
 fail:
-  rt_release(v_x1320);
+  rt_release(v_x1633);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K15_0_V;
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1306_d; int64_t v_x1306_n;
-  int32_t v_x1307;
-  uint8_t *v_x1310_d; int64_t v_x1310_n;
-  int32_t *v_x1311_d; int64_t v_x1311_n;
-  int32_t *v_x1314_d; int64_t v_x1314_n;
-  int32_t *v_x1315_d; int64_t v_x1315_n;
-  int32_t v_x1316;
-  int32_t *v_x1320_d; int64_t v_x1320_n;
+  const K15_0_V *K15_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1630_d; int64_t v_x1630_n;
+  int32_t *v_x1633_d; int64_t v_x1633_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -4408,490 +4386,311 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t991 = 0; /* nonzero: a check below failed */
-    int32_t t983 = rtg::ld_stream(&A.v_x1306_d[ix]);
-    int32_t t985 = rt_add_i(t983, A.v_x1307);
-    uint8_t t986 = rtg::ld_stream(&A.v_x1310_d[ix]);
-    int32_t t987 = rtg::ld_stream(&A.v_x1311_d[ix]);
-    int32_t t989 = (t986 ? t987 : t985);
-    int t992 = (uint64_t)(int64_t)t989 < (uint64_t)A.v_x1316;
-    int32_t t990 = t992 ? t989 : 0;
-    t991 |= !t992;
-    uint8_t t994 = rt_lt_i(t990, (int32_t)A.v_x1314_n);
-    int32_t t995;
-    if (t994) {
-      int t997 = (uint64_t)(int64_t)t990 < (uint64_t)A.v_x1314_n;
-      int32_t t996 = t997 ? A.v_x1314_d[t990] : 0;
-      t991 |= !t997;
-      t995 = t996;
-    } else {
-      int32_t t999 = rt_sub_i(t990, (int32_t)A.v_x1314_n);
-      int t1001 = (uint64_t)(int64_t)t999 < (uint64_t)A.v_x1315_n;
-      int32_t t1000 = t1001 ? A.v_x1315_d[t999] : 0;
-      t991 |= !t1001;
-      t995 = t1000;
-    }
-    if (__builtin_expect(t991 != 0, 0)) { /* again, recording the error */
-      int32_t t1002 = rtg::ld_stream(&A.v_x1306_d[ix]);
-      int32_t t1004 = rt_add_i(t1002, A.v_x1307);
-      uint8_t t1005 = rtg::ld_stream(&A.v_x1310_d[ix]);
-      int32_t t1006 = rtg::ld_stream(&A.v_x1311_d[ix]);
-      int32_t t1008 = (t1005 ? t1006 : t1004);
-      int32_t t1009;
-      if ((uint64_t)(int64_t)t1008 < (uint64_t)A.v_x1316) {
-        t1009 = t1008;
+    int t990 = 0; /* nonzero: a check below failed */
+    int t991 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n;
+    int32_t t989 = t991 ? A.v_x1630_d[0] : 0;
+    t990 |= !t991;
+    if (__builtin_expect(t990 != 0, 0)) { /* again, recording the error */
+      int32_t t992;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n) {
+        t992 = A.v_x1630_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1008, A.v_x1316, 0.0, 0);
-        t1009 = 0;
-      }
-      uint8_t t1011 = rt_lt_i(t1009, (int32_t)A.v_x1314_n);
-      int32_t t1012;
-      if (t1011) {
-        int32_t t1013;
-        if ((uint64_t)(int64_t)t1009 < (uint64_t)A.v_x1314_n) {
-          t1013 = A.v_x1314_d[t1009];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1009, A.v_x1314_n, 0.0, 1);
-          t1013 = 0;
-        }
-        t1012 = t1013;
-      } else {
-        int32_t t1015 = rt_sub_i(t1009, (int32_t)A.v_x1314_n);
-        int32_t t1016;
-        if ((uint64_t)(int64_t)t1015 < (uint64_t)A.v_x1315_n) {
-          t1016 = A.v_x1315_d[t1015];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, A.v_x1315_n, 0.0, 2);
-          t1016 = 0;
-        }
-        t1012 = t1016;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1630_n, 0.0, 0);
+        t992 = 0;
       }
     }
-    return K15_0_V{t995};
+    return K15_0_V{t989};
   }
 };
-struct K15_0_store {
+struct alignas(8) K15_1_V {
+  int32_t v0;
+};
+struct K15_1_pull {
   K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1320_d[i] = v.v0;
+  __device__ K15_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K15_1_V{A.K15_0_dev->v0};
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
+struct K15_1_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    A.v_x1633_d[i] = v.v0;
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1306_d = v_x1306->data.i;
-  A.v_x1306_n = v_x1306->len;
-  A.v_x1307 = v_x1307;
-  A.v_x1310_d = v_x1310->data.b;
-  A.v_x1310_n = v_x1310->len;
-  A.v_x1311_d = v_x1311->data.i;
-  A.v_x1311_n = v_x1311->len;
-  A.v_x1314_d = v_x1314->data.i;
-  A.v_x1314_n = v_x1314->len;
-  A.v_x1315_d = v_x1315->data.i;
-  A.v_x1315_n = v_x1315->len;
-  A.v_x1316 = v_x1316;
-  RtValue *v_x1320 = NULL;
-  /* MAP */
-  {
-    const int64_t t1017 = v_x1310->len;
-    v_x1320 = rtg_vec_new(RT_INT, t1017);
-    A.v_x1320_d = v_x1320->data.i;
-    A.v_x1320_n = v_x1320->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t1017);
-  }
-  *out_v_x1320 = v_x1320;
-  return;
-fail:
-  rt_release(v_x1320);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
-  RtValue *vals[] = {v_x1306, v_x1310, v_x1311, v_x1314, v_x1315};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K15_host(err, loc, run, v_x1306, v_x1307, v_x1310, v_x1311, v_x1314, v_x1315, v_x1316, out_v_x1320);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x1306, v_x1307, v_x1310, v_x1311, v_x1314, v_x1315, v_x1316, out_v_x1320);
-  }
-}
-
-/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1560_d = v_x1560->data.i;
-  const int64_t v_x1560_n = v_x1560->len;
-  int32_t v_x1561 = 0;
-  RtValue *v_x1563 = NULL;
+  A.v_x1630_d = v_x1630->data.i;
+  A.v_x1630_n = v_x1630->len;
+  K15_0_V *K15_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1633 = NULL;
   /* ONCE */
   {
-    int t1019 = 0; /* nonzero: a check below failed */
-    int t1020 = (uint64_t)(int64_t)0 < (uint64_t)v_x1560_n;
-    int32_t t1018 = t1020 ? v_x1560_d[0] : 0;
-    t1019 |= !t1020;
-    if (__builtin_expect(t1019 != 0, 0)) { /* again, recording the error */
-      int32_t t1021;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1560_n) {
-        t1021 = v_x1560_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1560_n, 0.0, 0);
-        t1021 = 0;
+    K15_0_value = rtg::once_on_device<K15_0_V>("K15", loc, K15_0_pull{A});
+    A.K15_0_dev = K15_0_value;
+  }
+  /* MAP */
+  {
+    const int64_t t993 = 1;
+    v_x1633 = rtg_vec_new(RT_INT, t993);
+    A.v_x1633_d = v_x1633->data.i;
+    A.v_x1633_n = v_x1633->len;
+    rtg::map("K15", loc, K15_1_pull{A}, K15_1_store{A}, t993);
+  }
+  rtg_free(K15_0_value);
+  K15_0_value = NULL;
+  *out_v_x1633 = v_x1633;
+  return;
+fail:
+  rt_release(v_x1633);
+  rtg_free(K15_0_value);
+}
+
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
+  RtValue *vals[] = {v_x1630};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K15_host(err, loc, run, v_x1630, out_v_x1633);
+    rtg_host_ran();
+  } else {
+    K15_gpu(err, loc, run, v_x1630, out_v_x1633);
+  }
+}
+
+/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1635_d = v_x1635->data.i;
+  const int64_t v_x1635_n = v_x1635->len;
+  int32_t *v_dev_1642_d = v_dev_1642->data.i;
+  const int64_t v_dev_1642_n = v_dev_1642->len;
+  RtValue *v_x1640 = NULL;
+  RtValue *v_x1641 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t994 = v_x1635_n;
+    const int64_t t995 = t994 > 0 ? (t994 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t996 = (uint8_t *)rt_alloc_atomic((size_t)t994 + 1);
+    int64_t *t997 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t995 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t995 > 1)
+    for (int64_t t998 = 0; t998 < t995; t998++) {
+      int64_t kept[2] = {0};
+      const int64_t t998_end = (t998 + 1) * RT_CHUNK < t994 ? (t998 + 1) * RT_CHUNK : t994;
+      for (int64_t t999 = t998 * RT_CHUNK; t999 < t998_end; t999++) {
+        const int32_t t1000 = (int32_t)t999;
+        int32_t t998x0;
+        int32_t t998x1;
+        int32_t t1003 = v_x1635_d[t1000];
+        t998x0 = t1003;
+        t998x1 = t1003;
+        uint8_t t1004;
+        uint8_t t1005;
+        int t1007 = 0; /* nonzero: a check below failed */
+        int t1008 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
+        int32_t t1006 = t1008 ? v_dev_1642_d[0] : 0;
+        t1007 |= !t1008;
+        uint8_t t1010 = rt_lt_i(t998x0, t1006);
+        uint8_t t1012 = rt_gt_i(t998x1, t1006);
+        if (__builtin_expect(t1007 != 0, 0)) { /* again, recording the error */
+          int32_t t1013;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n) {
+            t1013 = v_dev_1642_d[0];
+          } else {
+            NESSIE_RECORD(err, t999, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
+            t1013 = 0;
+          }
+          uint8_t t1015 = rt_lt_i(t998x0, t1013);
+          uint8_t t1017 = rt_gt_i(t998x1, t1013);
+        }
+        t1004 = t1010;
+        t1005 = t1012;
+        kept[0] += t1004 != 0;
+        kept[1] += t1005 != 0;
+        t996[t999] = (uint8_t)((t1004 != 0) << 0 | (t1005 != 0) << 1);
+      }
+      t997[0 * t995 + t998] = kept[0];
+      t997[1 * t995 + t998] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t996);
+      rt_free(t997);
+      goto fail;
+    }
+    int64_t t1018 = 0;
+    for (int64_t t998 = 0; t998 < t995; t998++) {
+      const int64_t k = t997[0 * t995 + t998];
+      t997[0 * t995 + t998] = t1018;
+      t1018 += k;
+    }
+    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t1018);
+    int32_t *v_x1640_d = v_x1640->data.i;
+    const int64_t v_x1640_n = v_x1640->len;
+    int64_t t1019 = 0;
+    for (int64_t t998 = 0; t998 < t995; t998++) {
+      const int64_t k = t997[1 * t995 + t998];
+      t997[1 * t995 + t998] = t1019;
+      t1019 += k;
+    }
+    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t1019);
+    int32_t *v_x1641_d = v_x1641->data.i;
+    const int64_t v_x1641_n = v_x1641->len;
+    RT_PARALLEL_FOR_IF(t995 > 1)
+    for (int64_t t998 = 0; t998 < t995; t998++) {
+      int64_t at[2];
+      at[0] = t997[0 * t995 + t998];
+      at[1] = t997[1 * t995 + t998];
+      const int64_t t998_end = (t998 + 1) * RT_CHUNK < t994 ? (t998 + 1) * RT_CHUNK : t994;
+      for (int64_t t999 = t998 * RT_CHUNK; t999 < t998_end; t999++) {
+        const int32_t t1000 = (int32_t)t999;
+        if (!t996[t999])
+          continue;
+        int32_t t998y0;
+        int32_t t998y1;
+        int32_t t1020 = v_x1635_d[t1000];
+        t998y0 = t1020;
+        t998y1 = t1020;
+        if (t996[t999] >> 0 & 1) {
+          v_x1640_d[at[0]] = t998y0;
+          at[0]++;
+        }
+        if (t996[t999] >> 1 & 1) {
+          v_x1641_d[at[1]] = t998y1;
+          at[1]++;
+        }
       }
     }
-    v_x1561 = t1018;
+    rt_free(t996);
+    rt_free(t997);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t1022 = 1;
-      v_x1563 = rt_value_new(rt_vec_type(RT_INT), t1022);
-      int32_t *v_x1563_d = v_x1563->data.i;
-      const int64_t v_x1563_n = v_x1563->len;
-      RT_PARALLEL_FOR_IF(t1022 >= RT_PARALLEL_MIN)
-      for (int64_t t1023 = 0; t1023 < t1022; t1023++) {
-        const int32_t t1024 = (int32_t)t1023;
-        v_x1563_d[t1023] = v_x1561;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1563 = v_x1563;
+  *out_v_x1640 = v_x1640;
+  *out_v_x1641 = v_x1641;
   return;
 fail:
-  rt_release(v_x1563);
+  rt_release(v_x1640);
+  rt_release(v_x1641);
 }
 
-/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K16_0_V;
+/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const K16_0_V *K16_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1560_d; int64_t v_x1560_n;
-  int32_t *v_x1563_d; int64_t v_x1563_n;
+  int32_t *v_x1635_d; int64_t v_x1635_n;
+  int32_t *v_dev_1642_d; int64_t v_dev_1642_n;
+  int32_t *v_x1640_d; int64_t v_x1640_n;
+  int32_t *v_x1641_d; int64_t v_x1641_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1026 = 0; /* nonzero: a check below failed */
-    int t1027 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1560_n;
-    int32_t t1025 = t1027 ? A.v_x1560_d[0] : 0;
-    t1026 |= !t1027;
-    if (__builtin_expect(t1026 != 0, 0)) { /* again, recording the error */
-      int32_t t1028;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1560_n) {
-        t1028 = A.v_x1560_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1560_n, 0.0, 0);
-        t1028 = 0;
-      }
-    }
-    return K16_0_V{t1025};
+    int32_t t1021 = A.v_x1635_d[ix];
+    return K16_0_V{t1021, t1021};
   }
 };
-struct alignas(8) K16_1_V {
-  int32_t v0;
-};
-struct K16_1_pull {
+struct K16_0_store {
   K16_A A;
-  __device__ K16_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K16_1_V{A.K16_0_dev->v0};
-  }
-};
-struct K16_1_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1563_d[i] = v.v0;
-  }
-};
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
-  (void)loc;
-  (void)err;
-  K16_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1560_d = v_x1560->data.i;
-  A.v_x1560_n = v_x1560->len;
-  K16_0_V *K16_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1563 = NULL;
-  /* ONCE */
-  {
-    K16_0_value = rtg::once_on_device<K16_0_V>("K16", loc, K16_0_pull{A});
-    A.K16_0_dev = K16_0_value;
-  }
-  /* MAP */
-  {
-    const int64_t t1029 = 1;
-    v_x1563 = rtg_vec_new(RT_INT, t1029);
-    A.v_x1563_d = v_x1563->data.i;
-    A.v_x1563_n = v_x1563->len;
-    rtg::map("K16", loc, K16_1_pull{A}, K16_1_store{A}, t1029);
-  }
-  rtg_free(K16_0_value);
-  K16_0_value = NULL;
-  *out_v_x1563 = v_x1563;
-  return;
-fail:
-  rt_release(v_x1563);
-  rtg_free(K16_0_value);
-}
-
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
-  RtValue *vals[] = {v_x1560};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K16_host(err, loc, run, v_x1560, out_v_x1563);
-    rtg_host_ran();
-  } else {
-    K16_gpu(err, loc, run, v_x1560, out_v_x1563);
-  }
-}
-
-/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1565_d = v_x1565->data.i;
-  const int64_t v_x1565_n = v_x1565->len;
-  int32_t *v_dev_1572_d = v_dev_1572->data.i;
-  const int64_t v_dev_1572_n = v_dev_1572->len;
-  RtValue *v_x1570 = NULL;
-  RtValue *v_x1571 = NULL;
-  /* SPLIT */
-  {
-    const int64_t t1030 = v_x1565_n;
-    const int64_t t1031 = t1030 > 0 ? (t1030 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t1032 = (uint8_t *)rt_alloc_atomic((size_t)t1030 + 1);
-    int64_t *t1033 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t1031 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t1031 > 1)
-    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
-      int64_t kept[2] = {0};
-      const int64_t t1034_end = (t1034 + 1) * RT_CHUNK < t1030 ? (t1034 + 1) * RT_CHUNK : t1030;
-      for (int64_t t1035 = t1034 * RT_CHUNK; t1035 < t1034_end; t1035++) {
-        const int32_t t1036 = (int32_t)t1035;
-        int32_t t1034x0;
-        int32_t t1034x1;
-        int32_t t1039 = v_x1565_d[t1036];
-        t1034x0 = t1039;
-        t1034x1 = t1039;
-        uint8_t t1040;
-        uint8_t t1041;
-        int t1043 = 0; /* nonzero: a check below failed */
-        int t1044 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n;
-        int32_t t1042 = t1044 ? v_dev_1572_d[0] : 0;
-        t1043 |= !t1044;
-        uint8_t t1046 = rt_lt_i(t1034x0, t1042);
-        uint8_t t1048 = rt_gt_i(t1034x1, t1042);
-        if (__builtin_expect(t1043 != 0, 0)) { /* again, recording the error */
-          int32_t t1049;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n) {
-            t1049 = v_dev_1572_d[0];
-          } else {
-            NESSIE_RECORD(err, t1035, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1572_n, 0.0, 0);
-            t1049 = 0;
-          }
-          uint8_t t1051 = rt_lt_i(t1034x0, t1049);
-          uint8_t t1053 = rt_gt_i(t1034x1, t1049);
-        }
-        t1040 = t1046;
-        t1041 = t1048;
-        kept[0] += t1040 != 0;
-        kept[1] += t1041 != 0;
-        t1032[t1035] = (uint8_t)((t1040 != 0) << 0 | (t1041 != 0) << 1);
-      }
-      t1033[0 * t1031 + t1034] = kept[0];
-      t1033[1 * t1031 + t1034] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t1032);
-      rt_free(t1033);
-      goto fail;
-    }
-    int64_t t1054 = 0;
-    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
-      const int64_t k = t1033[0 * t1031 + t1034];
-      t1033[0 * t1031 + t1034] = t1054;
-      t1054 += k;
-    }
-    v_x1570 = rt_value_new(rt_vec_type(RT_INT), t1054);
-    int32_t *v_x1570_d = v_x1570->data.i;
-    const int64_t v_x1570_n = v_x1570->len;
-    int64_t t1055 = 0;
-    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
-      const int64_t k = t1033[1 * t1031 + t1034];
-      t1033[1 * t1031 + t1034] = t1055;
-      t1055 += k;
-    }
-    v_x1571 = rt_value_new(rt_vec_type(RT_INT), t1055);
-    int32_t *v_x1571_d = v_x1571->data.i;
-    const int64_t v_x1571_n = v_x1571->len;
-    RT_PARALLEL_FOR_IF(t1031 > 1)
-    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
-      int64_t at[2];
-      at[0] = t1033[0 * t1031 + t1034];
-      at[1] = t1033[1 * t1031 + t1034];
-      const int64_t t1034_end = (t1034 + 1) * RT_CHUNK < t1030 ? (t1034 + 1) * RT_CHUNK : t1030;
-      for (int64_t t1035 = t1034 * RT_CHUNK; t1035 < t1034_end; t1035++) {
-        const int32_t t1036 = (int32_t)t1035;
-        if (!t1032[t1035])
-          continue;
-        int32_t t1034y0;
-        int32_t t1034y1;
-        int32_t t1056 = v_x1565_d[t1036];
-        t1034y0 = t1056;
-        t1034y1 = t1056;
-        if (t1032[t1035] >> 0 & 1) {
-          v_x1570_d[at[0]] = t1034y0;
-          at[0]++;
-        }
-        if (t1032[t1035] >> 1 & 1) {
-          v_x1571_d[at[1]] = t1034y1;
-          at[1]++;
-        }
-      }
-    }
-    rt_free(t1032);
-    rt_free(t1033);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1570 = v_x1570;
-  *out_v_x1571 = v_x1571;
-  return;
-fail:
-  rt_release(v_x1570);
-  rt_release(v_x1571);
-}
-
-/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1565_d; int64_t v_x1565_n;
-  int32_t *v_dev_1572_d; int64_t v_dev_1572_n;
-  int32_t *v_x1570_d; int64_t v_x1570_n;
-  int32_t *v_x1571_d; int64_t v_x1571_n;
-};
-struct alignas(8) K17_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t1057 = A.v_x1565_d[ix];
-    return K17_0_V{t1057, t1057};
-  }
-};
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int c, int64_t i, const K17_0_V &v) const {
+  __device__ void operator()(int c, int64_t i, const K16_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1570_d[i] = v.v0;
+      A.v_x1640_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1571_d[i] = v.v1;
+      A.v_x1641_d[i] = v.v1;
       break;
     }
   }
 };
-struct K17_0_pred {
-  K17_A A;
-  __device__ unsigned operator()(int64_t i, const K17_0_V &v) const {
-    int t1059 = 0; /* nonzero: a check below failed */
-    int t1060 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1572_n;
-    int32_t t1058 = t1060 ? A.v_dev_1572_d[0] : 0;
-    t1059 |= !t1060;
-    uint8_t t1062 = rt_lt_i(v.v0, t1058);
-    uint8_t t1064 = rt_gt_i(v.v1, t1058);
-    if (__builtin_expect(t1059 != 0, 0)) { /* again, recording the error */
-      int32_t t1065;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1572_n) {
-        t1065 = A.v_dev_1572_d[0];
+struct K16_0_pred {
+  K16_A A;
+  __device__ unsigned operator()(int64_t i, const K16_0_V &v) const {
+    int t1023 = 0; /* nonzero: a check below failed */
+    int t1024 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n;
+    int32_t t1022 = t1024 ? A.v_dev_1642_d[0] : 0;
+    t1023 |= !t1024;
+    uint8_t t1026 = rt_lt_i(v.v0, t1022);
+    uint8_t t1028 = rt_gt_i(v.v1, t1022);
+    if (__builtin_expect(t1023 != 0, 0)) { /* again, recording the error */
+      int32_t t1029;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n) {
+        t1029 = A.v_dev_1642_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1572_n, 0.0, 0);
-        t1065 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1642_n, 0.0, 0);
+        t1029 = 0;
       }
-      uint8_t t1067 = rt_lt_i(v.v0, t1065);
-      uint8_t t1069 = rt_gt_i(v.v1, t1065);
+      uint8_t t1031 = rt_lt_i(v.v0, t1029);
+      uint8_t t1033 = rt_gt_i(v.v1, t1029);
     }
-    return ((unsigned)((t1062) != 0) << 0) | ((unsigned)((t1064) != 0) << 1);
+    return ((unsigned)((t1026) != 0) << 0) | ((unsigned)((t1028) != 0) << 1);
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1565_d = v_x1565->data.i;
-  A.v_x1565_n = v_x1565->len;
-  A.v_dev_1572_d = v_dev_1572->data.i;
-  A.v_dev_1572_n = v_dev_1572->len;
-  RtValue *v_x1570 = NULL;
-  RtValue *v_x1571 = NULL;
+  A.v_x1635_d = v_x1635->data.i;
+  A.v_x1635_n = v_x1635->len;
+  A.v_dev_1642_d = v_dev_1642->data.i;
+  A.v_dev_1642_n = v_dev_1642->len;
+  RtValue *v_x1640 = NULL;
+  RtValue *v_x1641 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t1070; /* the slots of its classes' counts */
-  int64_t t1071; /* its size */
+  rtg::SplitCounts t1034; /* the slots of its classes' counts */
+  int64_t t1035; /* its size */
   {
-    const int64_t t1072 = v_x1565->len;
-    v_x1570 = rtg_vec_new(RT_INT, t1072);
-    A.v_x1570_d = v_x1570->data.i;
-    A.v_x1570_n = v_x1570->len;
-    v_x1571 = rtg_vec_new(RT_INT, t1072);
-    A.v_x1571_d = v_x1571->data.i;
-    A.v_x1571_n = v_x1571->len;
-    t1071 = t1072;
-    t1070 = rtg::split_launch<K17_0_V, 2>("K17", loc, K17_0_pull{A}, K17_0_pred{A}, t1072, K17_0_store{A});
+    const int64_t t1036 = v_x1635->len;
+    v_x1640 = rtg_vec_new(RT_INT, t1036);
+    A.v_x1640_d = v_x1640->data.i;
+    A.v_x1640_n = v_x1640->len;
+    v_x1641 = rtg_vec_new(RT_INT, t1036);
+    A.v_x1641_d = v_x1641->data.i;
+    A.v_x1641_n = v_x1641->len;
+    t1035 = t1036;
+    t1034 = rtg::split_launch<K16_0_V, 2>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t1036, K16_0_store{A});
   }
   {
-    int64_t t1073[2];
-    t1073[0] = rtg::filter_count(t1070.at[0]);
-    t1073[1] = rtg::filter_count(t1070.at[1]);
-    v_x1570 = rtg_vec_fit(v_x1570, t1073[0]);
-    A.v_x1570_d = v_x1570->data.i;
-    A.v_x1570_n = v_x1570->len;
-    v_x1571 = rtg_vec_fit(v_x1571, t1073[1]);
-    A.v_x1571_d = v_x1571->data.i;
-    A.v_x1571_n = v_x1571->len;
+    int64_t t1037[2];
+    t1037[0] = rtg::filter_count(t1034.at[0]);
+    t1037[1] = rtg::filter_count(t1034.at[1]);
+    v_x1640 = rtg_vec_fit(v_x1640, t1037[0]);
+    A.v_x1640_d = v_x1640->data.i;
+    A.v_x1640_n = v_x1640->len;
+    v_x1641 = rtg_vec_fit(v_x1641, t1037[1]);
+    A.v_x1641_d = v_x1641->data.i;
+    A.v_x1641_n = v_x1641->len;
   }
-  *out_v_x1570 = v_x1570;
-  *out_v_x1571 = v_x1571;
+  *out_v_x1640 = v_x1640;
+  *out_v_x1641 = v_x1641;
   return;
 fail:
-  rt_release(v_x1570);
-  rt_release(v_x1571);
+  rt_release(v_x1640);
+  rt_release(v_x1641);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
-  RtValue *vals[] = {v_x1565, v_dev_1572};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
+  RtValue *vals[] = {v_x1635, v_dev_1642};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K17_host(err, loc, run, v_x1565, v_dev_1572, out_v_x1570, out_v_x1571);
+    K16_host(err, loc, run, v_x1635, v_dev_1642, out_v_x1640, out_v_x1641);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1565, v_dev_1572, out_v_x1570, out_v_x1571);
+    K16_gpu(err, loc, run, v_x1635, v_dev_1642, out_v_x1640, out_v_x1641);
   }
 }
 
@@ -4905,22 +4704,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1564 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1564);
+    RtValue *v_dev_1634 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K15, 2, v_x19, &v_dev_1634);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1564, &v_x42, &v_x60);
-    rt_release(v_dev_1564);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K16, 3, v_x19, v_dev_1634, &v_x42, &v_x60);
+    rt_release(v_dev_1634);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1074 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1074->data.i[0] = v_x62;
-    t1074->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1074);
+    RtValue *t1038 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1038->data.i[0] = v_x62;
+    t1038->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1038);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4956,11 +4755,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x746 = NULL;
+  RtValue *v_x770 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x746 = v_x94;
+    v_x770 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -4968,9 +4767,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x701 = NULL;
-    RtValue *v_x715 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x701, &v_x715);
+    RtValue *v_x725 = NULL;
+    RtValue *v_x739 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x725, &v_x739);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -4978,7 +4777,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
@@ -4990,7 +4789,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -5007,11 +4806,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
-    RtValue *v_x690 = NULL;
+    RtValue *v_x714 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
-      v_x690 = v_x272;
+      v_x714 = v_x272;
     } else {
       RtValue *v_x276 = NULL;
       int32_t v_x290 = 0;
@@ -5019,88 +4818,87 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x304 = NULL;
       RtValue *v_x350 = NULL;
       RtValue *v_x371 = NULL;
-      RtValue *v_x397 = NULL;
-      RtValue *v_x418 = NULL;
-      RtValue *v_x493 = NULL;
-      RtValue *v_x582 = NULL;
-      RtValue *v_x660 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x397, &v_x418, &v_x493, &v_x582, &v_x660, 2);
+      RtValue *v_x377 = NULL;
+      RtValue *v_x400 = NULL;
+      RtValue *v_x421 = NULL;
+      RtValue *v_x427 = NULL;
+      RtValue *v_x499 = NULL;
+      RtValue *v_x606 = NULL;
+      RtValue *v_x684 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x377, &v_x400, &v_x421, &v_x427, &v_x499, &v_x606, &v_x684, 2);
       /* check subscript: made on the device by the run before it */
-      int32_t v_x431 = 0;
-      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x439 = 0;
-      v_x439 = (int32_t)v_x397->len;
-      int32_t v_x438 = 0;
-      v_x438 = (int32_t)v_x350->len;
-      int32_t v_x440 = 0;
-      v_x440 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x438, v_x439);
-      int32_t v_x450 = 0;
-      v_x450 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x450, 1);
-      RtValue *v_x437 = NULL;
-      RtValue *v_x507 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x418, v_x431, &v_x437, &v_x507);
+      int32_t v_x437 = 0;
+      v_x437 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x445 = 0;
+      v_x445 = (int32_t)v_x400->len;
+      int32_t v_x444 = 0;
+      v_x444 = (int32_t)v_x350->len;
+      int32_t v_x446 = 0;
+      v_x446 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x444, v_x445);
+      int32_t v_x456 = 0;
+      v_x456 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x456, 1);
+      RtValue *v_x536 = NULL;
+      RtValue *v_x546 = NULL;
+      RtValue *v_x555 = NULL;
+      RtValue *v_x557 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x421, v_x437, v_x456, v_x133, v_x427, v_x444, v_x377, v_x446, &v_x536, &v_x546, &v_x555, &v_x557);
       rt_release(v_x371);
-      rt_release(v_x418);
-      RtValue *v_x512 = NULL;
-      RtValue *v_x522 = NULL;
-      RtValue *v_x531 = NULL;
-      RtValue *v_x533 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x450, v_x133, v_x437, v_x507, v_x440, &v_x512, &v_x522, &v_x531, &v_x533);
-      rt_release(v_x437);
-      rt_release(v_x507);
-      int32_t v_x537 = 0;
-      v_x537 = (int32_t)NESSIE_SEG_TOTAL(v_x531);
-      RtValue *v_x550 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x397, v_x440, v_x531, v_x533, v_x522, v_x512, &v_x550);
+      rt_release(v_x377);
+      rt_release(v_x421);
+      rt_release(v_x427);
+      int32_t v_x561 = 0;
+      v_x561 = (int32_t)NESSIE_SEG_TOTAL(v_x555);
+      RtValue *v_x574 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x400, v_x446, v_x555, v_x557, v_x546, v_x536, &v_x574);
       rt_release(v_x350);
-      rt_release(v_x397);
-      rt_release(v_x512);
-      rt_release(v_x522);
-      rt_release(v_x533);
-      RtValue *v_x552 = NULL;
-      rt_retain(v_x531);
-      rt_retain(v_x550);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x531, v_x550, &v_x552));
-      rt_release(v_x531);
-      rt_release(v_x550);
-      int32_t v_x572 = 0;
-      int32_t v_x573 = 0;
-      int32_t v_x574 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x493, &v_x572, &v_x573, &v_x574, 6);
+      rt_release(v_x400);
+      rt_release(v_x536);
+      rt_release(v_x546);
+      rt_release(v_x557);
+      RtValue *v_x576 = NULL;
+      rt_retain(v_x555);
+      rt_retain(v_x574);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x555, v_x574, &v_x576));
+      rt_release(v_x555);
+      rt_release(v_x574);
+      int32_t v_x596 = 0;
+      int32_t v_x597 = 0;
+      int32_t v_x598 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x499, &v_x596, &v_x597, &v_x598, 6);
       rt_release(v_x276);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x689 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x493, v_x304, v_x582, v_x552, v_x660, &v_x689);
+      RtValue *v_x713 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 6, v_x499, v_x304, v_x606, v_x576, v_x684, &v_x713);
       rt_release(v_x304);
-      rt_release(v_x493);
-      rt_release(v_x582);
-      rt_release(v_x660);
-      rt_release(v_x552);
-      v_x690 = v_x689;
+      rt_release(v_x499);
+      rt_release(v_x606);
+      rt_release(v_x684);
+      rt_release(v_x576);
+      v_x714 = v_x713;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x733 = 0;
-    v_x733 = (int32_t)v_x690->len;
-    int32_t v_x732 = 0;
-    v_x732 = (int32_t)v_x268->len;
-    int32_t v_x734 = 0;
-    v_x734 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x732, v_x733);
-    RtValue *v_x745 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x715, v_x132, v_x105, v_x701, v_x268, v_x690, v_x734, &v_x745);
+    int32_t v_x757 = 0;
+    v_x757 = (int32_t)v_x714->len;
+    int32_t v_x756 = 0;
+    v_x756 = (int32_t)v_x268->len;
+    int32_t v_x758 = 0;
+    v_x758 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x756, v_x757);
+    RtValue *v_x769 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x739, v_x132, v_x105, v_x725, v_x268, v_x714, v_x758, &v_x769);
     rt_release(v_x105);
-    rt_release(v_x701);
-    rt_release(v_x715);
+    rt_release(v_x725);
+    rt_release(v_x739);
     rt_release(v_x268);
-    rt_release(v_x690);
-    v_x746 = v_x745;
+    rt_release(v_x714);
+    v_x770 = v_x769;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x746;
+  *out_0 = v_x770;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -5219,16 +5017,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1075 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1075->data.i[0] = 3;
-  t1075->data.i[1] = 1;
-  t1075->data.i[2] = 4;
-  t1075->data.i[3] = 1;
-  t1075->data.i[4] = 5;
-  t1075->data.i[5] = 9;
-  t1075->data.i[6] = 2;
-  t1075->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1075);
+  RtValue *t1039 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1039->data.i[0] = 3;
+  t1039->data.i[1] = 1;
+  t1039->data.i[2] = 4;
+  t1039->data.i[3] = 1;
+  t1039->data.i[4] = 5;
+  t1039->data.i[5] = 9;
+  t1039->data.i[6] = 2;
+  t1039->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1039);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
