@@ -1007,11 +1007,12 @@ static bool offsets_stay(Simp *s, const LcuStmt *st, const LcuVar *sd) {
 }
 
 /* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
-   which fusion can put beside the MAP that makes v (unless offsets_stay).  Every such kernel
-   has one canonical text (its expressions are all at its SOAC's
-   location), so that it is built once: after that, the kernel interned
-   then is the answer, and the ids building it again would take are
-   taken (later variables keep their names). */
+   which fusion can put beside the MAP that makes v (unless
+   offsets_stay).  Every such kernel has one canonical text (its
+   expressions are all at its SOAC's location), so that it is built
+   once: after that, the kernel interned then is the answer, and the ids
+   building it again would take are taken (later variables keep their
+   names). */
 enum { OFFSETS_SCAN_VARS = 5 }; /* v, i, x, y and the result */
 
 static LcuKernel *offsets_scan(Simp *s, Loc loc) {
