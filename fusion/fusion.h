@@ -232,6 +232,16 @@ char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx)
    pull, given 'actx' or 'bctx'. */
 bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b, const void *bctx,
                            FusCanonVar other);
+/* A statement's read of a variable: as its argument 'arg'. */
+typedef struct FusUse {
+  LcuStmt *stmt;
+  int arg;
+} FusUse;
+/* Each variable that block 'b' reads (its nested blocks' too): as an
+   argument of a statement, into 'uses' (LcuVar -> Vec * of FusUse, in
+   order), and as a block's result, into 'escapes' (LcuVar -> non-NULL).
+   (segmap.c) */
+void fus_note_uses(LcuBlock *b, PtrMap *uses, PtrMap *escapes);
 /* Can run 'r', which gives 'v' (a sd's lengths or offsets) as argument
    'arg', read the sd instead (fus_segment_fields): does its kernel read
    that parameter only at indices in thunks? (segmap.c) */

@@ -447,7 +447,7 @@ static void scan_of_counts(FusRegion *r) {
     bool counts = idx != NULL;
     for (int j = 0; j < O->pull->body.len && counts; j++) {
       const LcuExp *x = O->pull->body.data[j];
-      counts = x->kind == LE_INDEX && x->args[0]->kind == LE_VAR && x->args[0]->var == idx;
+      counts = own_read(x, idx);
       bool given = false;
       for (int k = 0; counts && k < rp.len; k++)
         given |= rp.data[k] == x->var;

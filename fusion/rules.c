@@ -1344,11 +1344,9 @@ static bool rule_split_counts(Rw *w) {
 static int count_read(const LcuSoac *s, const LcuSoac *o, int j) {
   const LcuVar *i = fus_index_param(o, o->pull);
   const LcuExp *e = o->pull->body.data[j];
-  if (!i || e->kind != LE_INDEX || e->args[0]->kind != LE_VAR || e->args[0]->var != i)
-    return -1;
   int nv = s->pull->body.len;
   for (int c = 0; c < s->classes; c++)
-    if (s->results.data[nv + c] == e->var)
+    if (own_read(e, i, s->results.data[nv + c]))
       return c;
   return -1;
 }

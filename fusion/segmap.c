@@ -60,16 +60,10 @@
  */
 #include "fusion.h"
 
-/* A read of a variable by a statement's argument list. */
-typedef struct Use {
-  LcuStmt *stmt;
-  int arg;
-} Use;
-
 /* What the walk of one function (or top-level statement) finds. */
 typedef struct Walk {
   PtrMap def;      /* LcuVar -> the LcuStmt that binds it */
-  PtrMap uses;     /* LcuVar -> Vec * of Use */
+  PtrMap uses;     /* LcuVar -> Vec * of FusUse (fus_note_uses) */
   PtrMap escapes;  /* LcuVar -> non-NULL: read by a block's results */
   Vec seg_ids;     /* LcuStmt *: runs of a seg_ids kernel, in order */
   Vec fields;      /* LcuStmt *: runs of a seg_lengths or seg_offsets
@@ -124,26 +118,41 @@ static LcuExpKind field_of_kernel(const LcuKernel *k) {
   return s->library == LIB_SEG_LENGTHS ? LE_SEG_LENGTH : LE_SEG_OFFSET;
 }
 
-static void add_use(Walk *w, LcuVar *v, LcuStmt *s, int arg) {
-  Vec *uses = ptrmap_get(&w->uses, v);
-  if (!uses) {
-    uses = NEW(Vec);
-    ptrmap_put(&w->uses, v, uses);
+static void add_use(PtrMap *uses, LcuVar *v, LcuStmt *s, int arg) {
+  Vec *of_v = ptrmap_get(uses, v);
+  if (!of_v) {
+    of_v = NEW(Vec);
+    ptrmap_put(uses, v, of_v);
   }
-  Use *u = NEW(Use);
-  *u = (Use){s, arg};
-  vec_push(uses, u);
+  FusUse *u = NEW(FusUse);
+  *u = (FusUse){s, arg};
+  vec_push(of_v, u);
+}
+
+void fus_note_uses(LcuBlock *b, PtrMap *uses, PtrMap *escapes) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    for (int a = 0; a < s->args.len; a++) {
+      const LcuAtom *at = s->args.data[a];
+      if (at->var)
+        add_use(uses, at->var, s, a);
+    }
+    LcuBlock *inner[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (inner[k])
+        fus_note_uses(inner[k], uses, escapes);
+  }
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *at = b->results.data[i];
+    if (at->var)
+      ptrmap_put(escapes, at->var, (void *)1);
+  }
 }
 
 static void walk_block(Walk *w, LcuBlock *b) {
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
     ptrmap_put(&w->block_of, s, b);
-    for (int a = 0; a < s->args.len; a++) {
-      const LcuAtom *at = s->args.data[a];
-      if (at->var)
-        add_use(w, at->var, s, a);
-    }
     for (int r = 0; r < s->results.len; r++)
       ptrmap_put(&w->def, s->results.data[r], s);
     if (s->kind == LS_RUN && s->results.len == 1 && s->args.len == 1 && ((const LcuAtom *)s->args.data[0])->var) {
@@ -158,11 +167,6 @@ static void walk_block(Walk *w, LcuBlock *b) {
         ptrmap_put(&w->parent, inner[k], s);
         walk_block(w, inner[k]);
       }
-  }
-  for (int i = 0; i < b->results.len; i++) {
-    const LcuAtom *at = b->results.data[i];
-    if (at->var)
-      ptrmap_put(&w->escapes, at->var, (void *)1);
   }
 }
 
@@ -340,15 +344,15 @@ static bool comes_after(Walk *w, const LcuStmt *h, const LcuStmt *x) {
 /* The run among 'uses' of 'ids' that can give the ids to the others:
    the first that qualifies and comes before every use that does not
    (#ids aside, which needs no ids); NULL where none does. */
-static const Use *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const LcuVar *ids) {
+static const FusUse *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const LcuVar *ids) {
   for (int g = 0; g < uses->len; g++) {
-    const Use *giver = uses->data[g];
+    const FusUse *giver = uses->data[g];
     int maps = 0;
     if (!run_qualifies_counting(w, giver->stmt, giver->arg, sd, ids, &maps) || maps == 0)
       continue;
     bool before_all = true;
     for (int u = 0; u < uses->len && before_all; u++) {
-      const Use *use = uses->data[u];
+      const FusUse *use = uses->data[u];
       if (use->stmt == giver->stmt || is_length_of(use->stmt) || run_qualifies(w, use->stmt, use->arg, sd, ids))
         continue;
       before_all = comes_after(w, giver->stmt, use->stmt);
@@ -445,6 +449,7 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
     return;
   Walk w = {0};
   walk_block(&w, body);
+  fus_note_uses(body, &w.uses, &w.escapes);
   for (int i = 0; i < w.seg_ids.len; i++) {
     LcuStmt *def = w.seg_ids.data[i];
     LcuVar *ids = def->results.data[0];
@@ -454,17 +459,17 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
       continue;
     bool all = true;
     for (int u = 0; u < uses->len && all; u++) {
-      const Use *use = uses->data[u];
+      const FusUse *use = uses->data[u];
       all = is_length_of(use->stmt) || run_qualifies(&w, use->stmt, use->arg, sd, ids);
     }
-    const Use *giver = all ? NULL : ids_giver(&w, uses, sd, ids);
+    const FusUse *giver = all ? NULL : ids_giver(&w, uses, sd, ids);
     if (!all && !giver)
       continue;
     /* the ids the readers that do not qualify read: the giver's new
        result */
     LcuVar *given = giver ? lcu_new_var(ps->p, lcu_vec(FB_INT), "ids") : NULL;
     for (int u = 0; u < uses->len; u++) {
-      const Use *use = uses->data[u];
+      const FusUse *use = uses->data[u];
       if (is_length_of(use->stmt)) { /* #ids: the number of elements of sd */
         use->stmt->length = LEN_TOTAL;
         use->stmt->args.data[0] = lcu_atom_var(sd);
@@ -621,6 +626,7 @@ static void rewrite_fields(Pass *ps, LcuBlock *body) {
     return;
   Walk w = {0};
   walk_block(&w, body);
+  fus_note_uses(body, &w.uses, &w.escapes);
   for (int i = 0; i < w.fields.len; i++) {
     LcuStmt *def = w.fields.data[i];
     LcuVar *v = def->results.data[0];
@@ -631,13 +637,13 @@ static void rewrite_fields(Pass *ps, LcuBlock *body) {
       continue;
     bool all = true;
     for (int u = 0; uses && u < uses->len && all; u++) {
-      const Use *use = uses->data[u];
+      const FusUse *use = uses->data[u];
       all = is_length_of(use->stmt) || fus_field_run_qualifies(use->stmt, use->arg, v);
     }
     if (!all)
       continue;
     for (int u = 0; uses && u < uses->len; u++) {
-      const Use *use = uses->data[u];
+      const FusUse *use = uses->data[u];
       if (is_length_of(use->stmt)) { /* #v: the number of segments of sd */
         use->stmt->length = LEN_SEGMENTS;
         use->stmt->args.data[0] = lcu_atom_var(sd);

@@ -56,8 +56,8 @@ typedef struct Simp {
   bool mutated;    /* a read was replaced (with 'changed': the body is no
                       longer what the facts were filled for) */
   struct Made *made; /* the kernels made here, made once */
-  PtrMap *readers;   /* LcuVar -> Vec * of Reader: the statements that read
-                        it as the round began (offsets_stay) */
+  PtrMap *uses;      /* fus_note_uses of the body as the round began */
+  PtrMap *escapes;   /* (offsets_stay) */
   /* the available computations (a key -> the statement that computed
      it): one map for the walk, its entries of a nested block undone when
      the block ends, each put logged with what it replaced (NULL: none;
@@ -939,43 +939,6 @@ static bool one_element_reads(Simp *s, LcuStmt *st) {
   return true;
 }
 
-/* A statement's read of a variable: its argument 'arg' (-1: a nested
-   block's, or a result). */
-typedef struct Reader {
-  LcuStmt *stmt;
-  int arg;
-} Reader;
-
-static void note_reads(PtrMap *readers, LcuBlock *b);
-
-static void note_read(PtrMap *readers, const LcuAtom *a, LcuStmt *s, int arg) {
-  if (!a->var)
-    return;
-  Vec *v = ptrmap_get(readers, a->var);
-  if (!v) {
-    v = NEW(Vec);
-    ptrmap_put(readers, a->var, v);
-  }
-  Reader *r = NEW(Reader);
-  *r = (Reader){s, arg};
-  vec_push(v, r);
-}
-
-static void note_reads(PtrMap *readers, LcuBlock *b) {
-  if (!b)
-    return;
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    for (int a = 0; a < s->args.len; a++)
-      note_read(readers, s->args.data[a], s, a);
-    note_reads(readers, s->then);
-    note_reads(readers, s->els);
-    note_reads(readers, s->body);
-  }
-  for (int i = 0; i < b->results.len; i++)
-    note_read(readers, b->results.data[i], NULL, -1);
-}
-
 /* Is run 'r' of a kernel that is one LIBRARY 'lib' of its argument? */
 static bool run_of_library(const LcuStmt *r, int lib) {
   return r && r->kind == LS_RUN && r->args.len == 1 && library_of(r->kernel) == lib;
@@ -990,18 +953,19 @@ static bool run_of_library(const LcuStmt *r, int lib) {
    that the offsets cost nothing; the SCAN was a pass of its own, or a
    column of another pass, and a vector. */
 static bool offsets_stay(Simp *s, const LcuStmt *st, const LcuVar *sd) {
-  const Vec *of_sd = ptrmap_get(s->readers, sd), *of_offsets = ptrmap_get(s->readers, st->results.data[0]);
-  if (!of_sd || !of_offsets)
+  const LcuVar *offsets = st->results.data[0];
+  const Vec *of_sd = ptrmap_get(s->uses, sd), *of_offsets = ptrmap_get(s->uses, offsets);
+  if (!of_offsets || ptrmap_get(s->escapes, offsets))
     return false;
-  bool needed = false;
-  for (int i = 0; i < of_sd->len && !needed; i++) {
-    const Reader *r = of_sd->data[i];
-    needed = !(run_of_library(r->stmt, LIB_SEG_OFFSETS) || run_of_library(r->stmt, LIB_SEG_LENGTHS) ||
-               (r->stmt && r->stmt->kind == LS_LENGTH));
+  bool needed = ptrmap_get(s->escapes, sd) != NULL;
+  for (int i = 0; of_sd && i < of_sd->len && !needed; i++) {
+    const FusUse *u = of_sd->data[i];
+    needed = !(run_of_library(u->stmt, LIB_SEG_OFFSETS) || run_of_library(u->stmt, LIB_SEG_LENGTHS) ||
+               u->stmt->kind == LS_LENGTH);
   }
   for (int i = 0; i < of_offsets->len && needed; i++) {
-    const Reader *r = of_offsets->data[i];
-    needed = r->stmt && r->arg >= 0 && fus_field_run_qualifies(r->stmt, r->arg, st->results.data[0]);
+    const FusUse *u = of_offsets->data[i];
+    needed = fus_field_run_qualifies(u->stmt, u->arg, offsets);
   }
   return needed;
 }
@@ -1858,10 +1822,10 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
     for (int i = 0; i + 1 < r->consts.len; i += 2)
       genmap_put(&r->subst, r->consts.data[i], r->consts.data[i + 1]);
     r->undo.len = 0;
-    PtrMap readers = {0};
-    note_reads(&readers, body);
+    PtrMap uses = {0}, escapes = {0};
+    fus_note_uses(body, &uses, &escapes);
     Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
-              .key = r->key, .readers = &readers};
+              .key = r->key, .uses = &uses, .escapes = &escapes};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
     current = !s.changed && !s.mutated;
