@@ -117,6 +117,7 @@ static bool run_fuse(Pipeline *pl) {
     return true;
   }
   fus_simplify(pl->fused);
+  fus_copy_into_guards(pl->fused);
   if (pl->check_ir && !lcu_check(pl->fused, "simplify"))
     return false;
   /* the text costs time (GLPK writes each model to a file): only for

@@ -170,7 +170,7 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
     LcuStmt *s = b->stmts.data[i];
     LcuBlock *nested[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
-      if (nested[k])
+      if (nested[k] && !fus_guard_branch(s, nested[k])) /* a rare case's check: as it is (guard.c) */
         fuse_block(fz, nested[k]);
   }
   if (!fz->ok)

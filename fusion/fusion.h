@@ -328,6 +328,22 @@ bool fus_same_exp(const LcuExp *a, const LcuExp *b);
    at its statement), the program's output. */
 void fus_simplify(LcuProgram *p);
 
+/* ---- guard.c ---- */
+
+/* Each branch of an `if` without results that holds a check (a guard
+   flattening made for a rare case) computes again, in copies at its
+   start, what it reads that its block computes before it by runs of
+   MAPs (or of a segdes's lengths or offsets) that cannot fail, lengths
+   and safe scalar operations (up to a limit), so that the originals
+   may move past the `if` and
+   join what follows it; originals left unread are dropped.  Requires a
+   checked program; keeps it checked, its meaning and the order of
+   everything that can fail or print. */
+void fus_copy_into_guards(LcuProgram *p);
+/* Is 'b' a branch of 's' that fus_copy_into_guards fills: 's' an `if`
+   without results, 'b' holding a check?  Fusion leaves it unfused. */
+bool fus_guard_branch(const LcuStmt *s, const LcuBlock *b);
+
 /* ---- pdg.c: the program-dependence graph of a region ---- */
 
 typedef enum FusEdgeKind {
@@ -378,6 +394,9 @@ typedef struct FusPair {
   bool late;        /* a segdes beside the MAP that makes its arguments:
                        joined after the models, where legal (schedule.c),
                        never a variable of one */
+  bool offsets;     /* a SCAN of a SEG_REDUCE's counts, which becomes the
+                       offsets of the SPLIT that counts where the FILTER
+                       joins (pdg.c, scan_of_counts) */
 } FusPair;
 
 /* One control region: a CPU-level block.  Host statements (scalar
