@@ -306,7 +306,7 @@ bool fus_anchors_agree(const FusNode *u, const FusNode *v) { return anchor_allow
 static FusPair *add_pair(FusRegion *r, int u, int v, FusPairKind kind, const char *rule, double gain) {
   FusPair *p = NEW(FusPair);
   double bytes = gain > 0 ? gain - LAUNCH_BYTES : 0;
-  *p = (FusPair){u, v, kind, rule, bytes, gain, false, false};
+  *p = (FusPair){u, v, kind, rule, bytes, gain, false, false, false};
   vec_push(&r->pairs, p);
   return p;
 }
@@ -331,11 +331,10 @@ static double vertical_gain(const FusRegion *r, const FusEdge *e) {
   /* a SCAN of a SEG_REDUCE's counts (pdg.c, scan_of_counts) becomes the
      offsets of the SPLIT that counts, its pass gone, where the FILTER
      joins them; where it does not, the two only run one after the other
-     in one kernel: half a launch, so that the pair wins over a partner
-     that would save nothing more (quicksort's `equal` offsets beside a
-     MAP after the recursion), and loses to one that saves a launch
-     (Barnes-Hut's quadrant counts, whose FILTERs cannot join: 970 ->
-     1004 runs at 2 * saved + LAUNCH_BYTES, 961 at half a launch) */
+     in one kernel: half a launch, so that the pair loses to one that
+     saves a launch (Barnes-Hut's quadrant counts, whose FILTERs cannot
+     join: 970 -> 1004 runs at 2 * saved + LAUNCH_BYTES, 961 at half a
+     launch).  Such a SCAN has no partner side by side (below). */
   if (u->soac->kind == SOAC_SEG_REDUCE && v->soac->kind == SOAC_SCAN)
     return LAUNCH_BYTES / 2;
   /* ... but it reads the producer's inputs it did not read */
@@ -515,7 +514,9 @@ void fus_fill_candidates(FusRegion *r) {
                   fus_anchors_agree(u, v);
     if (e->kind == FE_FUSIBLE && (ok || beside)) {
       e->pair = r->pairs.len;
-      add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e))->late = !ok;
+      FusPair *p = add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e));
+      p->late = !ok;
+      p->offsets = ok && u->soac->kind == SOAC_SEG_REDUCE && v->soac->kind == SOAC_SCAN;
     } else if (e->kind == FE_ORDER && ok) {
       /* an order between two runs that fit side by side is that pair */
       const char *rule = reaches(&reach, e->from, e->to) ? NULL : horizontal_rule(u, v);
@@ -561,10 +562,26 @@ void fus_fill_candidates(FusRegion *r) {
   int *mark = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   for (int v = 0; v < n; v++)
     mark[v] = -1;
+  /* a SCAN of counts that can be a SPLIT's offsets (FusPair.offsets)
+     has no partner side by side: beside a MAP it is still a pass and a
+     launch, where as the offsets its pass is gone, and the MAP's
+     cluster holds a SCAN that the MAP rides on instead of a segdes of
+     its results (quicksort's `equal` offsets beside the MAP of its
+     append's lengths, whose make_segdes then ran alone: a launch a
+     level; Barnes-Hut at 2000 bodies 961 -> 962 runs, where its
+     quadrant counts' SCANs lost partners) */
+  bool *offsets_scan = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int v = 0; v < n; v++)
+    offsets_scan[v] = false;
+  for (int i = 0; i < r->pairs.len; i++) {
+    const FusPair *p = r->pairs.data[i];
+    if (p->offsets)
+      offsets_scan[p->v] = true;
+  }
   Vec cands = {0};
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
-    if (!joinable(a))
+    if (!joinable(a) || offsets_scan[u])
       continue;
     const Vec *ar = &reads[u];
     cands.len = 0;
@@ -581,7 +598,7 @@ void fus_fill_candidates(FusRegion *r) {
       if (is_order)
         continue; /* the order edge's pair stands for it */
       const FusNode *b = r->nodes.data[v];
-      if (!joinable(b) || !fus_anchors_agree(a, b))
+      if (!joinable(b) || offsets_scan[v] || !fus_anchors_agree(a, b))
         continue;
       const char *rule = horizontal_rule(a, b);
       if (!rule)

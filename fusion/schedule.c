@@ -603,6 +603,17 @@ static bool read_in_cluster(const Vec *out, int *parent, const FusPair *p) {
   return false;
 }
 
+/* Is every member of node u's cluster (by 'parent') a MAP? */
+static bool maps_alone(const FusRegion *r, int *parent, int u) {
+  int root = uf_find(parent, u);
+  for (int k = 0; k < r->nodes.len; k++) {
+    const FusNode *m = r->nodes.data[k];
+    if (uf_find(parent, k) == root && !(m->soac && m->soac->kind == SOAC_MAP))
+      return false;
+  }
+  return true;
+}
+
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int n = r->nodes.len;
   int *parent = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
@@ -711,9 +722,18 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
      one pair, and the MAP's cluster is the same with it or without) */
   if (late.len) {
     Vec alone = {0};
-    for (int i = 0; i < late.len; i++)
-      if (!read_in_cluster(out, parent, r->pairs.data[(int)(intptr_t)late.data[i]]))
-        vec_push(&alone, late.data[i]);
+    for (int i = 0; i < late.len; i++) {
+      FusPair *p = r->pairs.data[(int)(intptr_t)late.data[i]];
+      if (read_in_cluster(out, parent, p))
+        continue;
+      /* where the MAP's cluster is of MAPs alone, the MAP rides on the
+         segdes's launch (codegen/cuda.c, ride_host): a launch saved,
+         whatever the bytes say (quicksort's append: the lengths its
+         guards no longer read, then their segdes) */
+      if (p->gain <= 0 && maps_alone(r, parent, p->u))
+        p->gain = 1; /* (greedy tries only pairs that gain) */
+      vec_push(&alone, late.data[i]);
+    }
     greedy(r, &alone, parent);
   }
   r->method = gave_up ? (ilp ? "ilp and greedy" : "greedy") : ilp ? "ilp" : "none";
