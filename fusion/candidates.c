@@ -563,13 +563,13 @@ void fus_fill_candidates(FusRegion *r) {
   for (int v = 0; v < n; v++)
     mark[v] = -1;
   /* a SCAN of counts that can be a SPLIT's offsets (FusPair.offsets)
-     has no partner side by side: beside a MAP it is still a pass and a
-     launch, where as the offsets its pass is gone, and the MAP's
-     cluster holds a SCAN that the MAP rides on instead of a segdes of
-     its results (quicksort's `equal` offsets beside the MAP of its
-     append's lengths, whose make_segdes then ran alone: a launch a
-     level; Barnes-Hut at 2000 bodies 961 -> 962 runs, where its
-     quadrant counts' SCANs lost partners) */
+     has no MAP beside it: there it is still a pass and a launch, where
+     as the offsets its pass is gone, and the MAP's cluster holds a SCAN
+     that the MAP rides on instead of a segdes of its results
+     (quicksort's `equal` offsets beside the MAP of its append's
+     lengths, whose make_segdes then ran alone: a launch a level).  Its
+     other partners stay (without any, Barnes-Hut at 2000 bodies made
+     962 runs where it makes 961) */
   bool *offsets_scan = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
   for (int v = 0; v < n; v++)
     offsets_scan[v] = false;
@@ -581,7 +581,7 @@ void fus_fill_candidates(FusRegion *r) {
   Vec cands = {0};
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
-    if (!joinable(a) || offsets_scan[u])
+    if (!joinable(a))
       continue;
     const Vec *ar = &reads[u];
     cands.len = 0;
@@ -598,7 +598,9 @@ void fus_fill_candidates(FusRegion *r) {
       if (is_order)
         continue; /* the order edge's pair stands for it */
       const FusNode *b = r->nodes.data[v];
-      if (!joinable(b) || offsets_scan[v] || !fus_anchors_agree(a, b))
+      if (!joinable(b) || !fus_anchors_agree(a, b))
+        continue;
+      if ((offsets_scan[u] && b->soac->kind == SOAC_MAP) || (offsets_scan[v] && a->soac->kind == SOAC_MAP))
         continue;
       const char *rule = horizontal_rule(a, b);
       if (!rule)
