@@ -25,28 +25,6 @@ typedef struct Fuser {
   bool ok;
 } Fuser;
 
-/* ---- renaming a CPU variable through a function ---- */
-
-static void rename_atoms(Vec *atoms, const LcuVar *from, LcuVar *to) {
-  for (int i = 0; i < atoms->len; i++) {
-    LcuAtom *a = atoms->data[i];
-    if (a->var == from)
-      atoms->data[i] = lcu_atom_var(to);
-  }
-}
-
-static void rename_block(LcuBlock *b, const LcuVar *from, LcuVar *to) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    rename_atoms(&s->args, from, to);
-    LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        rename_block(nested[k], from, to);
-  }
-  rename_atoms(&b->results, from, to);
-}
-
 /* A kernel result returned twice: the run binds it once. */
 static void dedupe_results(Fuser *fz, LcuStmt *run) {
   LcuKernel *k = run->kernel;
@@ -54,7 +32,9 @@ static void dedupe_results(Fuser *fz, LcuStmt *run) {
     for (int i = 0; i < j; i++) {
       if (k->results.data[i] != k->results.data[j])
         continue;
-      rename_block(fz->body, run->results.data[j], run->results.data[i]);
+      PtrMap renaming = {0};
+      ptrmap_put(&renaming, run->results.data[j], run->results.data[i]);
+      lcu_rename_block(fz->body, &renaming);
       for (int t = j; t + 1 < k->results.len; t++) {
         k->results.data[t] = k->results.data[t + 1];
         run->results.data[t] = run->results.data[t + 1];

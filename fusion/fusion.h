@@ -335,10 +335,9 @@ void fus_simplify(LcuProgram *p);
    start, what it reads that its block computes before it by runs of
    MAPs (or of a segdes's lengths or offsets) that cannot fail, lengths
    and safe scalar operations (up to a limit), so that the originals
-   may move past the `if` and
-   join what follows it; originals left unread are dropped.  Requires a
-   checked program; keeps it checked, its meaning and the order of
-   everything that can fail or print. */
+   may move past the `if` and join what follows it; originals left
+   unread are dropped.  Requires a checked program; keeps it checked,
+   its meaning and the order of everything that can fail or print. */
 void fus_copy_into_guards(LcuProgram *p);
 /* Is 'b' a branch of 's' that fus_copy_into_guards fills: 's' an `if`
    without results, 'b' holding a check?  Fusion leaves it unfused. */

@@ -77,50 +77,6 @@ bool fus_guard_branch(const LcuStmt *s, const LcuBlock *b) {
   return false;
 }
 
-/* The variables 'b' reads (its statements' arguments, its nested blocks',
-   its results), into 'read' (LcuVar -> itself). */
-static void note_reads(const LcuBlock *b, PtrMap *read) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    for (int a = 0; a < s->args.len; a++) {
-      LcuVar *v = ((LcuAtom *)s->args.data[a])->var;
-      if (v)
-        ptrmap_put(read, v, v);
-    }
-    const LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        note_reads(nested[k], read);
-  }
-  for (int a = 0; a < b->results.len; a++) {
-    LcuVar *v = ((LcuAtom *)b->results.data[a])->var;
-    if (v)
-      ptrmap_put(read, v, v);
-  }
-}
-
-/* Atoms 'atoms' with each variable renamed by 'renaming'. */
-static void rename_atoms(Vec *atoms, const PtrMap *renaming) {
-  for (int i = 0; i < atoms->len; i++) {
-    LcuAtom *a = atoms->data[i];
-    LcuVar *to = a->var ? ptrmap_get(renaming, a->var) : NULL;
-    if (to)
-      atoms->data[i] = lcu_atom_var(to);
-  }
-}
-
-static void rename_block(LcuBlock *b, const PtrMap *renaming) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    rename_atoms(&s->args, renaming);
-    LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        rename_block(nested[k], renaming);
-  }
-  rename_atoms(&b->results, renaming);
-}
-
 /* A copy of statement 's' (copyable) binding new variables, recorded in
    'renaming'; its arguments renamed by it. */
 static LcuStmt *copy_stmt(LcuProgram *p, const LcuStmt *s, PtrMap *renaming) {
@@ -130,7 +86,7 @@ static LcuStmt *copy_stmt(LcuProgram *p, const LcuStmt *s, PtrMap *renaming) {
   c->results = (Vec){0};
   for (int a = 0; a < s->args.len; a++)
     vec_push(&c->args, s->args.data[a]);
-  rename_atoms(&c->args, renaming);
+  lcu_rename_atoms(&c->args, renaming);
   for (int r = 0; r < s->results.len; r++) {
     LcuVar *v = s->results.data[r];
     LcuVar *n = lcu_copy_var(p, v);
@@ -142,11 +98,11 @@ static LcuStmt *copy_stmt(LcuProgram *p, const LcuStmt *s, PtrMap *renaming) {
 
 /* Branch 'br' of the `if` at index 'at' of 'b': the statements before it
    that compute what br reads, copied into it.  'def' maps each variable
-   a copyable statement of b before 'at' binds to its index.  The
+   a copyable statement of b before 'at' binds to that statement.  The
    statements copied from are added to 'copied'. */
-static bool copy_into(LcuProgram *p, LcuBlock *b, int at, LcuBlock *br, const PtrMap *def, PtrMap *copied) {
-  PtrMap read = {0};
-  note_reads(br, &read);
+static void copy_into(LcuProgram *p, LcuBlock *b, int at, LcuBlock *br, const PtrMap *def, PtrMap *copied) {
+  PtrMap read = {0}, escapes = {0}; /* what br reads, then what the copies read too */
+  fus_note_uses(br, &read, &escapes);
   bool *need = xmalloc(sizeof(bool) * (size_t)(at + 1)); /* zeroed */
   int count = 0;
   /* last first: a needed statement's arguments are bound before it */
@@ -154,20 +110,20 @@ static bool copy_into(LcuProgram *p, LcuBlock *b, int at, LcuBlock *br, const Pt
     const LcuStmt *s = b->stmts.data[k];
     bool needed = false;
     for (int r = 0; r < s->results.len && !needed; r++)
-      needed = ptrmap_get(&read, s->results.data[r]) != NULL;
+      needed = ptrmap_get(&read, s->results.data[r]) || ptrmap_get(&escapes, s->results.data[r]);
     if (!needed || !ptrmap_get(def, s->results.data[0]))
       continue;
     need[k] = true;
     if (++count > COPY_LIMIT)
-      return false;
+      return;
     for (int a = 0; a < s->args.len; a++) {
       LcuVar *v = ((LcuAtom *)s->args.data[a])->var;
       if (v)
-        ptrmap_put(&read, v, v);
+        ptrmap_put(&escapes, v, v);
     }
   }
   if (!count)
-    return false;
+    return;
   PtrMap renaming = {0};
   Vec stmts = {0};
   for (int k = 0; k < at; k++)
@@ -175,15 +131,14 @@ static bool copy_into(LcuProgram *p, LcuBlock *b, int at, LcuBlock *br, const Pt
       vec_push(&stmts, copy_stmt(p, b->stmts.data[k], &renaming));
       ptrmap_put(copied, b->stmts.data[k], b->stmts.data[k]);
     }
-  rename_block(br, &renaming);
+  lcu_rename_block(br, &renaming);
   for (int i = 0; i < br->stmts.len; i++)
     vec_push(&stmts, br->stmts.data[i]);
   br->stmts = stmts;
-  return true;
 }
 
 static void copy_block(LcuProgram *p, FusFacts *f, LcuBlock *b, PtrMap *copied) {
-  PtrMap def = {0}; /* variable -> its copyable statement (index + 1) */
+  PtrMap def = {0}; /* variable -> the copyable statement that binds it */
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
     LcuBlock *nested[3] = {s->then, s->els, s->body};

@@ -819,6 +819,12 @@ void lcu_scan_maps_apart(LcuProgram *p);
 
 /* A new variable of v's type and shape, named after v's hint. */
 LcuVar *lcu_copy_var(LcuProgram *p, const LcuVar *v);
+/* Every read of a variable in atoms 'atoms' (LcuAtom *), and in the
+   statements' arguments and results of block 'b' and its nested
+   blocks, renamed by 'renaming' (LcuVar -> LcuVar); the atoms are
+   replaced, not changed (they may be shared). */
+void lcu_rename_atoms(Vec *atoms, const PtrMap *renaming);
+void lcu_rename_block(LcuBlock *b, const PtrMap *renaming);
 /* A copy of 'e' whose LE_LET binders are new variables; the variables
    it reads are renamed by 'renaming' (LcuVar -> LcuVar, may be NULL),
    to which the new binders are added. */

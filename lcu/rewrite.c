@@ -42,6 +42,27 @@ LcuVar *lcu_copy_var(LcuProgram *p, const LcuVar *v) {
   return c;
 }
 
+void lcu_rename_atoms(Vec *atoms, const PtrMap *renaming) {
+  for (int i = 0; i < atoms->len; i++) {
+    const LcuAtom *a = atoms->data[i];
+    LcuVar *to = a->var ? ptrmap_get(renaming, a->var) : NULL;
+    if (to)
+      atoms->data[i] = lcu_atom_var(to);
+  }
+}
+
+void lcu_rename_block(LcuBlock *b, const PtrMap *renaming) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    lcu_rename_atoms(&s->args, renaming);
+    LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        lcu_rename_block(nested[k], renaming);
+  }
+  lcu_rename_atoms(&b->results, renaming);
+}
+
 /* 'v' renamed by 'renaming' (LcuVar -> LcuVar), or itself. */
 static LcuVar *renamed(const PtrMap *renaming, LcuVar *v) {
   LcuVar *r = renaming ? ptrmap_get(renaming, v) : NULL;
