@@ -55,6 +55,10 @@ typedef struct Fl {
   bool scalar_code; /* making the body of a function that may run as
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
+  MonoFunc *part_of; /* making part 'part' (1..k) of this function's tuple
+                        result (get_part): its calls of itself are calls
+                        of the part */
+  int part;
   Invariants inv;  /* which expressions are closed (frontend/invariant.h) */
   bool cost;       /* for --cost: FS_COST statements, and none of the
                       translations that compute other than the model
@@ -1029,14 +1033,62 @@ static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
   return r;
 }
 
+static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args);
+static FlatAtom *zero_of(FlatType t);
+static bool scalar_tuple(Type *t);
+
 static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
   if (mf->primitive)
     return primitive(fl, ctx, mf, args);
+  if (!ctx->lifted && fl->scalar_code && !fl->cost && mf->body && host_count(res(mf->type)->snd) > 1 &&
+      scalar_tuple(res(mf->type)->snd))
+    return call_parts(fl, mf, args);
   if (ctx->lifted && called_each(fl, mf))
     return call_each(fl, mf, args);
   if (ctx->lifted && seq_loop(fl, mf, NULL))
     return call_each_seq(fl, mf, args);
   return call_function(fl, ctx, mf, args, res(mf->type)->snd);
+}
+
+/* The zero of scalar type 't' (a placeholder that is never read). */
+static FlatAtom *zero_of(FlatType t) {
+  switch (t.base) {
+  case FB_FLOAT:
+    return flat_float_atom(0.0);
+  case FB_BOOL:
+    return flat_bool_atom(false);
+  case FB_CHAR:
+    return flat_char_atom(0);
+  default:
+    return int_const(0);
+  }
+}
+
+/* A call at the host, in scalar code, of 'mf' whose result is a tuple of
+   scalars: one call of each part (get_part, one result each), since the
+   interpreters' and codegen's scalar functions give one result.  Inside
+   part k of 'mf' itself (a loop's recursive call, in tail position) the
+   call is of part k alone, and the other components, which part k never
+   returns, are zeros: the part is then a loop of its own. */
+static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
+  Vec types = {0};
+  flatten_host_layout(res(mf->type)->snd, &types);
+  Vals r = {0};
+  for (int i = 0; i < types.len; i++) {
+    bool self = fl->part_of == mf;
+    if (self && i != fl->part - 1) {
+      vec_push(&r, zero_of(*(FlatType *)types.data[i]));
+      continue;
+    }
+    FlatStmt *s = stmt(fl, FS_CALL);
+    s->callee = get_part(fl, mf, i + 1);
+    for (int j = 0; j < args.len; j++)
+      vec_push(&s->args, args.data[j]);
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
 }
 
 /* [e1, ..., ek] */
@@ -1483,6 +1535,14 @@ static FlatAtom *component_if(Fl *fl, Ctx *ctx, Env *env, Expr *e, FlatAtom *con
   return flat_var_atom(v);
 }
 
+/* Is 'e' the recursive call of the loop whose part is being made
+   (Fl.part_of), after the bindings of lets? */
+static bool self_tail(Fl *fl, Expr *e) {
+  while (e->kind == EX_LET)
+    e = e->u.let.body;
+  return e->kind == EX_CALL && e->callee == fl->part_of;
+}
+
 /* Component i of the host value of scalar tuple 'e' (host layout order),
    without making the others where e is built of pairs, ifs and lets. */
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
@@ -1502,8 +1562,27 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
     break;
   }
   case EX_LET:
+    if (fl->part_of && i != fl->part - 1 && self_tail(fl, e)) {
+      Vec types = {0};
+      flatten_host_layout(e->type, &types);
+      r = zero_of(*(FlatType *)types.data[i]);
+      break;
+    }
     r = tr_component(fl, ctx, let_bindings(fl, ctx, env, e), e->u.let.body, i);
     break;
+  case EX_CALL:
+    if (fl->part_of && i != fl->part - 1 && self_tail(fl, e)) {
+      /* another component of a part's own loop (call_parts), on a path
+         that ends in the loop's next iteration: never returned, and the
+         call would be a recursion out of tail position.  The part's own
+         component takes the same branch and computes the same bindings
+         and arguments, with the same errors. */
+      Vec types = {0};
+      flatten_host_layout(e->type, &types);
+      r = zero_of(*(FlatType *)types.data[i]);
+      break;
+    }
+    /* fall through */
   default: {
     Vals v = tr(fl, ctx, env, e);
     r = vec_get(&v, i);
@@ -1521,9 +1600,17 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   int k = host_count(e->type);
   if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type)) {
     fl->loc = e->loc;
+    /* in part p of a loop (call_parts), component p's if last: it holds
+       the part's tail call, which must end the part's body */
+    int last = fl->part_of && fl->part <= k ? fl->part - 1 : k - 1;
+    FlatAtom **parts = xmalloc(sizeof(FlatAtom *) * (size_t)k);
+    for (int i = 0; i < k; i++)
+      if (i != last)
+        parts[i] = component_if(fl, ctx, env, e, vec_get(&cv, 0), i);
+    parts[last] = component_if(fl, ctx, env, e, vec_get(&cv, 0), last);
     Vals r = {0};
     for (int i = 0; i < k; i++)
-      vec_push(&r, component_if(fl, ctx, env, e, vec_get(&cv, 0), i));
+      vec_push(&r, parts[i]);
     return r;
   }
   FlatStmt *s = stmt(fl, FS_IF);
@@ -1571,6 +1658,17 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
     if (is_base(t)) {
       FlatAtom *v = vec_get(&s, 0);
       return one(op(fl, FLAT_ELT, flat_scalar(ty(v).base), 2, v, i));
+    }
+    if (fl->scalar_code && scalar_tuple(t)) {
+      /* a tuple of scalars in scalar code (a sequence loop's parameter):
+         its components' vectors read at i, each read checked as one
+         subscript, which the first reports */
+      Vals r = {0};
+      for (int j = 0; j < s.len; j++) {
+        FlatAtom *v = vec_get(&s, j);
+        vec_push(&r, op(fl, FLAT_ELT, flat_scalar(ty(v).base), 2, v, i));
+      }
+      return r;
     }
     /* any type: gather the one element, then read it as a host value */
     FlatAtom *n = vals_length(fl, s, t);
@@ -1962,13 +2060,16 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 
 /* ---- scalar loops ----
 
-   A function whose parameters and result are scalars (a tuple of them
-   for the parameters), whose body only computes with scalars (constants,
-   its parameters, let, if, the element-wise primitives but rand, calls
-   of such functions) and that calls itself, only in tail position, is a
-   loop: `escape(c, z, k) = if done then k else escape(c, f(z), k + 1)`.
-   Inside an apply-to-each each element runs its own iterations, as a
-   thunk's call (λcu's LE_CALL) that codegen makes a C loop.  Lifted
+   A function whose parameters and result are scalars (a tuple of them),
+   whose body only computes with scalars (constants, its parameters, let,
+   if, the element-wise primitives but rand, calls of such functions) and
+   that calls itself, only in tail position, is a loop: `escape(c, z, k)
+   = if done then k else escape(c, f(z), k + 1)`.  Inside an
+   apply-to-each each element runs its own iterations, as a thunk's call
+   (λcu's LE_CALL) that codegen makes a C loop.  A tuple result is one
+   loop per component (get_part, call_parts): each runs the whole
+   iteration, so that it fails where the function does, and returns its
+   component.  Lifted
    instead, f^ would take one host step per iteration over the elements
    still running, packing every argument and merging the results back
    (mandelbrot: 256 steps).  Functions that call each other are not
@@ -1985,6 +2086,7 @@ static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e);
 static int seq_param(SeqLoop *L, Expr *e);
 static bool hides_seq_param(SeqLoop *L, Pattern *p);
 static bool base_seq(Type *t);
+static bool read_seq(Type *t);
 
 /* LOOP_NOT, LOOP_PLAIN (computes with scalars alone, without recursion)
    or LOOP_YES (a scalar loop); LOOP_VISITING while its body is walked,
@@ -1995,7 +2097,7 @@ static intptr_t scalar_kind(Fl *fl, MonoFunc *mf) {
     return known == LOOP_VISITING ? LOOP_NOT : known;
   Type *ft = res(mf->type);
   intptr_t kind = LOOP_NOT;
-  if (mf->body && scalar_tuple(ft->fst) && is_base(ft->snd)) {
+  if (mf->body && scalar_tuple(ft->fst) && scalar_tuple(ft->snd)) {
     ptrmap_put(&fl->loops, mf, (void *)(intptr_t)LOOP_VISITING);
     bool rec = false;
     if (loop_body(fl, mf, mf->body, true, &rec, NULL))
@@ -2032,7 +2134,7 @@ static bool loop_callee(Fl *fl, MonoFunc *self, MonoFunc *mf, Type *t, bool tail
    and subscripts, passed on by seq_tail_call, and returned by
    seq_result)? */
 static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive, SeqLoop *L) {
-  if (L && base_seq(e->type))
+  if (L && read_seq(e->type))
     return seq_result(fl, L, self, e, tail);
   if (!scalar_tuple(e->type))
     return false;
@@ -2132,18 +2234,12 @@ static bool called_each(Fl *fl, MonoFunc *mf) {
   if (known)
     return known == EACH_YES;
   bool yes = false;
-  Type *ft = res(mf->type);
   intptr_t kind = scalar_kind(fl, mf);
   if (kind == LOOP_YES)
     yes = true;
-  else if (mf->body && scalar_tuple(ft->fst) && scalar_tuple(ft->snd)) {
-    bool plain = kind == LOOP_PLAIN;
-    if (!is_base(ft->snd)) { /* scalar_kind takes one result: walk it here */
-      bool rec = false;
-      plain = loop_body(fl, mf, mf->body, true, &rec, NULL) && !rec;
-    }
+  else if (kind == LOOP_PLAIN) {
     PtrMap seen = {0};
-    yes = plain && has_split_if(mf->body, &seen);
+    yes = has_split_if(mf->body, &seen);
   }
   ptrmap_put(&fl->each, mf, (void *)(intptr_t)(yes ? EACH_YES : EACH_NO));
   return yes;
@@ -2197,12 +2293,20 @@ static bool base_seq(Type *t) {
   return t->kind == T_SEQ && is_base(t->elem);
 }
 
+/* A flat sequence of scalars or of tuples of scalars: what a sequence
+   loop may take and read (# and s[i]); only one of base values may be
+   updated (rep) or returned. */
+static bool read_seq(Type *t) {
+  t = res(t);
+  return t->kind == T_SEQ && scalar_tuple(t->elem);
+}
+
 /* The parameters of pattern 'p', in layout order: false if one is not a
    scalar or a flat sequence of base values. */
 static bool seq_params(Pattern *p, SeqLoop *L) {
   if (p->kind == PAT_PAIR)
     return seq_params(p->fst, L) && seq_params(p->snd, L);
-  if (p->kind != PAT_VAR || !(is_base(p->type) || base_seq(p->type)))
+  if (p->kind != PAT_VAR || !(is_base(p->type) || read_seq(p->type)))
     return false;
   vec_push(&L->names, (void *)p->name);
   vec_push(&L->types, p->type);
@@ -2211,11 +2315,11 @@ static bool seq_params(Pattern *p, SeqLoop *L) {
 
 /* The index of sequence parameter 'e' (a variable naming one), or -1. */
 static int seq_param(SeqLoop *L, Expr *e) {
-  if (e->kind != EX_VAR || e->u.ref.def || !base_seq(e->type))
+  if (e->kind != EX_VAR || e->u.ref.def || !read_seq(e->type))
     return -1;
   for (int i = L->names.len - 1; i >= 0; i--)
     if (strcmp(L->names.data[i], e->u.ref.name) == 0)
-      return base_seq(L->types.data[i]) ? i : -1;
+      return read_seq(L->types.data[i]) ? i : -1;
   return -1;
 }
 
@@ -2262,7 +2366,7 @@ static bool pattern_binds(Pattern *p, const char *name) {
    reads of the parameter. */
 static bool hides_seq_param(SeqLoop *L, Pattern *p) {
   for (int k = 0; k < L->names.len; k++)
-    if (base_seq(L->types.data[k]) && pattern_binds(p, L->names.data[k]))
+    if (read_seq(L->types.data[k]) && pattern_binds(p, L->names.data[k]))
       return true;
   return false;
 }
@@ -2301,7 +2405,7 @@ static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e) {
   L->recursive = true;
   for (int k = 0; k < args.len; k++) {
     Expr *a = args.data[k];
-    if (!base_seq(L->types.data[k])) {
+    if (!read_seq(L->types.data[k])) {
       if (!seq_body(fl, L, self, a, false))
         return false;
       continue;
@@ -2331,7 +2435,7 @@ static bool seq_result(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
     return false;
   int k = seq_param(L, e);
   if (k >= 0) {
-    if (L->result >= 0 && L->result != k)
+    if ((L->result >= 0 && L->result != k) || !base_seq(L->types.data[k]))
       return false;
     L->result = k;
     return true;
@@ -2369,10 +2473,10 @@ static bool seq_loop(Fl *fl, MonoFunc *mf, int *result) {
     SeqLoop *L = NEW(SeqLoop);
     L->result = -1;
     if (mf->body && !mf->primitive && !fl->cost && seq_params(mf->param, L) &&
-        (is_base(ft->snd) || base_seq(ft->snd))) {
+        (scalar_tuple(ft->snd) || base_seq(ft->snd))) {
       bool any = false;
       for (int k = 0; k < L->types.len; k++)
-        any |= base_seq(L->types.data[k]);
+        any |= read_seq(L->types.data[k]);
       if (any && seq_body(fl, L, mf, mf->body, true) && L->recursive && (L->result >= 0) == base_seq(ft->snd)) {
         known = 3 + L->result; /* 2 for a scalar result (-1) */
         ptrmap_put(&fl->seq_loop_forms, mf, L);
@@ -2400,7 +2504,7 @@ static Vals *seq_loop_args(Fl *fl, Ctx *ctx, Env *env, MonoFunc *mf, Expr *arg) 
   int unshared = 0; /* a parameter that is not shared: the loop's elements are its */
   for (int k = 0; k < parts.len; k++) {
     Vals v;
-    bool shared = base_seq(L->types.data[k]) && k < 64 && !L->updated[k] && k != L->result &&
+    bool shared = read_seq(L->types.data[k]) && k < 64 && !L->updated[k] && k != L->result &&
                   invariant_arg(fl, ctx, env, parts.data[k], &v);
     if (!shared) {
       v = tr(fl, ctx, env, parts.data[k]);
@@ -2412,23 +2516,82 @@ static Vals *seq_loop_args(Fl *fl, Ctx *ctx, Env *env, MonoFunc *mf, Expr *arg) 
   return unshared ? out : NULL;
 }
 
-/* A sequence loop applied to each element of lifted 'args' (FS_CALL
-   with 'each'): its lifted result, a vector of scalars or the segdes of
-   the state it returns (the argument's) and its values. */
-static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
-  FlatFunc *f = get_func(fl, mf, false);
+/* The arguments of a sequence loop's `call each`, one or two atoms a
+   parameter of its host function (flat_each_arg): a scalar's vector; a
+   sequence's segdes and values, or its one shared vector.  A sequence of
+   tuples is k vectors at the host, and lifted one segdes and k values:
+   here each component gets the segdes before its values. */
+static Vals each_seq_args(MonoFunc *mf, Vals args) {
+  /* the parameters' types in layout order: a pattern of variables
+     (seq_params) */
+  Vec types = {0}, stack = {0};
+  vec_push(&stack, mf->param);
+  while (stack.len) {
+    Pattern *p = stack.data[--stack.len];
+    if (p->kind == PAT_PAIR) {
+      vec_push(&stack, p->snd);
+      vec_push(&stack, p->fst);
+    } else
+      vec_push(&types, p->type);
+  }
+  Vals out = {0};
+  int at = 0;
+  for (int i = 0; i < types.len && at < args.len; i++) {
+    int k = host_count(types.data[i]);
+    FlatAtom *a = args.data[at];
+    if (!read_seq(types.data[i]) || flat_atom_type(a).kind != FT_SEGDES) {
+      for (int j = 0; j < k; j++)
+        vec_push(&out, vec_get(&args, at + j));
+      at += k;
+      continue;
+    }
+    for (int j = 0; j < k; j++) {
+      vec_push(&out, a);
+      vec_push(&out, vec_get(&args, at + 1 + j));
+    }
+    at += 1 + k;
+  }
+  return out;
+}
+
+/* Host function 'f' of a sequence loop (or one part of its tuple result,
+   of type 'result') applied to each element of 'args' (each_seq_args). */
+static Vals call_each_seq_of(Fl *fl, FlatFunc *f, Type *result, Vals args) {
   FlatStmt *s = stmt(fl, FS_CALL);
   s->callee = f;
   s->each = true;
   for (int i = 0; i < args.len; i++)
     vec_push(&s->args, args.data[i]);
   Vec rt = {0};
-  flatten_vector_layout(res(mf->type)->snd, &rt);
+  flatten_vector_layout(result, &rt);
   Vals r = {0};
   for (int i = 0; i < rt.len; i++) {
     FlatVar *v = flat_new_var(fl->fp, *(FlatType *)rt.data[i], NULL);
     vec_push(&s->results, v);
     vec_push(&r, flat_var_atom(v));
+  }
+  return r;
+}
+
+/* A sequence loop applied to each element of lifted 'args' (FS_CALL
+   with 'each'): its lifted result, a vector of scalars, the segdes of
+   the state it returns (the argument's) and its values, or for a tuple
+   of scalars one loop per component (get_part), each a vector. */
+static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
+  Vals a = each_seq_args(mf, args);
+  Type *rt = res(mf->type)->snd;
+  if (!scalar_tuple(rt) || is_base(rt))
+    return call_each_seq_of(fl, get_func(fl, mf, false), rt, a);
+  Vec parts = {0};
+  flatten_host_layout(rt, &parts);
+  Vals r = {0};
+  for (int i = 0; i < parts.len; i++) {
+    Type *part = ((FlatType *)parts.data[i])->base == FB_FLOAT  ? type_float
+                 : ((FlatType *)parts.data[i])->base == FB_BOOL ? type_bool
+                 : ((FlatType *)parts.data[i])->base == FB_CHAR ? type_char
+                                                                 : type_int;
+    Vals v = call_each_seq_of(fl, get_part(fl, mf, i + 1), part, a);
+    vec_push(&r, vec_get(&v, 0));
   }
   return r;
 }
@@ -2582,8 +2745,19 @@ static void make_body_in(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   Type *rt = res(mf->type)->snd;
   if (!f->lifted) {
     Ctx host = {false, NULL};
-    fl->scalar_code = !fl->cost && (component || scalar_kind(fl, mf) != LOOP_NOT || seq_loop(fl, mf, NULL));
+    /* (a function of a tuple result runs as scalar code in parts alone:
+       at the host it is an ordinary function) */
+    fl->scalar_code = !fl->cost && (component || (host_count(rt) == 1 && (scalar_kind(fl, mf) != LOOP_NOT ||
+                                                                          seq_loop(fl, mf, NULL))));
+    MonoFunc *saved_part_of = fl->part_of;
+    int saved_part = fl->part;
+    /* a loop's part is a loop of its own (call_parts); a plain
+       function's computes as the function does */
+    fl->part_of = component && (scalar_kind(fl, mf) == LOOP_YES || seq_loop(fl, mf, NULL)) ? mf : NULL;
+    fl->part = component;
     Vals r = tr(fl, &host, env, mf->body);
+    fl->part_of = saved_part_of;
+    fl->part = saved_part;
     /* f.k computes every component, returns the kth: what the others
        need alone and cannot fail is dropped later as dead code, what can
        fail stays, so that each f.k fails where f fails, with f's error,
