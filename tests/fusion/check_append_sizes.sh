@@ -1,4 +1,4 @@
-# Barnes-Hut's `walks` (tests/bench/barneshut.nesl) ends in `done ++
+# Barnes-Hut's `walks` (tests/bench/barneshut_steps.nesl) ends in `done ++
 # walks(...)`, an append of vectors of (int, float, float): one append of
 # each component, each sized by a `size append` of the same two lengths.
 # Simplification keeps one `size` of those operands (fusion/simplify.c),
@@ -11,7 +11,7 @@
 set -u
 tmp=${TMPDIR:-/tmp}/nessie-appsz.$$
 trap 'rm -f "$tmp".*' EXIT
-sh tests/fusion/bench_program.sh barneshut 1000 "$tmp.nesl"
+sh tests/fusion/bench_program.sh barneshut_steps 1000 "$tmp.nesl"
 body=$("$NESSIE" --check-ir --dump=fused "$tmp.nesl" | sed -n '/^function walks /,/^}/p')
 sizes=$(printf '%s\n' "$body" | grep -c '= size append')
 [ "$sizes" -eq 1 ] || { echo "walks computes $sizes sizes of its append, expected 1:"; printf '%s\n' "$body"; exit 1; }
