@@ -1543,6 +1543,21 @@ static bool self_tail(Fl *fl, Expr *e) {
   return e->kind == EX_CALL && e->callee == fl->part_of;
 }
 
+/* Does a path of 'e' through its ifs and lets end in the recursive call
+   of the loop whose part is being made? */
+static bool reaches_self(Fl *fl, Expr *e) {
+  switch (e->kind) {
+  case EX_LET:
+    return reaches_self(fl, e->u.let.body);
+  case EX_IF:
+    return reaches_self(fl, e->u.ifx.then) || reaches_self(fl, e->u.ifx.els);
+  case EX_CALL:
+    return e->callee == fl->part_of;
+  default:
+    return false;
+  }
+}
+
 /* Component i of the host value of scalar tuple 'e' (host layout order),
    without making the others where e is built of pairs, ifs and lets. */
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
@@ -1600,9 +1615,9 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   int k = host_count(e->type);
   if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type)) {
     fl->loc = e->loc;
-    /* in part p of a loop (call_parts), component p's if last: it holds
-       the part's tail call, which must end the part's body */
-    int last = fl->part_of && fl->part <= k ? fl->part - 1 : k - 1;
+    /* in part p of a loop (call_parts), the if that holds its tail call
+       puts component p's if last: that call must end the part's body */
+    int last = fl->part_of && fl->part <= k && reaches_self(fl, e) ? fl->part - 1 : k - 1;
     FlatAtom **parts = xmalloc(sizeof(FlatAtom *) * (size_t)k);
     for (int i = 0; i < k; i++)
       if (i != last)
