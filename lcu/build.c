@@ -900,6 +900,13 @@ static bool safe_scalar(const LcuStmt *s) {
    sweeping to a fixpoint gives (the statements that go are those no
    statement that stays depends on; there are no cycles), without
    counting the uses again for each sweep. */
+static void unuse_atom(const LcuAtom *a, GenMap *uses) {
+  if (a->var) {
+    void **n = genmap_slot(uses, a->var, true);
+    *n = (void *)((intptr_t)*n - 1);
+  }
+}
+
 static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable, bool keep_totals) {
   int out = b->stmts.len;
   for (int i = b->stmts.len - 1; i >= 0; i--) {
@@ -914,16 +921,19 @@ static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable, 
     for (int k = 0; k < s->results.len; k++)
       unused &= !genmap_get(uses, s->results.data[k]);
     bool total = s->kind == LS_LENGTH && s->length == LEN_TOTAL;
+    /* an if whose branches only return atoms (what was in them dead):
+       a loop's part made one for each component it does not return
+       (flatten.c, call_parts) */
+    bool empty_if = s->kind == LS_IF && s->then && s->els && !s->then->stmts.len && !s->els->stmts.len;
     bool pure = (s->kind == LS_LENGTH && !(total && keep_totals)) || (s->kind == LS_SCALAR && safe_scalar(s)) ||
-                (s->kind == LS_RUN && ptrmap_get(droppable, s));
+                (s->kind == LS_RUN && ptrmap_get(droppable, s)) || empty_if;
     if (unused && pure) {
-      for (int k = 0; k < s->args.len; k++) { /* (a pure statement has no nested block) */
-        const LcuAtom *a = s->args.data[k];
-        if (a->var) {
-          void **n = genmap_slot(uses, a->var, true);
-          *n = (void *)((intptr_t)*n - 1);
-        }
-      }
+      for (int k = 0; k < s->args.len; k++)
+        unuse_atom(s->args.data[k], uses);
+      for (int k = 0; empty_if && k < s->then->results.len; k++)
+        unuse_atom(s->then->results.data[k], uses);
+      for (int k = 0; empty_if && k < s->els->results.len; k++)
+        unuse_atom(s->els->results.data[k], uses);
       continue;
     }
     b->stmts.data[--out] = s;
