@@ -1577,14 +1577,6 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
     break;
   }
   case EX_LET:
-    if (fl->part_of && i != fl->part - 1 && self_tail(fl, e)) {
-      Vec types = {0};
-      flatten_host_layout(e->type, &types);
-      r = zero_of(*(FlatType *)types.data[i]);
-      break;
-    }
-    r = tr_component(fl, ctx, let_bindings(fl, ctx, env, e), e->u.let.body, i);
-    break;
   case EX_CALL:
     if (fl->part_of && i != fl->part - 1 && self_tail(fl, e)) {
       /* another component of a part's own loop (call_parts), on a path
@@ -1595,6 +1587,10 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
       Vec types = {0};
       flatten_host_layout(e->type, &types);
       r = zero_of(*(FlatType *)types.data[i]);
+      break;
+    }
+    if (e->kind == EX_LET) {
+      r = tr_component(fl, ctx, let_bindings(fl, ctx, env, e), e->u.let.body, i);
       break;
     }
     /* fall through */
