@@ -14,8 +14,9 @@ What it makes, and why:
     lifted recursion `{f(v) : v in [a, b]}`), loops over an int whose
     argument decreases (fuel), called inside apply-to-each too, so that
     flattening lifts them, and loops over a sequence with a state that
-    rep updates or a scalar result (flatten.c's sequence loops, run on
-    each element inside an apply-to-each);
+    rep updates or a scalar result, or over a sequence of pairs with a
+    pair result (flatten.c's sequence loops, run on each element inside
+    an apply-to-each);
   - ranges with a stride (`[a : a + n : d]`), `let` patterns with a
     wildcard (`(a, _)`), which monomorphization copies (flatten/mono.c);
   - `if` in lifted context, `let` with patterns, every group of built-ins
@@ -181,7 +182,7 @@ class Gen:
     def call_of(self, t, env, size):
         # (a sequence loop is called only where program calls it: its
         # state must not be empty)
-        fs = [f for f in self.funcs if f[2] == t and f[1] not in (["loop_state"], ["loop_scan"])]
+        fs = [f for f in self.funcs if f[2] == t and f[1] not in (["loop_state"], ["loop_scan"], ["loop_pairs"])]
         if not fs:
             return None
         name, args, _ = self.pick(fs)
@@ -475,6 +476,15 @@ class Gen:
                     % (x, name, j, val, j))
             self.funcs.append((name, ["loop_state"], seq(INT)))
             return "function %s(ds, st, i) = %s;" % (name, body)
+        if k == 9 and self.chance(0.4):
+            # a sequence loop over a sequence of pairs with a pair result
+            # (flatten.c's loops of tuples: one loop per component)
+            step1 = self.scalar_exp(["x", "y", "a", "b"], 3)
+            step2 = self.scalar_exp(["x", "y", "a", "b"], 3)
+            body = ("if i >= #ps then (a, b) else let (x, y) = ps[i] in %s(ps, i + 1, mod(%s, 1000), mod(%s, 1000))"
+                    % (name, step1, step2))
+            self.funcs.append((name, ["loop_pairs"], pair(INT, INT)))
+            return "function %s(ps, i, a, b) = %s;" % (name, body)
         if k == 9:
             # a sequence loop with a scalar result: the sequence only read
             step = self.scalar_exp(["x", "acc"], 3)
@@ -566,6 +576,9 @@ class Gen:
             elif args == ["loop_scan"]:
                 out.append("{%s(%s, 0, %d) : %s in %s};" % (name, x, self.r.randint(0, 9), x,
                                                            self.gen(seq(seq(INT)), [], 5)))
+            elif args == ["loop_pairs"]:
+                out.append("{%s(%s, 0, %d, %d) : %s in %s};" % (name, x, self.r.randint(0, 9), self.r.randint(0, 9),
+                                                               x, self.gen(seq(seq(pair(INT, INT))), [], 5)))
         for i in range(statements):
             if self.chance(0.06):
                 out.append(self.error_statement())
@@ -588,6 +601,9 @@ class Gen:
                                                                 x, self.gen(seq(seq(INT)), [], 5))
                 elif args == ["loop_scan"]:
                     e = "{%s(%s, 0, %d) : %s in %s}" % (name, x, self.r.randint(0, 9), x, self.gen(seq(seq(INT)), [], 5))
+                elif args == ["loop_pairs"]:
+                    e = "{%s(%s, 0, %d, %d) : %s in %s}" % (name, x, self.r.randint(0, 9), self.r.randint(0, 9), x,
+                                                           self.gen(seq(seq(pair(INT, INT))), [], 5))
             out.append(e + ";")
         return "\n".join(out) + "\n"
 
