@@ -2080,10 +2080,9 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
    (λcu's LE_CALL) that codegen makes a C loop.  A tuple result is one
    loop per component (get_part, call_parts): each runs the whole
    iteration, so that it fails where the function does, and returns its
-   component.  Lifted
-   instead, f^ would take one host step per iteration over the elements
-   still running, packing every argument and merging the results back
-   (mandelbrot: 256 steps).  Functions that call each other are not
+   component.  Lifted instead, f^ would take one host step per iteration
+   over the elements still running, packing every argument and merging
+   the results back (mandelbrot: 256 steps).  Functions that call each other are not
    loops, nor are recursive calls whose result is used further (their
    depth would be the stack's): they stay lifted. */
 
@@ -2313,7 +2312,7 @@ static bool read_seq(Type *t) {
 }
 
 /* The parameters of pattern 'p', in layout order: false if one is not a
-   scalar or a flat sequence of base values. */
+   scalar or a flat sequence of scalars or of tuples of them (read_seq). */
 static bool seq_params(Pattern *p, SeqLoop *L) {
   if (p->kind == PAT_PAIR)
     return seq_params(p->fst, L) && seq_params(p->snd, L);
