@@ -357,25 +357,24 @@ static FlatAtom *vals_length(Fl *fl, Vals v, Type *t) {
 /* V(t) of 'n' (an int atom) copies of the zero of t whose char is
    'ch', tuples field by field (datatypes are tuples here, and a function
    value is F). */
+/* The zero of base 'b' (0, 0.0, F), a char's being 'ch'. */
+static FlatAtom *base_zero(FlatBase b, char ch) {
+  switch (b) {
+  case FB_INT:
+    return int_const(0);
+  case FB_FLOAT:
+    return flat_float_atom(0.0);
+  case FB_BOOL:
+    return flat_bool_atom(false);
+  default:
+    return flat_char_atom(ch);
+  }
+}
+
 static Vals filled_values(Fl *fl, Type *t, FlatAtom *n, char ch) {
   t = res(t);
-  if (is_base(t)) {
-    FlatAtom *zero;
-    switch (flatten_base(t)) {
-    case FB_INT:
-      zero = int_const(0);
-      break;
-    case FB_FLOAT:
-      zero = flat_float_atom(0.0);
-      break;
-    case FB_BOOL:
-      zero = flat_bool_atom(false);
-      break;
-    default:
-      zero = flat_char_atom(ch);
-    }
-    return one(dist(fl, zero, n));
-  }
+  if (is_base(t))
+    return one(dist(fl, base_zero(flatten_base(t), ch), n));
   if (t->kind == T_PAIR)
     return concat(filled_values(fl, t->fst, n, ch), filled_values(fl, t->snd, n, ch));
   FlatAtom *d = make_segdes(fl, dist(fl, int_const(0), n));
@@ -1034,7 +1033,6 @@ static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
 }
 
 static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args);
-static FlatAtom *zero_of(FlatType t);
 static bool scalar_tuple(Type *t);
 
 static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
@@ -1050,26 +1048,13 @@ static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
   return call_function(fl, ctx, mf, args, res(mf->type)->snd);
 }
 
-/* The zero of scalar type 't' (a placeholder that is never read). */
-static FlatAtom *zero_of(FlatType t) {
-  switch (t.base) {
-  case FB_FLOAT:
-    return flat_float_atom(0.0);
-  case FB_BOOL:
-    return flat_bool_atom(false);
-  case FB_CHAR:
-    return flat_char_atom(0);
-  default:
-    return int_const(0);
-  }
-}
-
 /* A call at the host, in scalar code, of 'mf' whose result is a tuple of
    scalars: one call of each part (get_part, one result each), since the
    interpreters' and codegen's scalar functions give one result.  Inside
    part k of 'mf' itself (a loop's recursive call, in tail position) the
    call is of part k alone, and the other components, which part k never
-   returns, are zeros: the part is then a loop of its own. */
+   returns, are zeros (placeholders never read): the part is then a loop
+   of its own. */
 static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
   Vec types = {0};
   flatten_host_layout(res(mf->type)->snd, &types);
@@ -1077,7 +1062,7 @@ static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
   for (int i = 0; i < types.len; i++) {
     bool self = fl->part_of == mf;
     if (self && i != fl->part - 1) {
-      vec_push(&r, zero_of(*(FlatType *)types.data[i]));
+      vec_push(&r, base_zero(((FlatType *)types.data[i])->base, 0));
       continue;
     }
     FlatStmt *s = stmt(fl, FS_CALL);
@@ -1586,7 +1571,7 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
          and arguments, with the same errors. */
       Vec types = {0};
       flatten_host_layout(e->type, &types);
-      r = zero_of(*(FlatType *)types.data[i]);
+      r = base_zero(((FlatType *)types.data[i])->base, 0);
       break;
     }
     if (e->kind == EX_LET) {
@@ -2531,19 +2516,9 @@ static Vals *seq_loop_args(Fl *fl, Ctx *ctx, Env *env, MonoFunc *mf, Expr *arg) 
    sequence's segdes and values, or its one shared vector.  A sequence of
    tuples is k vectors at the host, and lifted one segdes and k values:
    here each component gets the segdes before its values. */
-static Vals each_seq_args(MonoFunc *mf, Vals args) {
-  /* the parameters' types in layout order: a pattern of variables
-     (seq_params) */
-  Vec types = {0}, stack = {0};
-  vec_push(&stack, mf->param);
-  while (stack.len) {
-    Pattern *p = stack.data[--stack.len];
-    if (p->kind == PAT_PAIR) {
-      vec_push(&stack, p->snd);
-      vec_push(&stack, p->fst);
-    } else
-      vec_push(&types, p->type);
-  }
+static Vals each_seq_args(Fl *fl, MonoFunc *mf, Vals args) {
+  const SeqLoop *L = ptrmap_get(&fl->seq_loop_forms, mf); /* its parameters' types, in layout order */
+  const Vec types = L->types;
   Vals out = {0};
   int at = 0;
   for (int i = 0; i < types.len && at < args.len; i++) {
@@ -2564,44 +2539,28 @@ static Vals each_seq_args(MonoFunc *mf, Vals args) {
   return out;
 }
 
-/* Host function 'f' of a sequence loop (or one part of its tuple result,
-   of type 'result') applied to each element of 'args' (each_seq_args). */
-static Vals call_each_seq_of(Fl *fl, FlatFunc *f, Type *result, Vals args) {
+/* A sequence loop applied to each element of lifted 'args' (FS_CALL
+   with 'each'): its lifted result.  A scalar, or a tuple of scalars (one
+   loop a component, get_part), as a scalar function's (call_each); the
+   sequence it returns as the segdes of that state (the argument's) and
+   its values. */
+static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
+  Vals a = each_seq_args(fl, mf, args);
+  Type *rt = res(mf->type)->snd;
+  if (scalar_tuple(rt))
+    return call_each(fl, mf, a);
   FlatStmt *s = stmt(fl, FS_CALL);
-  s->callee = f;
+  s->callee = get_func(fl, mf, false);
   s->each = true;
-  for (int i = 0; i < args.len; i++)
-    vec_push(&s->args, args.data[i]);
-  Vec rt = {0};
-  flatten_vector_layout(result, &rt);
+  for (int i = 0; i < a.len; i++)
+    vec_push(&s->args, a.data[i]);
+  Vec types = {0};
+  flatten_vector_layout(rt, &types);
   Vals r = {0};
-  for (int i = 0; i < rt.len; i++) {
-    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)rt.data[i], NULL);
+  for (int i = 0; i < types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
     vec_push(&s->results, v);
     vec_push(&r, flat_var_atom(v));
-  }
-  return r;
-}
-
-/* A sequence loop applied to each element of lifted 'args' (FS_CALL
-   with 'each'): its lifted result, a vector of scalars, the segdes of
-   the state it returns (the argument's) and its values, or for a tuple
-   of scalars one loop per component (get_part), each a vector. */
-static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
-  Vals a = each_seq_args(mf, args);
-  Type *rt = res(mf->type)->snd;
-  if (!scalar_tuple(rt) || is_base(rt))
-    return call_each_seq_of(fl, get_func(fl, mf, false), rt, a);
-  Vec parts = {0};
-  flatten_host_layout(rt, &parts);
-  Vals r = {0};
-  for (int i = 0; i < parts.len; i++) {
-    Type *part = ((FlatType *)parts.data[i])->base == FB_FLOAT  ? type_float
-                 : ((FlatType *)parts.data[i])->base == FB_BOOL ? type_bool
-                 : ((FlatType *)parts.data[i])->base == FB_CHAR ? type_char
-                                                                 : type_int;
-    Vals v = call_each_seq_of(fl, get_part(fl, mf, i + 1), part, a);
-    vec_push(&r, vec_get(&v, 0));
   }
   return r;
 }
