@@ -1032,22 +1032,95 @@ __device__ inline int warp_counts_scan(int *counts, int n) {
    rtg::partition_launch (FILTER and PARTITION): one launch and one read
    back, where select_count and select_write take four launches (the
    flags, CUB's scan of them in two, the select), two temporary arrays,
-   and each element's pull twice.  Each block takes one tile of THREADS * ITEMS<V> elements,
-   computes each element's value and predicate once, keeping them in
-   registers, and counts its kept ones (warp ballots, in element order);
-   the tile's start among the kept comes from the look-back.  The kept
-   values go to 'store' in order, at most n of them: the caller allocates
-   n and shrinks to the count (rtg_vec_fit).  The last tile writes the
-   count.  A PARTITION is the same pass, each other value to 'other' at
-   its index less the kept values before it. */
-template <class V, class Pull, class Pred, class Store, class Other>
+   and each element's pull twice.  Each block takes one tile of THREADS *
+   K elements (K = FILTER_ITEMS<V>), computes each element's value and
+   predicate once, keeping them in registers, and counts its kept ones
+   (warp ballots, in element order); the tile's start among the kept
+   comes from the look-back.  The kept values go to 'store' in order, at
+   most n of them: the caller allocates n and shrinks to the count
+   (rtg_vec_fit).  The last tile writes the count.  A PARTITION is the
+   same pass, each other value to 'other' at its index less the kept
+   values before it.
+
+   The values leave through shared memory where a tile's fit
+   (FILTER_STAGE_BYTES): each goes to its place among the tile's kept (or
+   others), and the block then stores the tile's kept values, and its
+   others, as runs of consecutive indices, a thread a value, so that a
+   warp's stores are one run of 32 indices.  Stored straight from the
+   registers, a warp's kept values of a row are a run of however many it
+   kept (16 of 32 where half are), at any alignment: a PARTITION of 10^7
+   ints moved its 80 MB at 1.2 TB/s (radix sort's pass, docs/gpu-runs.md,
+   thirty-sixth session).  Bigger tiles (K 16 for 4-byte values, 8 for
+   8-byte ones, where ITEMS gives 4) make the look-back's wait a smaller
+   part of a tile's time.  NESSIE_FILTER_ITEMS4 and NESSIE_FILTER_ITEMS8
+   (-D at the CUDA compiler) set the two, NESSIE_FILTER_STAGE=0 turns the
+   staging off: to measure them (docs/codegen.md). */
+#ifndef NESSIE_FILTER_ITEMS4
+#define NESSIE_FILTER_ITEMS4 16
+#endif
+#ifndef NESSIE_FILTER_ITEMS8
+#define NESSIE_FILTER_ITEMS8 8
+#endif
+#ifndef NESSIE_FILTER_STAGE
+#define NESSIE_FILTER_STAGE 1
+#endif
+template <class V>
+constexpr int FILTER_ITEMS = sizeof(V) <= 4 ? NESSIE_FILTER_ITEMS4 : sizeof(V) <= 8 ? NESSIE_FILTER_ITEMS8 : ITEMS<V>;
+#ifndef NESSIE_FILTER_STAGE_BYTES
+#define NESSIE_FILTER_STAGE_BYTES 16384
+#endif
+constexpr int FILTER_STAGE_BYTES = NESSIE_FILTER_STAGE_BYTES;
+static_assert(NESSIE_FILTER_ITEMS4 >= 1 && NESSIE_FILTER_ITEMS4 <= 16 && NESSIE_FILTER_ITEMS8 >= 1 &&
+                  NESSIE_FILTER_ITEMS8 <= 16,
+              "a tile's warp counts fit the first warp's four a lane");
+
+/* The shared memory that a block's FILTERs stage their values in: one
+   buffer for every FILTER of a launch (filters_kernel runs its parts one
+   after another), whatever their types. */
+__device__ __forceinline__ char *filter_stage() {
+  __shared__ alignas(16) char stage[FILTER_STAGE_BYTES];
+  return stage;
+}
+
+/* The first warp's exclusive sum of a tile's N warp counts (at most 128),
+   in place, in element order (row r of warp k at r * WARPS + k); each
+   lane takes N / 32 consecutive ones.  Every lane gets their total. */
+template <int N> __device__ inline int tile_counts_scan(int *counts) {
+  constexpr int PER = (N + 31) / 32;
+  static_assert(PER <= 4, "at most 128 counts");
+  const int lane = threadIdx.x & 31;
+  int c[PER], sum = 0;
+  for (int k = 0; k < PER; k++) {
+    int i = lane * PER + k;
+    c[k] = i < N ? counts[i] : 0;
+    sum += c[k];
+  }
+  int inc = sum;
+  for (int d = 1; d < 32; d *= 2) {
+    int left = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d)
+      inc += left;
+  }
+  int before = inc - sum;
+  for (int k = 0; k < PER; k++) {
+    int i = lane * PER + k;
+    if (i < N)
+      counts[i] = before;
+    before += c[k];
+  }
+  return __shfl_sync(0xffffffffu, inc, 31);
+}
+
+template <int K, class V, class Pull, class Pred, class Store, class Other>
 __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
                                             const Other &other, bool partition, RtgTileState st, int64_t *count) {
-  constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
+  constexpr int WARPS = THREADS / 32, PER_TILE = THREADS * K;
+  constexpr bool STAGED = NESSIE_FILTER_STAGE && sizeof(V) * PER_TILE <= FILTER_STAGE_BYTES;
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start;
+  __shared__ int tile_kept;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  const int64_t tile = blockIdx.x, base = tile * (int64_t)PER_TILE;
   V v[K];
   unsigned mask[K];
   for (int r = 0; r < K; r++) {
@@ -1063,37 +1136,62 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   }
   __syncthreads();
   if (threadIdx.x < 32) {
-    /* the warps' counts (K * WARPS of them, at most 32: lane r * WARPS + k
-       holds row r of warp k) to their exclusive prefixes, in element
-       order, by the first warp; then the tile's start */
-    static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
-    int total = warp_counts_scan(&warp_counts[0][0], K * WARPS);
+    /* the warps' counts to their exclusive prefixes, in element order, by
+       the first warp; then the tile's start */
+    int total = tile_counts_scan<K * WARPS>(&warp_counts[0][0]);
     int64_t before = tile_lookback(st, tile, total);
     if (lane == 0) {
       tile_start = before;
+      tile_kept = total;
       if (tile == gridDim.x - 1)
         *count = before + total;
     }
   }
   __syncthreads();
   const unsigned below = (1u << lane) - 1;
-  for (int r = 0; r < K; r++) {
-    /* the kept elements before this one: its place among the kept, and
-       (a PARTITION's other element) j less it among the others */
-    int64_t kept_before = tile_start + warp_counts[r][w] + __popc(mask[r] & below);
-    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
-    if (mask[r] >> lane & 1)
-      store(kept_before, v[r]);
-    else if (partition && j < n)
-      other(j - kept_before, v[r]);
+  if constexpr (STAGED) {
+    /* each value to its place in the tile: the kept in order, then (a
+       PARTITION's) the others in order */
+    V *stage = reinterpret_cast<V *>(filter_stage());
+    const int kept = tile_kept;
+    for (int r = 0; r < K; r++) {
+      int at = r * THREADS + threadIdx.x; /* the element's place in the tile */
+      int kept_before = warp_counts[r][w] + __popc(mask[r] & below);
+      if (mask[r] >> lane & 1)
+        stage[kept_before] = v[r];
+      else if (partition && base + at < n)
+        stage[kept + at - kept_before] = v[r];
+    }
+    __syncthreads();
+    const int64_t start = tile_start;
+    const int in_tile = (int)(n - base < PER_TILE ? n - base : PER_TILE);
+    const int last = partition ? in_tile : kept;
+    for (int k = threadIdx.x; k < last; k += THREADS) {
+      if (k < kept)
+        store(start + k, stage[k]);
+      else
+        other(base - start + (k - kept), stage[k]);
+    }
+    __syncthreads(); /* the stage is free for the launch's next FILTER */
+  } else {
+    for (int r = 0; r < K; r++) {
+      /* the kept elements before this one: its place among the kept, and
+         (a PARTITION's other element) j less it among the others */
+      int64_t kept_before = tile_start + warp_counts[r][w] + __popc(mask[r] & below);
+      int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+      if (mask[r] >> lane & 1)
+        store(kept_before, v[r]);
+      else if (partition && j < n)
+        other(j - kept_before, v[r]);
+    }
   }
 }
 
-template <class V, class Pull, class Pred, class Store, class Other>
+template <int K, class V, class Pull, class Pred, class Store, class Other>
 __global__ void __launch_bounds__(THREADS)
     filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
                   int64_t *count) {
-  filter_tile<V>(pull, pred, n, store, other, partition, st, count);
+  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count);
 }
 
 /* Several FILTERs and PARTITIONs of a kernel over the same n elements,
@@ -1102,7 +1200,8 @@ __global__ void __launch_bounds__(THREADS)
    count.  Blocks start in order, so the look-back of a part's tile t
    waits only for blocks before it, as in one FILTER's launch.  A
    quicksort level's three filters of one input (lesser, equal, greater)
-   took three launches. */
+   took three launches.  The parts' tiles are one size: the smallest
+   FILTER_ITEMS of their types. */
 template <class V_, class Pull, class Pred, class Store, class Other> struct FilterPart {
   typedef V_ V;
   Pull pull;
@@ -1112,7 +1211,9 @@ template <class V_, class Pull, class Pred, class Store, class Other> struct Fil
   bool partition;
   RtgTileState st;
   int64_t *count;
-  __device__ void run(int64_t n) const { filter_tile<V>(pull, pred, n, store, other, partition, st, count); }
+  template <int K> __device__ void run(int64_t n) const {
+    filter_tile<K, V>(pull, pred, n, store, other, partition, st, count);
+  }
 };
 
 template <class V, class Pull, class Pred, class Store, class Other>
@@ -1120,16 +1221,21 @@ FilterPart<V, Pull, Pred, Store, Other> filter_part(Pull pull, Pred pred, Store 
   return FilterPart<V, Pull, Pred, Store, Other>{pull, pred, store, other, partition, RtgTileState{}, nullptr};
 }
 
-template <class... Parts> __global__ void __launch_bounds__(THREADS) filters_kernel(int64_t n, Parts... parts) {
-  ((parts.run(n), __syncthreads()), ...);
+template <int K, class... Parts> __global__ void __launch_bounds__(THREADS) filters_kernel(int64_t n, Parts... parts) {
+  ((parts.template run<K>(n), __syncthreads()), ...);
+}
+
+constexpr int min_items(int a) { return a; }
+template <class... Rest> constexpr int min_items(int a, Rest... rest) {
+  return a < min_items(rest...) ? a : min_items(rest...);
 }
 
 /* The parts' counts' slots into counts[0 ..] (NULL for n 0), as
    partition_launch's: each read by filter_count, after the launch. */
 template <class First, class... Parts>
 void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, First first, Parts... parts) {
-  constexpr int per_tile = THREADS * ITEMS<typename First::V>;
-  static_assert(((ITEMS<typename Parts::V> == ITEMS<typename First::V>) && ...), "the parts' tiles are one size");
+  constexpr int K = min_items(FILTER_ITEMS<typename First::V>, FILTER_ITEMS<typename Parts::V>...);
+  constexpr int per_tile = THREADS * K;
   if (n <= 0) {
     for (size_t i = 0; i < 1 + sizeof...(Parts); i++)
       counts[i] = NULL;
@@ -1146,7 +1252,7 @@ void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, Fi
   prepare(first);
   (prepare(parts), ...);
   rtg_launching("filters");
-  filters_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(n, first, parts...);
+  filters_kernel<K><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(n, first, parts...);
   rtg_launched(name, loc);
 }
 
@@ -1163,13 +1269,13 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
                           bool partition) {
   if (n <= 0)
     return NULL;
-  constexpr int per_tile = THREADS * ITEMS<V>;
+  constexpr int K = FILTER_ITEMS<V>, per_tile = THREADS * K;
   int64_t tiles = (n + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   int64_t *count = result_slot<int64_t>();
   rtg_launching(partition ? "partition" : "filter");
-  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, partition, st,
-                                                                   count);
+  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, partition, st,
+                                                                      count);
   rtg_launched(name, loc);
   return count;
 }

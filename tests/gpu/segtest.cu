@@ -1443,9 +1443,25 @@ static void timing_ids(void) {
   rtg_free(a);
 }
 
+/* A PARTITION's functors as a radix sort's pass has them (tests/bench/
+   radixsort.nesl): an int read, the value with its flag (8 bytes, as
+   codegen's), a pseudo-random half kept, the int stored. */
+struct BitPull {
+  const int32_t *x;
+  __device__ VInt operator()(int64_t i) const { return VInt{x[i] ^ (int32_t)(i * 2654435761u)}; }
+};
+struct BitPred {
+  __device__ bool operator()(int64_t, const VInt &v) const { return v.x >> 7 & 1; }
+};
+struct IntStore {
+  int32_t *y;
+  __device__ void operator()(int64_t i, const VInt &v) const { y[i] = v.x; }
+};
+
 /* The single-pass kernels' timing (informative, not a test): FILTER of
-   4-byte values, half kept at random, and the one-pass SCAN of int32 +,
-   each a look-back across its tiles. */
+   4-byte values, half kept at random, the one-pass SCAN of int32 +, each
+   a look-back across its tiles, and a PARTITION of ints read from
+   memory, half kept (radix sort's pass). */
 static void timing_single_pass(void) {
   printf("timing: single-pass kernels (µs per call, mean of 20; not a test)\n");
   static const int64_t ns[] = {100000, 1000000, 10000000};
@@ -1456,10 +1472,11 @@ static void timing_single_pass(void) {
     VInt *ds = (VInt *)rtg_alloc(sizeof(VInt) * (size_t)n);
     cuda_check(cudaMemsetAsync(dx, 1, sizeof(VInt) * (size_t)n, rtg_stream()), "a memset");
     const int runs = 20;
-    cudaEvent_t a, b, c;
+    cudaEvent_t a, b, c, d;
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     cudaEventCreate(&c);
+    cudaEventCreate(&d);
     /* the filters' counts are read after the last: each launch's own read
        would time the round trip too */
     std::vector<int64_t *> slots;
@@ -1473,17 +1490,24 @@ static void timing_single_pass(void) {
     for (int r = 0; r < runs; r++)
       rtg::scan<true>("segtest", RT_LOC(NULL, 0, 0), Pull<VInt>{dx}, OpInt{}, VInt{0}, n, Store<VInt>{ds});
     cudaEventRecord(c, rtg_stream());
+    int32_t *px = (int32_t *)dx, *py = (int32_t *)dy, *pz = (int32_t *)ds;
+    for (int r = 0; r < runs; r++)
+      slots.push_back(rtg::partition_launch<VInt>("segtest", RT_LOC(NULL, 0, 0), BitPull{px}, BitPred{}, n,
+                                                  IntStore{py}, IntStore{pz}, true));
+    cudaEventRecord(d, rtg_stream());
     wait_device("timing");
     for (int64_t *slot : slots)
       rtg::filter_count(slot);
-    float ms_filter = 0, ms_scan = 0;
+    float ms_filter = 0, ms_scan = 0, ms_partition = 0;
     cudaEventElapsedTime(&ms_filter, a, b);
     cudaEventElapsedTime(&ms_scan, b, c);
-    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f\n", (long long)n, 1000.0 * ms_filter / runs,
-           1000.0 * ms_scan / runs);
+    cudaEventElapsedTime(&ms_partition, c, d);
+    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f | partition of ints %8.1f\n", (long long)n,
+           1000.0 * ms_filter / runs, 1000.0 * ms_scan / runs, 1000.0 * ms_partition / runs);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     cudaEventDestroy(c);
+    cudaEventDestroy(d);
     rtg_free(dx);
     rtg_free(ds);
     rtg_free(dy);
