@@ -273,6 +273,8 @@ static bool run_top(Repl *r, TopLevel *top) {
   Buf stats = {0};
   bool count = r->stats && top->kind == TOP_BIND; /* a definition runs nothing */
   r->engine->run(&pl, r->ev, stdout, count ? &stats : NULL);
+  if (!evaluator)
+    ev_note_binding(top);
   fflush(stdout);
   if (count)
     printf("%s\n", buf_str(&stats));

@@ -818,6 +818,7 @@ static Value call_value(Eval *ev, Expr *e, Env *env) {
 }
 
 static Value global_value(Eval *ev, Def *d, Loc loc, int pos) {
+  d = current(d); /* a variable defined again with an equivalent type */
   RtDef *r = rt(d);
   ev->leaf = pos;
   if (!r->has_value)
@@ -1171,6 +1172,19 @@ static void forward_redefinition(Def *d) {
     }
 }
 
+/* The same for each variable a binding defines: a function that reads
+   a global reads its value when it runs, as CMU NESL's do, so that `k =
+   10;` after `k = 3;` changes what a function reading k computes from
+   then on (NESL.md, redefinition).  The forwarding is made whether the
+   binding's statement succeeds or not, as the compiled program's (mono.c
+   resolves it before the program runs): where it fails, the variable
+   then has no value, where CMU NESL keeps the old one (docs/nesl.md). */
+static void forward_bound(TopLevel *top) {
+  for (int i = 0; i < top->bound.len; i++)
+    if (strcmp(((Def *)top->bound.data[i])->name, "it") != 0) /* rebound by every expression (the REPL's) */
+      forward_redefinition(top->bound.data[i]);
+}
+
 /* Evaluates the statement's expression; on a run-time error (reported),
    '*ok' is false.  Running out of memory is such an error: the statement
    stops and the next one runs (alloc_set_oom_handler). */
@@ -1255,6 +1269,7 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     break;
   case TOP_BIND: {
     Value v = run_body(ev, top, &ok);
+    forward_bound(top);
     if (ok) {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
@@ -1413,6 +1428,11 @@ void ev_define_top(TopLevel *top, Value v) {
 void ev_note_definition(TopLevel *top) {
   if (top->kind == TOP_FUNCTION || top->kind == TOP_DATATYPE)
     forward_redefinition(top->def);
+}
+
+void ev_note_binding(TopLevel *top) {
+  if (top->kind == TOP_BIND)
+    forward_bound(top);
 }
 
 Def *ev_current_def(Def *d) { return current(d); }

@@ -242,6 +242,10 @@ void ev_define_top(TopLevel *top, Value v);
 /* A definition run by another engine: a redefinition with an equivalent
    type replaces the old one from now on (NESL.md), in every engine. */
 void ev_note_definition(TopLevel *top);
+/* After binding 'top' ran in another engine, whether it succeeded or
+   not: a variable it defines again with an equivalent type replaces the
+   old one for the functions that read it (NESL.md), as ev_run_top does. */
+void ev_note_binding(TopLevel *top);
 /* The definition that replaced 'd' (d itself if none). */
 Def *ev_current_def(Def *d);
 /* The value of exported global k into '*out' (the flat and λcu engines'

@@ -29,9 +29,11 @@
  *
  * Redefinition (NESL.md): a statement that defines a user function again
  * with an equivalent type makes the old one forward to the new one for
- * later statements.  Each such redefinition starts a new generation of
- * instances, so that an instance made before it keeps calling what it
- * called then.
+ * later statements, and so does a binding for each variable it defines
+ * again with an equivalent type (a function reads a global's value when
+ * it runs, as in CMU NESL).  Each such redefinition starts a new
+ * generation of instances, so that an instance made before it keeps
+ * calling, and reading, what it did then.
  */
 #include <string.h>
 
@@ -415,6 +417,17 @@ static bool external_value(MonoProgram *mp, Expr *e) {
 }
 
 static Expr *copy_expr(Copier *c, Expr *e) {
+  if (e->kind == EX_VAR && e->u.ref.def && e->u.ref.def->kind == DEF_VALUE) {
+    /* a global, perhaps defined again since (mono_top): the definition
+       that replaced it, a REPL's earlier one included */
+    Def *d = current(c->mp, e->u.ref.def);
+    if (d != e->u.ref.def) {
+      Expr *r = NEW(Expr);
+      *r = *e;
+      r->u.ref.def = d;
+      e = r;
+    }
+  }
   if (e->kind == EX_VAR && external_value(c->mp, e))
     return copy_expr(c, c->mp->externals->read(c->mp->externals->ctx, e));
   Expr *n = NEW(Expr);
@@ -579,8 +592,17 @@ static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
   t->body = copy_expr(&c, top->body);
   t->nesl_type = subst_apply(NULL, top->type);
   t->type = mono_strip_datatypes(t->nesl_type);
-  if (top->kind == TOP_BIND)
+  if (top->kind == TOP_BIND) {
     t->pat = copy_pattern(&c, top->pat);
+    /* after the body, which reads the old values: each variable defined
+       again with an equivalent type replaces the old one in what later
+       statements' instances read (a function reading a global reads its
+       value when it runs, as in CMU NESL), whether the statement then
+       succeeds or not (eval.c, forward_bound) */
+    for (int i = 0; i < top->bound.len; i++)
+      if (strcmp(((Def *)top->bound.data[i])->name, "it") != 0) /* rebound by every expression */
+        forward_redefinition(mp, top->bound.data[i]);
+  }
   return t;
 }
 
