@@ -1846,6 +1846,25 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   return true;
 }
 
+/* The literal a top-level binding gives global 'd' (`limit = 100;`), or
+   NULL.  Scalar code reads it as that constant: an element function
+   (a loop run per element) cannot read a global of the host, and a
+   function that read one ran lifted, one host step per iteration. */
+static Expr *constant_global(Fl *fl, Def *d) {
+  TopLevel *top = d ? ptrmap_get(&fl->mp->defined, d) : NULL;
+  if (!top || top->kind != TOP_BIND || top->pat->kind != PAT_VAR || !top->body)
+    return NULL;
+  switch (top->body->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+    return top->body;
+  default:
+    return NULL;
+  }
+}
+
 static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   switch (e->kind) {
   case EX_INT:
@@ -1861,6 +1880,13 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return ctx->lifted ? dist_values(fl, s, e->type, ctx->len) : s;
   }
   case EX_VAR: {
+    Expr *lit = fl->scalar_code ? constant_global(fl, e->u.ref.def) : NULL;
+    if (lit) {
+      Expr c = *lit;
+      c.type = e->type;
+      c.loc = e->loc;
+      return tr_inner(fl, ctx, env, &c);
+    }
     if (e->u.ref.def) {
       Vec *g = ptrmap_get(&fl->globals, e->u.ref.def);
       if (!g)
@@ -2057,8 +2083,9 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 /* ---- scalar loops ----
 
    A function whose parameters and result are scalars (a tuple of them),
-   whose body only computes with scalars (constants, its parameters, let,
-   if, the element-wise primitives but rand, calls of such functions) and
+   whose body only computes with scalars (constants, its parameters,
+   globals bound to literals (constant_global), let, if, the element-wise
+   primitives but rand, calls of such functions) and
    that calls itself, only in tail position, is a loop: `escape(c, z, k)
    = if done then k else escape(c, f(z), k + 1)`.  Inside an
    apply-to-each each element runs its own iterations, as a thunk's call
@@ -2139,8 +2166,8 @@ static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursiv
   case EX_BOOL:
   case EX_CHAR:
     return true;
-  case EX_VAR:
-    return !e->u.ref.def; /* a local, not a top-level binding */
+  case EX_VAR: /* a local, or a global bound to a literal (constant_global) */
+    return !e->u.ref.def || constant_global(fl, e->u.ref.def);
   case EX_PAIR:
     return loop_body(fl, self, e->u.pair.fst, false, recursive, L) &&
            loop_body(fl, self, e->u.pair.snd, false, recursive, L);
