@@ -1010,23 +1010,6 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
   rtg_free(offsets);
 }
 
-/* The first warp's exclusive sum of a tile's 'n' (at most 32) warp
-   counts, in place, in element order (a FILTER's: lane r * WARPS + k
-   holds row r of warp k); every lane gets their total. */
-__device__ inline int warp_counts_scan(int *counts, int n) {
-  const int lane = threadIdx.x & 31;
-  int c = lane < n ? counts[lane] : 0;
-  int inc = c;
-  for (int d = 1; d < 32; d *= 2) {
-    int left = __shfl_up_sync(0xffffffffu, inc, d);
-    if (lane >= d)
-      inc += left;
-  }
-  if (lane < n)
-    counts[lane] = inc - c;
-  return __shfl_sync(0xffffffffu, inc, 31);
-}
-
 /* ---- FILTER in one pass ----
 
    rtg::partition_launch (FILTER and PARTITION): one launch and one read
@@ -1449,7 +1432,7 @@ __global__ void __launch_bounds__(THREADS)
     /* each class's warp counts to their exclusive prefixes, in element
        order (lane r * WARPS + k: row r of warp k), then its tile's start */
     for (int c = 0; c < C; c++) {
-      int total = warp_counts_scan(&warp_counts[c][0][0], K * WARPS);
+      int total = tile_counts_scan<K * WARPS>(&warp_counts[c][0][0]);
       RtgTileState own = {st.words + (size_t)c * (size_t)tiles, st.epoch};
       int64_t before = tile_lookback(own, tile, total);
       if (lane == 0) {
