@@ -1846,20 +1846,34 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   return true;
 }
 
-/* The literal a top-level binding gives global 'd' (`limit = 100;`), or
-   NULL.  Scalar code reads it as that constant: an element function
-   (a loop run per element) cannot read a global of the host, and a
-   function that read one ran lifted, one host step per iteration. */
+/* The literal a top-level binding gives global 'd' (`limit = 100;`,
+   `lo = -5;`), or NULL.  Scalar code reads it as that constant: an
+   element function (a loop run per element) cannot read a global of the
+   host, and a function that read one ran lifted, one host step per
+   iteration. */
 static Expr *constant_global(Fl *fl, Def *d) {
   TopLevel *top = d ? ptrmap_get(&fl->mp->defined, d) : NULL;
   if (!top || top->kind != TOP_BIND || top->pat->kind != PAT_VAR || !top->body)
     return NULL;
-  switch (top->body->kind) {
+  Expr *e = top->body;
+  switch (e->kind) {
   case EX_INT:
   case EX_FLOAT:
   case EX_BOOL:
   case EX_CHAR:
-    return top->body;
+    return e;
+  case EX_UNOP: { /* a negative number: the parser's negation of a literal */
+    Expr *x = e->u.op.lhs;
+    if (e->u.op.op != UN_NEG || (x->kind != EX_INT && x->kind != EX_FLOAT))
+      return NULL;
+    Expr *n = NEW(Expr);
+    *n = *x;
+    if (x->kind == EX_INT)
+      n->u.ival = (int32_t)(0u - (uint32_t)x->u.ival); /* NESL's ints wrap */
+    else
+      n->u.fval = -x->u.fval;
+    return n;
+  }
   default:
     return NULL;
   }
