@@ -354,9 +354,6 @@ static FlatAtom *vals_length(Fl *fl, Vals v, Type *t) {
 
 /* ---- operations on values of any type, along the type ---- */
 
-/* V(t) of 'n' (an int atom) copies of the zero of t whose char is
-   'ch', tuples field by field (datatypes are tuples here, and a function
-   value is F). */
 /* The zero of base 'b' (0, 0.0, F), a char's being 'ch'. */
 static FlatAtom *base_zero(FlatBase b, char ch) {
   switch (b) {
@@ -371,6 +368,9 @@ static FlatAtom *base_zero(FlatBase b, char ch) {
   }
 }
 
+/* V(t) of 'n' (an int atom) copies of the zero of t whose char is
+   'ch', tuples field by field (datatypes are tuples here, and a function
+   value is F). */
 static Vals filled_values(Fl *fl, Type *t, FlatAtom *n, char ch) {
   t = res(t);
   if (is_base(t))

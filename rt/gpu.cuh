@@ -27,6 +27,7 @@
 #ifndef NESSIE_RT_GPU_CUH
 #define NESSIE_RT_GPU_CUH
 
+#include <algorithm>
 #include <climits>
 
 #include "gpu.h"
@@ -1208,16 +1209,11 @@ template <int K, class... Parts> __global__ void __launch_bounds__(THREADS) filt
   ((parts.template run<K>(n), __syncthreads()), ...);
 }
 
-constexpr int min_items(int a) { return a; }
-template <class... Rest> constexpr int min_items(int a, Rest... rest) {
-  return a < min_items(rest...) ? a : min_items(rest...);
-}
-
 /* The parts' counts' slots into counts[0 ..] (NULL for n 0), as
    partition_launch's: each read by filter_count, after the launch. */
 template <class First, class... Parts>
 void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, First first, Parts... parts) {
-  constexpr int K = min_items(FILTER_ITEMS<typename First::V>, FILTER_ITEMS<typename Parts::V>...);
+  constexpr int K = std::min({FILTER_ITEMS<typename First::V>, FILTER_ITEMS<typename Parts::V>...});
   constexpr int per_tile = THREADS * K;
   if (n <= 0) {
     for (size_t i = 0; i < 1 + sizeof...(Parts); i++)
