@@ -664,11 +664,41 @@ __device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t s
   return tile_lookback_value(st, tile, sum, plus, (int64_t)0);
 }
 
+/* The first warp's exclusive sum of a tile's N warp counts (at most 128;
+   int counts of a FILTER's kept, int64 sums of a segdes's lengths), in
+   place, in element order (row r of warp k at r * WARPS + k); each lane
+   takes N / 32 consecutive ones.  Every lane gets their total. */
+template <int N, class T> __device__ inline T tile_counts_scan(T *counts) {
+  constexpr int PER = (N + 31) / 32;
+  static_assert(PER <= 4, "at most 128 counts");
+  const int lane = threadIdx.x & 31;
+  T c[PER], sum = 0;
+  for (int k = 0; k < PER; k++) {
+    int i = lane * PER + k;
+    c[k] = i < N ? counts[i] : 0;
+    sum += c[k];
+  }
+  T inc = sum;
+  for (int d = 1; d < 32; d *= 2) {
+    T left = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d)
+      inc += left;
+  }
+  T before = inc - sum;
+  for (int k = 0; k < PER; k++) {
+    int i = lane * PER + k;
+    if (i < N)
+      counts[i] = before;
+    before += c[k];
+  }
+  return __shfl_sync(0xffffffffu, inc, 31);
+}
+
 /* ---- segment descriptors: a segdes's offsets in one launch ----
 
-   Each block scans a tile of OFFSETS_ITEMS lengths a thread, in order,
-   and gets the tile's start from the tiles before it by the look-back
-   (tile_lookback).  This took the place of a one-block kernel (up to
+   Each block scans a tile of OFFSETS_ITEMS lengths a thread (striped:
+   offsets_kernel), and gets the tile's start from the tiles before it by
+   the look-back (tile_lookback).  This took the place of a one-block kernel (up to
    8192 segments) and, above that, a memset and CUB's scan (two kernels
    and a temporary allocation, 11-13 µs however few the lengths);
    quicksort makes a few segdes at every level of its recursion.  From
@@ -702,61 +732,87 @@ struct NoRide {
   __device__ void operator()(int64_t) const {}
 };
 
+/* Segment j's length, read (and, from NARROW or RANGES, checked and
+   stored) as the FROM says. */
+template <int FROM>
+__device__ __forceinline__ int64_t offsets_length(const void *in, const RangesIn &ranges, int64_t *lengths,
+                                                  RtKernelError *err, int run, int64_t j) {
+  if (FROM == FROM_NARROW) {
+    int32_t l = ((const int32_t *)in)[j];
+    if (l < 0)
+      record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
+    int64_t len = l < 0 ? 0 : l;
+    lengths[j] = len;
+    return len;
+  } else if (FROM == FROM_RANGES) {
+    int32_t a = ranges.start[j], e = ranges.end[j], d = ranges.stride[j];
+    /* a bad range has none: the range check before it reports it */
+    int64_t len = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
+    lengths[j] = len;
+    ranges.lengths[j] = (int32_t)len; /* wrapped only where the total fails */
+    return len;
+  } else {
+    return ((const int64_t *)in)[j];
+  }
+}
+
+/* The tile's segments are striped (row r of the tile is segments base +
+   r * THREADS .. + THREADS - 1, one a thread), so that every load and
+   store of a warp is one run of 32 consecutive segments.  Each thread
+   had taken OFFSETS_ITEMS consecutive segments: a warp's stores of the
+   int64 offsets were 32 addresses 64 bytes apart, eight times over, and
+   a segdes of 10^5 segments took 14.4 µs (tests/gpu/segtest.cu's
+   timing, H200).  A row's prefix within a warp comes from a shuffle
+   scan, and the rows' and warps' sums, in segment order, from the first
+   warp's scan of them (tile_counts_scan). */
 template <int FROM, class Ride>
 __global__ void __launch_bounds__(THREADS)
     offsets_kernel(const void *in, RangesIn ranges, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
                    RtKernelError *err, int run, Ride ride) {
-  __shared__ int64_t warp_sums[THREADS / 32];
+  constexpr int K = OFFSETS_ITEMS, WARPS = THREADS / 32;
+  __shared__ int64_t row_sums[K][WARPS];
   __shared__ int64_t tile_start;
-  const int64_t tile = blockIdx.x;
-  const int64_t first = (tile * THREADS + threadIdx.x) * OFFSETS_ITEMS;
-  int64_t len[OFFSETS_ITEMS], sum = 0;
-  for (int k = 0; k < OFFSETS_ITEMS; k++) {
-    int64_t j = first + k;
-    len[k] = 0;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  int64_t len[K], inc[K];
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    len[r] = 0;
     if (j < nseg) {
       ride(j);
-      if (FROM == FROM_NARROW) {
-        int32_t l = ((const int32_t *)in)[j];
-        if (l < 0)
-          record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
-        len[k] = l < 0 ? 0 : l;
-        lengths[j] = len[k];
-      } else if (FROM == FROM_RANGES) {
-        int32_t a = ranges.start[j], e = ranges.end[j], d = ranges.stride[j];
-        /* a bad range has none: the range check before it reports it */
-        len[k] = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
-        lengths[j] = len[k];
-        ranges.lengths[j] = (int32_t)len[k]; /* wrapped only where the total fails */
-      } else {
-        len[k] = ((const int64_t *)in)[j];
-      }
+      len[r] = offsets_length<FROM>(in, ranges, lengths, err, run, j);
     }
-    sum += len[k];
+    int64_t x = len[r];
+    for (int d = 1; d < 32; d *= 2) {
+      int64_t left = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d)
+        x += left;
+    }
+    inc[r] = x;
+    if (lane == 31)
+      row_sums[r][w] = x;
   }
-  auto plus = [](int64_t a, int64_t b) { return a + b; };
-  int64_t total;
-  int64_t before = block_exclusive_scan(sum, plus, (int64_t)0, warp_sums, &total);
+  __syncthreads();
   if (threadIdx.x < 32) {
+    int64_t total = tile_counts_scan<K * WARPS>(&row_sums[0][0]);
     int64_t start = tile_lookback(st, tile, total);
     if (threadIdx.x == 0)
       tile_start = start;
   }
   __syncthreads();
-  before += tile_start;
   if (tile == 0 && threadIdx.x == 0)
     off[0] = 0;
-  for (int k = 0; k < OFFSETS_ITEMS; k++) {
-    int64_t j = first + k;
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
     if (j < nseg) {
+      int64_t end = tile_start + row_sums[r][w] + inc[r];
       if (FROM == FROM_RANGES)
-        ranges.offsets[j] = (int32_t)before;
-      before += len[k];
-      off[j + 1] = before;
+        ranges.offsets[j] = (int32_t)(end - len[r]);
+      off[j + 1] = end;
       /* more elements than an int counts (rt_make_segdes): after any
          negative length, whose index is lower */
-      if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
-        record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run, 0});
+      if (FROM != FROM_WIDE && j == nseg - 1 && end > INT32_MAX)
+        record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, end, 0.0, run, 0});
     }
   }
 }
@@ -909,26 +965,67 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
    float sum would round differently from run to run; an exact operator
    (int arithmetic wraps) gives the same result whatever the grouping.
    Quicksort of 10^6 keys made 3828 scans in 13 sorts, 11484 launches. */
+#ifndef NESSIE_SCAN_ITEMS4
+#define NESSIE_SCAN_ITEMS4 8
+#endif
+#ifndef NESSIE_SCAN_ITEMS8
+#define NESSIE_SCAN_ITEMS8 8
+#endif
+/* The one-pass scan's values a thread: NESSIE_SCAN_ITEMS4 for 4-byte
+   values, NESSIE_SCAN_ITEMS8 for 8 (-D at the CUDA compiler, to measure
+   them).  ITEMS gave 4: 10^7 int32s took 86 µs where a PARTITION moving
+   as many bytes took 57; 8 a thread, padded, 67 µs, and 16 no faster
+   (tests/gpu/segtest.cu --timing, H100, docs/gpu-runs.md, thirty-eighth
+   session): bigger tiles make the look-back a smaller part of a tile's
+   time. */
+template <class V>
+constexpr int SCAN_ITEMS = sizeof(V) <= 4 ? NESSIE_SCAN_ITEMS4 : sizeof(V) <= 8 ? NESSIE_SCAN_ITEMS8 : ITEMS<V>;
+
+/* A tile's place k in shared memory, one word of padding every 32
+   places: each thread reads and writes its SCAN_ITEMS consecutive
+   places, and without the padding lanes IT places apart share a bank
+   (IT-way conflicts); the coalesced loads and stores stay
+   conflict-free. */
+__device__ __forceinline__ int scan_pad(int k) { return k + (k >> 5); }
+
 template <class V, class Pull, class Op, class Store>
 __global__ void __launch_bounds__(THREADS)
     scan_one_pass_kernel(Pull pull, Op op, V id, int64_t n, RtgTileState st, Store store) {
-  constexpr int IT = ITEMS<V>;
-  __shared__ V tile[THREADS * IT];
+  constexpr int IT = SCAN_ITEMS<V>, PER_TILE = THREADS * IT;
+  __shared__ V tile[PER_TILE + PER_TILE / 32];
   __shared__ V sh[THREADS / 32];
   __shared__ V carry;
-  const int64_t t = blockIdx.x, base = t * (int64_t)(THREADS * IT);
-  const int64_t to = base + THREADS * IT < n ? base + THREADS * IT : n;
-  load_tile<IT>(tile, pull, base, to);
+  const int64_t t = blockIdx.x, base = t * (int64_t)PER_TILE;
+  const int in_tile = (int)(n - base < PER_TILE ? n - base : PER_TILE);
+  for (int k = threadIdx.x; k < in_tile; k += THREADS)
+    tile[scan_pad(k)] = pull(base + k);
   __syncthreads();
+  V mine = id;
+  for (int k = 0; k < IT; k++) {
+    int at = threadIdx.x * IT + k;
+    if (at < in_tile)
+      mine = op(mine, tile[scan_pad(at)]);
+  }
   V total;
-  V before = block_exclusive_scan(thread_items<IT>(tile, op, id, base, to), op, id, sh, &total);
+  V before = block_exclusive_scan(mine, op, id, sh, &total);
   if (threadIdx.x < 32) {
     V c = tile_lookback_value(st, t, total, op, id);
     if (threadIdx.x == 0)
       carry = c;
   }
   __syncthreads();
-  store_scanned<IT>(tile, op, base, to, threadIdx.x == 0 ? carry : op(carry, before), store);
+  V acc = threadIdx.x == 0 ? carry : op(carry, before);
+  for (int k = 0; k < IT; k++) {
+    int at = threadIdx.x * IT + k;
+    if (at < in_tile) {
+      V x = tile[scan_pad(at)];
+      tile[scan_pad(at)] = acc;
+      acc = op(acc, x);
+    }
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < in_tile; k += THREADS)
+    store(base + k, tile[scan_pad(k)]);
 }
 
 /* The exclusive scan of pull(0 .. n-1) by op from id into store(0 ..
@@ -940,7 +1037,7 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
   if (n <= 0)
     return;
   if constexpr (EXACT && sizeof(V) <= sizeof(long long)) {
-    constexpr int per_tile = THREADS * ITEMS<V>;
+    constexpr int per_tile = THREADS * SCAN_ITEMS<V>;
     int64_t tiles = (n + per_tile - 1) / per_tile;
     RtgTileState st = rtg_tile_state(tiles);
     rtg_launching("scan");
@@ -1064,35 +1161,6 @@ static_assert(NESSIE_FILTER_ITEMS4 >= 1 && NESSIE_FILTER_ITEMS4 <= 16 && NESSIE_
 __device__ __forceinline__ char *filter_stage() {
   __shared__ alignas(16) char stage[FILTER_STAGE_BYTES];
   return stage;
-}
-
-/* The first warp's exclusive sum of a tile's N warp counts (at most 128),
-   in place, in element order (row r of warp k at r * WARPS + k); each
-   lane takes N / 32 consecutive ones.  Every lane gets their total. */
-template <int N> __device__ inline int tile_counts_scan(int *counts) {
-  constexpr int PER = (N + 31) / 32;
-  static_assert(PER <= 4, "at most 128 counts");
-  const int lane = threadIdx.x & 31;
-  int c[PER], sum = 0;
-  for (int k = 0; k < PER; k++) {
-    int i = lane * PER + k;
-    c[k] = i < N ? counts[i] : 0;
-    sum += c[k];
-  }
-  int inc = sum;
-  for (int d = 1; d < 32; d *= 2) {
-    int left = __shfl_up_sync(0xffffffffu, inc, d);
-    if (lane >= d)
-      inc += left;
-  }
-  int before = inc - sum;
-  for (int k = 0; k < PER; k++) {
-    int i = lane * PER + k;
-    if (i < N)
-      counts[i] = before;
-    before += c[k];
-  }
-  return __shfl_sync(0xffffffffu, inc, 31);
 }
 
 template <int K, class V, class Pull, class Pred, class Store, class Other>
@@ -1341,10 +1409,6 @@ __device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int6
    four elements a segment, was 4.3% slower than with a launch that
    stored the ids; by the heads, 2% faster than by the search (H200,
    docs/gpu-runs.md, thirtieth session). */
-struct IntPlus {
-  __device__ int operator()(int a, int b) const { return a + b; }
-};
-
 struct SplitCounts {
   int64_t *at[8]; /* a result slot for each class (NULL: none kept, for n 0) */
 };
@@ -1356,13 +1420,60 @@ struct SplitSegments {
   int32_t *offs[8]; /* SPLIT's `offsets`: each class's E_c(s), or NULL */
 };
 
+/* A SPLIT's elements a thread: NESSIE_SPLIT_ITEMS4 for values of 4 bytes
+   or less, NESSIE_SPLIT_ITEMS8 for 8 (-D at the CUDA compiler, to
+   measure them: docs/codegen.md), ITEMS for larger ones.  A quicksort
+   level's SPLIT (three classes counted in each of n / 10 segments) at
+   ITEMS' 4 a thread, 8 and 16, µs: 31.5, 27.9, 29.0 at 10^6 elements,
+   188, 155, 154 at 10^7 (tests/gpu/segtest.cu --timing, H100). */
+#ifndef NESSIE_SPLIT_ITEMS4
+#define NESSIE_SPLIT_ITEMS4 8
+#endif
+#ifndef NESSIE_SPLIT_ITEMS8
+#define NESSIE_SPLIT_ITEMS8 8
+#endif
+static_assert(NESSIE_SPLIT_ITEMS4 >= 1 && NESSIE_SPLIT_ITEMS4 <= 16 && NESSIE_SPLIT_ITEMS8 >= 1 &&
+                  NESSIE_SPLIT_ITEMS8 <= 16,
+              "a tile's warp counts fit a warp's scan of four a lane");
+template <class V>
+constexpr int SPLIT_ITEMS = sizeof(V) <= 4 ? NESSIE_SPLIT_ITEMS4 : sizeof(V) <= 8 ? NESSIE_SPLIT_ITEMS8 : ITEMS<V>;
+
+/* In place, the inclusive sum of the K * THREADS ints of a tile in shared
+   memory, in order; every thread of the block calls it.  Striped (row r
+   is places r * THREADS .. + THREADS - 1, a thread a place), so that no
+   two lanes of a warp read one bank. */
+template <int K> __device__ void tile_inclusive_sum(int *a) {
+  constexpr int WARPS = THREADS / 32;
+  __shared__ int row_sums[K][WARPS];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  int inc[K];
+  for (int r = 0; r < K; r++) {
+    int x = a[r * THREADS + threadIdx.x];
+    for (int d = 1; d < 32; d *= 2) {
+      int left = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d)
+        x += left;
+    }
+    inc[r] = x;
+    if (lane == 31)
+      row_sums[r][w] = x;
+  }
+  __syncthreads();
+  if (threadIdx.x < 32)
+    tile_counts_scan<K * WARPS>(&row_sums[0][0]);
+  __syncthreads();
+  for (int r = 0; r < K; r++)
+    a[r * THREADS + threadIdx.x] = row_sums[r][w] + inc[r];
+  __syncthreads();
+}
+
 template <class V, int C, bool COUNTED, class Pull, class Pred, class Store>
 __global__ void __launch_bounds__(THREADS)
     split_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t tiles, SplitCounts counts,
                  SplitSegments segs) {
-  constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
-  static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
-  static_assert(C >= 1 && C <= 8, "a SPLIT's classes fit a byte");
+  constexpr int K = SPLIT_ITEMS<V>, WARPS = THREADS / 32;
+  static_assert(K * WARPS <= 128, "a tile's warp counts fit a warp's scan of four a lane");
+  static_assert(C >= 1 && C <= WARPS, "a SPLIT's classes fit a byte, a warp a class");
   __shared__ int warp_counts[C][K][WARPS];
   __shared__ unsigned masks[COUNTED ? C : 1][K][WARPS];
   __shared__ int64_t tile_start[C], tile_total[C], first_seg, end_seg;
@@ -1370,7 +1481,7 @@ __global__ void __launch_bounds__(THREADS)
   static_assert(!SEG || COUNTED, "a pull takes the segment of the sd it counts");
   constexpr int TILE = THREADS * K;
   __shared__ int64_t pull_segs[2];
-  __shared__ int seg_at[SEG ? TILE : 1], seg_sh[THREADS / 32];
+  __shared__ int seg_at[SEG ? TILE : 1];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
   int64_t seg_first = 0;
@@ -1390,17 +1501,7 @@ __global__ void __launch_bounds__(THREADS)
     for (int64_t k = seg_first + 1 + threadIdx.x; k <= pull_segs[1]; k += THREADS)
       atomicAdd(&seg_at[segs.off[k] - base], 1);
     __syncthreads();
-    /* each thread's K consecutive places, then the threads' sums */
-    int run[K], sum = 0;
-    for (int q = 0; q < K; q++) {
-      sum += seg_at[threadIdx.x * K + q];
-      run[q] = sum;
-    }
-    IntPlus plus;
-    int total, before = block_exclusive_scan(sum, plus, 0, seg_sh, &total);
-    for (int q = 0; q < K; q++)
-      seg_at[threadIdx.x * K + q] = before + run[q];
-    __syncthreads();
+    tile_inclusive_sum<K>(seg_at);
   }
   V v[K];
   unsigned bits[K];
@@ -1424,20 +1525,23 @@ __global__ void __launch_bounds__(THREADS)
     }
   }
   __syncthreads();
-  if (threadIdx.x < 32) {
-    /* each class's warp counts to their exclusive prefixes, in element
-       order (lane r * WARPS + k: row r of warp k), then its tile's start */
-    for (int c = 0; c < C; c++) {
-      int total = tile_counts_scan<K * WARPS>(&warp_counts[c][0][0]);
-      RtgTileState own = {st.words + (size_t)c * (size_t)tiles, st.epoch};
-      int64_t before = tile_lookback(own, tile, total);
-      if (lane == 0) {
-        tile_start[c] = before;
-        tile_total[c] = total;
-        if (tile == gridDim.x - 1)
-          *counts.at[c] = before + total;
-      }
+  if (w < C) {
+    /* class w's warp counts to their exclusive prefixes, in element order
+       (lane r * WARPS + k: row r of warp k), then its tile's start, by
+       warp w: the classes' look-backs wait side by side (one warp took
+       them one after another) */
+    const int c = w;
+    int total = tile_counts_scan<K * WARPS>(&warp_counts[c][0][0]);
+    RtgTileState own = {st.words + (size_t)c * (size_t)tiles, st.epoch};
+    int64_t before = tile_lookback(own, tile, total);
+    if (lane == 0) {
+      tile_start[c] = before;
+      tile_total[c] = total;
+      if (tile == gridDim.x - 1)
+        *counts.at[c] = before + total;
     }
+  }
+  if (w == WARPS - 1) {
     if constexpr (COUNTED) {
       /* the segments whose offsets the tile holds: [first_seg, end_seg) */
       int64_t end = base + THREADS * K < n ? base + THREADS * K : n;
@@ -1505,7 +1609,7 @@ SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int6
   }
   if (n <= 0)
     return counts;
-  constexpr int per_tile = THREADS * ITEMS<V>;
+  constexpr int per_tile = THREADS * SPLIT_ITEMS<V>;
   int64_t tiles = (n + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles * C);
   for (int c = 0; c < C; c++)

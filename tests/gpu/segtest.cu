@@ -967,7 +967,7 @@ static void timing(void) {
   rtg_free(mx);
   rtg_free(my);
   /* offsets and ids of fresh segdes (an allocation each) */
-  static const int64_t osegs[] = {4, 1000, 8192, 8193, 100000};
+  static const int64_t osegs[] = {4, 1000, 8192, 8193, 100000, 500000, 1000000};
   for (int64_t nseg : osegs) {
     std::vector<int64_t> len = make_lengths(nseg, n, SKEWED);
     const int runs = 20;
@@ -1460,8 +1460,9 @@ struct IntStore {
 
 /* The single-pass kernels' timing (informative, not a test): FILTER of
    4-byte values, half kept at random, the one-pass SCAN of int32 +, each
-   a look-back across its tiles, and a PARTITION of ints read from
-   memory, half kept (radix sort's pass). */
+   a look-back across its tiles, a PARTITION of ints read from memory,
+   half kept (radix sort's pass), and a SPLIT of three classes counted in
+   each of n / 10 segments (a quicksort level's). */
 static void timing_single_pass(void) {
   printf("timing: single-pass kernels (µs per call, mean of 20; not a test)\n");
   static const int64_t ns[] = {100000, 1000000, 10000000};
@@ -1502,8 +1503,41 @@ static void timing_single_pass(void) {
     cudaEventElapsedTime(&ms_filter, a, b);
     cudaEventElapsedTime(&ms_scan, b, c);
     cudaEventElapsedTime(&ms_partition, c, d);
-    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f | partition of ints %8.1f\n", (long long)n,
-           1000.0 * ms_filter / runs, 1000.0 * ms_scan / runs, 1000.0 * ms_partition / runs);
+    /* a quicksort level's SPLIT: three classes counted in each of n / 10
+       segments, each pull given its segment, with the offsets */
+    const int64_t nseg = n / 10;
+    RtValue *sd = device_segdes(make_lengths(nseg, n, UNIFORM), true);
+    SStore<3> sstore;
+    RtValue *scounts[3], *soffs[3];
+    for (int c = 0; c < 3; c++) {
+      sstore.y[c] = (V *)rtg_alloc(sizeof(V) * (size_t)n);
+      scounts[c] = rtg_vec_new(RT_INT, nseg);
+      soffs[c] = rtg_vec_new(RT_INT, nseg);
+    }
+    const int64_t *soff = rtg_seg_offsets(sd);
+    slots.clear();
+    wait_device("timing");
+    cudaEventRecord(a, rtg_stream());
+    std::vector<rtg::SplitCounts> sslots;
+    for (int r = 0; r < runs; r++)
+      sslots.push_back(rtg::split_launch<V, 3>("segtest", RT_LOC(NULL, 0, 0), SegPull{soff}, SPred<3>{3, n}, n, sstore,
+                                               sd, scounts, soffs));
+    cudaEventRecord(b, rtg_stream());
+    wait_device("timing");
+    for (auto &sl : sslots)
+      for (int c = 0; c < 3; c++)
+        rtg::filter_count(sl.at[c]);
+    float ms_split = 0;
+    cudaEventElapsedTime(&ms_split, a, b);
+    for (int c = 0; c < 3; c++) {
+      rtg_free(sstore.y[c]);
+      rt_value_free(scounts[c]);
+      rt_value_free(soffs[c]);
+    }
+    rt_value_free(sd);
+    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f | partition of ints %8.1f | split counted %8.1f\n",
+           (long long)n, 1000.0 * ms_filter / runs, 1000.0 * ms_scan / runs, 1000.0 * ms_partition / runs,
+           1000.0 * ms_split / runs);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     cudaEventDestroy(c);
