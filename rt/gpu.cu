@@ -612,15 +612,19 @@ RtValue *rtg_vec_new(RtBase b, int64_t n) {
 }
 
 /* A vector cut to 'n' elements keeps its memory unless more than
-   FIT_WASTE bytes and half of it would go unused (a FILTER that keeps
-   few of many: the keys equal to quicksort's pivots, a level of the
-   recursion each, would each hold the whole input). */
+   FIT_WASTE bytes and three quarters of it would go unused (a FILTER
+   that keeps few of many: the keys equal to quicksort's pivots, a level
+   of the recursion each, would each hold the whole input).  At half, one
+   of a PARTITION's two results was nearly always copied (whichever held
+   less than half), and one of quicksort's lesser and greater: a copy of
+   up to half the input, each pass of a radix sort, each level of a
+   quicksort, for vectors that mostly live a few launches. */
 enum { FIT_WASTE = 1 << 20 };
 
 RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
   size_t size = rt_base_size(v->type.base);
   size_t unused = size * (size_t)(v->len - n);
-  if (unused > FIT_WASTE && 2 * n < v->len) {
+  if (unused > FIT_WASTE && 4 * n < v->len) {
     void *to = rtg_alloc(size * (size_t)(n > 0 ? n : 1));
     if (n > 0)
       check(cudaMemcpyAsync(to, v->data.any, size * (size_t)n, cudaMemcpyDeviceToDevice, stream), "a copy");
