@@ -20,8 +20,15 @@
 
 /* ---- the stages ---- */
 
+/* A statement that reads `it` reads the value of the last expression
+   statement before it (CMU NESL's REPL, which loads a file statement by
+   statement, binds it after each), so then each expression statement
+   binds it. */
 static bool run_parse(Pipeline *pl) {
   pl->prog = parse_program(pl->src, false);
+  if (diag_count() == 0 && ast_program_reads_it(pl->prog))
+    for (int i = 0; i < pl->prog->tops.len; i++)
+      ast_bind_it(pl->prog->tops.data[i]);
   return diag_count() == 0;
 }
 

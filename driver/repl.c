@@ -280,22 +280,13 @@ static bool run_top(Repl *r, TopLevel *top) {
     printf("%s\n", buf_str(&stats));
   if (slot >= 0) {
     Value v;
-    if (!ev_take_kept(slot, &v))
+    if (!ev_take_kept(slot, &v)) {
+      ev_keep_replaced(top);
       return false;
+    }
     ev_define_top(top, v);
   }
   return diag_runtime_errors() == errors;
-}
-
-/* An expression statement `e;` as the binding `it = e;`: the REPL prints
-   `it = VALUE : TYPE` either way, and `it` is then defined.  Returns
-   whether it was one. */
-static bool bind_it(TopLevel *top) {
-  if (top->kind != TOP_EXPR)
-    return false;
-  top->kind = TOP_BIND;
-  top->pat = ast_pat_var(top->loc, "it");
-  return true;
 }
 
 /* After a failed `it = e;`: `it` means what it meant before. */
@@ -314,7 +305,7 @@ static void run_source(Repl *r, Source *src) {
     return;
   for (int i = 0; i < prog->tops.len && !interrupt_pending(); i++) {
     TopLevel *top = prog->tops.data[i];
-    bool it = bind_it(top);
+    bool it = ast_bind_it(top);
     diag_reset();
     bool ok = tc_check_top(r->env, top) && run_top(r, top);
     if (!ok && it)
@@ -336,7 +327,7 @@ static void load_file(Repl *r, const char *path) {
   if (diag_count())
     return;
   for (int i = 0; i < prog->tops.len; i++) {
-    bind_it(prog->tops.data[i]);
+    ast_bind_it(prog->tops.data[i]);
     tc_check_top(r->env, prog->tops.data[i]);
   }
   if (diag_count()) {

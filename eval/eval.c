@@ -1161,15 +1161,13 @@ static void define_values(Pattern *p, Value v, Vec *defs, int *next) {
   }
 }
 
-/* Records 'd' as the replacement of the definitions of the same name and
-   an equivalent type that it shadows.  A library function is never
-   replaced: the library's own calls must not see a user's definition. */
+/* Records 'd' as the replacement of the definition it replaces
+   (tc_replaced_def).  A library function is never replaced: the
+   library's own calls must not see a user's definition. */
 static void forward_redefinition(Def *d) {
-  for (Def *old = d->prev; old && !old->library; old = old->prev)
-    if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
-      rt(old)->current = d;
-      return;
-    }
+  Def *old = tc_replaced_def(d);
+  if (old)
+    rt(old)->current = d;
 }
 
 /* The same for each variable a binding defines: a function that reads
@@ -1178,11 +1176,27 @@ static void forward_redefinition(Def *d) {
    then on (NESL.md, redefinition).  The forwarding is made whether the
    binding's statement succeeds or not, as the compiled program's (mono.c
    resolves it before the program runs): where it fails, the variable
-   then has no value, where CMU NESL keeps the old one (docs/nesl.md). */
+   then has no value, where CMU NESL keeps the old one (docs/nesl.md).
+   `it` too: a function that reads it reads the last value of its type
+   when it runs (`3 + 4; function h(x) = x + it; 10; h(1);` is 11 in CMU
+   NESL, and `h(1)` again 12). */
 static void forward_bound(TopLevel *top) {
   for (int i = 0; i < top->bound.len; i++)
-    if (strcmp(((Def *)top->bound.data[i])->name, "it") != 0) /* rebound by every expression (the REPL's) */
-      forward_redefinition(top->bound.data[i]);
+    forward_redefinition(top->bound.data[i]);
+}
+
+/* After binding statement 'top' stopped with an error: CMU NESL then
+   binds nothing, so each variable it defines again keeps the value of
+   the definition it replaces (`3; 1 / 0; it;` prints 3), which is what
+   that definition's readers, now forwarded to the new one, read. */
+static void keep_replaced(TopLevel *top) {
+  for (int i = 0; i < top->bound.len; i++) {
+    Def *d = top->bound.data[i], *old = tc_replaced_def(d);
+    if (old && rt(old)->has_value && !rt(d)->has_value) {
+      rt(d)->value = rt(old)->value;
+      rt(d)->has_value = true;
+    }
+  }
 }
 
 /* Evaluates the statement's expression; on a run-time error (reported),
@@ -1270,6 +1284,8 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
   case TOP_BIND: {
     Value v = run_body(ev, top, &ok);
     forward_bound(top);
+    if (!ok)
+      keep_replaced(top);
     if (ok) {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
@@ -1433,6 +1449,11 @@ void ev_note_definition(TopLevel *top) {
 void ev_note_binding(TopLevel *top) {
   if (top->kind == TOP_BIND)
     forward_bound(top);
+}
+
+void ev_keep_replaced(TopLevel *top) {
+  if (top->kind == TOP_BIND)
+    keep_replaced(top);
 }
 
 Def *ev_current_def(Def *d) { return current(d); }

@@ -246,6 +246,10 @@ void ev_note_definition(TopLevel *top);
    not: a variable it defines again with an equivalent type replaces the
    old one for the functions that read it (NESL.md), as ev_run_top does. */
 void ev_note_binding(TopLevel *top);
+/* After binding 'top' stopped with an error in another engine: each
+   variable it defines again keeps the value of the definition it
+   replaces (CMU NESL binds nothing then), as ev_run_top does. */
+void ev_keep_replaced(TopLevel *top);
 /* The definition that replaced 'd' (d itself if none). */
 Def *ev_current_def(Def *d);
 /* The value of exported global k into '*out' (the flat and λcu engines'

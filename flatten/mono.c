@@ -573,12 +573,11 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
 /* After a statement that defines 'd': an older user definition of the
    same name and an equivalent type forwards to it. */
 static void forward_redefinition(MonoProgram *mp, Def *d) {
-  for (Def *old = d->prev; old && !old->library; old = old->prev)
-    if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
-      ptrmap_put(&mp->forward, old, d);
-      mp->generation++;
-      return;
-    }
+  Def *old = tc_replaced_def(d);
+  if (old) {
+    ptrmap_put(&mp->forward, old, d);
+    mp->generation++;
+  }
 }
 
 static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
@@ -598,10 +597,9 @@ static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
        again with an equivalent type replaces the old one in what later
        statements' instances read (a function reading a global reads its
        value when it runs, as in CMU NESL), whether the statement then
-       succeeds or not (eval.c, forward_bound) */
+       succeeds or not (eval.c, forward_bound; `it` too) */
     for (int i = 0; i < top->bound.len; i++)
-      if (strcmp(((Def *)top->bound.data[i])->name, "it") != 0) /* rebound by every expression */
-        forward_redefinition(mp, top->bound.data[i]);
+      forward_redefinition(mp, top->bound.data[i]);
   }
   return t;
 }

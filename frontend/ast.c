@@ -298,3 +298,32 @@ void ast_pattern_names(const Pattern *p, Vec *out) {
     return;
   }
 }
+
+bool ast_bind_it(TopLevel *top) {
+  if (top->kind != TOP_EXPR)
+    return false;
+  top->kind = TOP_BIND;
+  top->pat = ast_pat_var(top->loc, "it");
+  return true;
+}
+
+static void find_it(void *ctx, Expr *e) {
+  bool *found = ctx;
+  if (*found)
+    return;
+  if (e->kind == EX_VAR && strcmp(e->u.ref.name, "it") == 0) {
+    *found = true;
+    return;
+  }
+  ast_expr_children(e, find_it, NULL, ctx);
+}
+
+bool ast_program_reads_it(const Program *prog) {
+  bool found = false;
+  for (int i = 0; i < prog->tops.len && !found; i++) {
+    TopLevel *top = prog->tops.data[i];
+    if (top->body)
+      find_it(&found, top->body);
+  }
+  return found;
+}

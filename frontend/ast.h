@@ -269,6 +269,16 @@ void ast_expr_children(Expr *e, void (*expr)(void *ctx, Expr *child), void (*pat
    to right, to 'out'. */
 void ast_pattern_names(const Pattern *p, Vec *out);
 
+/* Makes expression statement 'top' (`e;`) the binding `it = e;`, as CMU
+   NESL's REPL binds `it` to each expression's value; the statement
+   prints `it = VALUE : TYPE` either way.  Returns whether it was one. */
+bool ast_bind_it(TopLevel *top);
+
+/* Does a statement of 'prog' read the variable `it` (or a local of that
+   name)?  A program file binds `it` only where one does, so that no
+   other statement's value is kept as a global. */
+bool ast_program_reads_it(const Program *prog);
+
 /* ---- ast_print.c: NESL concrete syntax ---- */
 
 /* Prints the program back as NESL source, one statement per line, fully

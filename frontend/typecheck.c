@@ -1237,6 +1237,15 @@ char *tc_def_signature_line(Def *def) {
   return xprintf("%s = fn : %s", def->name, type_scheme_to_string(def->type));
 }
 
+Def *tc_replaced_def(Def *d) {
+  Def *old = d->prev;
+  while (old && old->broken)
+    old = old->prev;
+  if (!old || old->library || old->kind != d->kind || !type_equivalent(old->type, d->type))
+    return NULL;
+  return old;
+}
+
 static void add_redefinition(Buf *b, const Def *d) {
   if (strcmp(d->name, "it") == 0)
     return; /* the REPL's last value: NESL gives it any type silently */

@@ -111,6 +111,15 @@ char *tc_def_signature_line(Def *def);
    definition that failed to check, and an equivalent type give none. */
 const char *tc_redefinition_notice(const TopLevel *top);
 
+/* The definition that 'd' replaces, as CMU NESL replaces a variable or
+   function defined again with the same type: the one of its name that
+   'd' shadows (past those that failed to check), where it has the same
+   kind and an equivalent type and is not the library's; else NULL.  A
+   function that read the old one reads 'd' from then on; one between
+   them of another type ends the chain (`k = 3; ... k = [1]; k = 10;`
+   leaves a function that read the first k reading 3). */
+Def *tc_replaced_def(Def *d);
+
 /* Parses and checks lib-nesl's source into 'env' (builtins.c). */
 void tc_load_library(TypeEnv *env);
 /* While on, definitions are marked as the library's and `__prim` bodies

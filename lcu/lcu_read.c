@@ -54,6 +54,16 @@ typedef struct FuncUse {
   size_t at;
 } FuncUse;
 
+/* A function's declared result types, checked against its body's once
+   every top is read: a global the body returns may be defined by a
+   later top (a redefinition that the function reads), its type known
+   only there. */
+typedef struct ResultCheck {
+  LcuFunc *f;
+  Vec types; /* LcuType * */
+  size_t at;
+} ResultCheck;
+
 typedef struct Reader {
   const Source *src;
   const char *text;
@@ -71,6 +81,7 @@ typedef struct Reader {
   Map kernels;          /* name -> LcuKernel * */
   Map funcs;            /* name -> LcuFunc * (called, or defined) */
   Vec func_uses;        /* FuncUse *: the first call of each function */
+  Vec result_checks;    /* ResultCheck *: each function's, at the end */
   Map func_defined;
   Vec funcs_in_order;   /* LcuFunc *, as defined */
   Vec vars;             /* every LcuVar made, for the ids */
@@ -1466,15 +1477,9 @@ static void function(Reader *r) {
   f->loc = opt_location(r, no_loc);
   f->body = block(r);
   r->scope.len = mark;
-  Vec got = {0};
-  block_types(f->body, &got);
-  bool same = got.len == types.len;
-  for (int i = 0; same && i < got.len; i++)
-    same = lcu_type_equal(*(LcuType *)got.data[i], *(LcuType *)types.data[i]);
-  if (!same) {
-    r->tok = types_at;
-    fail(r, "the function's result types are not those of its body's results");
-  }
+  ResultCheck *c = NEW(ResultCheck);
+  *c = (ResultCheck){f, types, types_at};
+  vec_push(&r->result_checks, c);
 }
 
 /* ---- NESL types (of host primitives and library kernels) ---- */
@@ -1601,7 +1606,6 @@ static void statement(Reader *r) {
         r->tok = defines_at;
         fail(r, "global %s is defined twice", g->name);
       }
-      map_put(&r->defined, g->name, g);
       LcuVar *before = map_get(&r->globals, g->name);
       if (before) { /* read before: the same variable */
         before->type = g->type;
@@ -1611,6 +1615,7 @@ static void statement(Reader *r) {
         map_put(&r->globals, g->name, g);
         vec_push(&r->p->globals, g);
       }
+      map_put(&r->defined, g->name, g);
       FlatVar *fv = flat_new_var(&r->flat, lcu_flat_type(g->type), NULL);
       fv->global = true;
       vec_push(&ft->defines, fv);
@@ -1658,6 +1663,16 @@ static void check_forward(Reader *r) {
     FuncUse *u = r->func_uses.data[i];
     if (!map_get(&r->func_defined, u->f->name))
       fail_at(r, u->at, "no function %s", u->f->name);
+  }
+  for (int i = 0; i < r->result_checks.len; i++) {
+    ResultCheck *c = r->result_checks.data[i];
+    Vec got = {0};
+    block_types(c->f->body, &got);
+    bool same = got.len == c->types.len;
+    for (int k = 0; same && k < got.len; k++)
+      same = lcu_type_equal(*(LcuType *)got.data[k], *(LcuType *)c->types.data[k]);
+    if (!same)
+      fail_at(r, c->at, "the function's result types are not those of its body's results");
   }
   for (int i = 0; i < r->funcs_in_order.len; i++)
     vec_push(&r->p->funcs, r->funcs_in_order.data[i]);
