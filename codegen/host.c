@@ -667,6 +667,23 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     vec_push(&vars, v);
     declare_as(h, v, comps[i]);
   }
+  /* where the statement stops with an error, each global it defines
+     again keeps the value of the one it replaces (CMU NESL binds nothing
+     then, and that one's readers read this one): given here, taken back
+     below where the statement succeeds */
+  for (int i = 0; i < t->replaced.len; i++) {
+    const LcuVar *old = t->replaced.data[i], *g = t->defines.data[i];
+    if (!old)
+      continue;
+    cg_use(cg, old);
+    cg_use(cg, g);
+    cg_line(cg, "if (%s_defined) {", global_name(old));
+    cg_line(cg, "  %s = %s;", global_name(g), global_name(old));
+    if (is_vector(g))
+      cg_line(cg, "  rt_retain(%s);", global_name(g));
+    cg_line(cg, "  %s_defined = 1;", global_name(g));
+    cg_line(cg, "}");
+  }
   gen_block(h, t->body, NULL, comps);
   /* the statement's errors surface in it (a GPU reports them at a sync) */
   cg_line(cg, "NESSIE_SYNC();");
@@ -677,6 +694,8 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     for (int i = 0; i < t->defines.len && i < n; i++) {
       const LcuVar *g = t->defines.data[i];
       cg_use(cg, g);
+      if (i < t->replaced.len && t->replaced.data[i] && is_vector(g))
+        cg_line(cg, "if (%s_defined)\n    rt_release(%s);", global_name(g), global_name(g));
       cg_line(cg, "%s = %s;", global_name(g), comps[i]);
       cg_line(cg, "%s_defined = 1;", global_name(g));
     }

@@ -245,6 +245,13 @@ typedef struct FlatTop {
   const RtLayout *layout; /* BIND, EXPR: of the value's type: how it
                            prints, and its components (datatypes are their
                            fields' components) */
+  Vec replaced;         /* BIND: empty, or one for one with 'defines':
+                           the global (FlatVar *) of the definition each
+                           replaces (tc_replaced_def), or NULL.  Where the
+                           statement stops with an error, each keeps
+                           that one's value: CMU NESL binds nothing then,
+                           and the old definition's readers read the new
+                           one (`3; 1 / 0; it;` prints 3) */
 } FlatTop;
 
 typedef struct FlatProgram {
@@ -425,6 +432,10 @@ typedef struct FlatTopHooks {
   /* Global 'index' (of FlatTop.defines) belongs to NESL variable 'name'
      (NULL: a wildcard's) and, unless NULL, gets 'value'. */
   void (*define)(void *ctx, int index, const char *name, RtValue *value);
+  /* After a binding stopped with an error: each global of FlatTop.
+     replaced gives its value to the global of 'defines' beside it (may be
+     NULL). */
+  void (*keep_replaced)(void *ctx);
   bool quiet; /* the value is not printed (the REPL's :cost) */
 } FlatTopHooks;
 

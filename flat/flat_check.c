@@ -398,6 +398,19 @@ static void check_top(Checker *c, const FlatTop *t) {
       c->defined[g->id] = 1;
       c->bound[g->id] = 1;
     }
+    if (t->replaced.len && t->replaced.len != t->defines.len)
+      fail(c, loc, "%d globals kept on an error for %d defined", t->replaced.len, t->defines.len);
+    for (int i = 0; i < t->replaced.len; i++) {
+      const FlatVar *old = t->replaced.data[i], *g = t->defines.data[i];
+      if (!old)
+        continue;
+      check_var_identity(c, loc, old);
+      if (!old->global || !c->is_global[old->id] || old == g)
+        fail(c, loc, "%s, kept on an error, is not an earlier global", var_name(old));
+      if (!flat_type_equal(old->type, g->type))
+        fail(c, loc, "%s, kept on an error, is a %s where %s is a %s", var_name(old), flat_type_name(old->type),
+             var_name(g), flat_type_name(g->type));
+    }
   }
 }
 

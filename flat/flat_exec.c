@@ -345,6 +345,8 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
     rt_set_context(NULL);
     Guarded g = {hooks, top, NULL, 0};
     if (!guarded(run_block, &g)) {
+      if (top->kind == FLAT_TOP_BIND && hooks->keep_replaced)
+        hooks->keep_replaced(hooks->ctx);
       ok = false;
       break;
     }

@@ -547,8 +547,23 @@ static void define_global(void *ctx, int index, const char *name, RtValue *value
   in->globals[g->id] = value;
 }
 
+/* The running binding stopped: its globals keep the values of those they
+   replace (FlatTop.replaced). */
+static void keep_replaced(void *ctx) {
+  FlatInterp *in = ctx;
+  for (int i = 0; i < in->top->replaced.len; i++) {
+    const FlatVar *old = in->top->replaced.data[i], *g = in->top->defines.data[i];
+    if (!old)
+      continue;
+    ensure_var_tables(in, old->id);
+    ensure_var_tables(in, g->id);
+    if (in->globals[old->id] && !in->globals[g->id])
+      in->globals[g->id] = in->globals[old->id];
+  }
+}
+
 bool flat_interp_run_top(FlatInterp *in, FlatTop *top) {
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, keep_replaced, in->quiet};
   in->top = top;
   flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top, &hooks);

@@ -271,6 +271,20 @@ static void print_top(FILE *out, const FlatTop *t) {
     print_result_tuple(out, &t->defines);
     fputc(' ', out);
   }
+  if (t->replaced.len > 0) {
+    /* on an error, each global keeps the value of the one it replaces */
+    fputs("keeping (", out);
+    for (int i = 0; i < t->replaced.len; i++) {
+      const FlatVar *v = t->replaced.data[i];
+      if (i)
+        fputs(", ", out);
+      if (v)
+        print_var(out, v);
+      else
+        fputc('_', out);
+    }
+    fputs(") ", out);
+  }
   fputs("{\n", out);
   flat_print_block(out, t->body, 2);
   fputs("}\n", out);

@@ -2818,6 +2818,21 @@ static void make_pending(Fl *fl) {
 
 /* ---- top level ---- */
 
+/* Records in t->replaced, for each global of a variable ('comps'), the
+   global of the definition the variable replaces ('old', its components
+   in the same order; NULL where it is not this program's: a REPL's
+   earlier statement, whose value the REPL keeps itself). */
+static void replaced_globals(FlatTop *t, Vec *comps, Vec *old) {
+  if (!old || old->len != comps->len)
+    return;
+  while (t->replaced.len < t->defines.len)
+    vec_push(&t->replaced, NULL);
+  for (int k = 0; k < comps->len; k++)
+    for (int i = 0; i < t->defines.len; i++)
+      if (t->defines.data[i] == comps->data[k])
+        t->replaced.data[i] = old->data[k];
+}
+
 static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
   FlatTop *t = NEW(FlatTop);
   flatten_describe_top(fl->mp->env, mt->source, mt->body ? mt->nesl_type : NULL, t);
@@ -2850,6 +2865,9 @@ static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
       for (int k = 0; x && k < x->vals.len; k++)
         vec_push(comps, ((FlatAtom *)x->vals.data[k])->u.var);
       ptrmap_put(&fl->globals, d, comps);
+      Def *old = tc_replaced_def(d);
+      if (old)
+        replaced_globals(t, comps, ptrmap_get(&fl->globals, old));
     }
   }
   return t;

@@ -508,6 +508,10 @@ typedef struct LcuTop {
   LcuBlock *body; /* NULL for definitions */
   Vec defines;    /* LcuVar *: the globals, one per component: one for
                      one with flat->defines, of the same types */
+  Vec replaced;   /* empty, or one for one with 'defines': the global
+                     (LcuVar *) whose value each keeps where the
+                     statement stops with an error, or NULL (FlatTop.
+                     replaced) */
 } LcuTop;
 
 typedef struct LcuProgram {

@@ -1267,6 +1267,8 @@ static void check_top(Checker *c, const LcuTop *t) {
   /* the globals it defines: those of the flat statement, one for one */
   if (ft && t->defines.len != ft->defines.len)
     fail(c, loc, "%d globals are defined where the flat statement defines %d", t->defines.len, ft->defines.len);
+  if (t->replaced.len && t->replaced.len != t->defines.len)
+    fail(c, loc, "%d globals kept on an error for %d defined", t->replaced.len, t->defines.len);
   for (int i = 0; i < t->defines.len; i++) {
     const LcuVar *g = t->defines.data[i];
     check_var_identity(c, loc, g);
@@ -1275,6 +1277,15 @@ static void check_top(Checker *c, const LcuTop *t) {
     if (c->defined[g->id])
       fail(c, loc, "global %s is defined twice", var_name(g));
     c->defined[g->id] = 1;
+    const LcuVar *old = i < t->replaced.len ? t->replaced.data[i] : NULL;
+    if (old) {
+      check_var_identity(c, loc, old);
+      if (!c->is_global[old->id] || old == g)
+        fail(c, loc, "%s, kept on an error, is not an earlier global", var_name(old));
+      if (!lcu_type_equal(old->type, g->type))
+        fail(c, loc, "%s, kept on an error, is %s where %s is %s", var_name(old), an(old->type), var_name(g),
+             an(g->type));
+    }
     if (ft) {
       const FlatVar *fv = ft->defines.data[i];
       if (fv && !lcu_type_equal(g->type, lcu_type_of_flat(fv->type)))

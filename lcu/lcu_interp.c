@@ -2091,6 +2091,20 @@ static void define_global(void *ctx, int index, const char *name, RtValue *value
   in->globals[g->id] = value;
 }
 
+/* The running binding stopped: its globals keep the values of those they
+   replace (LcuTop.replaced). */
+static void keep_replaced(void *ctx) {
+  LcuInterp *in = ctx;
+  for (int i = 0; i < in->top->replaced.len; i++) {
+    const LcuVar *old = in->top->replaced.data[i], *g = in->top->defines.data[i];
+    if (!old)
+      continue;
+    mark_global(in, old);
+    if (in->globals[old->id] && !in->globals[g->id])
+      in->globals[g->id] = in->globals[old->id];
+  }
+}
+
 bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
   if (!top->flat)
     die("a λcu top-level statement without its flat one");
@@ -2101,7 +2115,7 @@ bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
     mark_global(in, in->p->globals.data[in->globals_seen]);
   for (int i = 0; i < top->defines.len; i++)
     mark_global(in, top->defines.data[i]);
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, keep_replaced, in->quiet};
   in->top = top;
   flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top->flat, &hooks);

@@ -901,6 +901,15 @@ static void print_top(Printer *pr, const LcuTop *t) {
     print_params(out, &t->defines);
     fputc(' ', out);
   }
+  if (t->replaced.len > 0) {
+    /* on an error, each global keeps the value of the one it replaces */
+    fputs("keeping (", out);
+    for (int i = 0; i < t->replaced.len; i++) {
+      const LcuVar *v = t->replaced.data[i];
+      fprintf(out, "%s%s", i ? ", " : "", v ? var_name(v) : "_");
+    }
+    fputs(") ", out);
+  }
   fputs("{\n", out);
   print_block(pr, t->body, 2);
   fputs("}\n", out);

@@ -1620,6 +1620,29 @@ static void statement(Reader *r) {
       fv->global = true;
       vec_push(&ft->defines, fv);
     }
+    /* `keeping (x, _)`: the globals whose values these keep where the
+       statement stops with an error, each defined before (the checker
+       compares the types) */
+    if (accept(r, "keeping")) {
+      expect(r, "(");
+      do {
+        size_t at = (skip(r), r->tok);
+        if (accept(r, "_")) {
+          vec_push(&t->replaced, NULL);
+          continue;
+        }
+        const char *n = name(r);
+        LcuVar *old = map_get(&r->defined, n);
+        if (!old || lcu_listed(&t->defines, old)) {
+          r->tok = at;
+          fail(r, "'%s' is not a global an earlier statement defines", n);
+        }
+        vec_push(&t->replaced, old);
+      } while (accept(r, ","));
+      expect(r, ")");
+      if (t->replaced.len != t->defines.len)
+        fail(r, "%d globals kept for %d defined", t->replaced.len, t->defines.len);
+    }
   }
   t->body = block(r);
 }

@@ -2009,6 +2009,8 @@ LcuProgram *lower_program(FlatProgram *fp) {
       lower_block_into(lw, ft->body, t->body);
       for (int k = 0; k < ft->defines.len; k++)
         vec_push(&t->defines, var_of(lw, ft->defines.data[k]));
+      for (int k = 0; k < ft->replaced.len; k++)
+        vec_push(&t->replaced, ft->replaced.data[k] ? var_of(lw, ft->replaced.data[k]) : NULL);
     }
     vec_push(&lw->lp->tops, t);
     lower_pending(lw);
