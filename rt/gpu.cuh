@@ -774,6 +774,7 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ int64_t tile_start;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  auto plus = [](int64_t a, int64_t b) { return a + b; };
   int64_t len[K], inc[K];
   for (int r = 0; r < K; r++) {
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
@@ -782,15 +783,9 @@ __global__ void __launch_bounds__(THREADS)
       ride(j);
       len[r] = offsets_length<FROM>(in, ranges, lengths, err, run, j);
     }
-    int64_t x = len[r];
-    for (int d = 1; d < 32; d *= 2) {
-      int64_t left = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d)
-        x += left;
-    }
-    inc[r] = x;
+    inc[r] = warp_inclusive_scan(len[r], plus, lane);
     if (lane == 31)
-      row_sums[r][w] = x;
+      row_sums[r][w] = inc[r];
   }
   __syncthreads();
   if (threadIdx.x < 32) {
@@ -1446,17 +1441,12 @@ template <int K> __device__ void tile_inclusive_sum(int *a) {
   constexpr int WARPS = THREADS / 32;
   __shared__ int row_sums[K][WARPS];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  auto plus = [](int x, int y) { return x + y; };
   int inc[K];
   for (int r = 0; r < K; r++) {
-    int x = a[r * THREADS + threadIdx.x];
-    for (int d = 1; d < 32; d *= 2) {
-      int left = __shfl_up_sync(0xffffffffu, x, d);
-      if (lane >= d)
-        x += left;
-    }
-    inc[r] = x;
+    inc[r] = warp_inclusive_scan(a[r * THREADS + threadIdx.x], plus, lane);
     if (lane == 31)
-      row_sums[r][w] = x;
+      row_sums[r][w] = inc[r];
   }
   __syncthreads();
   if (threadIdx.x < 32)
