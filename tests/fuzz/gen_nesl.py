@@ -24,7 +24,11 @@ What it makes, and why:
     take/drop, rotate, dist, sort and rank, strings, @);
   - run-time errors at known places (a subscript out of range, a division
     by zero, a length mismatch in a two-generator apply-to-each, which NESL
-    checks): such a statement must fail on every backend.
+    checks): such a statement must fail on every backend;
+  - from a second stream of random numbers (so that the rest of a seed's
+    program stays what it was): top-level bindings, functions that read
+    them, their redefinitions (failing ones too) and reads of `it`
+    (Gen.extras).
 
 Ints stay small where NESL and nessie could disagree only by overflow
 (both wrap at 32 bits, and that is tested elsewhere); floats stay finite.
@@ -87,6 +91,13 @@ class Gen:
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.n = 0
+        # the top-level bindings' own stream (extras), apart, so that the
+        # rest of a seed's program is what it was before they came
+        self.r2 = random.Random(seed * 7919 + 17)
+        self.n2 = 100000
+        self.globals = {}  # name -> its type now
+        self.readers = []  # (function, the type of the global it read)
+        self.expressions = 0  # expression statements so far (`it` is then bound)
         self.funcs = []  # (name, [arg types], result type)
         self.fixed = {}  # name -> the arguments every call passes first (functions, by name)
         self.datatypes = []  # data(...) declared by the program
@@ -559,6 +570,62 @@ class Gen:
             return "{x / (x - x) : x in [1, 2, 3]};"
         return "let q = %s in {a + b : a in q; b in q ++ [1]};" % s
 
+    def extras(self, out):
+        """Statements from the second stream, after a statement of the
+        first: top-level bindings of int and [int] globals, functions that
+        read them (CMU NESL's functions read a global's value when they
+        run), their redefinitions (of the same type, of another type, which
+        ends what the old readers see, and failing ones, after which the
+        variable keeps its value: CMU NESL binds nothing), reads of them,
+        and reads of `it` (which make every expression statement bind it)."""
+        saved = (self.r, self.n)
+        self.r, self.n = self.r2, self.n2
+        try:
+            self.extra(out)
+        finally:
+            self.r2, self.n2 = self.r, self.n
+            self.r, self.n = saved
+
+    def failing(self, t):
+        """An expression of type t that fails on every backend."""
+        if t == INT:
+            return "%d / (%d - %d)" % (self.r.randint(1, 9), 3, 3)
+        return "{x / (x - x) : x in [1, 2, 3]}"
+
+    def extra(self, out):
+        if not self.chance(0.35):
+            return
+        k = self.r.random()
+        names = sorted(self.globals)
+        if k < 0.3 or not names:
+            g = self.fresh("g")
+            t = self.pick([INT, seq(INT)])
+            out.append("%s = %s;" % (g, self.gen(t, [], self.r.randint(2, 5))))
+            self.globals[g] = t
+            if self.chance(0.6):
+                f = self.fresh("rd")
+                op = "+" if t == INT else "++"
+                out.append("function %s(y) = y %s %s;" % (f, op, g))
+                self.readers.append((f, t))
+            return
+        g = self.pick(names)
+        t = self.globals[g]
+        if k < 0.5:
+            out.append("%s = %s;" % (g, self.gen(t, [], self.r.randint(2, 5))))
+        elif k < 0.62:
+            out.append("%s = %s;" % (g, self.failing(t)))
+        elif k < 0.7:
+            other = seq(INT) if t == INT else INT
+            out.append("%s = %s;" % (g, self.gen(other, [], 3)))
+            self.globals[g] = other
+        elif k < 0.8:
+            out.append("%s;" % g)
+        elif k < 0.9 and self.readers:
+            f, ft = self.pick(self.readers)
+            out.append("%s(%s);" % (f, self.gen(ft, [], 3)))
+        elif self.expressions:
+            out.append("it;")
+
     def program(self, statements):
         out = []
         for _ in range(self.r.randint(0, 2)):
@@ -582,6 +649,8 @@ class Gen:
         for i in range(statements):
             if self.chance(0.06):
                 out.append(self.error_statement())
+                self.expressions += 1
+                self.extras(out)
                 continue
             t = self.any_type()
             e = self.gen(t, [], self.r.randint(3, 9))
@@ -605,6 +674,8 @@ class Gen:
                     e = "{%s(%s, 0, %d, %d) : %s in %s}" % (name, x, self.r.randint(0, 9), self.r.randint(0, 9), x,
                                                            self.gen(seq(seq(pair(INT, INT))), [], 5))
             out.append(e + ";")
+            self.expressions += 1
+            self.extras(out)
         return "\n".join(out) + "\n"
 
 

@@ -43,7 +43,12 @@ case $SEED in
   SEED=$name ;;
 *)
   p=$work/p$SEED.nesl
-  python3 tests/fuzz/gen_nesl.py "$SEED" "${FUZZ_STATEMENTS:-8}" > "$p" ;;
+  # (run from the repository's root: without its program a seed would
+  # pass, every backend printing nothing)
+  python3 tests/fuzz/gen_nesl.py "$SEED" "${FUZZ_STATEMENTS:-8}" > "$p" && [ -s "$p" ] || {
+    echo "fail $SEED: tests/fuzz/gen_nesl.py wrote no program (run from the repository's root)"
+    exit 1
+  } ;;
 esac
 
 # run BACKEND FILE: BACKEND's transcript of the program into FILE (its
