@@ -98,6 +98,10 @@ class Gen:
         self.globals = {}  # name -> its type now
         self.readers = []  # (function, the type of the global it read)
         self.expressions = 0  # expression statements so far (`it` is then bound)
+        # the last one fails: `it;` then reads the value before it, whose
+        # type may be another (CMU NESL checks a statement when it comes
+        # to it; nessie checks the file first: docs/nesl.md)
+        self.last_failed = False
         self.funcs = []  # (name, [arg types], result type)
         self.fixed = {}  # name -> the arguments every call passes first (functions, by name)
         self.datatypes = []  # data(...) declared by the program
@@ -623,7 +627,7 @@ class Gen:
         elif k < 0.9 and self.readers:
             f, ft = self.pick(self.readers)
             out.append("%s(%s);" % (f, self.gen(ft, [], 3)))
-        elif self.expressions:
+        elif self.expressions and not self.last_failed:
             out.append("it;")
 
     def program(self, statements):
@@ -650,6 +654,7 @@ class Gen:
             if self.chance(0.06):
                 out.append(self.error_statement())
                 self.expressions += 1
+                self.last_failed = True
                 self.extras(out)
                 continue
             t = self.any_type()
@@ -675,6 +680,7 @@ class Gen:
                                                            self.gen(seq(seq(pair(INT, INT))), [], 5))
             out.append(e + ";")
             self.expressions += 1
+            self.last_failed = False
             self.extras(out)
         return "\n".join(out) + "\n"
 
