@@ -102,6 +102,7 @@ class Gen:
         # type may be another (CMU NESL checks a statement when it comes
         # to it; nessie checks the file first: docs/nesl.md)
         self.last_failed = False
+        self.last_type = None  # the type of `it` now, where known
         self.funcs = []  # (name, [arg types], result type)
         self.fixed = {}  # name -> the arguments every call passes first (functions, by name)
         self.datatypes = []  # data(...) declared by the program
@@ -628,7 +629,15 @@ class Gen:
             f, ft = self.pick(self.readers)
             out.append("%s(%s);" % (f, self.gen(ft, [], 3)))
         elif self.expressions and not self.last_failed:
-            out.append("it;")
+            if self.last_type == INT and self.chance(0.8):
+                # a function that reads `it`: its value when it runs, until
+                # a value of another type ends that
+                f = self.fresh("rit")
+                out.append("function %s(y) = y + it;" % f)
+                out.append("%s(%d);" % (f, self.r.randint(0, 9)))
+                self.readers.append((f, INT))
+            else:
+                out.append("it;")
 
     def program(self, statements):
         out = []
@@ -659,7 +668,9 @@ class Gen:
                 continue
             t = self.any_type()
             e = self.gen(t, [], self.r.randint(3, 9))
+            self.last_type = t
             if self.funcs and self.chance(0.4):
+                self.last_type = None
                 # a user function inside an apply-to-each, so that it is lifted
                 name, args, rt = self.pick(self.funcs)
                 x = self.fresh("x")
