@@ -320,6 +320,10 @@ static void print(Buf *b, Value v, Type *t) {
     buf_puts(b, fbuf);
     return;
   case V_BOOL:
+    if (t && t->kind == T_FUN) { /* a function value, only F here: NESL's transcript writes fn */
+      buf_puts(b, "fn");
+      return;
+    }
     buf_putc(b, v.u.b ? 'T' : 'F');
     return;
   case V_CHAR:

@@ -655,6 +655,14 @@ static Type *check_call(TypeEnv *env, Expr *e) {
   }
   Def *d = lookup_global(env, name, e->loc);
   check_not_broken(env, d, e->loc);
+  if (d->kind == DEF_VALUE && type_resolve(d->type)->kind == T_FUN) {
+    /* a call of a global bound to a function value (`g = inc; g(4);`) */
+    Expr *arg = e->u.ref.arg;
+    e->kind = EX_APP;
+    e->u.app.fn = ast_var(e->loc, name);
+    e->u.app.arg = arg;
+    return check_app(env, e);
+  }
   if (d->kind == DEF_VALUE) {
     Expr fn = {.kind = EX_VAR, .loc = e->loc, .u.ref.name = name};
     not_a_function(e, &fn, d->type, "a value");
@@ -1071,8 +1079,8 @@ static void define_pattern_values(TypeEnv *env, Pattern *p, TopLevel *top, bool 
 }
 
 /* pat = exp at top level */
-static void check_printable(Expr *body, Type *t);
 static void check_runs_defined(TypeEnv *env, Expr *body);
+static void check_printable(Expr *body, Type *t);
 
 static void check_bind(TypeEnv *env, TopLevel *top) {
   env->current = NULL;
@@ -1141,6 +1149,19 @@ static void search_def(RunSearch *s, Def *d, Loc loc) {
     s->first = NULL;
 }
 
+/* A statement's value may hold functions (`g = inc;` prints `g = fn :
+   int -> int`, as in CMU NESL), but not a polymorphic one: CMU NESL
+   gives it a type with variables (`i;` is `it = fn : a -> a :: (a in
+   any)`) and lets each use instantiate it; here the statement's value
+   has one type, which monomorphization would fix (a variable nothing
+   determines becomes int) and print otherwise. */
+static void check_printable(Expr *body, Type *t) {
+  if (type_has_open_function(t))
+    type_error(body->loc, "the value of a top-level statement cannot be a polymorphic function or hold one (this one "
+               "has type %s): nessie gives a statement's value one type; apply the function, or name a function "
+               "whose type has no type variables", show1(t));
+}
+
 /* A statement that runs: it may not reach a function that is declared
    but not yet defined (CMU NESL would stop it when it runs). */
 static void check_runs_defined(TypeEnv *env, Expr *body) {
@@ -1149,13 +1170,6 @@ static void check_runs_defined(TypeEnv *env, Expr *body) {
   search_expr(&s, body);
 }
 
-/* The value of a statement is printed; a function has no printed form. */
-static void check_printable(Expr *body, Type *t) {
-  if (type_has_function(t))
-    type_error(body->loc, "the value of a top-level statement cannot be a function or hold one (this one has "
-               "type %s): the REPL prints every statement's value, and functions have no printed form; "
-               "apply the function instead", show1(t));
-}
 
 bool tc_check_top(TypeEnv *env, TopLevel *top) {
   jmp_buf jb;

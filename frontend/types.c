@@ -440,6 +440,25 @@ bool type_equivalent(Type *a, Type *b) {
   return equivalent(a, b, &s);
 }
 
+bool type_has_open_function(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_FUN:
+    return !type_is_ground(t->fst) || !type_is_ground(t->snd);
+  case T_SEQ:
+    return type_has_open_function(t->elem);
+  case T_PAIR:
+    return type_has_open_function(t->fst) || type_has_open_function(t->snd);
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      if (type_has_open_function(t->args.data[i]))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
 bool type_has_function(Type *t) {
   t = type_resolve(t);
   switch (t->kind) {

@@ -126,6 +126,10 @@ bool type_equivalent(Type *a, Type *b);
 /* True if 't' has a function type anywhere in it. */
 bool type_has_function(Type *t);
 
+/* True if 't' has a function type anywhere in it whose argument or
+   result still has a type variable: a polymorphic function value. */
+bool type_has_open_function(Type *t);
+
 /* If 'a' and 'b' would unify but for the identities of functions in
    them, gives the names of two functions they disagree on (NULL for one
    not yet known) and returns true. */

@@ -248,8 +248,8 @@ static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, b
   case RL_FLOAT:
   case RL_BOOL:
   case RL_CHAR:
-    if (l->name && p->text) { /* a function value (a named bool): @ writes what NESL writes */
-      rt_buf_puts(&p->b, l->name);
+    if (l->name) { /* a function value (a named bool): the transcript writes fn, @ what NESL's @ writes */
+      rt_buf_puts(&p->b, p->text ? l->name : "fn");
       (*at)++;
       return;
     }
