@@ -694,8 +694,10 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     for (int i = 0; i < t->defines.len && i < n; i++) {
       const LcuVar *g = t->defines.data[i];
       cg_use(cg, g);
-      if (i < t->replaced.len && t->replaced.data[i] && is_vector(g))
-        cg_line(cg, "if (%s_defined)\n    rt_release(%s);", global_name(g), global_name(g));
+      if (i < t->replaced.len && t->replaced.data[i] && is_vector(g)) { /* the value kept for an error */
+        cg_line(cg, "if (%s_defined)", global_name(g));
+        cg_line(cg, "  rt_release(%s);", global_name(g));
+      }
       cg_line(cg, "%s = %s;", global_name(g), comps[i]);
       cg_line(cg, "%s_defined = 1;", global_name(g));
     }

@@ -1176,8 +1176,8 @@ static void forward_redefinition(Def *d) {
    then on (NESL.md, redefinition).  The forwarding is made whether the
    binding's statement succeeds or not, as the compiled program's (mono.c
    resolves it before the program runs): where it fails, the variable
-   then has no value, where CMU NESL keeps the old one (docs/nesl.md).
-   `it` too: a function that reads it reads the last value of its type
+   takes the old one's value (keep_replaced), as CMU NESL binds nothing
+   then.  `it` too: a function that reads it reads the last value of its type
    when it runs (`3 + 4; function h(x) = x + it; 10; h(1);` is 11 in CMU
    NESL, and `h(1)` again 12). */
 static void forward_bound(TopLevel *top) {
@@ -1284,9 +1284,9 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
   case TOP_BIND: {
     Value v = run_body(ev, top, &ok);
     forward_bound(top);
-    if (!ok)
+    if (!ok) {
       keep_replaced(top);
-    if (ok) {
+    } else {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
       if (!top->library) {

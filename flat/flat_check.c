@@ -405,7 +405,7 @@ static void check_top(Checker *c, const FlatTop *t) {
       if (!old)
         continue;
       check_var_identity(c, loc, old);
-      if (!old->global || !c->is_global[old->id] || old == g)
+      if (!old->global || !c->is_global[old->id] || !c->defined[old->id] || old == g)
         fail(c, loc, "%s, kept on an error, is not an earlier global", var_name(old));
       if (!flat_type_equal(old->type, g->type))
         fail(c, loc, "%s, kept on an error, is a %s where %s is a %s", var_name(old), flat_type_name(old->type),

@@ -570,8 +570,8 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   return f;
 }
 
-/* After a statement that defines 'd': an older user definition of the
-   same name and an equivalent type forwards to it. */
+/* After a statement that defines 'd': the definition it replaces
+   (tc_replaced_def) forwards to it. */
 static void forward_redefinition(MonoProgram *mp, Def *d) {
   Def *old = tc_replaced_def(d);
   if (old) {

@@ -1079,8 +1079,8 @@ static void define_pattern_values(TypeEnv *env, Pattern *p, TopLevel *top, bool 
 }
 
 /* pat = exp at top level */
-static void check_runs_defined(TypeEnv *env, Expr *body);
 static void check_printable(Expr *body, Type *t);
+static void check_runs_defined(TypeEnv *env, Expr *body);
 
 static void check_bind(TypeEnv *env, TopLevel *top) {
   env->current = NULL;
@@ -1169,7 +1169,6 @@ static void check_runs_defined(TypeEnv *env, Expr *body) {
   RunSearch s = {env, {0}, NULL};
   search_expr(&s, body);
 }
-
 
 bool tc_check_top(TypeEnv *env, TopLevel *top) {
   jmp_buf jb;

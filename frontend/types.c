@@ -459,24 +459,6 @@ bool type_has_open_function(Type *t) {
   }
 }
 
-bool type_has_function(Type *t) {
-  t = type_resolve(t);
-  switch (t->kind) {
-  case T_FUN:
-    return true;
-  case T_SEQ:
-    return type_has_function(t->elem);
-  case T_PAIR:
-    return type_has_function(t->fst) || type_has_function(t->snd);
-  case T_DATA:
-    for (int i = 0; i < t->args.len; i++)
-      if (type_has_function(t->args.data[i]))
-        return true;
-    return false;
-  default:
-    return false;
-  }
-}
 
 /* The first pair of function types, in 'a' and 'b' at the same place,
    whose identities are two different functions. */

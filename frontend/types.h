@@ -123,9 +123,6 @@ bool type_is_ground(Type *t);
    function are equivalent if their types are. */
 bool type_equivalent(Type *a, Type *b);
 
-/* True if 't' has a function type anywhere in it. */
-bool type_has_function(Type *t);
-
 /* True if 't' has a function type anywhere in it whose argument or
    result still has a type variable: a polymorphic function value. */
 bool type_has_open_function(Type *t);

@@ -1280,7 +1280,7 @@ static void check_top(Checker *c, const LcuTop *t) {
     const LcuVar *old = i < t->replaced.len ? t->replaced.data[i] : NULL;
     if (old) {
       check_var_identity(c, loc, old);
-      if (!c->is_global[old->id] || old == g)
+      if (!c->is_global[old->id] || !c->defined[old->id] || old == g)
         fail(c, loc, "%s, kept on an error, is not an earlier global", var_name(old));
       if (!lcu_type_equal(old->type, g->type))
         fail(c, loc, "%s, kept on an error, is %s where %s is %s", var_name(old), an(old->type), var_name(g),

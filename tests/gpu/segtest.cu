@@ -1515,7 +1515,6 @@ static void timing_single_pass(void) {
       soffs[c] = rtg_vec_new(RT_INT, nseg);
     }
     const int64_t *soff = rtg_seg_offsets(sd);
-    slots.clear();
     wait_device("timing");
     cudaEventRecord(a, rtg_stream());
     std::vector<rtg::SplitCounts> sslots;
