@@ -133,6 +133,11 @@ static void read_host_max(void) {
    one line, and the program goes on. */
 
 bool rtg_profiling;
+/* NESSIE_TRACE=1: a line on stderr for each launch and each wait for the
+   device, in the order they happen, to see what one step of a recursion
+   or loop launches and where it waits (the profile sums them by site). */
+static bool tracing;
+static bool trace_synced; /* did the last finish_reads wait for the stream? */
 static bool profile_stopped; /* by an error of its own */
 static int profile_device;
 static double profile_t0, profile_ready; /* rtg_init's start and end (rt_now) */
@@ -312,6 +317,8 @@ static void profile_after(const char *name, RtLoc loc) {
    not counted as one by rtg_launched's statistics: its kernels are
    CUB's. */
 static void cub_done(const char *name, RtLoc loc) {
+  if (tracing)
+    fprintf(stderr, "nessie trace: launch %s (CUB) %s:%d\n", name, loc.file ? loc.file : "-", loc.line);
   if (rtg_profiling)
     profile_after(name, loc);
 }
@@ -322,6 +329,8 @@ static void cub_done(const char *name, RtLoc loc) {
 static double wait_start(void) { return rtg_profiling ? rt_now() : 0.0; }
 
 static void wait_done(int kind, double t0) {
+  if (tracing) /* a read after another's wait copies what that wait brought */
+    fprintf(stderr, "nessie trace: %s (%s)\n", trace_synced ? "wait" : "read, no wait", wait_names[kind]);
   if (!rtg_profiling)
     return;
   waits[kind].count++;
@@ -542,6 +551,7 @@ const char *rtg_start(const RtSite *sites, int device) {
     return start_failed("CUDA device %d: out of memory at start", dev);
   cudaMemset(ticket, 0, sizeof *ticket);
   profile_start(dev, started);
+  tracing = rt_env_on("NESSIE_TRACE");
   return NULL;
 }
 
@@ -707,6 +717,8 @@ void rtg_launched(const char *name, RtLoc loc) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     rt_fail(loc, NULL, "CUDA error launching kernel %s: %s", name, cudaGetErrorString(e));
+  if (tracing)
+    fprintf(stderr, "nessie trace: launch %s %s:%d\n", name, loc.file ? loc.file : "-", loc.line);
   if (rtg_profiling)
     profile_after(name, loc);
 }
@@ -868,7 +880,8 @@ static void finish_reads(void) {
   nreads = 0; /* before a failure below, which leaves the statement */
   readback_used = 0;
   results_used = 0;
-  if (kernels || results || n > 0) {
+  trace_synced = kernels || results || n > 0;
+  if (trace_synced) {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
       rt_fail(RT_LOC(NULL, 0, 0), NULL, "CUDA error: %s", cudaGetErrorString(e));
@@ -997,6 +1010,7 @@ static bool copy_to_device(void *dst, const void *src, size_t bytes) {
   if (stage_used[slot]) {
     double t0 = wait_start();
     check(cudaEventSynchronize(stage_done[slot]), "a copy to the device");
+    trace_synced = true;
     wait_done(WAIT_TO_DEVICE, t0);
   }
   double t0 = rtg_profiling ? rt_now() : 0.0;
@@ -1017,6 +1031,7 @@ static void copies_taken(bool staged) {
     return;
   double t0 = wait_start();
   check(cudaStreamSynchronize(stream), "a copy to the device");
+  trace_synced = true;
   wait_done(WAIT_TO_DEVICE, t0);
 }
 
