@@ -74,14 +74,19 @@ typedef struct Gx {
                        not read yet */
 } Gx;
 
-/* A FILTER whose count is read after the independent FILTERs that
-   follow it are launched too (flush_filters): one wait for all. */
+/* A FILTER whose count is read after the independent SOACs that follow
+   it are launched too (flush_filters): one wait for all.  A REDUCE or
+   ONCE whose values the host reads joins them the same way (its slot,
+   the identity a REDUCE of no elements gives). */
 typedef struct PendingFilter {
   const LcuSoac *s;
   int index; /* of 's' in the kernel */
   const char *slot;
-  const char *n; /* its size: a PARTITION's others are n less the kept */
+  const char *n;        /* its size: a PARTITION's others are n less the kept */
+  const char *identity; /* a REDUCE's, or NULL */
 } PendingFilter;
+
+static void pend_read(Gx *x, const char *id);
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
 static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
@@ -800,12 +805,12 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     return;
   }
   if (!scan) {
-    const char *r = cg_temp(cg);
-    bool commutative = cg_op_commutative(x->s);
-    cg_line(cg, "const %s %s = rtg::%s(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
-            commutative ? "reduce_commutative" : "reduce", kernel_string(x), pull, functor(x, "op"),
-            identity(x), n);
-    scalar_results(x, r);
+    /* launched now, read where the kernel's pending counts are read
+       (flush_filters): one wait for the FILTERs before it and the SOACs
+       after it that do not read its values */
+    cg_line(cg, "%s = rtg::reduce_launch<%s>(%s, loc, %s, %s, %s, %s);", x->slot,
+            cg_op_commutative(x->s) ? "true" : "false", kernel_string(x), pull, functor(x, "op"), identity(x), n);
+    pend_read(x, identity(x));
     return;
   }
   /* without a float, the operator's result does not depend on how the
@@ -872,8 +877,25 @@ static const char *filter_vectors(Gx *x, bool partition) {
 
 static void pend_filter(Gx *x) {
   PendingFilter *p = NEW(PendingFilter);
-  *p = (PendingFilter){x->s, x->index, x->slot, x->slot_n};
+  *p = (PendingFilter){x->s, x->index, x->slot, x->slot_n, NULL};
   vec_push(&x->pending, p);
+}
+
+/* A REDUCE's (with its identity) or ONCE's values, launched into the
+   slot x->slot, to be read by flush_filters. */
+static void pend_read(Gx *x, const char *id) {
+  PendingFilter *p = NEW(PendingFilter);
+  *p = (PendingFilter){x->s, x->index, x->slot, NULL, id};
+  vec_push(&x->pending, p);
+}
+
+/* Does SOAC 's' give the host values to read, by a slot that
+   flush_filters reads (host_reduce_or_scan, host_once)? */
+static bool reads_values(const Cg *cg, const LcuKernel *k, int i) {
+  const LcuSoac *s = k->soacs.data[i];
+  if (s->kind == SOAC_ONCE)
+    return !value_inside(cg, k, i);
+  return s->kind == SOAC_REDUCE && !cg_reduce_on_device(cg, k, i) && !value_inside(cg, k, i);
 }
 
 static void host_filter(Gx *x, bool partition) {
@@ -994,10 +1016,9 @@ static void host_once(Gx *x) {
     cg_line(cg, "A.%s = %s;", kname(x, "dev"), kname(x, "value"));
     return;
   }
-  const char *r = cg_temp(cg);
-  cg_line(cg, "const %s %s = rtg::once<%s>(%s, loc, %s);", kname(x, "V"), r, kname(x, "V"), kernel_string(x),
+  cg_line(cg, "%s = rtg::once_launch<%s>(%s, loc, %s);", x->slot, kname(x, "V"), kernel_string(x),
           functor(x, "pull"));
-  scalar_results(x, r);
+  pend_read(x, NULL);
 }
 
 static void host_seg_reduce_or_scan(Gx *x, bool scan) {
@@ -1206,13 +1227,27 @@ static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
   return false;
 }
 
-/* May SOAC 'next' be launched before the pending FILTERs' counts are
-   read?  Only another FILTER that reads none of their results: anything
-   else may wait for the device and take result slots, whose room a wait
-   frees (rtg::partition_launch). */
+/* May SOAC 'next' be launched before the pending counts and values are
+   read?  Only one that reads none of their results and neither waits
+   for the device nor takes a result slot but to be read with them: a
+   wait frees the room of the slots taken before it (finish_reads), so a
+   slot taken after a wait could overwrite a pending one.  A FILTER,
+   PARTITION or SPLIT, a REDUCE or ONCE (read with them, or kept on the
+   device), a MAP or a SCAN; not the segmented SOACs and the library's
+   operations, which may read a segment total or a count. */
 static bool joins_pending(const Gx *x, const LcuSoac *next) {
-  if (next->kind != SOAC_FILTER && next->kind != SOAC_PARTITION && next->kind != SOAC_SPLIT)
+  switch (next->kind) {
+  case SOAC_FILTER:
+  case SOAC_PARTITION:
+  case SOAC_SPLIT:
+  case SOAC_REDUCE:
+  case SOAC_ONCE:
+  case SOAC_MAP:
+  case SOAC_SCAN:
+    break;
+  default:
     return false;
+  }
   for (int i = 0; i < x->pending.len; i++)
     if (reads_results_of(next, ((const PendingFilter *)x->pending.data[i])->s))
       return false;
@@ -1224,6 +1259,26 @@ static void flush_filters(Gx *x) {
   Cg *cg = x->cg;
   for (int i = 0; i < x->pending.len; i++) {
     const PendingFilter *p = x->pending.data[i];
+    if (p->s->kind == SOAC_REDUCE || p->s->kind == SOAC_ONCE) {
+      /* its values: the first read waits, the others copy */
+      const LcuSoac *s = x->s;
+      int index = x->index;
+      x->s = p->s;
+      x->index = p->index;
+      const char *r = cg_temp(cg);
+      cg_line(cg, "{"); /* a block: a later `goto fail` may not jump past its initialization */
+      cg->indent++;
+      if (p->identity)
+        cg_line(cg, "const %s %s = rtg::reduce_read(%s, %s);", kname(x, "V"), r, p->slot, p->identity);
+      else
+        cg_line(cg, "const %s %s = rtg::once_read(%s);", kname(x, "V"), r, p->slot);
+      scalar_results(x, r);
+      cg->indent--;
+      cg_line(cg, "}");
+      x->s = s;
+      x->index = index;
+      continue;
+    }
     const char *kept = cg_temp(cg);
     cg_line(cg, "{"); /* a block: a later `goto fail` may not jump past its initialization */
     cg->indent++;
@@ -1511,6 +1566,10 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       x.slot_n = cg_temp(cg);
       cg_line(cg, "rtg::SplitCounts %s; /* the slots of its classes' counts */", x.slot);
       cg_line(cg, "int64_t %s; /* its size */", x.slot_n);
+    }
+    if (reads_values(cg, k, i)) {
+      x.slot = cg_temp(cg);
+      cg_line(cg, "%s_%d_V *%s; /* the slot of its values */", k->name, i, x.slot);
     }
     cg_line(cg, "{");
     cg->indent++;

@@ -492,6 +492,33 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
   return r;
 }
 
+/* The reduction into a result slot, without a wait (NULL for no
+   elements): the kernel's code reads it with the counts of the FILTERs
+   launched around it (codegen/cuda.c, flush_filters), so that a
+   kernel's values and counts cost the host one wait.  The same launch
+   as reduce's and reduce_commutative's, so the same value, bit for bit. */
+template <bool COMMUTATIVE, class V, class Pull, class Op>
+V *reduce_launch(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n <= 0)
+    return NULL;
+  V *out = result_slot<V>();
+  if constexpr (COMMUTATIVE)
+    launch_reduce_commutative(name, loc, pull, op, id, n, out);
+  else
+    launch_reduce(name, loc, pull, op, id, n, out);
+  return out;
+}
+
+/* reduce_launch's value: a wait, unless one since the launch read the
+   slot's room already; 'id' where there were no elements. */
+template <class V> V reduce_read(V *slot, V id) {
+  if (!slot)
+    return id;
+  V r;
+  rtg_read_result(&r, slot, sizeof(V));
+  return r;
+}
+
 /* ---- a REDUCE that only argument checks read ----
    Lowering tests a lifted argument check (a subscript, a range: NESL's
    `check`) by a REDUCE that finds the first element that fails it and
@@ -1699,14 +1726,24 @@ template <class V, class Pull> V *once_on_device(const char *name, RtLoc loc, Pu
   return out;
 }
 
-template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
+/* ONCE into a result slot, without a wait, read by once_read with the
+   kernel's other pending values (reduce_launch). */
+template <class V, class Pull> V *once_launch(const char *name, RtLoc loc, Pull pull) {
   V *out = result_slot<V>();
   rtg_launching("once");
   once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
   rtg_launched(name, loc);
+  return out;
+}
+
+template <class V> V once_read(V *slot) {
   V r;
-  rtg_read_result(&r, out, sizeof(V));
+  rtg_read_result(&r, slot, sizeof(V));
   return r;
+}
+
+template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
+  return once_read(once_launch<V>(name, loc, pull));
 }
 
 /* ---- the segmented SOACs: a warp per segment ---- */

@@ -606,14 +606,18 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32
     /* computed in the launch of SOAC 1 (K2_1_ride) */
   }
   /* REDUCE */
+  K2_1_V *t139; /* the slot of its values */
   {
-    const int64_t t139 = v_x429->len;
-    const K2_1_V t140 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t139);
-    v_x437 = t140.v0;
+    const int64_t t140 = v_x429->len;
+    t139 = rtg::reduce_launch<false>("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t140);
+  }
+  {
+    const K2_1_V t141 = rtg::reduce_read(t139, K2_1_V{2147483647, 0, 1});
+    v_x437 = t141.v0;
     A.v_x437 = v_x437;
-    v_x438 = t140.v1;
+    v_x438 = t141.v1;
     A.v_x438 = v_x438;
-    v_x439 = t140.v2;
+    v_x439 = t141.v2;
     A.v_x439 = v_x439;
   }
   *out_v_x438 = v_x438;
@@ -650,71 +654,71 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int3
   int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t141 = v_x522_n;
-    v_x548 = rt_value_new(rt_vec_type(RT_INT), t141);
+    const int64_t t142 = v_x522_n;
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t142);
     int32_t *v_x548_d = v_x548->data.i;
     const int64_t v_x548_n = v_x548->len;
-    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
-    for (int64_t t142 = 0; t142 < t141; t142++) {
-      const int32_t t143 = (int32_t)t142;
-      int t161 = 0; /* nonzero: a check below failed */
-      int32_t t145 = rt_mul_i(t143, v_x516);
-      int32_t t146 = v_x522_d[t143];
-      int32_t t148 = rt_add_i(t145, t146);
-      uint8_t t150 = rt_ge_i(t146, 0);
-      uint8_t t152 = rt_lt_i(t146, v_x516);
-      uint8_t t154 = rt_and_b(t150, t152);
-      int32_t t156 = (t154 ? t148 : -1);
-      uint8_t t158 = rt_ge_i(t156, 0);
-      int32_t t159;
-      if (t158) {
-        int t162 = (uint64_t)(int64_t)t156 < (uint64_t)v_x513;
-        int32_t t160 = t162 ? t156 : 0;
-        t161 |= !t162;
-        int32_t t164 = rt_rem_by(t160, v_x516_dv, &t161);
-        int t166 = (uint64_t)(int64_t)t164 < (uint64_t)v_x519_n;
-        int32_t t165 = t166 ? v_x519_d[t164] : 0;
-        t161 |= !t166;
-        t159 = t165;
+    RT_PARALLEL_FOR_IF(t142 >= RT_PARALLEL_MIN)
+    for (int64_t t143 = 0; t143 < t142; t143++) {
+      const int32_t t144 = (int32_t)t143;
+      int t162 = 0; /* nonzero: a check below failed */
+      int32_t t146 = rt_mul_i(t144, v_x516);
+      int32_t t147 = v_x522_d[t144];
+      int32_t t149 = rt_add_i(t146, t147);
+      uint8_t t151 = rt_ge_i(t147, 0);
+      uint8_t t153 = rt_lt_i(t147, v_x516);
+      uint8_t t155 = rt_and_b(t151, t153);
+      int32_t t157 = (t155 ? t149 : -1);
+      uint8_t t159 = rt_ge_i(t157, 0);
+      int32_t t160;
+      if (t159) {
+        int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x513;
+        int32_t t161 = t163 ? t157 : 0;
+        t162 |= !t163;
+        int32_t t165 = rt_rem_by(t161, v_x516_dv, &t162);
+        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x519_n;
+        int32_t t166 = t167 ? v_x519_d[t165] : 0;
+        t162 |= !t167;
+        t160 = t166;
       } else {
-        t159 = 0;
+        t160 = 0;
       }
-      if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
-        int32_t t168 = rt_mul_i(t143, v_x516);
-        int32_t t169 = v_x522_d[t143];
-        int32_t t171 = rt_add_i(t168, t169);
-        uint8_t t173 = rt_ge_i(t169, 0);
-        uint8_t t175 = rt_lt_i(t169, v_x516);
-        uint8_t t177 = rt_and_b(t173, t175);
-        int32_t t179 = (t177 ? t171 : -1);
-        uint8_t t181 = rt_ge_i(t179, 0);
-        int32_t t182;
-        if (t181) {
-          int32_t t183;
-          if ((uint64_t)(int64_t)t179 < (uint64_t)v_x513) {
-            t183 = t179;
+      if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+        int32_t t169 = rt_mul_i(t144, v_x516);
+        int32_t t170 = v_x522_d[t144];
+        int32_t t172 = rt_add_i(t169, t170);
+        uint8_t t174 = rt_ge_i(t170, 0);
+        uint8_t t176 = rt_lt_i(t170, v_x516);
+        uint8_t t178 = rt_and_b(t174, t176);
+        int32_t t180 = (t178 ? t172 : -1);
+        uint8_t t182 = rt_ge_i(t180, 0);
+        int32_t t183;
+        if (t182) {
+          int32_t t184;
+          if ((uint64_t)(int64_t)t180 < (uint64_t)v_x513) {
+            t184 = t180;
           } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 2, 0, RT_GATHER, t179, v_x513, 0.0, 0);
-            t183 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 2, 0, RT_GATHER, t180, v_x513, 0.0, 0);
+            t184 = 0;
           }
-          int t184 = 0;
-          int32_t t185 = rt_rem_by(t183, v_x516_dv, &t184);
-          if (t184) {
-            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t184, RT_REM, 0, 0, 0.0, 1);
+          int t185 = 0;
+          int32_t t186 = rt_rem_by(t184, v_x516_dv, &t185);
+          if (t185) {
+            NESSIE_RECORD(err, t143, RT_CHECK_SCALAR, 0, t185, RT_REM, 0, 0, 0.0, 1);
           }
-          int32_t t186;
-          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x519_n) {
-            t186 = v_x519_d[t185];
+          int32_t t187;
+          if ((uint64_t)(int64_t)t186 < (uint64_t)v_x519_n) {
+            t187 = v_x519_d[t186];
           } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x519_n, 0.0, 2);
-            t186 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x519_n, 0.0, 2);
+            t187 = 0;
           }
-          t182 = t186;
+          t183 = t187;
         } else {
-          t182 = 0;
+          t183 = 0;
         }
       }
-      v_x548_d[t142] = t159;
+      v_x548_d[t143] = t160;
     }
   }
   if (err->index != INT64_MAX)
@@ -724,104 +728,104 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int3
     const int64_t v_x548_n = v_x548->len;
     /* REDUCE */
     {
-      const int64_t t187 = v_x522_n;
-      const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      RT_PARALLEL_FOR_IF(t188 > 1)
-      for (int64_t t192 = 0; t192 < t188; t192++) {
-        int32_t t192a0;
-        int32_t t192a1;
-        int32_t t192a2;
-        t192a0 = 2147483647;
-        t192a1 = 0;
-        t192a2 = 1;
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t187 ? (t192 + 1) * RT_CHUNK : t187;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          int32_t t192x0;
-          int32_t t192x1;
-          int32_t t192x2;
-          int32_t t195 = v_x522_d[t194];
-          uint8_t t197 = rt_ge_i(t195, 0);
-          uint8_t t199 = rt_lt_i(t195, v_x516);
-          uint8_t t201 = rt_and_b(t197, t199);
-          int32_t t202;
-          if (t201) {
-            t202 = 2147483647;
+      const int64_t t188 = v_x522_n;
+      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      RT_PARALLEL_FOR_IF(t189 > 1)
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        int32_t t193a0;
+        int32_t t193a1;
+        int32_t t193a2;
+        t193a0 = 2147483647;
+        t193a1 = 0;
+        t193a2 = 1;
+        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
+        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
+          const int32_t t195 = (int32_t)t194;
+          int32_t t193x0;
+          int32_t t193x1;
+          int32_t t193x2;
+          int32_t t196 = v_x522_d[t195];
+          uint8_t t198 = rt_ge_i(t196, 0);
+          uint8_t t200 = rt_lt_i(t196, v_x516);
+          uint8_t t202 = rt_and_b(t198, t200);
+          int32_t t203;
+          if (t202) {
+            t203 = 2147483647;
           } else {
-            t202 = t194;
+            t203 = t195;
           }
-          t192x0 = t202;
-          t192x1 = t195;
-          t192x2 = v_x516;
-          uint8_t t204 = rt_le_i(t192a0, t192x0);
-          int32_t t205;
-          if (t204) {
-            t205 = t192a0;
-          } else {
-            t205 = t192x0;
-          }
+          t193x0 = t203;
+          t193x1 = t196;
+          t193x2 = v_x516;
+          uint8_t t205 = rt_le_i(t193a0, t193x0);
           int32_t t206;
-          if (t204) {
-            t206 = t192a1;
+          if (t205) {
+            t206 = t193a0;
           } else {
-            t206 = t192x1;
+            t206 = t193x0;
           }
           int32_t t207;
-          if (t204) {
-            t207 = t192a2;
+          if (t205) {
+            t207 = t193a1;
           } else {
-            t207 = t192x2;
+            t207 = t193x1;
           }
-          t192a0 = t205;
-          t192a1 = t206;
-          t192a2 = t207;
+          int32_t t208;
+          if (t205) {
+            t208 = t193a2;
+          } else {
+            t208 = t193x2;
+          }
+          t193a0 = t206;
+          t193a1 = t207;
+          t193a2 = t208;
         }
-        t189[t192] = t192a0;
-        t190[t192] = t192a1;
-        t191[t192] = t192a2;
+        t190[t193] = t193a0;
+        t191[t193] = t193a1;
+        t192[t193] = t193a2;
       }
-      int32_t t192t0;
-      int32_t t192t1;
-      int32_t t192t2;
-      t192t0 = 2147483647;
-      t192t1 = 0;
-      t192t2 = 1;
-      for (int64_t t192 = 0; t192 < t188; t192++) {
-        const int32_t t208 = t189[t192];
-        const int32_t t209 = t190[t192];
-        const int32_t t210 = t191[t192];
-        uint8_t t212 = rt_le_i(t192t0, t208);
-        int32_t t213;
-        if (t212) {
-          t213 = t192t0;
-        } else {
-          t213 = t208;
-        }
+      int32_t t193t0;
+      int32_t t193t1;
+      int32_t t193t2;
+      t193t0 = 2147483647;
+      t193t1 = 0;
+      t193t2 = 1;
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        const int32_t t209 = t190[t193];
+        const int32_t t210 = t191[t193];
+        const int32_t t211 = t192[t193];
+        uint8_t t213 = rt_le_i(t193t0, t209);
         int32_t t214;
-        if (t212) {
-          t214 = t192t1;
+        if (t213) {
+          t214 = t193t0;
         } else {
           t214 = t209;
         }
         int32_t t215;
-        if (t212) {
-          t215 = t192t2;
+        if (t213) {
+          t215 = t193t1;
         } else {
           t215 = t210;
         }
-        t192t0 = t213;
-        t192t1 = t214;
-        t192t2 = t215;
+        int32_t t216;
+        if (t213) {
+          t216 = t193t2;
+        } else {
+          t216 = t211;
+        }
+        t193t0 = t214;
+        t193t1 = t215;
+        t193t2 = t216;
       }
-      v_x530 = t192t0;
-      rt_free(t189);
-      v_x531 = t192t1;
+      v_x530 = t193t0;
       rt_free(t190);
-      v_x532 = t192t2;
+      v_x531 = t193t1;
       rt_free(t191);
+      v_x532 = t193t2;
+      rt_free(t192);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -856,64 +860,64 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t233 = 0; /* nonzero: a check below failed */
-    int32_t t217 = rt_mul_i(ix, A.v_x516);
-    int32_t t218 = rtg::ld_stream(&A.v_x522_d[ix]);
-    int32_t t220 = rt_add_i(t217, t218);
-    uint8_t t222 = rt_ge_i(t218, 0);
-    uint8_t t224 = rt_lt_i(t218, A.v_x516);
-    uint8_t t226 = rt_and_b(t222, t224);
-    int32_t t228 = (t226 ? t220 : -1);
-    uint8_t t230 = rt_ge_i(t228, 0);
-    int32_t t231;
-    if (t230) {
-      int t234 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x513;
-      int32_t t232 = t234 ? t228 : 0;
-      t233 |= !t234;
-      int32_t t236 = rt_rem_by(t232, A.v_x516_dv, &t233);
-      int t238 = (uint64_t)(int64_t)t236 < (uint64_t)A.v_x519_n;
-      int32_t t237 = t238 ? A.v_x519_d[t236] : 0;
-      t233 |= !t238;
-      t231 = t237;
+    int t234 = 0; /* nonzero: a check below failed */
+    int32_t t218 = rt_mul_i(ix, A.v_x516);
+    int32_t t219 = rtg::ld_stream(&A.v_x522_d[ix]);
+    int32_t t221 = rt_add_i(t218, t219);
+    uint8_t t223 = rt_ge_i(t219, 0);
+    uint8_t t225 = rt_lt_i(t219, A.v_x516);
+    uint8_t t227 = rt_and_b(t223, t225);
+    int32_t t229 = (t227 ? t221 : -1);
+    uint8_t t231 = rt_ge_i(t229, 0);
+    int32_t t232;
+    if (t231) {
+      int t235 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x513;
+      int32_t t233 = t235 ? t229 : 0;
+      t234 |= !t235;
+      int32_t t237 = rt_rem_by(t233, A.v_x516_dv, &t234);
+      int t239 = (uint64_t)(int64_t)t237 < (uint64_t)A.v_x519_n;
+      int32_t t238 = t239 ? A.v_x519_d[t237] : 0;
+      t234 |= !t239;
+      t232 = t238;
     } else {
-      t231 = 0;
+      t232 = 0;
     }
-    if (__builtin_expect(t233 != 0, 0)) { /* again, recording the error */
-      int32_t t240 = rt_mul_i(ix, A.v_x516);
-      int32_t t241 = rtg::ld_stream(&A.v_x522_d[ix]);
-      int32_t t243 = rt_add_i(t240, t241);
-      uint8_t t245 = rt_ge_i(t241, 0);
-      uint8_t t247 = rt_lt_i(t241, A.v_x516);
-      uint8_t t249 = rt_and_b(t245, t247);
-      int32_t t251 = (t249 ? t243 : -1);
-      uint8_t t253 = rt_ge_i(t251, 0);
-      int32_t t254;
-      if (t253) {
-        int32_t t255;
-        if ((uint64_t)(int64_t)t251 < (uint64_t)A.v_x513) {
-          t255 = t251;
+    if (__builtin_expect(t234 != 0, 0)) { /* again, recording the error */
+      int32_t t241 = rt_mul_i(ix, A.v_x516);
+      int32_t t242 = rtg::ld_stream(&A.v_x522_d[ix]);
+      int32_t t244 = rt_add_i(t241, t242);
+      uint8_t t246 = rt_ge_i(t242, 0);
+      uint8_t t248 = rt_lt_i(t242, A.v_x516);
+      uint8_t t250 = rt_and_b(t246, t248);
+      int32_t t252 = (t250 ? t244 : -1);
+      uint8_t t254 = rt_ge_i(t252, 0);
+      int32_t t255;
+      if (t254) {
+        int32_t t256;
+        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x513) {
+          t256 = t252;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t251, A.v_x513, 0.0, 0);
-          t255 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t252, A.v_x513, 0.0, 0);
+          t256 = 0;
         }
-        int t256 = 0;
-        int32_t t257 = rt_rem_by(t255, A.v_x516_dv, &t256);
-        if (t256) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t256, RT_REM, 0, 0, 0.0, 1);
+        int t257 = 0;
+        int32_t t258 = rt_rem_by(t256, A.v_x516_dv, &t257);
+        if (t257) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t257, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t258;
-        if ((uint64_t)(int64_t)t257 < (uint64_t)A.v_x519_n) {
-          t258 = A.v_x519_d[t257];
+        int32_t t259;
+        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x519_n) {
+          t259 = A.v_x519_d[t258];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, A.v_x519_n, 0.0, 2);
-          t258 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x519_n, 0.0, 2);
+          t259 = 0;
         }
-        t254 = t258;
+        t255 = t259;
       } else {
-        t254 = 0;
+        t255 = 0;
       }
     }
-    return K3_0_V{t231};
+    return K3_0_V{t232};
   }
 };
 struct K3_0_store {
@@ -932,42 +936,42 @@ struct K3_1_pull {
   __device__ K3_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t259 = A.v_x522_d[ix];
-    uint8_t t261 = rt_ge_i(t259, 0);
-    uint8_t t263 = rt_lt_i(t259, A.v_x516);
-    uint8_t t265 = rt_and_b(t261, t263);
-    int32_t t266;
-    if (t265) {
-      t266 = 2147483647;
+    int32_t t260 = A.v_x522_d[ix];
+    uint8_t t262 = rt_ge_i(t260, 0);
+    uint8_t t264 = rt_lt_i(t260, A.v_x516);
+    uint8_t t266 = rt_and_b(t262, t264);
+    int32_t t267;
+    if (t266) {
+      t267 = 2147483647;
     } else {
-      t266 = ix;
+      t267 = ix;
     }
-    return K3_1_V{t266, t259, A.v_x516};
+    return K3_1_V{t267, t260, A.v_x516};
   }
 };
 struct K3_1_op {
   K3_A A;
   __device__ K3_1_V operator()(const K3_1_V &a, const K3_1_V &b) const {
-    uint8_t t268 = rt_le_i(a.v0, b.v0);
-    int32_t t269;
-    if (t268) {
-      t269 = a.v0;
-    } else {
-      t269 = b.v0;
-    }
+    uint8_t t269 = rt_le_i(a.v0, b.v0);
     int32_t t270;
-    if (t268) {
-      t270 = a.v1;
+    if (t269) {
+      t270 = a.v0;
     } else {
-      t270 = b.v1;
+      t270 = b.v0;
     }
     int32_t t271;
-    if (t268) {
-      t271 = a.v2;
+    if (t269) {
+      t271 = a.v1;
     } else {
-      t271 = b.v2;
+      t271 = b.v1;
     }
-    return K3_1_V{t269, t270, t271};
+    int32_t t272;
+    if (t269) {
+      t272 = a.v2;
+    } else {
+      t272 = b.v2;
+    }
+    return K3_1_V{t270, t271, t272};
   }
 };
 struct K3_1_ride {
@@ -997,21 +1001,25 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32
   int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t272 = v_x522->len;
-    v_x548 = rtg_vec_new(RT_INT, t272);
+    const int64_t t273 = v_x522->len;
+    v_x548 = rtg_vec_new(RT_INT, t273);
     A.v_x548_d = v_x548->data.i;
     A.v_x548_n = v_x548->len;
     /* computed in the launch of SOAC 1 (K3_1_ride) */
   }
   /* REDUCE */
+  K3_1_V *t274; /* the slot of its values */
   {
-    const int64_t t273 = v_x522->len;
-    const K3_1_V t274 = rtg::reduce("K3", loc, K3_1_ride{A}, K3_1_op{A}, K3_1_V{2147483647, 0, 1}, t273);
-    v_x530 = t274.v0;
+    const int64_t t275 = v_x522->len;
+    t274 = rtg::reduce_launch<false>("K3", loc, K3_1_ride{A}, K3_1_op{A}, K3_1_V{2147483647, 0, 1}, t275);
+  }
+  {
+    const K3_1_V t276 = rtg::reduce_read(t274, K3_1_V{2147483647, 0, 1});
+    v_x530 = t276.v0;
     A.v_x530 = v_x530;
-    v_x531 = t274.v1;
+    v_x531 = t276.v1;
     A.v_x531 = v_x531;
-    v_x532 = t274.v2;
+    v_x532 = t276.v2;
     A.v_x532 = v_x532;
   }
   *out_v_x531 = v_x531;
@@ -1048,71 +1056,71 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int3
   int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t275 = v_x615_n;
-    v_x641 = rt_value_new(rt_vec_type(RT_INT), t275);
+    const int64_t t277 = v_x615_n;
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t277);
     int32_t *v_x641_d = v_x641->data.i;
     const int64_t v_x641_n = v_x641->len;
-    RT_PARALLEL_FOR_IF(t275 >= RT_PARALLEL_MIN)
-    for (int64_t t276 = 0; t276 < t275; t276++) {
-      const int32_t t277 = (int32_t)t276;
-      int t295 = 0; /* nonzero: a check below failed */
-      int32_t t279 = rt_mul_i(t277, v_x609);
-      int32_t t280 = v_x615_d[t277];
-      int32_t t282 = rt_add_i(t279, t280);
-      uint8_t t284 = rt_ge_i(t280, 0);
-      uint8_t t286 = rt_lt_i(t280, v_x609);
-      uint8_t t288 = rt_and_b(t284, t286);
-      int32_t t290 = (t288 ? t282 : -1);
-      uint8_t t292 = rt_ge_i(t290, 0);
-      int32_t t293;
-      if (t292) {
-        int t296 = (uint64_t)(int64_t)t290 < (uint64_t)v_x606;
-        int32_t t294 = t296 ? t290 : 0;
-        t295 |= !t296;
-        int32_t t298 = rt_rem_by(t294, v_x609_dv, &t295);
-        int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x612_n;
-        int32_t t299 = t300 ? v_x612_d[t298] : 0;
-        t295 |= !t300;
-        t293 = t299;
+    RT_PARALLEL_FOR_IF(t277 >= RT_PARALLEL_MIN)
+    for (int64_t t278 = 0; t278 < t277; t278++) {
+      const int32_t t279 = (int32_t)t278;
+      int t297 = 0; /* nonzero: a check below failed */
+      int32_t t281 = rt_mul_i(t279, v_x609);
+      int32_t t282 = v_x615_d[t279];
+      int32_t t284 = rt_add_i(t281, t282);
+      uint8_t t286 = rt_ge_i(t282, 0);
+      uint8_t t288 = rt_lt_i(t282, v_x609);
+      uint8_t t290 = rt_and_b(t286, t288);
+      int32_t t292 = (t290 ? t284 : -1);
+      uint8_t t294 = rt_ge_i(t292, 0);
+      int32_t t295;
+      if (t294) {
+        int t298 = (uint64_t)(int64_t)t292 < (uint64_t)v_x606;
+        int32_t t296 = t298 ? t292 : 0;
+        t297 |= !t298;
+        int32_t t300 = rt_rem_by(t296, v_x609_dv, &t297);
+        int t302 = (uint64_t)(int64_t)t300 < (uint64_t)v_x612_n;
+        int32_t t301 = t302 ? v_x612_d[t300] : 0;
+        t297 |= !t302;
+        t295 = t301;
       } else {
-        t293 = 0;
+        t295 = 0;
       }
-      if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
-        int32_t t302 = rt_mul_i(t277, v_x609);
-        int32_t t303 = v_x615_d[t277];
-        int32_t t305 = rt_add_i(t302, t303);
-        uint8_t t307 = rt_ge_i(t303, 0);
-        uint8_t t309 = rt_lt_i(t303, v_x609);
-        uint8_t t311 = rt_and_b(t307, t309);
-        int32_t t313 = (t311 ? t305 : -1);
-        uint8_t t315 = rt_ge_i(t313, 0);
-        int32_t t316;
-        if (t315) {
-          int32_t t317;
-          if ((uint64_t)(int64_t)t313 < (uint64_t)v_x606) {
-            t317 = t313;
+      if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
+        int32_t t304 = rt_mul_i(t279, v_x609);
+        int32_t t305 = v_x615_d[t279];
+        int32_t t307 = rt_add_i(t304, t305);
+        uint8_t t309 = rt_ge_i(t305, 0);
+        uint8_t t311 = rt_lt_i(t305, v_x609);
+        uint8_t t313 = rt_and_b(t309, t311);
+        int32_t t315 = (t313 ? t307 : -1);
+        uint8_t t317 = rt_ge_i(t315, 0);
+        int32_t t318;
+        if (t317) {
+          int32_t t319;
+          if ((uint64_t)(int64_t)t315 < (uint64_t)v_x606) {
+            t319 = t315;
           } else {
-            NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 3, 0, RT_GATHER, t313, v_x606, 0.0, 0);
-            t317 = 0;
+            NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 3, 0, RT_GATHER, t315, v_x606, 0.0, 0);
+            t319 = 0;
           }
-          int t318 = 0;
-          int32_t t319 = rt_rem_by(t317, v_x609_dv, &t318);
-          if (t318) {
-            NESSIE_RECORD(err, t276, RT_CHECK_SCALAR, 0, t318, RT_REM, 0, 0, 0.0, 1);
+          int t320 = 0;
+          int32_t t321 = rt_rem_by(t319, v_x609_dv, &t320);
+          if (t320) {
+            NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t320, RT_REM, 0, 0, 0.0, 1);
           }
-          int32_t t320;
-          if ((uint64_t)(int64_t)t319 < (uint64_t)v_x612_n) {
-            t320 = v_x612_d[t319];
+          int32_t t322;
+          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x612_n) {
+            t322 = v_x612_d[t321];
           } else {
-            NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x612_n, 0.0, 2);
-            t320 = 0;
+            NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x612_n, 0.0, 2);
+            t322 = 0;
           }
-          t316 = t320;
+          t318 = t322;
         } else {
-          t316 = 0;
+          t318 = 0;
         }
       }
-      v_x641_d[t276] = t293;
+      v_x641_d[t278] = t295;
     }
   }
   if (err->index != INT64_MAX)
@@ -1122,104 +1130,104 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int3
     const int64_t v_x641_n = v_x641->len;
     /* REDUCE */
     {
-      const int64_t t321 = v_x615_n;
-      const int64_t t322 = t321 > 0 ? (t321 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t323 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
-      int32_t *t324 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
-      int32_t *t325 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
-      RT_PARALLEL_FOR_IF(t322 > 1)
-      for (int64_t t326 = 0; t326 < t322; t326++) {
-        int32_t t326a0;
-        int32_t t326a1;
-        int32_t t326a2;
-        t326a0 = 2147483647;
-        t326a1 = 0;
-        t326a2 = 1;
-        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t321 ? (t326 + 1) * RT_CHUNK : t321;
-        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
-          const int32_t t328 = (int32_t)t327;
-          int32_t t326x0;
-          int32_t t326x1;
-          int32_t t326x2;
-          int32_t t329 = v_x615_d[t328];
-          uint8_t t331 = rt_ge_i(t329, 0);
-          uint8_t t333 = rt_lt_i(t329, v_x609);
-          uint8_t t335 = rt_and_b(t331, t333);
-          int32_t t336;
-          if (t335) {
-            t336 = 2147483647;
+      const int64_t t323 = v_x615_n;
+      const int64_t t324 = t323 > 0 ? (t323 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t325 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
+      int32_t *t326 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
+      int32_t *t327 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
+      RT_PARALLEL_FOR_IF(t324 > 1)
+      for (int64_t t328 = 0; t328 < t324; t328++) {
+        int32_t t328a0;
+        int32_t t328a1;
+        int32_t t328a2;
+        t328a0 = 2147483647;
+        t328a1 = 0;
+        t328a2 = 1;
+        const int64_t t328_end = (t328 + 1) * RT_CHUNK < t323 ? (t328 + 1) * RT_CHUNK : t323;
+        for (int64_t t329 = t328 * RT_CHUNK; t329 < t328_end; t329++) {
+          const int32_t t330 = (int32_t)t329;
+          int32_t t328x0;
+          int32_t t328x1;
+          int32_t t328x2;
+          int32_t t331 = v_x615_d[t330];
+          uint8_t t333 = rt_ge_i(t331, 0);
+          uint8_t t335 = rt_lt_i(t331, v_x609);
+          uint8_t t337 = rt_and_b(t333, t335);
+          int32_t t338;
+          if (t337) {
+            t338 = 2147483647;
           } else {
-            t336 = t328;
+            t338 = t330;
           }
-          t326x0 = t336;
-          t326x1 = t329;
-          t326x2 = v_x609;
-          uint8_t t338 = rt_le_i(t326a0, t326x0);
-          int32_t t339;
-          if (t338) {
-            t339 = t326a0;
-          } else {
-            t339 = t326x0;
-          }
-          int32_t t340;
-          if (t338) {
-            t340 = t326a1;
-          } else {
-            t340 = t326x1;
-          }
+          t328x0 = t338;
+          t328x1 = t331;
+          t328x2 = v_x609;
+          uint8_t t340 = rt_le_i(t328a0, t328x0);
           int32_t t341;
-          if (t338) {
-            t341 = t326a2;
+          if (t340) {
+            t341 = t328a0;
           } else {
-            t341 = t326x2;
+            t341 = t328x0;
           }
-          t326a0 = t339;
-          t326a1 = t340;
-          t326a2 = t341;
+          int32_t t342;
+          if (t340) {
+            t342 = t328a1;
+          } else {
+            t342 = t328x1;
+          }
+          int32_t t343;
+          if (t340) {
+            t343 = t328a2;
+          } else {
+            t343 = t328x2;
+          }
+          t328a0 = t341;
+          t328a1 = t342;
+          t328a2 = t343;
         }
-        t323[t326] = t326a0;
-        t324[t326] = t326a1;
-        t325[t326] = t326a2;
+        t325[t328] = t328a0;
+        t326[t328] = t328a1;
+        t327[t328] = t328a2;
       }
-      int32_t t326t0;
-      int32_t t326t1;
-      int32_t t326t2;
-      t326t0 = 2147483647;
-      t326t1 = 0;
-      t326t2 = 1;
-      for (int64_t t326 = 0; t326 < t322; t326++) {
-        const int32_t t342 = t323[t326];
-        const int32_t t343 = t324[t326];
-        const int32_t t344 = t325[t326];
-        uint8_t t346 = rt_le_i(t326t0, t342);
-        int32_t t347;
-        if (t346) {
-          t347 = t326t0;
-        } else {
-          t347 = t342;
-        }
-        int32_t t348;
-        if (t346) {
-          t348 = t326t1;
-        } else {
-          t348 = t343;
-        }
+      int32_t t328t0;
+      int32_t t328t1;
+      int32_t t328t2;
+      t328t0 = 2147483647;
+      t328t1 = 0;
+      t328t2 = 1;
+      for (int64_t t328 = 0; t328 < t324; t328++) {
+        const int32_t t344 = t325[t328];
+        const int32_t t345 = t326[t328];
+        const int32_t t346 = t327[t328];
+        uint8_t t348 = rt_le_i(t328t0, t344);
         int32_t t349;
-        if (t346) {
-          t349 = t326t2;
+        if (t348) {
+          t349 = t328t0;
         } else {
           t349 = t344;
         }
-        t326t0 = t347;
-        t326t1 = t348;
-        t326t2 = t349;
+        int32_t t350;
+        if (t348) {
+          t350 = t328t1;
+        } else {
+          t350 = t345;
+        }
+        int32_t t351;
+        if (t348) {
+          t351 = t328t2;
+        } else {
+          t351 = t346;
+        }
+        t328t0 = t349;
+        t328t1 = t350;
+        t328t2 = t351;
       }
-      v_x623 = t326t0;
-      rt_free(t323);
-      v_x624 = t326t1;
-      rt_free(t324);
-      v_x625 = t326t2;
+      v_x623 = t328t0;
       rt_free(t325);
+      v_x624 = t328t1;
+      rt_free(t326);
+      v_x625 = t328t2;
+      rt_free(t327);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1254,64 +1262,64 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t367 = 0; /* nonzero: a check below failed */
-    int32_t t351 = rt_mul_i(ix, A.v_x609);
-    int32_t t352 = rtg::ld_stream(&A.v_x615_d[ix]);
-    int32_t t354 = rt_add_i(t351, t352);
-    uint8_t t356 = rt_ge_i(t352, 0);
-    uint8_t t358 = rt_lt_i(t352, A.v_x609);
-    uint8_t t360 = rt_and_b(t356, t358);
-    int32_t t362 = (t360 ? t354 : -1);
-    uint8_t t364 = rt_ge_i(t362, 0);
-    int32_t t365;
-    if (t364) {
-      int t368 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x606;
-      int32_t t366 = t368 ? t362 : 0;
-      t367 |= !t368;
-      int32_t t370 = rt_rem_by(t366, A.v_x609_dv, &t367);
-      int t372 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x612_n;
-      int32_t t371 = t372 ? A.v_x612_d[t370] : 0;
-      t367 |= !t372;
-      t365 = t371;
+    int t369 = 0; /* nonzero: a check below failed */
+    int32_t t353 = rt_mul_i(ix, A.v_x609);
+    int32_t t354 = rtg::ld_stream(&A.v_x615_d[ix]);
+    int32_t t356 = rt_add_i(t353, t354);
+    uint8_t t358 = rt_ge_i(t354, 0);
+    uint8_t t360 = rt_lt_i(t354, A.v_x609);
+    uint8_t t362 = rt_and_b(t358, t360);
+    int32_t t364 = (t362 ? t356 : -1);
+    uint8_t t366 = rt_ge_i(t364, 0);
+    int32_t t367;
+    if (t366) {
+      int t370 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x606;
+      int32_t t368 = t370 ? t364 : 0;
+      t369 |= !t370;
+      int32_t t372 = rt_rem_by(t368, A.v_x609_dv, &t369);
+      int t374 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x612_n;
+      int32_t t373 = t374 ? A.v_x612_d[t372] : 0;
+      t369 |= !t374;
+      t367 = t373;
     } else {
-      t365 = 0;
+      t367 = 0;
     }
-    if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
-      int32_t t374 = rt_mul_i(ix, A.v_x609);
-      int32_t t375 = rtg::ld_stream(&A.v_x615_d[ix]);
-      int32_t t377 = rt_add_i(t374, t375);
-      uint8_t t379 = rt_ge_i(t375, 0);
-      uint8_t t381 = rt_lt_i(t375, A.v_x609);
-      uint8_t t383 = rt_and_b(t379, t381);
-      int32_t t385 = (t383 ? t377 : -1);
-      uint8_t t387 = rt_ge_i(t385, 0);
-      int32_t t388;
-      if (t387) {
-        int32_t t389;
-        if ((uint64_t)(int64_t)t385 < (uint64_t)A.v_x606) {
-          t389 = t385;
+    if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
+      int32_t t376 = rt_mul_i(ix, A.v_x609);
+      int32_t t377 = rtg::ld_stream(&A.v_x615_d[ix]);
+      int32_t t379 = rt_add_i(t376, t377);
+      uint8_t t381 = rt_ge_i(t377, 0);
+      uint8_t t383 = rt_lt_i(t377, A.v_x609);
+      uint8_t t385 = rt_and_b(t381, t383);
+      int32_t t387 = (t385 ? t379 : -1);
+      uint8_t t389 = rt_ge_i(t387, 0);
+      int32_t t390;
+      if (t389) {
+        int32_t t391;
+        if ((uint64_t)(int64_t)t387 < (uint64_t)A.v_x606) {
+          t391 = t387;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t385, A.v_x606, 0.0, 0);
-          t389 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t387, A.v_x606, 0.0, 0);
+          t391 = 0;
         }
-        int t390 = 0;
-        int32_t t391 = rt_rem_by(t389, A.v_x609_dv, &t390);
-        if (t390) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t390, RT_REM, 0, 0, 0.0, 1);
+        int t392 = 0;
+        int32_t t393 = rt_rem_by(t391, A.v_x609_dv, &t392);
+        if (t392) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t392, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t392;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x612_n) {
-          t392 = A.v_x612_d[t391];
+        int32_t t394;
+        if ((uint64_t)(int64_t)t393 < (uint64_t)A.v_x612_n) {
+          t394 = A.v_x612_d[t393];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, A.v_x612_n, 0.0, 2);
-          t392 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, A.v_x612_n, 0.0, 2);
+          t394 = 0;
         }
-        t388 = t392;
+        t390 = t394;
       } else {
-        t388 = 0;
+        t390 = 0;
       }
     }
-    return K4_0_V{t365};
+    return K4_0_V{t367};
   }
 };
 struct K4_0_store {
@@ -1330,42 +1338,42 @@ struct K4_1_pull {
   __device__ K4_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t393 = A.v_x615_d[ix];
-    uint8_t t395 = rt_ge_i(t393, 0);
-    uint8_t t397 = rt_lt_i(t393, A.v_x609);
-    uint8_t t399 = rt_and_b(t395, t397);
-    int32_t t400;
-    if (t399) {
-      t400 = 2147483647;
+    int32_t t395 = A.v_x615_d[ix];
+    uint8_t t397 = rt_ge_i(t395, 0);
+    uint8_t t399 = rt_lt_i(t395, A.v_x609);
+    uint8_t t401 = rt_and_b(t397, t399);
+    int32_t t402;
+    if (t401) {
+      t402 = 2147483647;
     } else {
-      t400 = ix;
+      t402 = ix;
     }
-    return K4_1_V{t400, t393, A.v_x609};
+    return K4_1_V{t402, t395, A.v_x609};
   }
 };
 struct K4_1_op {
   K4_A A;
   __device__ K4_1_V operator()(const K4_1_V &a, const K4_1_V &b) const {
-    uint8_t t402 = rt_le_i(a.v0, b.v0);
-    int32_t t403;
-    if (t402) {
-      t403 = a.v0;
-    } else {
-      t403 = b.v0;
-    }
-    int32_t t404;
-    if (t402) {
-      t404 = a.v1;
-    } else {
-      t404 = b.v1;
-    }
+    uint8_t t404 = rt_le_i(a.v0, b.v0);
     int32_t t405;
-    if (t402) {
-      t405 = a.v2;
+    if (t404) {
+      t405 = a.v0;
     } else {
-      t405 = b.v2;
+      t405 = b.v0;
     }
-    return K4_1_V{t403, t404, t405};
+    int32_t t406;
+    if (t404) {
+      t406 = a.v1;
+    } else {
+      t406 = b.v1;
+    }
+    int32_t t407;
+    if (t404) {
+      t407 = a.v2;
+    } else {
+      t407 = b.v2;
+    }
+    return K4_1_V{t405, t406, t407};
   }
 };
 struct K4_1_ride {
@@ -1395,21 +1403,25 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32
   int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t406 = v_x615->len;
-    v_x641 = rtg_vec_new(RT_INT, t406);
+    const int64_t t408 = v_x615->len;
+    v_x641 = rtg_vec_new(RT_INT, t408);
     A.v_x641_d = v_x641->data.i;
     A.v_x641_n = v_x641->len;
     /* computed in the launch of SOAC 1 (K4_1_ride) */
   }
   /* REDUCE */
+  K4_1_V *t409; /* the slot of its values */
   {
-    const int64_t t407 = v_x615->len;
-    const K4_1_V t408 = rtg::reduce("K4", loc, K4_1_ride{A}, K4_1_op{A}, K4_1_V{2147483647, 0, 1}, t407);
-    v_x623 = t408.v0;
+    const int64_t t410 = v_x615->len;
+    t409 = rtg::reduce_launch<false>("K4", loc, K4_1_ride{A}, K4_1_op{A}, K4_1_V{2147483647, 0, 1}, t410);
+  }
+  {
+    const K4_1_V t411 = rtg::reduce_read(t409, K4_1_V{2147483647, 0, 1});
+    v_x623 = t411.v0;
     A.v_x623 = v_x623;
-    v_x624 = t408.v1;
+    v_x624 = t411.v1;
     A.v_x624 = v_x624;
-    v_x625 = t408.v2;
+    v_x625 = t411.v2;
     A.v_x625 = v_x625;
   }
   *out_v_x624 = v_x624;
@@ -1547,11 +1559,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t409 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t409->data.i[0] = 1;
-  t409->data.i[1] = 2;
-  t409->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t409);
+  RtValue *t412 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t412->data.i[0] = 1;
+  t412->data.i[1] = 2;
+  t412->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t412);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1570,10 +1582,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t410 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t410->data.i[0] = 0;
-  t410->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t410);
+  RtValue *t413 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t413->data.i[0] = 0;
+  t413->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t413);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -1615,10 +1627,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x116 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t411 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t411->data.i[0] = 2;
-  t411->data.i[1] = 0;
-  v_x116 = NESSIE_TO_DEVICE(t411);
+  RtValue *t414 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t414->data.i[0] = 2;
+  t414->data.i[1] = 0;
+  v_x116 = NESSIE_TO_DEVICE(t414);
   int32_t v_x118 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x118 = (int32_t)g_x18->len;
@@ -1660,10 +1672,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x213 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t412 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t412->data.i[0] = 1;
-  t412->data.i[1] = 5;
-  v_x213 = NESSIE_TO_DEVICE(t412);
+  RtValue *t415 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t415->data.i[0] = 1;
+  t415->data.i[1] = 5;
+  v_x213 = NESSIE_TO_DEVICE(t415);
   int32_t v_x215 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x215 = (int32_t)g_x18->len;

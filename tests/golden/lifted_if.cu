@@ -989,13 +989,10 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
   /* REDUCE */
+  K5_1_V *t173; /* the slot of its values */
   {
-    const int64_t t173 = v_x166->len;
-    const K5_1_V t174 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t173);
-    v_x176 = t174.v0;
-    A.v_x176 = v_x176;
-    v_x182 = t174.v1;
-    A.v_x182 = v_x182;
+    const int64_t t174 = v_x166->len;
+    t173 = rtg::reduce_launch<true>("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t174);
   }
   /* SCAN */
   {
@@ -1007,6 +1004,13 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
     rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t175, K5_2_store{A});
+  }
+  {
+    const K5_1_V t176 = rtg::reduce_read(t173, K5_1_V{0, 0});
+    v_x176 = t176.v0;
+    A.v_x176 = v_x176;
+    v_x182 = t176.v1;
+    A.v_x182 = v_x182;
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -1052,73 +1056,73 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t176 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t176);
+    const int64_t t177 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t177);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
-    for (int64_t t177 = 0; t177 < t176; t177++) {
-      const int32_t t178 = (int32_t)t177;
-      int t187 = 0; /* nonzero: a check below failed */
-      int32_t t179 = v_x191_d[t178];
-      int32_t t181 = rt_add_i(t179, v_x192);
-      uint8_t t182 = v_x195_d[t178];
-      int32_t t183 = v_x196_d[t178];
-      int32_t t185 = (t182 ? t183 : t181);
-      int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x201;
-      int32_t t186 = t188 ? t185 : 0;
-      t187 |= !t188;
-      uint8_t t190 = rt_lt_i(t186, (int32_t)v_x199_n);
-      int32_t t191;
-      if (t190) {
-        int t193 = (uint64_t)(int64_t)t186 < (uint64_t)v_x199_n;
-        int32_t t192 = t193 ? v_x199_d[t186] : 0;
-        t187 |= !t193;
-        t191 = t192;
+    RT_PARALLEL_FOR_IF(t177 >= RT_PARALLEL_MIN)
+    for (int64_t t178 = 0; t178 < t177; t178++) {
+      const int32_t t179 = (int32_t)t178;
+      int t188 = 0; /* nonzero: a check below failed */
+      int32_t t180 = v_x191_d[t179];
+      int32_t t182 = rt_add_i(t180, v_x192);
+      uint8_t t183 = v_x195_d[t179];
+      int32_t t184 = v_x196_d[t179];
+      int32_t t186 = (t183 ? t184 : t182);
+      int t189 = (uint64_t)(int64_t)t186 < (uint64_t)v_x201;
+      int32_t t187 = t189 ? t186 : 0;
+      t188 |= !t189;
+      uint8_t t191 = rt_lt_i(t187, (int32_t)v_x199_n);
+      int32_t t192;
+      if (t191) {
+        int t194 = (uint64_t)(int64_t)t187 < (uint64_t)v_x199_n;
+        int32_t t193 = t194 ? v_x199_d[t187] : 0;
+        t188 |= !t194;
+        t192 = t193;
       } else {
-        int32_t t195 = rt_sub_i(t186, (int32_t)v_x199_n);
-        int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x200_n;
-        int32_t t196 = t197 ? v_x200_d[t195] : 0;
-        t187 |= !t197;
-        t191 = t196;
+        int32_t t196 = rt_sub_i(t187, (int32_t)v_x199_n);
+        int t198 = (uint64_t)(int64_t)t196 < (uint64_t)v_x200_n;
+        int32_t t197 = t198 ? v_x200_d[t196] : 0;
+        t188 |= !t198;
+        t192 = t197;
       }
-      if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
-        int32_t t198 = v_x191_d[t178];
-        int32_t t200 = rt_add_i(t198, v_x192);
-        uint8_t t201 = v_x195_d[t178];
-        int32_t t202 = v_x196_d[t178];
-        int32_t t204 = (t201 ? t202 : t200);
-        int32_t t205;
-        if ((uint64_t)(int64_t)t204 < (uint64_t)v_x201) {
-          t205 = t204;
+      if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
+        int32_t t199 = v_x191_d[t179];
+        int32_t t201 = rt_add_i(t199, v_x192);
+        uint8_t t202 = v_x195_d[t179];
+        int32_t t203 = v_x196_d[t179];
+        int32_t t205 = (t202 ? t203 : t201);
+        int32_t t206;
+        if ((uint64_t)(int64_t)t205 < (uint64_t)v_x201) {
+          t206 = t205;
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x201, 0.0, 0);
-          t205 = 0;
+          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x201, 0.0, 0);
+          t206 = 0;
         }
-        uint8_t t207 = rt_lt_i(t205, (int32_t)v_x199_n);
-        int32_t t208;
-        if (t207) {
-          int32_t t209;
-          if ((uint64_t)(int64_t)t205 < (uint64_t)v_x199_n) {
-            t209 = v_x199_d[t205];
+        uint8_t t208 = rt_lt_i(t206, (int32_t)v_x199_n);
+        int32_t t209;
+        if (t208) {
+          int32_t t210;
+          if ((uint64_t)(int64_t)t206 < (uint64_t)v_x199_n) {
+            t210 = v_x199_d[t206];
           } else {
-            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x199_n, 0.0, 1);
-            t209 = 0;
+            NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t206, v_x199_n, 0.0, 1);
+            t210 = 0;
           }
-          t208 = t209;
+          t209 = t210;
         } else {
-          int32_t t211 = rt_sub_i(t205, (int32_t)v_x199_n);
-          int32_t t212;
-          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x200_n) {
-            t212 = v_x200_d[t211];
+          int32_t t212 = rt_sub_i(t206, (int32_t)v_x199_n);
+          int32_t t213;
+          if ((uint64_t)(int64_t)t212 < (uint64_t)v_x200_n) {
+            t213 = v_x200_d[t212];
           } else {
-            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x200_n, 0.0, 2);
-            t212 = 0;
+            NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x200_n, 0.0, 2);
+            t213 = 0;
           }
-          t208 = t212;
+          t209 = t213;
         }
       }
-      v_x205_d[t177] = t191;
+      v_x205_d[t178] = t192;
     }
   }
   if (err->index != INT64_MAX)
@@ -1150,66 +1154,66 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t221 = 0; /* nonzero: a check below failed */
-    int32_t t213 = rtg::ld_stream(&A.v_x191_d[ix]);
-    int32_t t215 = rt_add_i(t213, A.v_x192);
-    uint8_t t216 = rtg::ld_stream(&A.v_x195_d[ix]);
-    int32_t t217 = rtg::ld_stream(&A.v_x196_d[ix]);
-    int32_t t219 = (t216 ? t217 : t215);
-    int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
-    int32_t t220 = t222 ? t219 : 0;
-    t221 |= !t222;
-    uint8_t t224 = rt_lt_i(t220, (int32_t)A.v_x199_n);
-    int32_t t225;
-    if (t224) {
-      int t227 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x199_n;
-      int32_t t226 = t227 ? A.v_x199_d[t220] : 0;
-      t221 |= !t227;
-      t225 = t226;
+    int t222 = 0; /* nonzero: a check below failed */
+    int32_t t214 = rtg::ld_stream(&A.v_x191_d[ix]);
+    int32_t t216 = rt_add_i(t214, A.v_x192);
+    uint8_t t217 = rtg::ld_stream(&A.v_x195_d[ix]);
+    int32_t t218 = rtg::ld_stream(&A.v_x196_d[ix]);
+    int32_t t220 = (t217 ? t218 : t216);
+    int t223 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x201;
+    int32_t t221 = t223 ? t220 : 0;
+    t222 |= !t223;
+    uint8_t t225 = rt_lt_i(t221, (int32_t)A.v_x199_n);
+    int32_t t226;
+    if (t225) {
+      int t228 = (uint64_t)(int64_t)t221 < (uint64_t)A.v_x199_n;
+      int32_t t227 = t228 ? A.v_x199_d[t221] : 0;
+      t222 |= !t228;
+      t226 = t227;
     } else {
-      int32_t t229 = rt_sub_i(t220, (int32_t)A.v_x199_n);
-      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x200_n;
-      int32_t t230 = t231 ? A.v_x200_d[t229] : 0;
-      t221 |= !t231;
-      t225 = t230;
+      int32_t t230 = rt_sub_i(t221, (int32_t)A.v_x199_n);
+      int t232 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x200_n;
+      int32_t t231 = t232 ? A.v_x200_d[t230] : 0;
+      t222 |= !t232;
+      t226 = t231;
     }
-    if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      int32_t t232 = rtg::ld_stream(&A.v_x191_d[ix]);
-      int32_t t234 = rt_add_i(t232, A.v_x192);
-      uint8_t t235 = rtg::ld_stream(&A.v_x195_d[ix]);
-      int32_t t236 = rtg::ld_stream(&A.v_x196_d[ix]);
-      int32_t t238 = (t235 ? t236 : t234);
-      int32_t t239;
-      if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {
-        t239 = t238;
+    if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+      int32_t t233 = rtg::ld_stream(&A.v_x191_d[ix]);
+      int32_t t235 = rt_add_i(t233, A.v_x192);
+      uint8_t t236 = rtg::ld_stream(&A.v_x195_d[ix]);
+      int32_t t237 = rtg::ld_stream(&A.v_x196_d[ix]);
+      int32_t t239 = (t236 ? t237 : t235);
+      int32_t t240;
+      if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x201) {
+        t240 = t239;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, A.v_x201, 0.0, 0);
-        t239 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x201, 0.0, 0);
+        t240 = 0;
       }
-      uint8_t t241 = rt_lt_i(t239, (int32_t)A.v_x199_n);
-      int32_t t242;
-      if (t241) {
-        int32_t t243;
-        if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x199_n) {
-          t243 = A.v_x199_d[t239];
+      uint8_t t242 = rt_lt_i(t240, (int32_t)A.v_x199_n);
+      int32_t t243;
+      if (t242) {
+        int32_t t244;
+        if ((uint64_t)(int64_t)t240 < (uint64_t)A.v_x199_n) {
+          t244 = A.v_x199_d[t240];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x199_n, 0.0, 1);
-          t243 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, A.v_x199_n, 0.0, 1);
+          t244 = 0;
         }
-        t242 = t243;
+        t243 = t244;
       } else {
-        int32_t t245 = rt_sub_i(t239, (int32_t)A.v_x199_n);
-        int32_t t246;
-        if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x200_n) {
-          t246 = A.v_x200_d[t245];
+        int32_t t246 = rt_sub_i(t240, (int32_t)A.v_x199_n);
+        int32_t t247;
+        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x200_n) {
+          t247 = A.v_x200_d[t246];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x200_n, 0.0, 2);
-          t246 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x200_n, 0.0, 2);
+          t247 = 0;
         }
-        t242 = t246;
+        t243 = t247;
       }
     }
-    return K6_0_V{t225};
+    return K6_0_V{t226};
   }
 };
 struct K6_0_store {
@@ -1240,11 +1244,11 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t247 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t247);
+    const int64_t t248 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t248);
     A.v_x205_d = v_x205->data.i;
     A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t247);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t248);
   }
   *out_v_x205 = v_x205;
   return;
@@ -1441,18 +1445,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t248 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t248->data.i[0] = 6;
-  t248->data.i[1] = 7;
-  t248->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t248);
+  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t249->data.i[0] = 6;
+  t249->data.i[1] = 7;
+  t249->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t249);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t249->data.i[0] = 2;
-  t249->data.i[1] = 0;
-  t249->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t249);
+  RtValue *t250 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t250->data.i[0] = 2;
+  t250->data.i[1] = 0;
+  t250->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t250);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

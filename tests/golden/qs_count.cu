@@ -1004,11 +1004,15 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int3
   int32_t v_x878 = 0;
   int32_t v_x879 = 0;
   /* ONCE */
+  K6_0_V *t160; /* the slot of its values */
   {
-    const K6_0_V t160 = rtg::once<K6_0_V>("K6", loc, K6_0_pull{A});
-    v_x878 = t160.v0;
+    t160 = rtg::once_launch<K6_0_V>("K6", loc, K6_0_pull{A});
+  }
+  {
+    const K6_0_V t161 = rtg::once_read(t160);
+    v_x878 = t161.v0;
     A.v_x878 = v_x878;
-    v_x879 = t160.v1;
+    v_x879 = t161.v1;
     A.v_x879 = v_x879;
   }
   *out_v_x878 = v_x878;
@@ -1062,87 +1066,87 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, Rt
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t161 = v_x1464;
-    if (t161 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t161, 0.0, 0);
+    const int64_t t162 = v_x1464;
+    if (t162 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t162, 0.0, 0);
       goto fail;
     }
-    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t161);
+    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t162);
     int32_t *v_x1493_d = v_x1493->data.i;
     const int64_t v_x1493_n = v_x1493->len;
-    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t162);
     uint8_t *v_x1494_d = v_x1494->data.b;
     const int64_t v_x1494_n = v_x1494->len;
-    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t161);
+    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t162);
     int32_t *v_x1495_d = v_x1495->data.i;
     const int64_t v_x1495_n = v_x1495->len;
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t161);
+    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t162);
     int32_t *v_x1496_d = v_x1496->data.i;
     const int64_t v_x1496_n = v_x1496->len;
-    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t162);
     uint8_t *v_x1497_d = v_x1497->data.b;
     const int64_t v_x1497_n = v_x1497->len;
-    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t162);
     uint8_t *v_x1498_d = v_x1498->data.b;
     const int64_t v_x1498_n = v_x1498->len;
-    RT_PARALLEL_FOR_IF(t161 >= RT_PARALLEL_MIN)
-    for (int64_t t162 = 0; t162 < t161; t162++) {
-      const int32_t t163 = (int32_t)t162;
-      int t165 = 0; /* nonzero: a check below failed */
-      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n;
-      int32_t t164 = t166 ? v_x1466_d[t163] : 0;
-      t165 |= !t166;
-      int32_t t167 = t166 ? v_x1465_d[t163] : 0;
-      uint8_t t169 = rt_lt_i(0, t167);
-      int32_t t171 = (t169 ? t164 : -1);
-      uint8_t t173 = rt_ge_i(t171, 0);
-      int32_t t174;
-      if (t173) {
-        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1463_n;
-        int32_t t175 = t176 ? v_x1463_d[t171] : 0;
-        t165 |= !t176;
-        t174 = t175;
+    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
+    for (int64_t t163 = 0; t163 < t162; t163++) {
+      const int32_t t164 = (int32_t)t163;
+      int t166 = 0; /* nonzero: a check below failed */
+      int t167 = (uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n;
+      int32_t t165 = t167 ? v_x1466_d[t164] : 0;
+      t166 |= !t167;
+      int32_t t168 = t167 ? v_x1465_d[t164] : 0;
+      uint8_t t170 = rt_lt_i(0, t168);
+      int32_t t172 = (t170 ? t165 : -1);
+      uint8_t t174 = rt_ge_i(t172, 0);
+      int32_t t175;
+      if (t174) {
+        int t177 = (uint64_t)(int64_t)t172 < (uint64_t)v_x1463_n;
+        int32_t t176 = t177 ? v_x1463_d[t172] : 0;
+        t166 |= !t177;
+        t175 = t176;
       } else {
-        t174 = 0;
+        t175 = 0;
       }
-      if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
-        int32_t t177;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n) {
-          t177 = v_x1466_d[t163];
-        } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1465_n, 0.0, 1);
-          t177 = 0;
-        }
+      if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
         int32_t t178;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1465_n) {
-          t178 = v_x1465_d[t163];
+        if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n) {
+          t178 = v_x1466_d[t164];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1465_n, 0.0, 2);
+          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t164, v_x1465_n, 0.0, 1);
           t178 = 0;
         }
-        uint8_t t180 = rt_lt_i(0, t178);
-        int32_t t182 = (t180 ? t177 : -1);
-        uint8_t t184 = rt_ge_i(t182, 0);
-        int32_t t185;
-        if (t184) {
-          int32_t t186;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1463_n) {
-            t186 = v_x1463_d[t182];
-          } else {
-            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1463_n, 0.0, 3);
-            t186 = 0;
-          }
-          t185 = t186;
+        int32_t t179;
+        if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n) {
+          t179 = v_x1465_d[t164];
         } else {
-          t185 = 0;
+          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t164, v_x1465_n, 0.0, 2);
+          t179 = 0;
+        }
+        uint8_t t181 = rt_lt_i(0, t179);
+        int32_t t183 = (t181 ? t178 : -1);
+        uint8_t t185 = rt_ge_i(t183, 0);
+        int32_t t186;
+        if (t185) {
+          int32_t t187;
+          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1463_n) {
+            t187 = v_x1463_d[t183];
+          } else {
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t183, v_x1463_n, 0.0, 3);
+            t187 = 0;
+          }
+          t186 = t187;
+        } else {
+          t186 = 0;
         }
       }
-      v_x1493_d[t162] = 0;
-      v_x1494_d[t162] = 1;
-      v_x1495_d[t162] = t174;
-      v_x1496_d[t162] = 2;
-      v_x1497_d[t162] = 1;
-      v_x1498_d[t162] = 1;
+      v_x1493_d[t163] = 0;
+      v_x1494_d[t163] = 1;
+      v_x1495_d[t163] = t175;
+      v_x1496_d[t163] = 2;
+      v_x1497_d[t163] = 1;
+      v_x1498_d[t163] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1162,214 +1166,214 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, Rt
     const int64_t v_x1498_n = v_x1498->len;
     /* REDUCE */
     {
-      const int64_t t187 = v_x1464;
-      if (t187 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 4);
+      const int64_t t188 = v_x1464;
+      if (t188 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0, 4);
         goto fail;
       }
-      const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-      RT_PARALLEL_FOR_IF(t188 > 1)
-      for (int64_t t192 = 0; t192 < t188; t192++) {
-        int32_t t192a0;
-        int32_t t192a1;
-        int32_t t192a2;
-        t192a0 = 2147483647;
-        t192a1 = 0;
-        t192a2 = 1;
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t187 ? (t192 + 1) * RT_CHUNK : t187;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          int32_t t192x0;
-          int32_t t192x1;
-          int32_t t192x2;
-          int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1465_n;
-          int32_t t195 = t197 ? v_x1465_d[t194] : 0;
-          t196 |= !t197;
-          uint8_t t199 = rt_lt_i(0, t195);
-          int32_t t200;
-          if (t199) {
-            t200 = 2147483647;
+      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      RT_PARALLEL_FOR_IF(t189 > 1)
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        int32_t t193a0;
+        int32_t t193a1;
+        int32_t t193a2;
+        t193a0 = 2147483647;
+        t193a1 = 0;
+        t193a2 = 1;
+        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
+        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
+          const int32_t t195 = (int32_t)t194;
+          int32_t t193x0;
+          int32_t t193x1;
+          int32_t t193x2;
+          int t197 = 0; /* nonzero: a check below failed */
+          int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1465_n;
+          int32_t t196 = t198 ? v_x1465_d[t195] : 0;
+          t197 |= !t198;
+          uint8_t t200 = rt_lt_i(0, t196);
+          int32_t t201;
+          if (t200) {
+            t201 = 2147483647;
           } else {
-            t200 = t194;
+            t201 = t195;
           }
-          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
-            int32_t t201;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1465_n) {
-              t201 = v_x1465_d[t194];
+          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+            int32_t t202;
+            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x1465_n) {
+              t202 = v_x1465_d[t195];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1465_n, 0.0, 5);
-              t201 = 0;
+              NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 2, 0, RT_GATHER, t195, v_x1465_n, 0.0, 5);
+              t202 = 0;
             }
-            uint8_t t203 = rt_lt_i(0, t201);
-            int32_t t204;
-            if (t203) {
-              t204 = 2147483647;
+            uint8_t t204 = rt_lt_i(0, t202);
+            int32_t t205;
+            if (t204) {
+              t205 = 2147483647;
             } else {
-              t204 = t194;
+              t205 = t195;
             }
           }
-          t192x0 = t200;
-          t192x1 = 0;
-          t192x2 = t195;
-          uint8_t t206 = rt_le_i(t192a0, t192x0);
-          int32_t t207;
-          if (t206) {
-            t207 = t192a0;
-          } else {
-            t207 = t192x0;
-          }
+          t193x0 = t201;
+          t193x1 = 0;
+          t193x2 = t196;
+          uint8_t t207 = rt_le_i(t193a0, t193x0);
           int32_t t208;
-          if (t206) {
-            t208 = t192a1;
+          if (t207) {
+            t208 = t193a0;
           } else {
-            t208 = t192x1;
+            t208 = t193x0;
           }
           int32_t t209;
-          if (t206) {
-            t209 = t192a2;
+          if (t207) {
+            t209 = t193a1;
           } else {
-            t209 = t192x2;
+            t209 = t193x1;
           }
-          t192a0 = t207;
-          t192a1 = t208;
-          t192a2 = t209;
+          int32_t t210;
+          if (t207) {
+            t210 = t193a2;
+          } else {
+            t210 = t193x2;
+          }
+          t193a0 = t208;
+          t193a1 = t209;
+          t193a2 = t210;
         }
-        t189[t192] = t192a0;
-        t190[t192] = t192a1;
-        t191[t192] = t192a2;
+        t190[t193] = t193a0;
+        t191[t193] = t193a1;
+        t192[t193] = t193a2;
       }
-      int32_t t192t0;
-      int32_t t192t1;
-      int32_t t192t2;
-      t192t0 = 2147483647;
-      t192t1 = 0;
-      t192t2 = 1;
-      for (int64_t t192 = 0; t192 < t188; t192++) {
-        const int32_t t210 = t189[t192];
-        const int32_t t211 = t190[t192];
-        const int32_t t212 = t191[t192];
-        uint8_t t214 = rt_le_i(t192t0, t210);
-        int32_t t215;
-        if (t214) {
-          t215 = t192t0;
-        } else {
-          t215 = t210;
-        }
+      int32_t t193t0;
+      int32_t t193t1;
+      int32_t t193t2;
+      t193t0 = 2147483647;
+      t193t1 = 0;
+      t193t2 = 1;
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        const int32_t t211 = t190[t193];
+        const int32_t t212 = t191[t193];
+        const int32_t t213 = t192[t193];
+        uint8_t t215 = rt_le_i(t193t0, t211);
         int32_t t216;
-        if (t214) {
-          t216 = t192t1;
+        if (t215) {
+          t216 = t193t0;
         } else {
           t216 = t211;
         }
         int32_t t217;
-        if (t214) {
-          t217 = t192t2;
+        if (t215) {
+          t217 = t193t1;
         } else {
           t217 = t212;
         }
-        t192t0 = t215;
-        t192t1 = t216;
-        t192t2 = t217;
+        int32_t t218;
+        if (t215) {
+          t218 = t193t2;
+        } else {
+          t218 = t213;
+        }
+        t193t0 = t216;
+        t193t1 = t217;
+        t193t2 = t218;
       }
-      v_x1490 = t192t0;
-      rt_free(t189);
-      v_x1491 = t192t1;
+      v_x1490 = t193t0;
       rt_free(t190);
-      v_x1492 = t192t2;
+      v_x1491 = t193t1;
       rt_free(t191);
+      v_x1492 = t193t2;
+      rt_free(t192);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SPLIT */
       {
-        const int64_t t218 = v_x1462_n;
-        const int64_t t219 = t218 > 0 ? (t218 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        uint8_t *t220 = (uint8_t *)rt_alloc_atomic((size_t)t218 + 1);
-        int64_t *t221 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t219 + 1)); /* class c, chunk k: [c * chunks + k] */
-        RT_PARALLEL_FOR_IF(t219 > 1)
-        for (int64_t t222 = 0; t222 < t219; t222++) {
+        const int64_t t219 = v_x1462_n;
+        const int64_t t220 = t219 > 0 ? (t219 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        uint8_t *t221 = (uint8_t *)rt_alloc_atomic((size_t)t219 + 1);
+        int64_t *t222 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t220 + 1)); /* class c, chunk k: [c * chunks + k] */
+        RT_PARALLEL_FOR_IF(t220 > 1)
+        for (int64_t t223 = 0; t223 < t220; t223++) {
           int64_t kept[2] = {0};
-          int64_t t225 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t222 * RT_CHUNK);
-          const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
-          for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
-            const int32_t t224 = (int32_t)t223;
-            while (v_x1468_off[t225 + 1] <= t223)
-              t225++;
-            const int32_t t226 = (int32_t)t225;
-            int32_t t222x0;
-            uint8_t t222x1;
-            int32_t t222x2;
-            uint8_t t222x3;
-            int t228 = 0; /* nonzero: a check below failed */
-            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n;
-            int32_t t227 = t229 ? v_x1495_d[t226] : 0;
-            t228 |= !t229;
-            int32_t t230 = v_x1462_d[t224];
-            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1463_n;
-            int32_t t231 = t232 ? v_x1463_d[t230] : 0;
-            t228 |= !t232;
-            uint8_t t234 = rt_lt_i(t231, t227);
-            uint8_t t236 = rt_gt_i(t231, t227);
-            if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
-              int32_t t237;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n) {
-                t237 = v_x1495_d[t226];
+          int64_t t226 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t223 * RT_CHUNK);
+          const int64_t t223_end = (t223 + 1) * RT_CHUNK < t219 ? (t223 + 1) * RT_CHUNK : t219;
+          for (int64_t t224 = t223 * RT_CHUNK; t224 < t223_end; t224++) {
+            const int32_t t225 = (int32_t)t224;
+            while (v_x1468_off[t226 + 1] <= t224)
+              t226++;
+            const int32_t t227 = (int32_t)t226;
+            int32_t t223x0;
+            uint8_t t223x1;
+            int32_t t223x2;
+            uint8_t t223x3;
+            int t229 = 0; /* nonzero: a check below failed */
+            int t230 = (uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n;
+            int32_t t228 = t230 ? v_x1495_d[t227] : 0;
+            t229 |= !t230;
+            int32_t t231 = v_x1462_d[t225];
+            int t233 = (uint64_t)(int64_t)t231 < (uint64_t)v_x1463_n;
+            int32_t t232 = t233 ? v_x1463_d[t231] : 0;
+            t229 |= !t233;
+            uint8_t t235 = rt_lt_i(t232, t228);
+            uint8_t t237 = rt_gt_i(t232, t228);
+            if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
+              int32_t t238;
+              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n) {
+                t238 = v_x1495_d[t227];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1495_n, 0.0, 6);
-                t237 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t227, v_x1495_n, 0.0, 6);
+                t238 = 0;
               }
-              int32_t t238 = v_x1462_d[t224];
-              int32_t t239;
-              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1463_n) {
-                t239 = v_x1463_d[t238];
+              int32_t t239 = v_x1462_d[t225];
+              int32_t t240;
+              if ((uint64_t)(int64_t)t239 < (uint64_t)v_x1463_n) {
+                t240 = v_x1463_d[t239];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1463_n, 0.0, 7);
-                t239 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x1463_n, 0.0, 7);
+                t240 = 0;
               }
-              uint8_t t241 = rt_lt_i(t239, t237);
-              uint8_t t243 = rt_gt_i(t239, t237);
+              uint8_t t242 = rt_lt_i(t240, t238);
+              uint8_t t244 = rt_gt_i(t240, t238);
             }
-            t222x0 = t231;
-            t222x1 = t234;
-            t222x2 = t231;
-            t222x3 = t236;
-            uint8_t t244;
+            t223x0 = t232;
+            t223x1 = t235;
+            t223x2 = t232;
+            t223x3 = t237;
             uint8_t t245;
-            t244 = t222x1;
-            t245 = t222x3;
-            kept[0] += t244 != 0;
-            kept[1] += t245 != 0;
-            t220[t223] = (uint8_t)((t244 != 0) << 0 | (t245 != 0) << 1);
+            uint8_t t246;
+            t245 = t223x1;
+            t246 = t223x3;
+            kept[0] += t245 != 0;
+            kept[1] += t246 != 0;
+            t221[t224] = (uint8_t)((t245 != 0) << 0 | (t246 != 0) << 1);
           }
-          t221[0 * t219 + t222] = kept[0];
-          t221[1 * t219 + t222] = kept[1];
+          t222[0 * t220 + t223] = kept[0];
+          t222[1 * t220 + t223] = kept[1];
         }
         if (err->index != INT64_MAX) {
-          rt_free(t220);
           rt_free(t221);
+          rt_free(t222);
           goto fail;
         }
-        int64_t t246 = 0;
-        for (int64_t t222 = 0; t222 < t219; t222++) {
-          const int64_t k = t221[0 * t219 + t222];
-          t221[0 * t219 + t222] = t246;
-          t246 += k;
-        }
-        v_x1513 = rt_value_new(rt_vec_type(RT_INT), t246);
-        int32_t *v_x1513_d = v_x1513->data.i;
-        const int64_t v_x1513_n = v_x1513->len;
         int64_t t247 = 0;
-        for (int64_t t222 = 0; t222 < t219; t222++) {
-          const int64_t k = t221[1 * t219 + t222];
-          t221[1 * t219 + t222] = t247;
+        for (int64_t t223 = 0; t223 < t220; t223++) {
+          const int64_t k = t222[0 * t220 + t223];
+          t222[0 * t220 + t223] = t247;
           t247 += k;
         }
-        v_x1515 = rt_value_new(rt_vec_type(RT_INT), t247);
+        v_x1513 = rt_value_new(rt_vec_type(RT_INT), t247);
+        int32_t *v_x1513_d = v_x1513->data.i;
+        const int64_t v_x1513_n = v_x1513->len;
+        int64_t t248 = 0;
+        for (int64_t t223 = 0; t223 < t220; t223++) {
+          const int64_t k = t222[1 * t220 + t223];
+          t222[1 * t220 + t223] = t248;
+          t248 += k;
+        }
+        v_x1515 = rt_value_new(rt_vec_type(RT_INT), t248);
         int32_t *v_x1515_d = v_x1515->data.i;
         const int64_t v_x1515_n = v_x1515->len;
         v_x1517 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
@@ -1379,92 +1383,92 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, Rt
         int32_t *v_x1518_d = v_x1518->data.i;
         const int64_t v_x1518_n = v_x1518->len;
         RT_PARALLEL_FOR_IF(v_x1468_n > RT_CHUNK)
-        for (int64_t t248 = 0; t248 < v_x1468_n; t248++) {
+        for (int64_t t249 = 0; t249 < v_x1468_n; t249++) {
           int32_t in[2] = {0};
-          for (int64_t t249 = v_x1468_off[t248]; t249 < v_x1468_off[t248 + 1]; t249++) {
-            in[0] += t220[t249] >> 0 & 1;
-            in[1] += t220[t249] >> 1 & 1;
+          for (int64_t t250 = v_x1468_off[t249]; t250 < v_x1468_off[t249 + 1]; t250++) {
+            in[0] += t221[t250] >> 0 & 1;
+            in[1] += t221[t250] >> 1 & 1;
           }
-          v_x1517_d[t248] = in[0];
-          v_x1518_d[t248] = in[1];
+          v_x1517_d[t249] = in[0];
+          v_x1518_d[t249] = in[1];
         }
         v_x1519 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
         int32_t *v_x1519_d = v_x1519->data.i;
         const int64_t v_x1519_n = v_x1519->len;
-        for (int64_t t248 = 0, t250 = 0; t248 < v_x1468_n; t248++) {
-          v_x1519_d[t248] = (int32_t)t250;
-          t250 += v_x1517_d[t248];
+        for (int64_t t249 = 0, t251 = 0; t249 < v_x1468_n; t249++) {
+          v_x1519_d[t249] = (int32_t)t251;
+          t251 += v_x1517_d[t249];
         }
         v_x1520 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
         int32_t *v_x1520_d = v_x1520->data.i;
         const int64_t v_x1520_n = v_x1520->len;
-        for (int64_t t248 = 0, t251 = 0; t248 < v_x1468_n; t248++) {
-          v_x1520_d[t248] = (int32_t)t251;
-          t251 += v_x1518_d[t248];
+        for (int64_t t249 = 0, t252 = 0; t249 < v_x1468_n; t249++) {
+          v_x1520_d[t249] = (int32_t)t252;
+          t252 += v_x1518_d[t249];
         }
-        RT_PARALLEL_FOR_IF(t219 > 1)
-        for (int64_t t222 = 0; t222 < t219; t222++) {
+        RT_PARALLEL_FOR_IF(t220 > 1)
+        for (int64_t t223 = 0; t223 < t220; t223++) {
           int64_t at[2];
-          at[0] = t221[0 * t219 + t222];
-          at[1] = t221[1 * t219 + t222];
-          int64_t t225 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t222 * RT_CHUNK);
-          const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
-          for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
-            const int32_t t224 = (int32_t)t223;
-            while (v_x1468_off[t225 + 1] <= t223)
-              t225++;
-            const int32_t t226 = (int32_t)t225;
-            if (!t220[t223])
+          at[0] = t222[0 * t220 + t223];
+          at[1] = t222[1 * t220 + t223];
+          int64_t t226 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t223 * RT_CHUNK);
+          const int64_t t223_end = (t223 + 1) * RT_CHUNK < t219 ? (t223 + 1) * RT_CHUNK : t219;
+          for (int64_t t224 = t223 * RT_CHUNK; t224 < t223_end; t224++) {
+            const int32_t t225 = (int32_t)t224;
+            while (v_x1468_off[t226 + 1] <= t224)
+              t226++;
+            const int32_t t227 = (int32_t)t226;
+            if (!t221[t224])
               continue;
-            int32_t t222y0;
-            uint8_t t222y1;
-            int32_t t222y2;
-            uint8_t t222y3;
-            int t253 = 0; /* nonzero: a check below failed */
-            int t254 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n;
-            int32_t t252 = t254 ? v_x1495_d[t226] : 0;
-            t253 |= !t254;
-            int32_t t255 = v_x1462_d[t224];
-            int t257 = (uint64_t)(int64_t)t255 < (uint64_t)v_x1463_n;
-            int32_t t256 = t257 ? v_x1463_d[t255] : 0;
-            t253 |= !t257;
-            uint8_t t259 = rt_lt_i(t256, t252);
-            uint8_t t261 = rt_gt_i(t256, t252);
-            if (__builtin_expect(t253 != 0, 0)) { /* again, recording the error */
-              int32_t t262;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1495_n) {
-                t262 = v_x1495_d[t226];
+            int32_t t223y0;
+            uint8_t t223y1;
+            int32_t t223y2;
+            uint8_t t223y3;
+            int t254 = 0; /* nonzero: a check below failed */
+            int t255 = (uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n;
+            int32_t t253 = t255 ? v_x1495_d[t227] : 0;
+            t254 |= !t255;
+            int32_t t256 = v_x1462_d[t225];
+            int t258 = (uint64_t)(int64_t)t256 < (uint64_t)v_x1463_n;
+            int32_t t257 = t258 ? v_x1463_d[t256] : 0;
+            t254 |= !t258;
+            uint8_t t260 = rt_lt_i(t257, t253);
+            uint8_t t262 = rt_gt_i(t257, t253);
+            if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
+              int32_t t263;
+              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n) {
+                t263 = v_x1495_d[t227];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1495_n, 0.0, 8);
-                t262 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t227, v_x1495_n, 0.0, 8);
+                t263 = 0;
               }
-              int32_t t263 = v_x1462_d[t224];
-              int32_t t264;
-              if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1463_n) {
-                t264 = v_x1463_d[t263];
+              int32_t t264 = v_x1462_d[t225];
+              int32_t t265;
+              if ((uint64_t)(int64_t)t264 < (uint64_t)v_x1463_n) {
+                t265 = v_x1463_d[t264];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1463_n, 0.0, 9);
-                t264 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, v_x1463_n, 0.0, 9);
+                t265 = 0;
               }
-              uint8_t t266 = rt_lt_i(t264, t262);
-              uint8_t t268 = rt_gt_i(t264, t262);
+              uint8_t t267 = rt_lt_i(t265, t263);
+              uint8_t t269 = rt_gt_i(t265, t263);
             }
-            t222y0 = t256;
-            t222y1 = t259;
-            t222y2 = t256;
-            t222y3 = t261;
-            if (t220[t223] >> 0 & 1) {
-              v_x1513_d[at[0]] = t222y0;
+            t223y0 = t257;
+            t223y1 = t260;
+            t223y2 = t257;
+            t223y3 = t262;
+            if (t221[t224] >> 0 & 1) {
+              v_x1513_d[at[0]] = t223y0;
               at[0]++;
             }
-            if (t220[t223] >> 1 & 1) {
-              v_x1515_d[at[1]] = t222y2;
+            if (t221[t224] >> 1 & 1) {
+              v_x1515_d[at[1]] = t223y2;
               at[1]++;
             }
           }
         }
-        rt_free(t220);
         rt_free(t221);
+        rt_free(t222);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1545,56 +1549,56 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t270 = 0; /* nonzero: a check below failed */
-    int t271 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
-    int32_t t269 = t271 ? rtg::ld_stream(&A.v_x1466_d[ix]) : 0;
-    t270 |= !t271;
-    int32_t t272 = t271 ? rtg::ld_stream(&A.v_x1465_d[ix]) : 0;
-    uint8_t t274 = rt_lt_i(0, t272);
-    int32_t t276 = (t274 ? t269 : -1);
-    uint8_t t278 = rt_ge_i(t276, 0);
-    int32_t t279;
-    if (t278) {
-      int t281 = (uint64_t)(int64_t)t276 < (uint64_t)A.v_x1463_n;
-      int32_t t280 = t281 ? A.v_x1463_d[t276] : 0;
-      t270 |= !t281;
-      t279 = t280;
+    int t271 = 0; /* nonzero: a check below failed */
+    int t272 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
+    int32_t t270 = t272 ? rtg::ld_stream(&A.v_x1466_d[ix]) : 0;
+    t271 |= !t272;
+    int32_t t273 = t272 ? rtg::ld_stream(&A.v_x1465_d[ix]) : 0;
+    uint8_t t275 = rt_lt_i(0, t273);
+    int32_t t277 = (t275 ? t270 : -1);
+    uint8_t t279 = rt_ge_i(t277, 0);
+    int32_t t280;
+    if (t279) {
+      int t282 = (uint64_t)(int64_t)t277 < (uint64_t)A.v_x1463_n;
+      int32_t t281 = t282 ? A.v_x1463_d[t277] : 0;
+      t271 |= !t282;
+      t280 = t281;
     } else {
-      t279 = 0;
+      t280 = 0;
     }
-    if (__builtin_expect(t270 != 0, 0)) { /* again, recording the error */
-      int32_t t282;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t282 = rtg::ld_stream(&A.v_x1466_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 0);
-        t282 = 0;
-      }
+    if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
       int32_t t283;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t283 = rtg::ld_stream(&A.v_x1465_d[ix]);
+        t283 = rtg::ld_stream(&A.v_x1466_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 0);
         t283 = 0;
       }
-      uint8_t t285 = rt_lt_i(0, t283);
-      int32_t t287 = (t285 ? t282 : -1);
-      uint8_t t289 = rt_ge_i(t287, 0);
-      int32_t t290;
-      if (t289) {
-        int32_t t291;
-        if ((uint64_t)(int64_t)t287 < (uint64_t)A.v_x1463_n) {
-          t291 = A.v_x1463_d[t287];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t287, A.v_x1463_n, 0.0, 2);
-          t291 = 0;
-        }
-        t290 = t291;
+      int32_t t284;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
+        t284 = rtg::ld_stream(&A.v_x1465_d[ix]);
       } else {
-        t290 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 1);
+        t284 = 0;
+      }
+      uint8_t t286 = rt_lt_i(0, t284);
+      int32_t t288 = (t286 ? t283 : -1);
+      uint8_t t290 = rt_ge_i(t288, 0);
+      int32_t t291;
+      if (t290) {
+        int32_t t292;
+        if ((uint64_t)(int64_t)t288 < (uint64_t)A.v_x1463_n) {
+          t292 = A.v_x1463_d[t288];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t288, A.v_x1463_n, 0.0, 2);
+          t292 = 0;
+        }
+        t291 = t292;
+      } else {
+        t291 = 0;
       }
     }
-    return K7_0_V{0, 1, t279, 2, 1, 1};
+    return K7_0_V{0, 1, t280, 2, 1, 1};
   }
 };
 struct K7_0_store {
@@ -1618,59 +1622,59 @@ struct K7_1_pull {
   __device__ K7_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t293 = 0; /* nonzero: a check below failed */
-    int t294 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
-    int32_t t292 = t294 ? A.v_x1465_d[ix] : 0;
-    t293 |= !t294;
-    uint8_t t296 = rt_lt_i(0, t292);
-    int32_t t297;
-    if (t296) {
-      t297 = 2147483647;
+    int t294 = 0; /* nonzero: a check below failed */
+    int t295 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
+    int32_t t293 = t295 ? A.v_x1465_d[ix] : 0;
+    t294 |= !t295;
+    uint8_t t297 = rt_lt_i(0, t293);
+    int32_t t298;
+    if (t297) {
+      t298 = 2147483647;
     } else {
-      t297 = ix;
+      t298 = ix;
     }
-    if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
-      int32_t t298;
+    if (__builtin_expect(t294 != 0, 0)) { /* again, recording the error */
+      int32_t t299;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t298 = A.v_x1465_d[ix];
+        t299 = A.v_x1465_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 3);
-        t298 = 0;
+        t299 = 0;
       }
-      uint8_t t300 = rt_lt_i(0, t298);
-      int32_t t301;
-      if (t300) {
-        t301 = 2147483647;
+      uint8_t t301 = rt_lt_i(0, t299);
+      int32_t t302;
+      if (t301) {
+        t302 = 2147483647;
       } else {
-        t301 = ix;
+        t302 = ix;
       }
     }
-    return K7_1_V{t297, 0, t292};
+    return K7_1_V{t298, 0, t293};
   }
 };
 struct K7_1_op {
   K7_A A;
   __device__ K7_1_V operator()(const K7_1_V &a, const K7_1_V &b) const {
-    uint8_t t303 = rt_le_i(a.v0, b.v0);
-    int32_t t304;
-    if (t303) {
-      t304 = a.v0;
-    } else {
-      t304 = b.v0;
-    }
+    uint8_t t304 = rt_le_i(a.v0, b.v0);
     int32_t t305;
-    if (t303) {
-      t305 = a.v1;
+    if (t304) {
+      t305 = a.v0;
     } else {
-      t305 = b.v1;
+      t305 = b.v0;
     }
     int32_t t306;
-    if (t303) {
-      t306 = a.v2;
+    if (t304) {
+      t306 = a.v1;
     } else {
-      t306 = b.v2;
+      t306 = b.v1;
     }
-    return K7_1_V{t304, t305, t306};
+    int32_t t307;
+    if (t304) {
+      t307 = a.v2;
+    } else {
+      t307 = b.v2;
+    }
+    return K7_1_V{t305, t306, t307};
   }
 };
 struct K7_1_check {
@@ -1704,36 +1708,36 @@ struct K7_2_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t308 = 0; /* nonzero: a check below failed */
-    int t309 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n;
-    int32_t t307 = t309 ? A.v_x1495_d[sx] : 0;
-    t308 |= !t309;
-    int32_t t310 = rtg::ld_stream(&A.v_x1462_d[ix]);
-    int t312 = (uint64_t)(int64_t)t310 < (uint64_t)A.v_x1463_n;
-    int32_t t311 = t312 ? A.v_x1463_d[t310] : 0;
-    t308 |= !t312;
-    uint8_t t314 = rt_lt_i(t311, t307);
-    uint8_t t316 = rt_gt_i(t311, t307);
-    if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-      int32_t t317;
+    int t309 = 0; /* nonzero: a check below failed */
+    int t310 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n;
+    int32_t t308 = t310 ? A.v_x1495_d[sx] : 0;
+    t309 |= !t310;
+    int32_t t311 = rtg::ld_stream(&A.v_x1462_d[ix]);
+    int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1463_n;
+    int32_t t312 = t313 ? A.v_x1463_d[t311] : 0;
+    t309 |= !t313;
+    uint8_t t315 = rt_lt_i(t312, t308);
+    uint8_t t317 = rt_gt_i(t312, t308);
+    if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
+      int32_t t318;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n) {
-        t317 = A.v_x1495_d[sx];
+        t318 = A.v_x1495_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1495_n, 0.0, 4);
-        t317 = 0;
+        t318 = 0;
       }
-      int32_t t318 = rtg::ld_stream(&A.v_x1462_d[ix]);
-      int32_t t319;
-      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x1463_n) {
-        t319 = A.v_x1463_d[t318];
+      int32_t t319 = rtg::ld_stream(&A.v_x1462_d[ix]);
+      int32_t t320;
+      if ((uint64_t)(int64_t)t319 < (uint64_t)A.v_x1463_n) {
+        t320 = A.v_x1463_d[t319];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x1463_n, 0.0, 5);
-        t319 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, A.v_x1463_n, 0.0, 5);
+        t320 = 0;
       }
-      uint8_t t321 = rt_lt_i(t319, t317);
-      uint8_t t323 = rt_gt_i(t319, t317);
+      uint8_t t322 = rt_lt_i(t320, t318);
+      uint8_t t324 = rt_gt_i(t320, t318);
     }
-    return K7_2_V{t311, t314, t311, t316};
+    return K7_2_V{t312, t315, t312, t317};
   }
 };
 struct K7_2_store {
@@ -1795,60 +1799,60 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtV
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t324 = v_x1464;
-    if (t324 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t324, 0.0, run, 6};
+    const int64_t t325 = v_x1464;
+    if (t325 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, run, 6};
       goto fail;
     }
-    v_x1493 = rtg_vec_new(RT_INT, t324);
+    v_x1493 = rtg_vec_new(RT_INT, t325);
     A.v_x1493_d = v_x1493->data.i;
     A.v_x1493_n = v_x1493->len;
-    v_x1494 = rtg_vec_new(RT_BOOL, t324);
+    v_x1494 = rtg_vec_new(RT_BOOL, t325);
     A.v_x1494_d = v_x1494->data.b;
     A.v_x1494_n = v_x1494->len;
-    v_x1495 = rtg_vec_new(RT_INT, t324);
+    v_x1495 = rtg_vec_new(RT_INT, t325);
     A.v_x1495_d = v_x1495->data.i;
     A.v_x1495_n = v_x1495->len;
-    v_x1496 = rtg_vec_new(RT_INT, t324);
+    v_x1496 = rtg_vec_new(RT_INT, t325);
     A.v_x1496_d = v_x1496->data.i;
     A.v_x1496_n = v_x1496->len;
-    v_x1497 = rtg_vec_new(RT_BOOL, t324);
+    v_x1497 = rtg_vec_new(RT_BOOL, t325);
     A.v_x1497_d = v_x1497->data.b;
     A.v_x1497_n = v_x1497->len;
-    v_x1498 = rtg_vec_new(RT_BOOL, t324);
+    v_x1498 = rtg_vec_new(RT_BOOL, t325);
     A.v_x1498_d = v_x1498->data.b;
     A.v_x1498_n = v_x1498->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t325 = v_x1464;
-    if (t325 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, run, 7};
+    const int64_t t326 = v_x1464;
+    if (t326 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t326, 0.0, run, 7};
       goto fail;
     }
-    K7_1_V *t326 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t325);
-    K7_1_value = t326;
+    K7_1_V *t327 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t326);
+    K7_1_value = t327;
   }
   /* SPLIT */
-  rtg::SplitCounts t327; /* the slots of its classes' counts */
-  int64_t t328; /* its size */
+  rtg::SplitCounts t328; /* the slots of its classes' counts */
+  int64_t t329; /* its size */
   {
-    const int64_t t329 = v_x1462->len;
-    v_x1513 = rtg_vec_new(RT_INT, t329);
+    const int64_t t330 = v_x1462->len;
+    v_x1513 = rtg_vec_new(RT_INT, t330);
     A.v_x1513_d = v_x1513->data.i;
     A.v_x1513_n = v_x1513->len;
-    v_x1515 = rtg_vec_new(RT_INT, t329);
+    v_x1515 = rtg_vec_new(RT_INT, t330);
     A.v_x1515_d = v_x1515->data.i;
     A.v_x1515_n = v_x1515->len;
-    t328 = t329;
+    t329 = t330;
     v_x1517 = rtg_vec_new(RT_INT, v_x1468->len);
     A.v_x1517_d = v_x1517->data.i;
     A.v_x1517_n = v_x1517->len;
     v_x1518 = rtg_vec_new(RT_INT, v_x1468->len);
     A.v_x1518_d = v_x1518->data.i;
     A.v_x1518_n = v_x1518->len;
-    RtValue *const t330[2] = {
+    RtValue *const t331[2] = {
       v_x1517,
       v_x1518,
     };
@@ -1858,20 +1862,20 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtV
     v_x1520 = rtg_vec_new(RT_INT, v_x1468->len);
     A.v_x1520_d = v_x1520->data.i;
     A.v_x1520_n = v_x1520->len;
-    RtValue *const t331[2] = {
+    RtValue *const t332[2] = {
       v_x1519,
       v_x1520,
     };
-    t327 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t329, K7_2_store{A}, v_x1468, t330, t331);
+    t328 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t330, K7_2_store{A}, v_x1468, t331, t332);
   }
   {
-    int64_t t332[2];
-    t332[0] = rtg::filter_count(t327.at[0]);
-    t332[1] = rtg::filter_count(t327.at[1]);
-    v_x1513 = rtg_vec_fit(v_x1513, t332[0]);
+    int64_t t333[2];
+    t333[0] = rtg::filter_count(t328.at[0]);
+    t333[1] = rtg::filter_count(t328.at[1]);
+    v_x1513 = rtg_vec_fit(v_x1513, t333[0]);
     A.v_x1513_d = v_x1513->data.i;
     A.v_x1513_n = v_x1513->len;
-    v_x1515 = rtg_vec_fit(v_x1515, t332[1]);
+    v_x1515 = rtg_vec_fit(v_x1515, t333[1]);
     A.v_x1515_d = v_x1515->data.i;
     A.v_x1515_n = v_x1515->len;
   }
@@ -1919,11 +1923,11 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue
   if (rtg_choose_host(vals, 5, sizes, 2)) {
     K7_host(err, loc, run, v_x1462, v_x1463, v_x1464, v_x1465, v_x1466, v_x1468, out_v_x1493, out_v_x1491, out_v_x1492, out_v_x1494, out_v_x1513, out_v_x1517, out_v_x1519, out_v_x1515, out_v_x1518, out_v_x1520, out_v_x1496, out_v_x1497, out_v_x1498);
     if (err->index == INT64_MAX) {
-      K7_1_V t333;
-      memset(&t333, 0, sizeof t333);
-      t333.v1 = *out_v_x1491;
-      t333.v2 = *out_v_x1492;
-      (void)K7_1_check{{check_site_0}}(t333, err, run);
+      K7_1_V t334;
+      memset(&t334, 0, sizeof t334);
+      t334.v1 = *out_v_x1491;
+      t334.v2 = *out_v_x1492;
+      (void)K7_1_check{{check_site_0}}(t334, err, run);
     }
     rtg_host_ran();
   } else {
@@ -1954,139 +1958,139 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtV
   RtValue *v_x994 = NULL;
   /* MAP */
   {
-    const int64_t t334 = v_x964;
-    if (t334 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t334, 0.0, 0);
+    const int64_t t335 = v_x964;
+    if (t335 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t335, 0.0, 0);
       goto fail;
     }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t334);
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t335);
     int32_t *v_x986_d = v_x986->data.i;
     const int64_t v_x986_n = v_x986->len;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t334);
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t335);
     int32_t *v_x988_d = v_x988->data.i;
     const int64_t v_x988_n = v_x988->len;
-    v_x990 = rt_value_new(rt_vec_type(RT_INT), t334);
+    v_x990 = rt_value_new(rt_vec_type(RT_INT), t335);
     int32_t *v_x990_d = v_x990->data.i;
     const int64_t v_x990_n = v_x990->len;
-    RT_PARALLEL_FOR_IF(t334 >= RT_PARALLEL_MIN)
-    for (int64_t t335 = 0; t335 < t334; t335++) {
-      const int32_t t336 = (int32_t)t335;
-      int t339 = 0; /* nonzero: a check below failed */
-      int32_t t338 = rt_div_i(t336, 2, &t339);
-      int32_t t341 = rt_rem_i(t336, 2, &t339);
-      int32_t t343 = rt_mul_i(t341, v_x971);
-      int32_t t345 = rt_add_i(t343, t338);
-      int t347 = (uint64_t)(int64_t)t345 < (uint64_t)v_x961;
-      int32_t t346 = t347 ? t345 : 0;
-      t339 |= !t347;
-      uint8_t t349 = rt_lt_i(t346, (int32_t)v_x959_n);
-      int32_t t350;
-      if (t349) {
-        int t352 = (uint64_t)(int64_t)t346 < (uint64_t)v_x959_n;
-        int32_t t351 = t352 ? v_x959_d[t346] : 0;
-        t339 |= !t352;
-        t350 = t351;
+    RT_PARALLEL_FOR_IF(t335 >= RT_PARALLEL_MIN)
+    for (int64_t t336 = 0; t336 < t335; t336++) {
+      const int32_t t337 = (int32_t)t336;
+      int t340 = 0; /* nonzero: a check below failed */
+      int32_t t339 = rt_div_i(t337, 2, &t340);
+      int32_t t342 = rt_rem_i(t337, 2, &t340);
+      int32_t t344 = rt_mul_i(t342, v_x971);
+      int32_t t346 = rt_add_i(t344, t339);
+      int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x961;
+      int32_t t347 = t348 ? t346 : 0;
+      t340 |= !t348;
+      uint8_t t350 = rt_lt_i(t347, (int32_t)v_x959_n);
+      int32_t t351;
+      if (t350) {
+        int t353 = (uint64_t)(int64_t)t347 < (uint64_t)v_x959_n;
+        int32_t t352 = t353 ? v_x959_d[t347] : 0;
+        t340 |= !t353;
+        t351 = t352;
       } else {
-        int32_t t354 = rt_sub_i(t346, (int32_t)v_x959_n);
-        int t356 = (uint64_t)(int64_t)t354 < (uint64_t)v_x959_n;
-        int32_t t355 = t356 ? v_x960_d[t354] : 0;
-        t339 |= !t356;
-        t350 = t355;
+        int32_t t355 = rt_sub_i(t347, (int32_t)v_x959_n);
+        int t357 = (uint64_t)(int64_t)t355 < (uint64_t)v_x959_n;
+        int32_t t356 = t357 ? v_x960_d[t355] : 0;
+        t340 |= !t357;
+        t351 = t356;
       }
-      int32_t t357;
-      if (t349) {
-        int t359 = (uint64_t)(int64_t)t346 < (uint64_t)v_x959_n;
-        int32_t t358 = t359 ? v_x982_d[t346] : 0;
-        t339 |= !t359;
-        t357 = t358;
+      int32_t t358;
+      if (t350) {
+        int t360 = (uint64_t)(int64_t)t347 < (uint64_t)v_x959_n;
+        int32_t t359 = t360 ? v_x982_d[t347] : 0;
+        t340 |= !t360;
+        t358 = t359;
       } else {
-        int32_t t361 = rt_sub_i(t346, (int32_t)v_x959_n);
-        int t363 = (uint64_t)(int64_t)t361 < (uint64_t)(int32_t)v_x959_n;
-        int32_t t362 = t363 ? t361 : 0;
-        t339 |= !t363;
-        int t365 = (uint64_t)(int64_t)t362 < (uint64_t)v_x959_n;
-        int32_t t364 = t365 ? v_x978_d[t362] : 0;
-        t339 |= !t365;
-        int32_t t367 = rt_add_i(t364, v_x979);
-        t357 = t367;
+        int32_t t362 = rt_sub_i(t347, (int32_t)v_x959_n);
+        int t364 = (uint64_t)(int64_t)t362 < (uint64_t)(int32_t)v_x959_n;
+        int32_t t363 = t364 ? t362 : 0;
+        t340 |= !t364;
+        int t366 = (uint64_t)(int64_t)t363 < (uint64_t)v_x959_n;
+        int32_t t365 = t366 ? v_x978_d[t363] : 0;
+        t340 |= !t366;
+        int32_t t368 = rt_add_i(t365, v_x979);
+        t358 = t368;
       }
-      int32_t t369 = rt_add_i(t357, t350);
-      if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
-        int t370 = 0;
-        int32_t t371 = rt_div_i(t336, 2, &t370);
-        if (t370) {
-          NESSIE_RECORD(err, t335, RT_CHECK_SCALAR, 0, t370, RT_DIV, 0, 0, 0.0, 1);
+      int32_t t370 = rt_add_i(t358, t351);
+      if (__builtin_expect(t340 != 0, 0)) { /* again, recording the error */
+        int t371 = 0;
+        int32_t t372 = rt_div_i(t337, 2, &t371);
+        if (t371) {
+          NESSIE_RECORD(err, t336, RT_CHECK_SCALAR, 0, t371, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t372 = 0;
-        int32_t t373 = rt_rem_i(t336, 2, &t372);
-        if (t372) {
-          NESSIE_RECORD(err, t335, RT_CHECK_SCALAR, 0, t372, RT_REM, 0, 0, 0.0, 2);
+        int t373 = 0;
+        int32_t t374 = rt_rem_i(t337, 2, &t373);
+        if (t373) {
+          NESSIE_RECORD(err, t336, RT_CHECK_SCALAR, 0, t373, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t375 = rt_mul_i(t373, v_x971);
-        int32_t t377 = rt_add_i(t375, t371);
-        int32_t t378;
-        if ((uint64_t)(int64_t)t377 < (uint64_t)v_x961) {
-          t378 = t377;
+        int32_t t376 = rt_mul_i(t374, v_x971);
+        int32_t t378 = rt_add_i(t376, t372);
+        int32_t t379;
+        if ((uint64_t)(int64_t)t378 < (uint64_t)v_x961) {
+          t379 = t378;
         } else {
-          NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x961, 0.0, 3);
-          t378 = 0;
+          NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x961, 0.0, 3);
+          t379 = 0;
         }
-        uint8_t t380 = rt_lt_i(t378, (int32_t)v_x959_n);
-        int32_t t381;
-        if (t380) {
-          int32_t t382;
-          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x959_n) {
-            t382 = v_x959_d[t378];
+        uint8_t t381 = rt_lt_i(t379, (int32_t)v_x959_n);
+        int32_t t382;
+        if (t381) {
+          int32_t t383;
+          if ((uint64_t)(int64_t)t379 < (uint64_t)v_x959_n) {
+            t383 = v_x959_d[t379];
           } else {
-            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x959_n, 0.0, 4);
-            t382 = 0;
+            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x959_n, 0.0, 4);
+            t383 = 0;
           }
-          t381 = t382;
+          t382 = t383;
         } else {
-          int32_t t384 = rt_sub_i(t378, (int32_t)v_x959_n);
-          int32_t t385;
-          if ((uint64_t)(int64_t)t384 < (uint64_t)v_x959_n) {
-            t385 = v_x960_d[t384];
+          int32_t t385 = rt_sub_i(t379, (int32_t)v_x959_n);
+          int32_t t386;
+          if ((uint64_t)(int64_t)t385 < (uint64_t)v_x959_n) {
+            t386 = v_x960_d[t385];
           } else {
-            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t384, v_x959_n, 0.0, 5);
-            t385 = 0;
+            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x959_n, 0.0, 5);
+            t386 = 0;
           }
-          t381 = t385;
+          t382 = t386;
         }
-        int32_t t386;
-        if (t380) {
-          int32_t t387;
-          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x959_n) {
-            t387 = v_x982_d[t378];
+        int32_t t387;
+        if (t381) {
+          int32_t t388;
+          if ((uint64_t)(int64_t)t379 < (uint64_t)v_x959_n) {
+            t388 = v_x982_d[t379];
           } else {
-            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x959_n, 0.0, 6);
-            t387 = 0;
+            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x959_n, 0.0, 6);
+            t388 = 0;
           }
-          t386 = t387;
+          t387 = t388;
         } else {
-          int32_t t389 = rt_sub_i(t378, (int32_t)v_x959_n);
-          int32_t t390;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)(int32_t)v_x959_n) {
-            t390 = t389;
-          } else {
-            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, (int32_t)v_x959_n, 0.0, 7);
-            t390 = 0;
-          }
+          int32_t t390 = rt_sub_i(t379, (int32_t)v_x959_n);
           int32_t t391;
-          if ((uint64_t)(int64_t)t390 < (uint64_t)v_x959_n) {
-            t391 = v_x978_d[t390];
+          if ((uint64_t)(int64_t)t390 < (uint64_t)(int32_t)v_x959_n) {
+            t391 = t390;
           } else {
-            NESSIE_RECORD(err, t335, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, v_x959_n, 0.0, 8);
+            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, (int32_t)v_x959_n, 0.0, 7);
             t391 = 0;
           }
-          int32_t t393 = rt_add_i(t391, v_x979);
-          t386 = t393;
+          int32_t t392;
+          if ((uint64_t)(int64_t)t391 < (uint64_t)v_x959_n) {
+            t392 = v_x978_d[t391];
+          } else {
+            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x959_n, 0.0, 8);
+            t392 = 0;
+          }
+          int32_t t394 = rt_add_i(t392, v_x979);
+          t387 = t394;
         }
-        int32_t t395 = rt_add_i(t386, t381);
+        int32_t t396 = rt_add_i(t387, t382);
       }
-      v_x986_d[t335] = t357;
-      v_x988_d[t335] = t369;
-      v_x990_d[t335] = 1;
+      v_x986_d[t336] = t358;
+      v_x988_d[t336] = t370;
+      v_x990_d[t336] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2100,9 +2104,9 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtV
     const int64_t v_x990_n = v_x990->len;
     /* LIBRARY */
     {
-      RtValue *t396 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
-      rt_seg_known_total(t396, v_x991);
-      v_x992 = t396;
+      RtValue *t397 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
+      rt_seg_known_total(t397, v_x991);
+      v_x992 = t397;
       const int64_t *v_x992_off = rt_seg_offsets(v_x992);
       const int64_t v_x992_n = v_x992->len;
     }
@@ -2155,120 +2159,120 @@ struct K8_0_pull {
   __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t399 = 0; /* nonzero: a check below failed */
-    int32_t t398 = rt_div_i(ix, 2, &t399);
-    int32_t t401 = rt_rem_i(ix, 2, &t399);
-    int32_t t403 = rt_mul_i(t401, A.v_x971);
-    int32_t t405 = rt_add_i(t403, t398);
-    int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x961;
-    int32_t t406 = t407 ? t405 : 0;
-    t399 |= !t407;
-    uint8_t t409 = rt_lt_i(t406, (int32_t)A.v_x959_n);
-    int32_t t410;
-    if (t409) {
-      int t412 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x959_n;
-      int32_t t411 = t412 ? A.v_x959_d[t406] : 0;
-      t399 |= !t412;
-      t410 = t411;
+    int t400 = 0; /* nonzero: a check below failed */
+    int32_t t399 = rt_div_i(ix, 2, &t400);
+    int32_t t402 = rt_rem_i(ix, 2, &t400);
+    int32_t t404 = rt_mul_i(t402, A.v_x971);
+    int32_t t406 = rt_add_i(t404, t399);
+    int t408 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x961;
+    int32_t t407 = t408 ? t406 : 0;
+    t400 |= !t408;
+    uint8_t t410 = rt_lt_i(t407, (int32_t)A.v_x959_n);
+    int32_t t411;
+    if (t410) {
+      int t413 = (uint64_t)(int64_t)t407 < (uint64_t)A.v_x959_n;
+      int32_t t412 = t413 ? A.v_x959_d[t407] : 0;
+      t400 |= !t413;
+      t411 = t412;
     } else {
-      int32_t t414 = rt_sub_i(t406, (int32_t)A.v_x959_n);
-      int t416 = (uint64_t)(int64_t)t414 < (uint64_t)A.v_x959_n;
-      int32_t t415 = t416 ? A.v_x960_d[t414] : 0;
-      t399 |= !t416;
-      t410 = t415;
+      int32_t t415 = rt_sub_i(t407, (int32_t)A.v_x959_n);
+      int t417 = (uint64_t)(int64_t)t415 < (uint64_t)A.v_x959_n;
+      int32_t t416 = t417 ? A.v_x960_d[t415] : 0;
+      t400 |= !t417;
+      t411 = t416;
     }
-    int32_t t417;
-    if (t409) {
-      int t419 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x959_n;
-      int32_t t418 = t419 ? A.v_x982_d[t406] : 0;
-      t399 |= !t419;
-      t417 = t418;
+    int32_t t418;
+    if (t410) {
+      int t420 = (uint64_t)(int64_t)t407 < (uint64_t)A.v_x959_n;
+      int32_t t419 = t420 ? A.v_x982_d[t407] : 0;
+      t400 |= !t420;
+      t418 = t419;
     } else {
-      int32_t t421 = rt_sub_i(t406, (int32_t)A.v_x959_n);
-      int t423 = (uint64_t)(int64_t)t421 < (uint64_t)(int32_t)A.v_x959_n;
-      int32_t t422 = t423 ? t421 : 0;
-      t399 |= !t423;
-      int t425 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x959_n;
-      int32_t t424 = t425 ? A.v_x978_d[t422] : 0;
-      t399 |= !t425;
-      int32_t t427 = rt_add_i(t424, A.v_x979);
-      t417 = t427;
+      int32_t t422 = rt_sub_i(t407, (int32_t)A.v_x959_n);
+      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)(int32_t)A.v_x959_n;
+      int32_t t423 = t424 ? t422 : 0;
+      t400 |= !t424;
+      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)A.v_x959_n;
+      int32_t t425 = t426 ? A.v_x978_d[t423] : 0;
+      t400 |= !t426;
+      int32_t t428 = rt_add_i(t425, A.v_x979);
+      t418 = t428;
     }
-    int32_t t429 = rt_add_i(t417, t410);
-    if (__builtin_expect(t399 != 0, 0)) { /* again, recording the error */
-      int t430 = 0;
-      int32_t t431 = rt_div_i(ix, 2, &t430);
-      if (t430) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t430, RT_DIV, 0, 0, 0.0, 0);
+    int32_t t430 = rt_add_i(t418, t411);
+    if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
+      int t431 = 0;
+      int32_t t432 = rt_div_i(ix, 2, &t431);
+      if (t431) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t431, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t432 = 0;
-      int32_t t433 = rt_rem_i(ix, 2, &t432);
-      if (t432) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t432, RT_REM, 0, 0, 0.0, 1);
+      int t433 = 0;
+      int32_t t434 = rt_rem_i(ix, 2, &t433);
+      if (t433) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t433, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t435 = rt_mul_i(t433, A.v_x971);
-      int32_t t437 = rt_add_i(t435, t431);
-      int32_t t438;
-      if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x961) {
-        t438 = t437;
+      int32_t t436 = rt_mul_i(t434, A.v_x971);
+      int32_t t438 = rt_add_i(t436, t432);
+      int32_t t439;
+      if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x961) {
+        t439 = t438;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x961, 0.0, 2);
-        t438 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x961, 0.0, 2);
+        t439 = 0;
       }
-      uint8_t t440 = rt_lt_i(t438, (int32_t)A.v_x959_n);
-      int32_t t441;
-      if (t440) {
-        int32_t t442;
-        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x959_n) {
-          t442 = A.v_x959_d[t438];
+      uint8_t t441 = rt_lt_i(t439, (int32_t)A.v_x959_n);
+      int32_t t442;
+      if (t441) {
+        int32_t t443;
+        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x959_n) {
+          t443 = A.v_x959_d[t439];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x959_n, 0.0, 3);
-          t442 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x959_n, 0.0, 3);
+          t443 = 0;
         }
-        t441 = t442;
+        t442 = t443;
       } else {
-        int32_t t444 = rt_sub_i(t438, (int32_t)A.v_x959_n);
-        int32_t t445;
-        if ((uint64_t)(int64_t)t444 < (uint64_t)A.v_x959_n) {
-          t445 = A.v_x960_d[t444];
+        int32_t t445 = rt_sub_i(t439, (int32_t)A.v_x959_n);
+        int32_t t446;
+        if ((uint64_t)(int64_t)t445 < (uint64_t)A.v_x959_n) {
+          t446 = A.v_x960_d[t445];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, A.v_x959_n, 0.0, 4);
-          t445 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, A.v_x959_n, 0.0, 4);
+          t446 = 0;
         }
-        t441 = t445;
+        t442 = t446;
       }
-      int32_t t446;
-      if (t440) {
-        int32_t t447;
-        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x959_n) {
-          t447 = A.v_x982_d[t438];
+      int32_t t447;
+      if (t441) {
+        int32_t t448;
+        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x959_n) {
+          t448 = A.v_x982_d[t439];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x959_n, 0.0, 5);
-          t447 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x959_n, 0.0, 5);
+          t448 = 0;
         }
-        t446 = t447;
+        t447 = t448;
       } else {
-        int32_t t449 = rt_sub_i(t438, (int32_t)A.v_x959_n);
-        int32_t t450;
-        if ((uint64_t)(int64_t)t449 < (uint64_t)(int32_t)A.v_x959_n) {
-          t450 = t449;
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, (int32_t)A.v_x959_n, 0.0, 6);
-          t450 = 0;
-        }
+        int32_t t450 = rt_sub_i(t439, (int32_t)A.v_x959_n);
         int32_t t451;
-        if ((uint64_t)(int64_t)t450 < (uint64_t)A.v_x959_n) {
-          t451 = A.v_x978_d[t450];
+        if ((uint64_t)(int64_t)t450 < (uint64_t)(int32_t)A.v_x959_n) {
+          t451 = t450;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, A.v_x959_n, 0.0, 7);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, (int32_t)A.v_x959_n, 0.0, 6);
           t451 = 0;
         }
-        int32_t t453 = rt_add_i(t451, A.v_x979);
-        t446 = t453;
+        int32_t t452;
+        if ((uint64_t)(int64_t)t451 < (uint64_t)A.v_x959_n) {
+          t452 = A.v_x978_d[t451];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, A.v_x959_n, 0.0, 7);
+          t452 = 0;
+        }
+        int32_t t454 = rt_add_i(t452, A.v_x979);
+        t447 = t454;
       }
-      int32_t t455 = rt_add_i(t446, t441);
+      int32_t t456 = rt_add_i(t447, t442);
     }
-    return K8_0_V{t417, t429, 1};
+    return K8_0_V{t418, t430, 1};
   }
 };
 struct K8_0_store {
@@ -2313,27 +2317,27 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtVa
   RtValue *v_x994 = NULL;
   /* MAP */
   {
-    const int64_t t456 = v_x964;
-    if (t456 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, run, 8};
+    const int64_t t457 = v_x964;
+    if (t457 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t457, 0.0, run, 8};
       goto fail;
     }
-    v_x986 = rtg_vec_new(RT_INT, t456);
+    v_x986 = rtg_vec_new(RT_INT, t457);
     A.v_x986_d = v_x986->data.i;
     A.v_x986_n = v_x986->len;
-    v_x988 = rtg_vec_new(RT_INT, t456);
+    v_x988 = rtg_vec_new(RT_INT, t457);
     A.v_x988_d = v_x988->data.i;
     A.v_x988_n = v_x988->len;
-    v_x990 = rtg_vec_new(RT_INT, t456);
+    v_x990 = rtg_vec_new(RT_INT, t457);
     A.v_x990_d = v_x990->data.i;
     A.v_x990_n = v_x990->len;
     /* computed in the launch of SOAC 1 (K8_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t457 = rtg::range_segdes(loc, A.run, v_x986, v_x988, v_x990, &v_x993, &v_x994, K8_1_ride{A});
-    rtg_seg_known_total(t457, v_x991);
-    v_x992 = t457;
+    RtValue *t458 = rtg::range_segdes(loc, A.run, v_x986, v_x988, v_x990, &v_x993, &v_x994, K8_1_ride{A});
+    rtg_seg_known_total(t458, v_x991);
+    v_x992 = t458;
     A.v_x992_off = rtg_seg_offsets(v_x992);
     A.v_x992_n = v_x992->len;
   }
@@ -2383,106 +2387,106 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, Rt
   RtValue *v_x1534 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t458 = v_sd_1535_off[v_sd_1535_n];
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t458);
+    const int64_t t459 = v_sd_1535_off[v_sd_1535_n];
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t459);
     int32_t *v_x1534_d = v_x1534->data.i;
     const int64_t v_x1534_n = v_x1534->len;
-    const int64_t t459 = (t458 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t459 > 1)
-    for (int64_t t460 = 0; t460 < t459; t460++) {
-      int64_t t463 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t460 * RT_CHUNK);
-      const int64_t t460_end = (t460 + 1) * RT_CHUNK < t458 ? (t460 + 1) * RT_CHUNK : t458;
-      for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
-        const int32_t t462 = (int32_t)t461;
-        while (v_sd_1535_off[t463 + 1] <= t461)
-          t463++;
-        const int32_t t464 = (int32_t)t463;
-        int t466 = 0; /* nonzero: a check below failed */
-        int t467 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1529_n;
-        int32_t t465 = t467 ? v_x1529_d[t464] : 0;
-        t466 |= !t467;
-        int t469 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1527_n;
-        int32_t t468 = t469 ? v_x1527_d[t464] : 0;
-        t466 |= !t469;
-        int32_t t471 = rt_sub_i(t462, t468);
-        int t473 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1528_n;
-        int32_t t472 = t473 ? v_x1528_d[t464] : 0;
-        t466 |= !t473;
-        int32_t t475 = rt_mul_i(t471, t472);
-        int32_t t477 = rt_add_i(t465, t475);
-        int t479 = (uint64_t)(int64_t)t477 < (uint64_t)v_x1525;
-        int32_t t478 = t479 ? t477 : 0;
-        t466 |= !t479;
-        uint8_t t481 = rt_lt_i(t478, (int32_t)v_x1523_n);
-        int32_t t482;
-        if (t481) {
-          int t484 = (uint64_t)(int64_t)t478 < (uint64_t)v_x1523_n;
-          int32_t t483 = t484 ? v_x1523_d[t478] : 0;
-          t466 |= !t484;
-          t482 = t483;
+    const int64_t t460 = (t459 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t460 > 1)
+    for (int64_t t461 = 0; t461 < t460; t461++) {
+      int64_t t464 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t461 * RT_CHUNK);
+      const int64_t t461_end = (t461 + 1) * RT_CHUNK < t459 ? (t461 + 1) * RT_CHUNK : t459;
+      for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
+        const int32_t t463 = (int32_t)t462;
+        while (v_sd_1535_off[t464 + 1] <= t462)
+          t464++;
+        const int32_t t465 = (int32_t)t464;
+        int t467 = 0; /* nonzero: a check below failed */
+        int t468 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1529_n;
+        int32_t t466 = t468 ? v_x1529_d[t465] : 0;
+        t467 |= !t468;
+        int t470 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1527_n;
+        int32_t t469 = t470 ? v_x1527_d[t465] : 0;
+        t467 |= !t470;
+        int32_t t472 = rt_sub_i(t463, t469);
+        int t474 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1528_n;
+        int32_t t473 = t474 ? v_x1528_d[t465] : 0;
+        t467 |= !t474;
+        int32_t t476 = rt_mul_i(t472, t473);
+        int32_t t478 = rt_add_i(t466, t476);
+        int t480 = (uint64_t)(int64_t)t478 < (uint64_t)v_x1525;
+        int32_t t479 = t480 ? t478 : 0;
+        t467 |= !t480;
+        uint8_t t482 = rt_lt_i(t479, (int32_t)v_x1523_n);
+        int32_t t483;
+        if (t482) {
+          int t485 = (uint64_t)(int64_t)t479 < (uint64_t)v_x1523_n;
+          int32_t t484 = t485 ? v_x1523_d[t479] : 0;
+          t467 |= !t485;
+          t483 = t484;
         } else {
-          int32_t t486 = rt_sub_i(t478, (int32_t)v_x1523_n);
-          int t488 = (uint64_t)(int64_t)t486 < (uint64_t)v_x1524_n;
-          int32_t t487 = t488 ? v_x1524_d[t486] : 0;
-          t466 |= !t488;
-          t482 = t487;
+          int32_t t487 = rt_sub_i(t479, (int32_t)v_x1523_n);
+          int t489 = (uint64_t)(int64_t)t487 < (uint64_t)v_x1524_n;
+          int32_t t488 = t489 ? v_x1524_d[t487] : 0;
+          t467 |= !t489;
+          t483 = t488;
         }
-        if (__builtin_expect(t466 != 0, 0)) { /* again, recording the error */
-          int32_t t489;
-          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1529_n) {
-            t489 = v_x1529_d[t464];
-          } else {
-            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1529_n, 0.0, 0);
-            t489 = 0;
-          }
+        if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
           int32_t t490;
-          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1527_n) {
-            t490 = v_x1527_d[t464];
+          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1529_n) {
+            t490 = v_x1529_d[t465];
           } else {
-            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1527_n, 0.0, 1);
+            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1529_n, 0.0, 0);
             t490 = 0;
           }
-          int32_t t492 = rt_sub_i(t462, t490);
-          int32_t t493;
-          if ((uint64_t)(int64_t)t464 < (uint64_t)v_x1528_n) {
-            t493 = v_x1528_d[t464];
+          int32_t t491;
+          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1527_n) {
+            t491 = v_x1527_d[t465];
           } else {
-            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x1528_n, 0.0, 2);
-            t493 = 0;
+            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1527_n, 0.0, 1);
+            t491 = 0;
           }
-          int32_t t495 = rt_mul_i(t492, t493);
-          int32_t t497 = rt_add_i(t489, t495);
-          int32_t t498;
-          if ((uint64_t)(int64_t)t497 < (uint64_t)v_x1525) {
-            t498 = t497;
+          int32_t t493 = rt_sub_i(t463, t491);
+          int32_t t494;
+          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1528_n) {
+            t494 = v_x1528_d[t465];
           } else {
-            NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x1525, 0.0, 3);
-            t498 = 0;
+            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1528_n, 0.0, 2);
+            t494 = 0;
           }
-          uint8_t t500 = rt_lt_i(t498, (int32_t)v_x1523_n);
-          int32_t t501;
-          if (t500) {
-            int32_t t502;
-            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1523_n) {
-              t502 = v_x1523_d[t498];
-            } else {
-              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1523_n, 0.0, 4);
-              t502 = 0;
-            }
-            t501 = t502;
+          int32_t t496 = rt_mul_i(t493, t494);
+          int32_t t498 = rt_add_i(t490, t496);
+          int32_t t499;
+          if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1525) {
+            t499 = t498;
           } else {
-            int32_t t504 = rt_sub_i(t498, (int32_t)v_x1523_n);
-            int32_t t505;
-            if ((uint64_t)(int64_t)t504 < (uint64_t)v_x1524_n) {
-              t505 = v_x1524_d[t504];
+            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1525, 0.0, 3);
+            t499 = 0;
+          }
+          uint8_t t501 = rt_lt_i(t499, (int32_t)v_x1523_n);
+          int32_t t502;
+          if (t501) {
+            int32_t t503;
+            if ((uint64_t)(int64_t)t499 < (uint64_t)v_x1523_n) {
+              t503 = v_x1523_d[t499];
             } else {
-              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t504, v_x1524_n, 0.0, 5);
-              t505 = 0;
+              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_x1523_n, 0.0, 4);
+              t503 = 0;
             }
-            t501 = t505;
+            t502 = t503;
+          } else {
+            int32_t t505 = rt_sub_i(t499, (int32_t)v_x1523_n);
+            int32_t t506;
+            if ((uint64_t)(int64_t)t505 < (uint64_t)v_x1524_n) {
+              t506 = v_x1524_d[t505];
+            } else {
+              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t505, v_x1524_n, 0.0, 5);
+              t506 = 0;
+            }
+            t502 = t506;
           }
         }
-        v_x1534_d[t461] = t482;
+        v_x1534_d[t462] = t483;
       }
     }
   }
@@ -2518,92 +2522,92 @@ struct K9_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t507 = 0; /* nonzero: a check below failed */
-    int t508 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n;
-    int32_t t506 = t508 ? A.v_x1529_d[sx] : 0;
-    t507 |= !t508;
-    int t510 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n;
-    int32_t t509 = t510 ? A.v_x1527_d[sx] : 0;
-    t507 |= !t510;
-    int32_t t512 = rt_sub_i(ix, t509);
-    int t514 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n;
-    int32_t t513 = t514 ? A.v_x1528_d[sx] : 0;
-    t507 |= !t514;
-    int32_t t516 = rt_mul_i(t512, t513);
-    int32_t t518 = rt_add_i(t506, t516);
-    int t520 = (uint64_t)(int64_t)t518 < (uint64_t)A.v_x1525;
-    int32_t t519 = t520 ? t518 : 0;
-    t507 |= !t520;
-    uint8_t t522 = rt_lt_i(t519, (int32_t)A.v_x1523_n);
-    int32_t t523;
-    if (t522) {
-      int t525 = (uint64_t)(int64_t)t519 < (uint64_t)A.v_x1523_n;
-      int32_t t524 = t525 ? A.v_x1523_d[t519] : 0;
-      t507 |= !t525;
-      t523 = t524;
+    int t508 = 0; /* nonzero: a check below failed */
+    int t509 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n;
+    int32_t t507 = t509 ? A.v_x1529_d[sx] : 0;
+    t508 |= !t509;
+    int t511 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n;
+    int32_t t510 = t511 ? A.v_x1527_d[sx] : 0;
+    t508 |= !t511;
+    int32_t t513 = rt_sub_i(ix, t510);
+    int t515 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n;
+    int32_t t514 = t515 ? A.v_x1528_d[sx] : 0;
+    t508 |= !t515;
+    int32_t t517 = rt_mul_i(t513, t514);
+    int32_t t519 = rt_add_i(t507, t517);
+    int t521 = (uint64_t)(int64_t)t519 < (uint64_t)A.v_x1525;
+    int32_t t520 = t521 ? t519 : 0;
+    t508 |= !t521;
+    uint8_t t523 = rt_lt_i(t520, (int32_t)A.v_x1523_n);
+    int32_t t524;
+    if (t523) {
+      int t526 = (uint64_t)(int64_t)t520 < (uint64_t)A.v_x1523_n;
+      int32_t t525 = t526 ? A.v_x1523_d[t520] : 0;
+      t508 |= !t526;
+      t524 = t525;
     } else {
-      int32_t t527 = rt_sub_i(t519, (int32_t)A.v_x1523_n);
-      int t529 = (uint64_t)(int64_t)t527 < (uint64_t)A.v_x1524_n;
-      int32_t t528 = t529 ? A.v_x1524_d[t527] : 0;
-      t507 |= !t529;
-      t523 = t528;
+      int32_t t528 = rt_sub_i(t520, (int32_t)A.v_x1523_n);
+      int t530 = (uint64_t)(int64_t)t528 < (uint64_t)A.v_x1524_n;
+      int32_t t529 = t530 ? A.v_x1524_d[t528] : 0;
+      t508 |= !t530;
+      t524 = t529;
     }
-    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
-      int32_t t530;
+    if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
+      int32_t t531;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n) {
-        t530 = A.v_x1529_d[sx];
+        t531 = A.v_x1529_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1529_n, 0.0, 0);
-        t530 = 0;
-      }
-      int32_t t531;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n) {
-        t531 = A.v_x1527_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1527_n, 0.0, 1);
         t531 = 0;
       }
-      int32_t t533 = rt_sub_i(ix, t531);
-      int32_t t534;
+      int32_t t532;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n) {
+        t532 = A.v_x1527_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1527_n, 0.0, 1);
+        t532 = 0;
+      }
+      int32_t t534 = rt_sub_i(ix, t532);
+      int32_t t535;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n) {
-        t534 = A.v_x1528_d[sx];
+        t535 = A.v_x1528_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1528_n, 0.0, 2);
-        t534 = 0;
+        t535 = 0;
       }
-      int32_t t536 = rt_mul_i(t533, t534);
-      int32_t t538 = rt_add_i(t530, t536);
-      int32_t t539;
-      if ((uint64_t)(int64_t)t538 < (uint64_t)A.v_x1525) {
-        t539 = t538;
+      int32_t t537 = rt_mul_i(t534, t535);
+      int32_t t539 = rt_add_i(t531, t537);
+      int32_t t540;
+      if ((uint64_t)(int64_t)t539 < (uint64_t)A.v_x1525) {
+        t540 = t539;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, A.v_x1525, 0.0, 3);
-        t539 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t539, A.v_x1525, 0.0, 3);
+        t540 = 0;
       }
-      uint8_t t541 = rt_lt_i(t539, (int32_t)A.v_x1523_n);
-      int32_t t542;
-      if (t541) {
-        int32_t t543;
-        if ((uint64_t)(int64_t)t539 < (uint64_t)A.v_x1523_n) {
-          t543 = A.v_x1523_d[t539];
+      uint8_t t542 = rt_lt_i(t540, (int32_t)A.v_x1523_n);
+      int32_t t543;
+      if (t542) {
+        int32_t t544;
+        if ((uint64_t)(int64_t)t540 < (uint64_t)A.v_x1523_n) {
+          t544 = A.v_x1523_d[t540];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t539, A.v_x1523_n, 0.0, 4);
-          t543 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t540, A.v_x1523_n, 0.0, 4);
+          t544 = 0;
         }
-        t542 = t543;
+        t543 = t544;
       } else {
-        int32_t t545 = rt_sub_i(t539, (int32_t)A.v_x1523_n);
-        int32_t t546;
-        if ((uint64_t)(int64_t)t545 < (uint64_t)A.v_x1524_n) {
-          t546 = A.v_x1524_d[t545];
+        int32_t t546 = rt_sub_i(t540, (int32_t)A.v_x1523_n);
+        int32_t t547;
+        if ((uint64_t)(int64_t)t546 < (uint64_t)A.v_x1524_n) {
+          t547 = A.v_x1524_d[t546];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, A.v_x1524_n, 0.0, 5);
-          t546 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t546, A.v_x1524_n, 0.0, 5);
+          t547 = 0;
         }
-        t542 = t546;
+        t543 = t547;
       }
     }
-    return K9_0_V{t523};
+    return K9_0_V{t524};
   }
 };
 struct K9_0_store {
@@ -2635,11 +2639,11 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtV
   RtValue *v_x1534 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t547 = rtg_seg_total(v_sd_1535);
-    v_x1534 = rtg_vec_new(RT_INT, t547);
+    const int64_t t548 = rtg_seg_total(v_sd_1535);
+    v_x1534 = rtg_vec_new(RT_INT, t548);
     A.v_x1534_d = v_x1534->data.i;
     A.v_x1534_n = v_x1534->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1535, t547);
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1535, t548);
   }
   *out_v_x1534 = v_x1534;
   return;
@@ -2675,109 +2679,109 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
   RtValue *v_x1037 = NULL;
   /* MAP */
   {
-    const int64_t t548 = v_x1012_n;
-    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t548);
+    const int64_t t549 = v_x1012_n;
+    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t549);
     int32_t *v_x1037_d = v_x1037->data.i;
     const int64_t v_x1037_n = v_x1037->len;
-    RT_PARALLEL_FOR_IF(t548 >= RT_PARALLEL_MIN)
-    for (int64_t t549 = 0; t549 < t548; t549++) {
-      const int32_t t550 = (int32_t)t549;
-      int t552 = 0; /* nonzero: a check below failed */
-      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1013_n;
-      uint8_t t551 = t553 ? v_x1013_d[t550] : 0;
-      t552 |= !t553;
-      int t555 = (uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1009_n;
-      int32_t t554 = t555 ? t550 : 0;
-      t552 |= !t555;
-      int32_t t557 = rt_mul_i(t554, 2);
-      int32_t t559 = (t551 ? t557 : -1);
-      uint8_t t561 = rt_ge_i(t559, 0);
-      int32_t t562;
-      if (t561) {
-        int t564 = (uint64_t)(int64_t)t559 < (uint64_t)v_x1020_n;
-        int32_t t563 = t564 ? v_x1020_d[t559] : 0;
-        t552 |= !t564;
-        t562 = t563;
+    RT_PARALLEL_FOR_IF(t549 >= RT_PARALLEL_MIN)
+    for (int64_t t550 = 0; t550 < t549; t550++) {
+      const int32_t t551 = (int32_t)t550;
+      int t553 = 0; /* nonzero: a check below failed */
+      int t554 = (uint64_t)(int64_t)t551 < (uint64_t)v_x1013_n;
+      uint8_t t552 = t554 ? v_x1013_d[t551] : 0;
+      t553 |= !t554;
+      int t556 = (uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1009_n;
+      int32_t t555 = t556 ? t551 : 0;
+      t553 |= !t556;
+      int32_t t558 = rt_mul_i(t555, 2);
+      int32_t t560 = (t552 ? t558 : -1);
+      uint8_t t562 = rt_ge_i(t560, 0);
+      int32_t t563;
+      if (t562) {
+        int t565 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1020_n;
+        int32_t t564 = t565 ? v_x1020_d[t560] : 0;
+        t553 |= !t565;
+        t563 = t564;
       } else {
-        t562 = 0;
+        t563 = 0;
       }
-      int32_t t566 = rt_add_i(t562, 1);
-      int t568 = (uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1026_n;
-      int32_t t567 = t568 ? t550 : 0;
-      t552 |= !t568;
-      int32_t t570 = rt_mul_i(t567, 2);
-      int32_t t572 = rt_add_i(t570, 1);
-      int32_t t574 = (1 ? t572 : -1);
-      uint8_t t576 = rt_ge_i(t574, 0);
-      int32_t t577;
-      if (t576) {
-        int t579 = (uint64_t)(int64_t)t574 < (uint64_t)v_x1020_n;
-        int32_t t578 = t579 ? v_x1020_d[t574] : 0;
-        t552 |= !t579;
-        t577 = t578;
+      int32_t t567 = rt_add_i(t563, 1);
+      int t569 = (uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1026_n;
+      int32_t t568 = t569 ? t551 : 0;
+      t553 |= !t569;
+      int32_t t571 = rt_mul_i(t568, 2);
+      int32_t t573 = rt_add_i(t571, 1);
+      int32_t t575 = (1 ? t573 : -1);
+      uint8_t t577 = rt_ge_i(t575, 0);
+      int32_t t578;
+      if (t577) {
+        int t580 = (uint64_t)(int64_t)t575 < (uint64_t)v_x1020_n;
+        int32_t t579 = t580 ? v_x1020_d[t575] : 0;
+        t553 |= !t580;
+        t578 = t579;
       } else {
-        t577 = 0;
+        t578 = 0;
       }
-      int32_t t581 = rt_add_i(t566, t577);
-      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
-        uint8_t t582;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x1013_n) {
-          t582 = v_x1013_d[t550];
+      int32_t t582 = rt_add_i(t567, t578);
+      if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
+        uint8_t t583;
+        if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1013_n) {
+          t583 = v_x1013_d[t551];
         } else {
-          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x1013_n, 0.0, 0);
-          t582 = 0;
-        }
-        int32_t t583;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1009_n) {
-          t583 = t550;
-        } else {
-          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, (int32_t)v_x1009_n, 0.0, 1);
+          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1013_n, 0.0, 0);
           t583 = 0;
         }
-        int32_t t585 = rt_mul_i(t583, 2);
-        int32_t t587 = (t582 ? t585 : -1);
-        uint8_t t589 = rt_ge_i(t587, 0);
-        int32_t t590;
-        if (t589) {
-          int32_t t591;
-          if ((uint64_t)(int64_t)t587 < (uint64_t)v_x1020_n) {
-            t591 = v_x1020_d[t587];
+        int32_t t584;
+        if ((uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1009_n) {
+          t584 = t551;
+        } else {
+          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, (int32_t)v_x1009_n, 0.0, 1);
+          t584 = 0;
+        }
+        int32_t t586 = rt_mul_i(t584, 2);
+        int32_t t588 = (t583 ? t586 : -1);
+        uint8_t t590 = rt_ge_i(t588, 0);
+        int32_t t591;
+        if (t590) {
+          int32_t t592;
+          if ((uint64_t)(int64_t)t588 < (uint64_t)v_x1020_n) {
+            t592 = v_x1020_d[t588];
           } else {
-            NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x1020_n, 0.0, 2);
-            t591 = 0;
+            NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t588, v_x1020_n, 0.0, 2);
+            t592 = 0;
           }
-          t590 = t591;
+          t591 = t592;
         } else {
-          t590 = 0;
+          t591 = 0;
         }
-        int32_t t593 = rt_add_i(t590, 1);
-        int32_t t594;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)(int32_t)v_x1026_n) {
-          t594 = t550;
+        int32_t t594 = rt_add_i(t591, 1);
+        int32_t t595;
+        if ((uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1026_n) {
+          t595 = t551;
         } else {
-          NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 4, 0, RT_GATHER, t550, (int32_t)v_x1026_n, 0.0, 3);
-          t594 = 0;
+          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 4, 0, RT_GATHER, t551, (int32_t)v_x1026_n, 0.0, 3);
+          t595 = 0;
         }
-        int32_t t596 = rt_mul_i(t594, 2);
-        int32_t t598 = rt_add_i(t596, 1);
-        int32_t t600 = (1 ? t598 : -1);
-        uint8_t t602 = rt_ge_i(t600, 0);
-        int32_t t603;
-        if (t602) {
-          int32_t t604;
-          if ((uint64_t)(int64_t)t600 < (uint64_t)v_x1020_n) {
-            t604 = v_x1020_d[t600];
+        int32_t t597 = rt_mul_i(t595, 2);
+        int32_t t599 = rt_add_i(t597, 1);
+        int32_t t601 = (1 ? t599 : -1);
+        uint8_t t603 = rt_ge_i(t601, 0);
+        int32_t t604;
+        if (t603) {
+          int32_t t605;
+          if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1020_n) {
+            t605 = v_x1020_d[t601];
           } else {
-            NESSIE_RECORD(err, t549, RT_CHECK_INDEX, 1, 0, RT_GATHER, t600, v_x1020_n, 0.0, 4);
-            t604 = 0;
+            NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 1, 0, RT_GATHER, t601, v_x1020_n, 0.0, 4);
+            t605 = 0;
           }
-          t603 = t604;
+          t604 = t605;
         } else {
-          t603 = 0;
+          t604 = 0;
         }
-        int32_t t606 = rt_add_i(t593, t603);
+        int32_t t607 = rt_add_i(t594, t604);
       }
-      v_x1037_d[t549] = t581;
+      v_x1037_d[t550] = t582;
     }
   }
   if (err->index != INT64_MAX)
@@ -2807,102 +2811,102 @@ struct K10_0_pull {
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t608 = 0; /* nonzero: a check below failed */
-    int t609 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
-    uint8_t t607 = t609 ? rtg::ld_stream(&A.v_x1013_d[ix]) : 0;
-    t608 |= !t609;
-    int t611 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n;
-    int32_t t610 = t611 ? ix : 0;
-    t608 |= !t611;
-    int32_t t613 = rt_mul_i(t610, 2);
-    int32_t t615 = (t607 ? t613 : -1);
-    uint8_t t617 = rt_ge_i(t615, 0);
-    int32_t t618;
-    if (t617) {
-      int t620 = (uint64_t)(int64_t)t615 < (uint64_t)A.v_x1020_n;
-      int32_t t619 = t620 ? A.v_x1020_d[t615] : 0;
-      t608 |= !t620;
-      t618 = t619;
+    int t609 = 0; /* nonzero: a check below failed */
+    int t610 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
+    uint8_t t608 = t610 ? rtg::ld_stream(&A.v_x1013_d[ix]) : 0;
+    t609 |= !t610;
+    int t612 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n;
+    int32_t t611 = t612 ? ix : 0;
+    t609 |= !t612;
+    int32_t t614 = rt_mul_i(t611, 2);
+    int32_t t616 = (t608 ? t614 : -1);
+    uint8_t t618 = rt_ge_i(t616, 0);
+    int32_t t619;
+    if (t618) {
+      int t621 = (uint64_t)(int64_t)t616 < (uint64_t)A.v_x1020_n;
+      int32_t t620 = t621 ? A.v_x1020_d[t616] : 0;
+      t609 |= !t621;
+      t619 = t620;
     } else {
-      t618 = 0;
+      t619 = 0;
     }
-    int32_t t622 = rt_add_i(t618, 1);
-    int t624 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n;
-    int32_t t623 = t624 ? ix : 0;
-    t608 |= !t624;
-    int32_t t626 = rt_mul_i(t623, 2);
-    int32_t t628 = rt_add_i(t626, 1);
-    int32_t t630 = (1 ? t628 : -1);
-    uint8_t t632 = rt_ge_i(t630, 0);
-    int32_t t633;
-    if (t632) {
-      int t635 = (uint64_t)(int64_t)t630 < (uint64_t)A.v_x1020_n;
-      int32_t t634 = t635 ? A.v_x1020_d[t630] : 0;
-      t608 |= !t635;
-      t633 = t634;
+    int32_t t623 = rt_add_i(t619, 1);
+    int t625 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n;
+    int32_t t624 = t625 ? ix : 0;
+    t609 |= !t625;
+    int32_t t627 = rt_mul_i(t624, 2);
+    int32_t t629 = rt_add_i(t627, 1);
+    int32_t t631 = (1 ? t629 : -1);
+    uint8_t t633 = rt_ge_i(t631, 0);
+    int32_t t634;
+    if (t633) {
+      int t636 = (uint64_t)(int64_t)t631 < (uint64_t)A.v_x1020_n;
+      int32_t t635 = t636 ? A.v_x1020_d[t631] : 0;
+      t609 |= !t636;
+      t634 = t635;
     } else {
-      t633 = 0;
+      t634 = 0;
     }
-    int32_t t637 = rt_add_i(t622, t633);
-    if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
-      uint8_t t638;
+    int32_t t638 = rt_add_i(t623, t634);
+    if (__builtin_expect(t609 != 0, 0)) { /* again, recording the error */
+      uint8_t t639;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
-        t638 = rtg::ld_stream(&A.v_x1013_d[ix]);
+        t639 = rtg::ld_stream(&A.v_x1013_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1013_n, 0.0, 0);
-        t638 = 0;
-      }
-      int32_t t639;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n) {
-        t639 = ix;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x1009_n, 0.0, 1);
         t639 = 0;
       }
-      int32_t t641 = rt_mul_i(t639, 2);
-      int32_t t643 = (t638 ? t641 : -1);
-      uint8_t t645 = rt_ge_i(t643, 0);
-      int32_t t646;
-      if (t645) {
-        int32_t t647;
-        if ((uint64_t)(int64_t)t643 < (uint64_t)A.v_x1020_n) {
-          t647 = A.v_x1020_d[t643];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, A.v_x1020_n, 0.0, 2);
-          t647 = 0;
-        }
-        t646 = t647;
+      int32_t t640;
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n) {
+        t640 = ix;
       } else {
-        t646 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x1009_n, 0.0, 1);
+        t640 = 0;
       }
-      int32_t t649 = rt_add_i(t646, 1);
-      int32_t t650;
+      int32_t t642 = rt_mul_i(t640, 2);
+      int32_t t644 = (t639 ? t642 : -1);
+      uint8_t t646 = rt_ge_i(t644, 0);
+      int32_t t647;
+      if (t646) {
+        int32_t t648;
+        if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x1020_n) {
+          t648 = A.v_x1020_d[t644];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x1020_n, 0.0, 2);
+          t648 = 0;
+        }
+        t647 = t648;
+      } else {
+        t647 = 0;
+      }
+      int32_t t650 = rt_add_i(t647, 1);
+      int32_t t651;
       if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n) {
-        t650 = ix;
+        t651 = ix;
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x1026_n, 0.0, 3);
-        t650 = 0;
+        t651 = 0;
       }
-      int32_t t652 = rt_mul_i(t650, 2);
-      int32_t t654 = rt_add_i(t652, 1);
-      int32_t t656 = (1 ? t654 : -1);
-      uint8_t t658 = rt_ge_i(t656, 0);
-      int32_t t659;
-      if (t658) {
-        int32_t t660;
-        if ((uint64_t)(int64_t)t656 < (uint64_t)A.v_x1020_n) {
-          t660 = A.v_x1020_d[t656];
+      int32_t t653 = rt_mul_i(t651, 2);
+      int32_t t655 = rt_add_i(t653, 1);
+      int32_t t657 = (1 ? t655 : -1);
+      uint8_t t659 = rt_ge_i(t657, 0);
+      int32_t t660;
+      if (t659) {
+        int32_t t661;
+        if ((uint64_t)(int64_t)t657 < (uint64_t)A.v_x1020_n) {
+          t661 = A.v_x1020_d[t657];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t656, A.v_x1020_n, 0.0, 4);
-          t660 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t657, A.v_x1020_n, 0.0, 4);
+          t661 = 0;
         }
-        t659 = t660;
+        t660 = t661;
       } else {
-        t659 = 0;
+        t660 = 0;
       }
-      int32_t t662 = rt_add_i(t649, t659);
+      int32_t t663 = rt_add_i(t650, t660);
     }
-    return K10_0_V{t637};
+    return K10_0_V{t638};
   }
 };
 struct K10_0_store {
@@ -2931,11 +2935,11 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, Rt
   RtValue *v_x1037 = NULL;
   /* MAP */
   {
-    const int64_t t663 = v_x1012->len;
-    v_x1037 = rtg_vec_new(RT_INT, t663);
+    const int64_t t664 = v_x1012->len;
+    v_x1037 = rtg_vec_new(RT_INT, t664);
     A.v_x1037_d = v_x1037->data.i;
     A.v_x1037_n = v_x1037->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t663);
+    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t664);
   }
   *out_v_x1037 = v_x1037;
   return;
@@ -2970,100 +2974,100 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571,
   RtValue *v_x1570 = NULL;
   /* PARTITION */
   {
-    const int64_t t664 = v_x1540;
-    if (t664 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t664, 0.0, 0);
+    const int64_t t665 = v_x1540;
+    if (t665 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t665, 0.0, 0);
       goto fail;
     }
-    const int64_t t665 = t664 > 0 ? (t664 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t666 = (uint8_t *)rt_alloc_atomic((size_t)t664 + 1);
-    int64_t *t667 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t665 + 1));
-    RT_PARALLEL_FOR_IF(t665 > 1)
-    for (int64_t t668 = 0; t668 < t665; t668++) {
+    const int64_t t666 = t665 > 0 ? (t665 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t667 = (uint8_t *)rt_alloc_atomic((size_t)t665 + 1);
+    int64_t *t668 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t666 + 1));
+    RT_PARALLEL_FOR_IF(t666 > 1)
+    for (int64_t t669 = 0; t669 < t666; t669++) {
       int64_t kept = 0;
-      const int64_t t668_end = (t668 + 1) * RT_CHUNK < t664 ? (t668 + 1) * RT_CHUNK : t664;
-      for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
-        const int32_t t670 = (int32_t)t669;
-        int32_t t668x0;
-        uint8_t t668x1;
-        int t672 = 0; /* nonzero: a check below failed */
-        int t673 = (uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n;
-        int32_t t671 = t673 ? (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]) : 0;
-        t672 |= !t673;
-        uint8_t t675 = rt_le_i(t671, 1);
-        if (__builtin_expect(t672 != 0, 0)) { /* again, recording the error */
-          int32_t t676;
-          if ((uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n) {
-            t676 = (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]);
+      const int64_t t669_end = (t669 + 1) * RT_CHUNK < t665 ? (t669 + 1) * RT_CHUNK : t665;
+      for (int64_t t670 = t669 * RT_CHUNK; t670 < t669_end; t670++) {
+        const int32_t t671 = (int32_t)t670;
+        int32_t t669x0;
+        uint8_t t669x1;
+        int t673 = 0; /* nonzero: a check below failed */
+        int t674 = (uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n;
+        int32_t t672 = t674 ? (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]) : 0;
+        t673 |= !t674;
+        uint8_t t676 = rt_le_i(t672, 1);
+        if (__builtin_expect(t673 != 0, 0)) { /* again, recording the error */
+          int32_t t677;
+          if ((uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n) {
+            t677 = (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]);
           } else {
-            NESSIE_RECORD(err, t669, RT_CHECK_INDEX, 0, 0, RT_GATHER, t670, v_sd_1571_n, 0.0, 1);
-            t676 = 0;
+            NESSIE_RECORD(err, t670, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, v_sd_1571_n, 0.0, 1);
+            t677 = 0;
           }
-          uint8_t t678 = rt_le_i(t676, 1);
+          uint8_t t679 = rt_le_i(t677, 1);
         }
-        t668x0 = t670;
-        t668x1 = t675;
-        uint8_t t679;
-        t679 = t668x1;
-        t666[t669] = t679 != 0;
-        kept += t679 != 0;
+        t669x0 = t671;
+        t669x1 = t676;
+        uint8_t t680;
+        t680 = t669x1;
+        t667[t670] = t680 != 0;
+        kept += t680 != 0;
       }
-      t667[t668] = kept;
+      t668[t669] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t666);
       rt_free(t667);
+      rt_free(t668);
       goto fail;
     }
-    int64_t t680 = 0;
-    for (int64_t t668 = 0; t668 < t665; t668++) {
-      const int64_t k = t667[t668];
-      t667[t668] = t680;
-      t680 += k;
+    int64_t t681 = 0;
+    for (int64_t t669 = 0; t669 < t666; t669++) {
+      const int64_t k = t668[t669];
+      t668[t669] = t681;
+      t681 += k;
     }
-    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t680);
+    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t681);
     int32_t *v_x1545_d = v_x1545->data.i;
     const int64_t v_x1545_n = v_x1545->len;
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t664 - t680));
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t665 - t681));
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t665 > 1)
-    for (int64_t t668 = 0; t668 < t665; t668++) {
-      int64_t at = t667[t668];
-      int64_t at_not = t668 * RT_CHUNK - t667[t668];
-      const int64_t t668_end = (t668 + 1) * RT_CHUNK < t664 ? (t668 + 1) * RT_CHUNK : t664;
-      for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
-        const int32_t t670 = (int32_t)t669;
-        int32_t t668y0;
-        uint8_t t668y1;
-        int t682 = 0; /* nonzero: a check below failed */
-        int t683 = (uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n;
-        int32_t t681 = t683 ? (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]) : 0;
-        t682 |= !t683;
-        uint8_t t685 = rt_le_i(t681, 1);
-        if (__builtin_expect(t682 != 0, 0)) { /* again, recording the error */
-          int32_t t686;
-          if ((uint64_t)(int64_t)t670 < (uint64_t)v_sd_1571_n) {
-            t686 = (int32_t)(v_sd_1571_off[t670 + 1] - v_sd_1571_off[t670]);
+    RT_PARALLEL_FOR_IF(t666 > 1)
+    for (int64_t t669 = 0; t669 < t666; t669++) {
+      int64_t at = t668[t669];
+      int64_t at_not = t669 * RT_CHUNK - t668[t669];
+      const int64_t t669_end = (t669 + 1) * RT_CHUNK < t665 ? (t669 + 1) * RT_CHUNK : t665;
+      for (int64_t t670 = t669 * RT_CHUNK; t670 < t669_end; t670++) {
+        const int32_t t671 = (int32_t)t670;
+        int32_t t669y0;
+        uint8_t t669y1;
+        int t683 = 0; /* nonzero: a check below failed */
+        int t684 = (uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n;
+        int32_t t682 = t684 ? (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]) : 0;
+        t683 |= !t684;
+        uint8_t t686 = rt_le_i(t682, 1);
+        if (__builtin_expect(t683 != 0, 0)) { /* again, recording the error */
+          int32_t t687;
+          if ((uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n) {
+            t687 = (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]);
           } else {
-            NESSIE_RECORD(err, t669, RT_CHECK_INDEX, 0, 0, RT_GATHER, t670, v_sd_1571_n, 0.0, 2);
-            t686 = 0;
+            NESSIE_RECORD(err, t670, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, v_sd_1571_n, 0.0, 2);
+            t687 = 0;
           }
-          uint8_t t688 = rt_le_i(t686, 1);
+          uint8_t t689 = rt_le_i(t687, 1);
         }
-        t668y0 = t670;
-        t668y1 = t685;
-        if (t666[t669]) {
-          v_x1545_d[at] = t668y0;
+        t669y0 = t671;
+        t669y1 = t686;
+        if (t667[t670]) {
+          v_x1545_d[at] = t669y0;
           at++;
         } else {
-          v_x1547_d[at_not] = t668y0;
+          v_x1547_d[at_not] = t669y0;
           at_not++;
         }
       }
     }
-    rt_free(t666);
     rt_free(t667);
+    rt_free(t668);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3074,33 +3078,33 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571,
     const int64_t v_x1547_n = v_x1547->len;
     /* MAP */
     {
-      const int64_t t689 = v_x1540;
-      if (t689 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t689, 0.0, 3);
+      const int64_t t690 = v_x1540;
+      if (t690 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t690, 0.0, 3);
         goto fail;
       }
-      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t689);
+      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t690);
       uint8_t *v_x1557_d = v_x1557->data.b;
       const int64_t v_x1557_n = v_x1557->len;
-      RT_PARALLEL_FOR_IF(t689 >= RT_PARALLEL_MIN)
-      for (int64_t t690 = 0; t690 < t689; t690++) {
-        const int32_t t691 = (int32_t)t690;
-        int t693 = 0; /* nonzero: a check below failed */
-        int t694 = (uint64_t)(int64_t)t691 < (uint64_t)v_sd_1571_n;
-        int32_t t692 = t694 ? (int32_t)(v_sd_1571_off[t691 + 1] - v_sd_1571_off[t691]) : 0;
-        t693 |= !t694;
-        uint8_t t696 = rt_le_i(t692, 1);
-        if (__builtin_expect(t693 != 0, 0)) { /* again, recording the error */
-          int32_t t697;
-          if ((uint64_t)(int64_t)t691 < (uint64_t)v_sd_1571_n) {
-            t697 = (int32_t)(v_sd_1571_off[t691 + 1] - v_sd_1571_off[t691]);
+      RT_PARALLEL_FOR_IF(t690 >= RT_PARALLEL_MIN)
+      for (int64_t t691 = 0; t691 < t690; t691++) {
+        const int32_t t692 = (int32_t)t691;
+        int t694 = 0; /* nonzero: a check below failed */
+        int t695 = (uint64_t)(int64_t)t692 < (uint64_t)v_sd_1571_n;
+        int32_t t693 = t695 ? (int32_t)(v_sd_1571_off[t692 + 1] - v_sd_1571_off[t692]) : 0;
+        t694 |= !t695;
+        uint8_t t697 = rt_le_i(t693, 1);
+        if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
+          int32_t t698;
+          if ((uint64_t)(int64_t)t692 < (uint64_t)v_sd_1571_n) {
+            t698 = (int32_t)(v_sd_1571_off[t692 + 1] - v_sd_1571_off[t692]);
           } else {
-            NESSIE_RECORD(err, t690, RT_CHECK_INDEX, 0, 0, RT_GATHER, t691, v_sd_1571_n, 0.0, 4);
-            t697 = 0;
+            NESSIE_RECORD(err, t691, RT_CHECK_INDEX, 0, 0, RT_GATHER, t692, v_sd_1571_n, 0.0, 4);
+            t698 = 0;
           }
-          uint8_t t699 = rt_le_i(t697, 1);
+          uint8_t t700 = rt_le_i(t698, 1);
         }
-        v_x1557_d[t690] = t696;
+        v_x1557_d[t691] = t697;
       }
     }
     if (err->index != INT64_MAX)
@@ -3110,173 +3114,173 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571,
       const int64_t v_x1557_n = v_x1557->len;
       /* REDUCE */
       {
-        const int64_t t700 = v_x1540;
-        if (t700 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 5);
+        const int64_t t701 = v_x1540;
+        if (t701 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t701, 0.0, 5);
           goto fail;
         }
-        const int64_t t701 = t700 > 0 ? (t700 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t702 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t701);
-        RT_PARALLEL_FOR_IF(t701 > 1)
-        for (int64_t t703 = 0; t703 < t701; t703++) {
-          int32_t t703a0;
-          t703a0 = 0;
-          const int64_t t703_end = (t703 + 1) * RT_CHUNK < t700 ? (t703 + 1) * RT_CHUNK : t700;
-          for (int64_t t704 = t703 * RT_CHUNK; t704 < t703_end; t704++) {
-            const int32_t t705 = (int32_t)t704;
-            int32_t t703x0;
-            int t707 = 0; /* nonzero: a check below failed */
-            int t708 = (uint64_t)(int64_t)t705 < (uint64_t)v_sd_1571_n;
-            int32_t t706 = t708 ? (int32_t)(v_sd_1571_off[t705 + 1] - v_sd_1571_off[t705]) : 0;
-            t707 |= !t708;
-            uint8_t t710 = rt_le_i(t706, 1);
-            int32_t t712 = (t710 ? 0 : t706);
-            if (__builtin_expect(t707 != 0, 0)) { /* again, recording the error */
-              int32_t t713;
-              if ((uint64_t)(int64_t)t705 < (uint64_t)v_sd_1571_n) {
-                t713 = (int32_t)(v_sd_1571_off[t705 + 1] - v_sd_1571_off[t705]);
+        const int64_t t702 = t701 > 0 ? (t701 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t703 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t702);
+        RT_PARALLEL_FOR_IF(t702 > 1)
+        for (int64_t t704 = 0; t704 < t702; t704++) {
+          int32_t t704a0;
+          t704a0 = 0;
+          const int64_t t704_end = (t704 + 1) * RT_CHUNK < t701 ? (t704 + 1) * RT_CHUNK : t701;
+          for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
+            const int32_t t706 = (int32_t)t705;
+            int32_t t704x0;
+            int t708 = 0; /* nonzero: a check below failed */
+            int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1571_n;
+            int32_t t707 = t709 ? (int32_t)(v_sd_1571_off[t706 + 1] - v_sd_1571_off[t706]) : 0;
+            t708 |= !t709;
+            uint8_t t711 = rt_le_i(t707, 1);
+            int32_t t713 = (t711 ? 0 : t707);
+            if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
+              int32_t t714;
+              if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1571_n) {
+                t714 = (int32_t)(v_sd_1571_off[t706 + 1] - v_sd_1571_off[t706]);
               } else {
-                NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 0, 0, RT_GATHER, t705, v_sd_1571_n, 0.0, 6);
-                t713 = 0;
+                NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1571_n, 0.0, 6);
+                t714 = 0;
               }
-              uint8_t t715 = rt_le_i(t713, 1);
-              int32_t t717 = (t715 ? 0 : t713);
+              uint8_t t716 = rt_le_i(t714, 1);
+              int32_t t718 = (t716 ? 0 : t714);
             }
-            t703x0 = t712;
-            int32_t t719 = rt_add_i(t703a0, t703x0);
-            t703a0 = t719;
+            t704x0 = t713;
+            int32_t t720 = rt_add_i(t704a0, t704x0);
+            t704a0 = t720;
           }
-          t702[t703] = t703a0;
+          t703[t704] = t704a0;
         }
-        int32_t t703t0;
-        t703t0 = 0;
-        for (int64_t t703 = 0; t703 < t701; t703++) {
-          const int32_t t720 = t702[t703];
-          int32_t t722 = rt_add_i(t703t0, t720);
-          t703t0 = t722;
+        int32_t t704t0;
+        t704t0 = 0;
+        for (int64_t t704 = 0; t704 < t702; t704++) {
+          const int32_t t721 = t703[t704];
+          int32_t t723 = rt_add_i(t704t0, t721);
+          t704t0 = t723;
         }
-        v_x1556 = t703t0;
-        rt_free(t702);
+        v_x1556 = t704t0;
+        rt_free(t703);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t723 = v_x1540;
-          if (t723 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, 7);
+          const int64_t t724 = v_x1540;
+          if (t724 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, 7);
             goto fail;
           }
-          const int64_t t724 = t723 > 0 ? (t723 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t725 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t724);
-          int32_t *t726 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t724);
-          RT_PARALLEL_FOR_IF(t724 > 1)
-          for (int64_t t727 = 0; t727 < t724; t727++) {
-            int32_t t727a0;
-            int32_t t727a1;
-            t727a0 = 0;
-            t727a1 = 0;
-            const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
-            for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
-              const int32_t t729 = (int32_t)t728;
-              int32_t t727x0;
-              int32_t t727x1;
-              int t731 = 0; /* nonzero: a check below failed */
-              int t732 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n;
-              int32_t t730 = t732 ? (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]) : 0;
-              t731 |= !t732;
-              uint8_t t734 = rt_le_i(t730, 1);
-              int32_t t736 = rt_btoi_b(t734);
-              uint8_t t738 = rt_not_b(t734);
-              int32_t t740 = rt_btoi_b(t738);
-              if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
-                int32_t t741;
-                if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n) {
-                  t741 = (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]);
+          const int64_t t725 = t724 > 0 ? (t724 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t726 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t725);
+          int32_t *t727 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t725);
+          RT_PARALLEL_FOR_IF(t725 > 1)
+          for (int64_t t728 = 0; t728 < t725; t728++) {
+            int32_t t728a0;
+            int32_t t728a1;
+            t728a0 = 0;
+            t728a1 = 0;
+            const int64_t t728_end = (t728 + 1) * RT_CHUNK < t724 ? (t728 + 1) * RT_CHUNK : t724;
+            for (int64_t t729 = t728 * RT_CHUNK; t729 < t728_end; t729++) {
+              const int32_t t730 = (int32_t)t729;
+              int32_t t728x0;
+              int32_t t728x1;
+              int t732 = 0; /* nonzero: a check below failed */
+              int t733 = (uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n;
+              int32_t t731 = t733 ? (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]) : 0;
+              t732 |= !t733;
+              uint8_t t735 = rt_le_i(t731, 1);
+              int32_t t737 = rt_btoi_b(t735);
+              uint8_t t739 = rt_not_b(t735);
+              int32_t t741 = rt_btoi_b(t739);
+              if (__builtin_expect(t732 != 0, 0)) { /* again, recording the error */
+                int32_t t742;
+                if ((uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n) {
+                  t742 = (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]);
                 } else {
-                  NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1571_n, 0.0, 8);
-                  t741 = 0;
+                  NESSIE_RECORD(err, t729, RT_CHECK_INDEX, 0, 0, RT_GATHER, t730, v_sd_1571_n, 0.0, 8);
+                  t742 = 0;
                 }
-                uint8_t t743 = rt_le_i(t741, 1);
-                int32_t t745 = rt_btoi_b(t743);
-                uint8_t t747 = rt_not_b(t743);
-                int32_t t749 = rt_btoi_b(t747);
+                uint8_t t744 = rt_le_i(t742, 1);
+                int32_t t746 = rt_btoi_b(t744);
+                uint8_t t748 = rt_not_b(t744);
+                int32_t t750 = rt_btoi_b(t748);
               }
-              t727x0 = t736;
-              t727x1 = t740;
-              int32_t t751 = rt_add_i(t727a0, t727x0);
-              int32_t t753 = rt_add_i(t727a1, t727x1);
-              t727a0 = t751;
-              t727a1 = t753;
+              t728x0 = t737;
+              t728x1 = t741;
+              int32_t t752 = rt_add_i(t728a0, t728x0);
+              int32_t t754 = rt_add_i(t728a1, t728x1);
+              t728a0 = t752;
+              t728a1 = t754;
             }
-            t725[t727] = t727a0;
-            t726[t727] = t727a1;
+            t726[t728] = t728a0;
+            t727[t728] = t728a1;
           }
-          int32_t t727t0;
-          int32_t t727t1;
-          t727t0 = 0;
-          t727t1 = 0;
-          for (int64_t t727 = 0; t727 < t724; t727++) {
-            const int32_t t754 = t725[t727];
-            t725[t727] = t727t0;
-            const int32_t t755 = t726[t727];
-            t726[t727] = t727t1;
-            int32_t t757 = rt_add_i(t727t0, t754);
-            int32_t t759 = rt_add_i(t727t1, t755);
-            t727t0 = t757;
-            t727t1 = t759;
+          int32_t t728t0;
+          int32_t t728t1;
+          t728t0 = 0;
+          t728t1 = 0;
+          for (int64_t t728 = 0; t728 < t725; t728++) {
+            const int32_t t755 = t726[t728];
+            t726[t728] = t728t0;
+            const int32_t t756 = t727[t728];
+            t727[t728] = t728t1;
+            int32_t t758 = rt_add_i(t728t0, t755);
+            int32_t t760 = rt_add_i(t728t1, t756);
+            t728t0 = t758;
+            t728t1 = t760;
           }
-          v_x1569 = rt_value_new(rt_vec_type(RT_INT), t723);
+          v_x1569 = rt_value_new(rt_vec_type(RT_INT), t724);
           int32_t *v_x1569_d = v_x1569->data.i;
           const int64_t v_x1569_n = v_x1569->len;
-          v_x1570 = rt_value_new(rt_vec_type(RT_INT), t723);
+          v_x1570 = rt_value_new(rt_vec_type(RT_INT), t724);
           int32_t *v_x1570_d = v_x1570->data.i;
           const int64_t v_x1570_n = v_x1570->len;
-          RT_PARALLEL_FOR_IF(t724 > 1)
-          for (int64_t t727 = 0; t727 < t724; t727++) {
-            int32_t t727p0;
-            int32_t t727p1;
-            t727p0 = t725[t727];
-            t727p1 = t726[t727];
-            const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
-            for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
-              const int32_t t729 = (int32_t)t728;
-              v_x1569_d[t728] = t727p0;
-              v_x1570_d[t728] = t727p1;
-              int32_t t727y0;
-              int32_t t727y1;
-              int t761 = 0; /* nonzero: a check below failed */
-              int t762 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n;
-              int32_t t760 = t762 ? (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]) : 0;
-              t761 |= !t762;
-              uint8_t t764 = rt_le_i(t760, 1);
-              int32_t t766 = rt_btoi_b(t764);
-              uint8_t t768 = rt_not_b(t764);
-              int32_t t770 = rt_btoi_b(t768);
-              if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
-                int32_t t771;
-                if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1571_n) {
-                  t771 = (int32_t)(v_sd_1571_off[t729 + 1] - v_sd_1571_off[t729]);
+          RT_PARALLEL_FOR_IF(t725 > 1)
+          for (int64_t t728 = 0; t728 < t725; t728++) {
+            int32_t t728p0;
+            int32_t t728p1;
+            t728p0 = t726[t728];
+            t728p1 = t727[t728];
+            const int64_t t728_end = (t728 + 1) * RT_CHUNK < t724 ? (t728 + 1) * RT_CHUNK : t724;
+            for (int64_t t729 = t728 * RT_CHUNK; t729 < t728_end; t729++) {
+              const int32_t t730 = (int32_t)t729;
+              v_x1569_d[t729] = t728p0;
+              v_x1570_d[t729] = t728p1;
+              int32_t t728y0;
+              int32_t t728y1;
+              int t762 = 0; /* nonzero: a check below failed */
+              int t763 = (uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n;
+              int32_t t761 = t763 ? (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]) : 0;
+              t762 |= !t763;
+              uint8_t t765 = rt_le_i(t761, 1);
+              int32_t t767 = rt_btoi_b(t765);
+              uint8_t t769 = rt_not_b(t765);
+              int32_t t771 = rt_btoi_b(t769);
+              if (__builtin_expect(t762 != 0, 0)) { /* again, recording the error */
+                int32_t t772;
+                if ((uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n) {
+                  t772 = (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]);
                 } else {
-                  NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1571_n, 0.0, 9);
-                  t771 = 0;
+                  NESSIE_RECORD(err, t729, RT_CHECK_INDEX, 0, 0, RT_GATHER, t730, v_sd_1571_n, 0.0, 9);
+                  t772 = 0;
                 }
-                uint8_t t773 = rt_le_i(t771, 1);
-                int32_t t775 = rt_btoi_b(t773);
-                uint8_t t777 = rt_not_b(t773);
-                int32_t t779 = rt_btoi_b(t777);
+                uint8_t t774 = rt_le_i(t772, 1);
+                int32_t t776 = rt_btoi_b(t774);
+                uint8_t t778 = rt_not_b(t774);
+                int32_t t780 = rt_btoi_b(t778);
               }
-              t727y0 = t766;
-              t727y1 = t770;
-              int32_t t781 = rt_add_i(t727p0, t727y0);
-              int32_t t783 = rt_add_i(t727p1, t727y1);
-              t727p0 = t781;
-              t727p1 = t783;
+              t728y0 = t767;
+              t728y1 = t771;
+              int32_t t782 = rt_add_i(t728p0, t728y0);
+              int32_t t784 = rt_add_i(t728p1, t728y1);
+              t728p0 = t782;
+              t728p1 = t784;
             }
           }
-          rt_free(t725);
           rt_free(t726);
+          rt_free(t727);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -3326,22 +3330,22 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t785 = 0; /* nonzero: a check below failed */
-    int t786 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t784 = t786 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t785 |= !t786;
-    uint8_t t788 = rt_le_i(t784, 1);
-    if (__builtin_expect(t785 != 0, 0)) { /* again, recording the error */
-      int32_t t789;
+    int t786 = 0; /* nonzero: a check below failed */
+    int t787 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t785 = t787 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t786 |= !t787;
+    uint8_t t789 = rt_le_i(t785, 1);
+    if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
+      int32_t t790;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t789 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+        t790 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 0);
-        t789 = 0;
+        t790 = 0;
       }
-      uint8_t t791 = rt_le_i(t789, 1);
+      uint8_t t792 = rt_le_i(t790, 1);
     }
-    return K11_0_V{ix, t788};
+    return K11_0_V{ix, t789};
   }
 };
 struct K11_0_store {
@@ -3372,22 +3376,22 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t793 = 0; /* nonzero: a check below failed */
-    int t794 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t792 = t794 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t793 |= !t794;
-    uint8_t t796 = rt_le_i(t792, 1);
-    if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
-      int32_t t797;
+    int t794 = 0; /* nonzero: a check below failed */
+    int t795 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t793 = t795 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t794 |= !t795;
+    uint8_t t797 = rt_le_i(t793, 1);
+    if (__builtin_expect(t794 != 0, 0)) { /* again, recording the error */
+      int32_t t798;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t797 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+        t798 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 1);
-        t797 = 0;
+        t798 = 0;
       }
-      uint8_t t799 = rt_le_i(t797, 1);
+      uint8_t t800 = rt_le_i(t798, 1);
     }
-    return K11_1_V{t796};
+    return K11_1_V{t797};
   }
 };
 struct K11_1_store {
@@ -3404,31 +3408,31 @@ struct K11_2_pull {
   __device__ K11_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t801 = 0; /* nonzero: a check below failed */
-    int t802 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t800 = t802 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t801 |= !t802;
-    uint8_t t804 = rt_le_i(t800, 1);
-    int32_t t806 = (t804 ? 0 : t800);
-    if (__builtin_expect(t801 != 0, 0)) { /* again, recording the error */
-      int32_t t807;
+    int t802 = 0; /* nonzero: a check below failed */
+    int t803 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t801 = t803 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t802 |= !t803;
+    uint8_t t805 = rt_le_i(t801, 1);
+    int32_t t807 = (t805 ? 0 : t801);
+    if (__builtin_expect(t802 != 0, 0)) { /* again, recording the error */
+      int32_t t808;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t807 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+        t808 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 2);
-        t807 = 0;
+        t808 = 0;
       }
-      uint8_t t809 = rt_le_i(t807, 1);
-      int32_t t811 = (t809 ? 0 : t807);
+      uint8_t t810 = rt_le_i(t808, 1);
+      int32_t t812 = (t810 ? 0 : t808);
     }
-    return K11_2_V{t806};
+    return K11_2_V{t807};
   }
 };
 struct K11_2_op {
   K11_A A;
   __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
-    int32_t t813 = rt_add_i(a.v0, b.v0);
-    return K11_2_V{t813};
+    int32_t t814 = rt_add_i(a.v0, b.v0);
+    return K11_2_V{t814};
   }
 };
 struct K11_2_ride {
@@ -3447,28 +3451,28 @@ struct K11_3_pull {
   __device__ K11_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t815 = 0; /* nonzero: a check below failed */
-    int t816 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t814 = t816 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t815 |= !t816;
-    uint8_t t818 = rt_le_i(t814, 1);
-    int32_t t820 = rt_btoi_b(t818);
-    uint8_t t822 = rt_not_b(t818);
-    int32_t t824 = rt_btoi_b(t822);
-    if (__builtin_expect(t815 != 0, 0)) { /* again, recording the error */
-      int32_t t825;
+    int t816 = 0; /* nonzero: a check below failed */
+    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
+    int32_t t815 = t817 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
+    t816 |= !t817;
+    uint8_t t819 = rt_le_i(t815, 1);
+    int32_t t821 = rt_btoi_b(t819);
+    uint8_t t823 = rt_not_b(t819);
+    int32_t t825 = rt_btoi_b(t823);
+    if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
+      int32_t t826;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t825 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
+        t826 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 3);
-        t825 = 0;
+        t826 = 0;
       }
-      uint8_t t827 = rt_le_i(t825, 1);
-      int32_t t829 = rt_btoi_b(t827);
-      uint8_t t831 = rt_not_b(t827);
-      int32_t t833 = rt_btoi_b(t831);
+      uint8_t t828 = rt_le_i(t826, 1);
+      int32_t t830 = rt_btoi_b(t828);
+      uint8_t t832 = rt_not_b(t828);
+      int32_t t834 = rt_btoi_b(t832);
     }
-    return K11_3_V{t820, t824};
+    return K11_3_V{t821, t825};
   }
 };
 struct K11_3_store {
@@ -3481,9 +3485,9 @@ struct K11_3_store {
 struct K11_3_op {
   K11_A A;
   __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
-    int32_t t835 = rt_add_i(a.v0, b.v0);
-    int32_t t837 = rt_add_i(a.v1, b.v1);
-    return K11_3_V{t835, t837};
+    int32_t t836 = rt_add_i(a.v0, b.v0);
+    int32_t t838 = rt_add_i(a.v1, b.v1);
+    return K11_3_V{t836, t838};
   }
 };
 static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
@@ -3505,30 +3509,21 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
   RtValue *v_x1569 = NULL;
   RtValue *v_x1570 = NULL;
   /* PARTITION */
-  int64_t *t838, t839; /* the slot of its count, its size */
+  int64_t *t839, t840; /* the slot of its count, its size */
   {
-    const int64_t t840 = v_x1540;
-    if (t840 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t840, 0.0, run, 4};
+    const int64_t t841 = v_x1540;
+    if (t841 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t841, 0.0, run, 4};
       goto fail;
     }
-    v_x1545 = rtg_vec_new(RT_INT, t840);
+    v_x1545 = rtg_vec_new(RT_INT, t841);
     A.v_x1545_d = v_x1545->data.i;
     A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_new(RT_INT, t840);
+    v_x1547 = rtg_vec_new(RT_INT, t841);
     A.v_x1547_d = v_x1547->data.i;
     A.v_x1547_n = v_x1547->len;
-    t839 = t840;
-    t838 = rtg::partition_launch<K11_0_V>("K11", loc, K11_0_pull{A}, K11_0_pred{A}, t840, K11_0_store{A}, K11_0_other{A}, true);
-  }
-  {
-    const int64_t t841 = rtg::filter_count(t838);
-    v_x1545 = rtg_vec_fit(v_x1545, t841);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t839 - t841);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
+    t840 = t841;
+    t839 = rtg::partition_launch<K11_0_V>("K11", loc, K11_0_pull{A}, K11_0_pred{A}, t841, K11_0_store{A}, K11_0_other{A}, true);
   }
   /* MAP */
   {
@@ -3543,15 +3538,14 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
     /* computed in the launch of SOAC 2 (K11_2_ride) */
   }
   /* REDUCE */
+  K11_2_V *t843; /* the slot of its values */
   {
-    const int64_t t843 = v_x1540;
-    if (t843 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0, run, 6};
+    const int64_t t844 = v_x1540;
+    if (t844 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t844, 0.0, run, 6};
       goto fail;
     }
-    const K11_2_V t844 = rtg::reduce_commutative("K11", loc, K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, t843);
-    v_x1556 = t844.v0;
-    A.v_x1556 = v_x1556;
+    t843 = rtg::reduce_launch<true>("K11", loc, K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, t844);
   }
   /* SCAN */
   {
@@ -3567,6 +3561,20 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
     A.v_x1570_d = v_x1570->data.i;
     A.v_x1570_n = v_x1570->len;
     rtg::scan<true>("K11", loc, K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, t845, K11_3_store{A});
+  }
+  {
+    const int64_t t846 = rtg::filter_count(t839);
+    v_x1545 = rtg_vec_fit(v_x1545, t846);
+    A.v_x1545_d = v_x1545->data.i;
+    A.v_x1545_n = v_x1545->len;
+    v_x1547 = rtg_vec_fit(v_x1547, t840 - t846);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+  }
+  {
+    const K11_2_V t847 = rtg::reduce_read(t843, K11_2_V{0});
+    v_x1556 = t847.v0;
+    A.v_x1556 = v_x1556;
   }
   *out_v_x1557 = v_x1557;
   *out_v_x1545 = v_x1545;
@@ -3616,49 +3624,49 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, R
   RtValue *v_x1628 = NULL;
   /* MAP */
   {
-    const int64_t t846 = v_x1616_n;
-    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t846);
+    const int64_t t848 = v_x1616_n;
+    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t848);
     int32_t *v_x1623_d = v_x1623->data.i;
     const int64_t v_x1623_n = v_x1623->len;
-    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t846);
+    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t848);
     int32_t *v_x1624_d = v_x1624->data.i;
     const int64_t v_x1624_n = v_x1624->len;
-    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t846);
+    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t848);
     int32_t *v_x1625_d = v_x1625->data.i;
     const int64_t v_x1625_n = v_x1625->len;
-    RT_PARALLEL_FOR_IF(t846 >= RT_PARALLEL_MIN)
-    for (int64_t t847 = 0; t847 < t846; t847++) {
-      const int32_t t848 = (int32_t)t847;
-      int t851 = 0; /* nonzero: a check below failed */
-      int32_t t849 = v_x1616_d[t848];
-      int t852 = (uint64_t)(int64_t)t849 < (uint64_t)v_sd_1629_n;
-      int32_t t850 = t852 ? (int32_t)v_sd_1629_off[t849] : 0;
-      t851 |= !t852;
-      int t854 = (uint64_t)(int64_t)t849 < (uint64_t)v_sd_1617_n;
-      int32_t t853 = t854 ? (int32_t)(v_sd_1617_off[t849 + 1] - v_sd_1617_off[t849]) : 0;
-      t851 |= !t854;
-      int32_t t856 = rt_add_i(t850, t853);
-      if (__builtin_expect(t851 != 0, 0)) { /* again, recording the error */
-        int32_t t857 = v_x1616_d[t848];
-        int32_t t858;
-        if ((uint64_t)(int64_t)t857 < (uint64_t)v_sd_1629_n) {
-          t858 = (int32_t)v_sd_1629_off[t857];
+    RT_PARALLEL_FOR_IF(t848 >= RT_PARALLEL_MIN)
+    for (int64_t t849 = 0; t849 < t848; t849++) {
+      const int32_t t850 = (int32_t)t849;
+      int t853 = 0; /* nonzero: a check below failed */
+      int32_t t851 = v_x1616_d[t850];
+      int t854 = (uint64_t)(int64_t)t851 < (uint64_t)v_sd_1629_n;
+      int32_t t852 = t854 ? (int32_t)v_sd_1629_off[t851] : 0;
+      t853 |= !t854;
+      int t856 = (uint64_t)(int64_t)t851 < (uint64_t)v_sd_1617_n;
+      int32_t t855 = t856 ? (int32_t)(v_sd_1617_off[t851 + 1] - v_sd_1617_off[t851]) : 0;
+      t853 |= !t856;
+      int32_t t858 = rt_add_i(t852, t855);
+      if (__builtin_expect(t853 != 0, 0)) { /* again, recording the error */
+        int32_t t859 = v_x1616_d[t850];
+        int32_t t860;
+        if ((uint64_t)(int64_t)t859 < (uint64_t)v_sd_1629_n) {
+          t860 = (int32_t)v_sd_1629_off[t859];
         } else {
-          NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_sd_1629_n, 0.0, 0);
-          t858 = 0;
+          NESSIE_RECORD(err, t849, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_sd_1629_n, 0.0, 0);
+          t860 = 0;
         }
-        int32_t t859;
-        if ((uint64_t)(int64_t)t857 < (uint64_t)v_sd_1617_n) {
-          t859 = (int32_t)(v_sd_1617_off[t857 + 1] - v_sd_1617_off[t857]);
+        int32_t t861;
+        if ((uint64_t)(int64_t)t859 < (uint64_t)v_sd_1617_n) {
+          t861 = (int32_t)(v_sd_1617_off[t859 + 1] - v_sd_1617_off[t859]);
         } else {
-          NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_sd_1617_n, 0.0, 1);
-          t859 = 0;
+          NESSIE_RECORD(err, t849, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_sd_1617_n, 0.0, 1);
+          t861 = 0;
         }
-        int32_t t861 = rt_add_i(t858, t859);
+        int32_t t863 = rt_add_i(t860, t861);
       }
-      v_x1623_d[t847] = t850;
-      v_x1624_d[t847] = t856;
-      v_x1625_d[t847] = 1;
+      v_x1623_d[t849] = t852;
+      v_x1624_d[t849] = t858;
+      v_x1625_d[t849] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3672,9 +3680,9 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, R
     const int64_t v_x1625_n = v_x1625->len;
     /* LIBRARY */
     {
-      RtValue *t862 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
-      rt_seg_known_total(t862, v_x1619);
-      v_x1626 = t862;
+      RtValue *t864 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
+      rt_seg_known_total(t864, v_x1619);
+      v_x1626 = t864;
       const int64_t *v_x1626_off = rt_seg_offsets(v_x1626);
       const int64_t v_x1626_n = v_x1626->len;
     }
@@ -3722,34 +3730,34 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t865 = 0; /* nonzero: a check below failed */
-    int32_t t863 = A.v_x1616_d[ix];
-    int t866 = (uint64_t)(int64_t)t863 < (uint64_t)A.v_sd_1629_n;
-    int32_t t864 = t866 ? (int32_t)A.v_sd_1629_off[t863] : 0;
-    t865 |= !t866;
-    int t868 = (uint64_t)(int64_t)t863 < (uint64_t)A.v_sd_1617_n;
-    int32_t t867 = t868 ? (int32_t)(A.v_sd_1617_off[t863 + 1] - A.v_sd_1617_off[t863]) : 0;
-    t865 |= !t868;
-    int32_t t870 = rt_add_i(t864, t867);
-    if (__builtin_expect(t865 != 0, 0)) { /* again, recording the error */
-      int32_t t871 = A.v_x1616_d[ix];
-      int32_t t872;
-      if ((uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1629_n) {
-        t872 = (int32_t)A.v_sd_1629_off[t871];
+    int t867 = 0; /* nonzero: a check below failed */
+    int32_t t865 = A.v_x1616_d[ix];
+    int t868 = (uint64_t)(int64_t)t865 < (uint64_t)A.v_sd_1629_n;
+    int32_t t866 = t868 ? (int32_t)A.v_sd_1629_off[t865] : 0;
+    t867 |= !t868;
+    int t870 = (uint64_t)(int64_t)t865 < (uint64_t)A.v_sd_1617_n;
+    int32_t t869 = t870 ? (int32_t)(A.v_sd_1617_off[t865 + 1] - A.v_sd_1617_off[t865]) : 0;
+    t867 |= !t870;
+    int32_t t872 = rt_add_i(t866, t869);
+    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
+      int32_t t873 = A.v_x1616_d[ix];
+      int32_t t874;
+      if ((uint64_t)(int64_t)t873 < (uint64_t)A.v_sd_1629_n) {
+        t874 = (int32_t)A.v_sd_1629_off[t873];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, A.v_sd_1629_n, 0.0, 0);
-        t872 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, A.v_sd_1629_n, 0.0, 0);
+        t874 = 0;
       }
-      int32_t t873;
-      if ((uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1617_n) {
-        t873 = (int32_t)(A.v_sd_1617_off[t871 + 1] - A.v_sd_1617_off[t871]);
+      int32_t t875;
+      if ((uint64_t)(int64_t)t873 < (uint64_t)A.v_sd_1617_n) {
+        t875 = (int32_t)(A.v_sd_1617_off[t873 + 1] - A.v_sd_1617_off[t873]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, A.v_sd_1617_n, 0.0, 1);
-        t873 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, A.v_sd_1617_n, 0.0, 1);
+        t875 = 0;
       }
-      int32_t t875 = rt_add_i(t872, t873);
+      int32_t t877 = rt_add_i(t874, t875);
     }
-    return K12_0_V{t864, t870, 1};
+    return K12_0_V{t866, t872, 1};
   }
 };
 struct K12_0_store {
@@ -3788,23 +3796,23 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, Rt
   RtValue *v_x1628 = NULL;
   /* MAP */
   {
-    const int64_t t876 = v_x1616->len;
-    v_x1623 = rtg_vec_new(RT_INT, t876);
+    const int64_t t878 = v_x1616->len;
+    v_x1623 = rtg_vec_new(RT_INT, t878);
     A.v_x1623_d = v_x1623->data.i;
     A.v_x1623_n = v_x1623->len;
-    v_x1624 = rtg_vec_new(RT_INT, t876);
+    v_x1624 = rtg_vec_new(RT_INT, t878);
     A.v_x1624_d = v_x1624->data.i;
     A.v_x1624_n = v_x1624->len;
-    v_x1625 = rtg_vec_new(RT_INT, t876);
+    v_x1625 = rtg_vec_new(RT_INT, t878);
     A.v_x1625_d = v_x1625->data.i;
     A.v_x1625_n = v_x1625->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t877 = rtg::range_segdes(loc, A.run, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628, K12_1_ride{A});
-    rtg_seg_known_total(t877, v_x1619);
-    v_x1626 = t877;
+    RtValue *t879 = rtg::range_segdes(loc, A.run, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628, K12_1_ride{A});
+    rtg_seg_known_total(t879, v_x1619);
+    v_x1626 = t879;
     A.v_x1626_off = rtg_seg_offsets(v_x1626);
     A.v_x1626_n = v_x1626->len;
   }
@@ -3854,53 +3862,53 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, R
   RtValue *v_x1614 = NULL;
   /* MAP */
   {
-    const int64_t t878 = v_x1601_n;
-    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t878);
+    const int64_t t880 = v_x1601_n;
+    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t880);
     int32_t *v_x1608_d = v_x1608->data.i;
     const int64_t v_x1608_n = v_x1608->len;
-    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t878);
+    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t880);
     int32_t *v_x1609_d = v_x1609->data.i;
     const int64_t v_x1609_n = v_x1609->len;
-    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t878);
+    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t880);
     int32_t *v_x1610_d = v_x1610->data.i;
     const int64_t v_x1610_n = v_x1610->len;
-    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t878);
+    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t880);
     int32_t *v_x1611_d = v_x1611->data.i;
     const int64_t v_x1611_n = v_x1611->len;
-    RT_PARALLEL_FOR_IF(t878 >= RT_PARALLEL_MIN)
-    for (int64_t t879 = 0; t879 < t878; t879++) {
-      const int32_t t880 = (int32_t)t879;
-      int t883 = 0; /* nonzero: a check below failed */
-      int32_t t881 = v_x1601_d[t880];
-      int t884 = (uint64_t)(int64_t)t881 < (uint64_t)v_sd_1615_n;
-      int32_t t882 = t884 ? (int32_t)v_sd_1615_off[t881] : 0;
-      t883 |= !t884;
-      int t886 = (uint64_t)(int64_t)t881 < (uint64_t)v_sd_1602_n;
-      int32_t t885 = t886 ? (int32_t)(v_sd_1602_off[t881 + 1] - v_sd_1602_off[t881]) : 0;
-      t883 |= !t886;
-      int32_t t888 = rt_add_i(t882, t885);
-      if (__builtin_expect(t883 != 0, 0)) { /* again, recording the error */
-        int32_t t889 = v_x1601_d[t880];
-        int32_t t890;
-        if ((uint64_t)(int64_t)t889 < (uint64_t)v_sd_1615_n) {
-          t890 = (int32_t)v_sd_1615_off[t889];
+    RT_PARALLEL_FOR_IF(t880 >= RT_PARALLEL_MIN)
+    for (int64_t t881 = 0; t881 < t880; t881++) {
+      const int32_t t882 = (int32_t)t881;
+      int t885 = 0; /* nonzero: a check below failed */
+      int32_t t883 = v_x1601_d[t882];
+      int t886 = (uint64_t)(int64_t)t883 < (uint64_t)v_sd_1615_n;
+      int32_t t884 = t886 ? (int32_t)v_sd_1615_off[t883] : 0;
+      t885 |= !t886;
+      int t888 = (uint64_t)(int64_t)t883 < (uint64_t)v_sd_1602_n;
+      int32_t t887 = t888 ? (int32_t)(v_sd_1602_off[t883 + 1] - v_sd_1602_off[t883]) : 0;
+      t885 |= !t888;
+      int32_t t890 = rt_add_i(t884, t887);
+      if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
+        int32_t t891 = v_x1601_d[t882];
+        int32_t t892;
+        if ((uint64_t)(int64_t)t891 < (uint64_t)v_sd_1615_n) {
+          t892 = (int32_t)v_sd_1615_off[t891];
         } else {
-          NESSIE_RECORD(err, t879, RT_CHECK_INDEX, 0, 0, RT_GATHER, t889, v_sd_1615_n, 0.0, 0);
-          t890 = 0;
+          NESSIE_RECORD(err, t881, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_sd_1615_n, 0.0, 0);
+          t892 = 0;
         }
-        int32_t t891;
-        if ((uint64_t)(int64_t)t889 < (uint64_t)v_sd_1602_n) {
-          t891 = (int32_t)(v_sd_1602_off[t889 + 1] - v_sd_1602_off[t889]);
+        int32_t t893;
+        if ((uint64_t)(int64_t)t891 < (uint64_t)v_sd_1602_n) {
+          t893 = (int32_t)(v_sd_1602_off[t891 + 1] - v_sd_1602_off[t891]);
         } else {
-          NESSIE_RECORD(err, t879, RT_CHECK_INDEX, 0, 0, RT_GATHER, t889, v_sd_1602_n, 0.0, 1);
-          t891 = 0;
+          NESSIE_RECORD(err, t881, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_sd_1602_n, 0.0, 1);
+          t893 = 0;
         }
-        int32_t t893 = rt_add_i(t890, t891);
+        int32_t t895 = rt_add_i(t892, t893);
       }
-      v_x1608_d[t879] = t882;
-      v_x1609_d[t879] = t885;
-      v_x1610_d[t879] = t888;
-      v_x1611_d[t879] = 1;
+      v_x1608_d[t881] = t884;
+      v_x1609_d[t881] = t887;
+      v_x1610_d[t881] = t890;
+      v_x1611_d[t881] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3916,9 +3924,9 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, R
     const int64_t v_x1611_n = v_x1611->len;
     /* LIBRARY */
     {
-      RtValue *t894 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
-      rt_seg_known_total(t894, v_x1604);
-      v_x1612 = t894;
+      RtValue *t896 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
+      rt_seg_known_total(t896, v_x1604);
+      v_x1612 = t896;
       const int64_t *v_x1612_off = rt_seg_offsets(v_x1612);
       const int64_t v_x1612_n = v_x1612->len;
     }
@@ -3970,34 +3978,34 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t897 = 0; /* nonzero: a check below failed */
-    int32_t t895 = A.v_x1601_d[ix];
-    int t898 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_sd_1615_n;
-    int32_t t896 = t898 ? (int32_t)A.v_sd_1615_off[t895] : 0;
-    t897 |= !t898;
-    int t900 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_sd_1602_n;
-    int32_t t899 = t900 ? (int32_t)(A.v_sd_1602_off[t895 + 1] - A.v_sd_1602_off[t895]) : 0;
-    t897 |= !t900;
-    int32_t t902 = rt_add_i(t896, t899);
-    if (__builtin_expect(t897 != 0, 0)) { /* again, recording the error */
-      int32_t t903 = A.v_x1601_d[ix];
-      int32_t t904;
-      if ((uint64_t)(int64_t)t903 < (uint64_t)A.v_sd_1615_n) {
-        t904 = (int32_t)A.v_sd_1615_off[t903];
+    int t899 = 0; /* nonzero: a check below failed */
+    int32_t t897 = A.v_x1601_d[ix];
+    int t900 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_sd_1615_n;
+    int32_t t898 = t900 ? (int32_t)A.v_sd_1615_off[t897] : 0;
+    t899 |= !t900;
+    int t902 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_sd_1602_n;
+    int32_t t901 = t902 ? (int32_t)(A.v_sd_1602_off[t897 + 1] - A.v_sd_1602_off[t897]) : 0;
+    t899 |= !t902;
+    int32_t t904 = rt_add_i(t898, t901);
+    if (__builtin_expect(t899 != 0, 0)) { /* again, recording the error */
+      int32_t t905 = A.v_x1601_d[ix];
+      int32_t t906;
+      if ((uint64_t)(int64_t)t905 < (uint64_t)A.v_sd_1615_n) {
+        t906 = (int32_t)A.v_sd_1615_off[t905];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t903, A.v_sd_1615_n, 0.0, 0);
-        t904 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t905, A.v_sd_1615_n, 0.0, 0);
+        t906 = 0;
       }
-      int32_t t905;
-      if ((uint64_t)(int64_t)t903 < (uint64_t)A.v_sd_1602_n) {
-        t905 = (int32_t)(A.v_sd_1602_off[t903 + 1] - A.v_sd_1602_off[t903]);
+      int32_t t907;
+      if ((uint64_t)(int64_t)t905 < (uint64_t)A.v_sd_1602_n) {
+        t907 = (int32_t)(A.v_sd_1602_off[t905 + 1] - A.v_sd_1602_off[t905]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t903, A.v_sd_1602_n, 0.0, 1);
-        t905 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t905, A.v_sd_1602_n, 0.0, 1);
+        t907 = 0;
       }
-      int32_t t907 = rt_add_i(t904, t905);
+      int32_t t909 = rt_add_i(t906, t907);
     }
-    return K13_0_V{t896, t899, t902, 1};
+    return K13_0_V{t898, t901, t904, 1};
   }
 };
 struct K13_0_store {
@@ -4038,26 +4046,26 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, Rt
   RtValue *v_x1614 = NULL;
   /* MAP */
   {
-    const int64_t t908 = v_x1601->len;
-    v_x1608 = rtg_vec_new(RT_INT, t908);
+    const int64_t t910 = v_x1601->len;
+    v_x1608 = rtg_vec_new(RT_INT, t910);
     A.v_x1608_d = v_x1608->data.i;
     A.v_x1608_n = v_x1608->len;
-    v_x1609 = rtg_vec_new(RT_INT, t908);
+    v_x1609 = rtg_vec_new(RT_INT, t910);
     A.v_x1609_d = v_x1609->data.i;
     A.v_x1609_n = v_x1609->len;
-    v_x1610 = rtg_vec_new(RT_INT, t908);
+    v_x1610 = rtg_vec_new(RT_INT, t910);
     A.v_x1610_d = v_x1610->data.i;
     A.v_x1610_n = v_x1610->len;
-    v_x1611 = rtg_vec_new(RT_INT, t908);
+    v_x1611 = rtg_vec_new(RT_INT, t910);
     A.v_x1611_d = v_x1611->data.i;
     A.v_x1611_n = v_x1611->len;
     /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t909 = rtg::range_segdes(loc, A.run, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614, K13_1_ride{A});
-    rtg_seg_known_total(t909, v_x1604);
-    v_x1612 = t909;
+    RtValue *t911 = rtg::range_segdes(loc, A.run, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614, K13_1_ride{A});
+    rtg_seg_known_total(t911, v_x1604);
+    v_x1612 = t911;
     A.v_x1612_off = rtg_seg_offsets(v_x1612);
     A.v_x1612_n = v_x1612->len;
   }
@@ -4109,73 +4117,73 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, i
   RtValue *v_x1388 = NULL;
   /* MAP */
   {
-    const int64_t t910 = v_x1374_n;
-    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t910);
+    const int64_t t912 = v_x1374_n;
+    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t912);
     int32_t *v_x1388_d = v_x1388->data.i;
     const int64_t v_x1388_n = v_x1388->len;
-    RT_PARALLEL_FOR_IF(t910 >= RT_PARALLEL_MIN)
-    for (int64_t t911 = 0; t911 < t910; t911++) {
-      const int32_t t912 = (int32_t)t911;
-      int t921 = 0; /* nonzero: a check below failed */
-      int32_t t913 = v_x1374_d[t912];
-      int32_t t915 = rt_add_i(t913, v_x1375);
-      uint8_t t916 = v_x1378_d[t912];
-      int32_t t917 = v_x1379_d[t912];
-      int32_t t919 = (t916 ? t917 : t915);
-      int t922 = (uint64_t)(int64_t)t919 < (uint64_t)v_x1384;
-      int32_t t920 = t922 ? t919 : 0;
-      t921 |= !t922;
-      uint8_t t924 = rt_lt_i(t920, (int32_t)v_x1382_n);
-      int32_t t925;
-      if (t924) {
-        int t927 = (uint64_t)(int64_t)t920 < (uint64_t)v_x1382_n;
-        int32_t t926 = t927 ? v_x1382_d[t920] : 0;
-        t921 |= !t927;
-        t925 = t926;
+    RT_PARALLEL_FOR_IF(t912 >= RT_PARALLEL_MIN)
+    for (int64_t t913 = 0; t913 < t912; t913++) {
+      const int32_t t914 = (int32_t)t913;
+      int t923 = 0; /* nonzero: a check below failed */
+      int32_t t915 = v_x1374_d[t914];
+      int32_t t917 = rt_add_i(t915, v_x1375);
+      uint8_t t918 = v_x1378_d[t914];
+      int32_t t919 = v_x1379_d[t914];
+      int32_t t921 = (t918 ? t919 : t917);
+      int t924 = (uint64_t)(int64_t)t921 < (uint64_t)v_x1384;
+      int32_t t922 = t924 ? t921 : 0;
+      t923 |= !t924;
+      uint8_t t926 = rt_lt_i(t922, (int32_t)v_x1382_n);
+      int32_t t927;
+      if (t926) {
+        int t929 = (uint64_t)(int64_t)t922 < (uint64_t)v_x1382_n;
+        int32_t t928 = t929 ? v_x1382_d[t922] : 0;
+        t923 |= !t929;
+        t927 = t928;
       } else {
-        int32_t t929 = rt_sub_i(t920, (int32_t)v_x1382_n);
-        int t931 = (uint64_t)(int64_t)t929 < (uint64_t)v_x1383_n;
-        int32_t t930 = t931 ? v_x1383_d[t929] : 0;
-        t921 |= !t931;
-        t925 = t930;
+        int32_t t931 = rt_sub_i(t922, (int32_t)v_x1382_n);
+        int t933 = (uint64_t)(int64_t)t931 < (uint64_t)v_x1383_n;
+        int32_t t932 = t933 ? v_x1383_d[t931] : 0;
+        t923 |= !t933;
+        t927 = t932;
       }
-      if (__builtin_expect(t921 != 0, 0)) { /* again, recording the error */
-        int32_t t932 = v_x1374_d[t912];
-        int32_t t934 = rt_add_i(t932, v_x1375);
-        uint8_t t935 = v_x1378_d[t912];
-        int32_t t936 = v_x1379_d[t912];
-        int32_t t938 = (t935 ? t936 : t934);
-        int32_t t939;
-        if ((uint64_t)(int64_t)t938 < (uint64_t)v_x1384) {
-          t939 = t938;
+      if (__builtin_expect(t923 != 0, 0)) { /* again, recording the error */
+        int32_t t934 = v_x1374_d[t914];
+        int32_t t936 = rt_add_i(t934, v_x1375);
+        uint8_t t937 = v_x1378_d[t914];
+        int32_t t938 = v_x1379_d[t914];
+        int32_t t940 = (t937 ? t938 : t936);
+        int32_t t941;
+        if ((uint64_t)(int64_t)t940 < (uint64_t)v_x1384) {
+          t941 = t940;
         } else {
-          NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t938, v_x1384, 0.0, 0);
-          t939 = 0;
+          NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t940, v_x1384, 0.0, 0);
+          t941 = 0;
         }
-        uint8_t t941 = rt_lt_i(t939, (int32_t)v_x1382_n);
-        int32_t t942;
-        if (t941) {
-          int32_t t943;
-          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1382_n) {
-            t943 = v_x1382_d[t939];
+        uint8_t t943 = rt_lt_i(t941, (int32_t)v_x1382_n);
+        int32_t t944;
+        if (t943) {
+          int32_t t945;
+          if ((uint64_t)(int64_t)t941 < (uint64_t)v_x1382_n) {
+            t945 = v_x1382_d[t941];
           } else {
-            NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1382_n, 0.0, 1);
-            t943 = 0;
+            NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t941, v_x1382_n, 0.0, 1);
+            t945 = 0;
           }
-          t942 = t943;
+          t944 = t945;
         } else {
-          int32_t t945 = rt_sub_i(t939, (int32_t)v_x1382_n);
-          int32_t t946;
-          if ((uint64_t)(int64_t)t945 < (uint64_t)v_x1383_n) {
-            t946 = v_x1383_d[t945];
+          int32_t t947 = rt_sub_i(t941, (int32_t)v_x1382_n);
+          int32_t t948;
+          if ((uint64_t)(int64_t)t947 < (uint64_t)v_x1383_n) {
+            t948 = v_x1383_d[t947];
           } else {
-            NESSIE_RECORD(err, t911, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, v_x1383_n, 0.0, 2);
-            t946 = 0;
+            NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t947, v_x1383_n, 0.0, 2);
+            t948 = 0;
           }
-          t942 = t946;
+          t944 = t948;
         }
       }
-      v_x1388_d[t911] = t925;
+      v_x1388_d[t913] = t927;
     }
   }
   if (err->index != INT64_MAX)
@@ -4207,66 +4215,66 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t955 = 0; /* nonzero: a check below failed */
-    int32_t t947 = rtg::ld_stream(&A.v_x1374_d[ix]);
-    int32_t t949 = rt_add_i(t947, A.v_x1375);
-    uint8_t t950 = rtg::ld_stream(&A.v_x1378_d[ix]);
-    int32_t t951 = rtg::ld_stream(&A.v_x1379_d[ix]);
-    int32_t t953 = (t950 ? t951 : t949);
-    int t956 = (uint64_t)(int64_t)t953 < (uint64_t)A.v_x1384;
-    int32_t t954 = t956 ? t953 : 0;
-    t955 |= !t956;
-    uint8_t t958 = rt_lt_i(t954, (int32_t)A.v_x1382_n);
-    int32_t t959;
-    if (t958) {
-      int t961 = (uint64_t)(int64_t)t954 < (uint64_t)A.v_x1382_n;
-      int32_t t960 = t961 ? A.v_x1382_d[t954] : 0;
-      t955 |= !t961;
-      t959 = t960;
+    int t957 = 0; /* nonzero: a check below failed */
+    int32_t t949 = rtg::ld_stream(&A.v_x1374_d[ix]);
+    int32_t t951 = rt_add_i(t949, A.v_x1375);
+    uint8_t t952 = rtg::ld_stream(&A.v_x1378_d[ix]);
+    int32_t t953 = rtg::ld_stream(&A.v_x1379_d[ix]);
+    int32_t t955 = (t952 ? t953 : t951);
+    int t958 = (uint64_t)(int64_t)t955 < (uint64_t)A.v_x1384;
+    int32_t t956 = t958 ? t955 : 0;
+    t957 |= !t958;
+    uint8_t t960 = rt_lt_i(t956, (int32_t)A.v_x1382_n);
+    int32_t t961;
+    if (t960) {
+      int t963 = (uint64_t)(int64_t)t956 < (uint64_t)A.v_x1382_n;
+      int32_t t962 = t963 ? A.v_x1382_d[t956] : 0;
+      t957 |= !t963;
+      t961 = t962;
     } else {
-      int32_t t963 = rt_sub_i(t954, (int32_t)A.v_x1382_n);
-      int t965 = (uint64_t)(int64_t)t963 < (uint64_t)A.v_x1383_n;
-      int32_t t964 = t965 ? A.v_x1383_d[t963] : 0;
-      t955 |= !t965;
-      t959 = t964;
+      int32_t t965 = rt_sub_i(t956, (int32_t)A.v_x1382_n);
+      int t967 = (uint64_t)(int64_t)t965 < (uint64_t)A.v_x1383_n;
+      int32_t t966 = t967 ? A.v_x1383_d[t965] : 0;
+      t957 |= !t967;
+      t961 = t966;
     }
-    if (__builtin_expect(t955 != 0, 0)) { /* again, recording the error */
-      int32_t t966 = rtg::ld_stream(&A.v_x1374_d[ix]);
-      int32_t t968 = rt_add_i(t966, A.v_x1375);
-      uint8_t t969 = rtg::ld_stream(&A.v_x1378_d[ix]);
-      int32_t t970 = rtg::ld_stream(&A.v_x1379_d[ix]);
-      int32_t t972 = (t969 ? t970 : t968);
-      int32_t t973;
-      if ((uint64_t)(int64_t)t972 < (uint64_t)A.v_x1384) {
-        t973 = t972;
+    if (__builtin_expect(t957 != 0, 0)) { /* again, recording the error */
+      int32_t t968 = rtg::ld_stream(&A.v_x1374_d[ix]);
+      int32_t t970 = rt_add_i(t968, A.v_x1375);
+      uint8_t t971 = rtg::ld_stream(&A.v_x1378_d[ix]);
+      int32_t t972 = rtg::ld_stream(&A.v_x1379_d[ix]);
+      int32_t t974 = (t971 ? t972 : t970);
+      int32_t t975;
+      if ((uint64_t)(int64_t)t974 < (uint64_t)A.v_x1384) {
+        t975 = t974;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t972, A.v_x1384, 0.0, 0);
-        t973 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, A.v_x1384, 0.0, 0);
+        t975 = 0;
       }
-      uint8_t t975 = rt_lt_i(t973, (int32_t)A.v_x1382_n);
-      int32_t t976;
-      if (t975) {
-        int32_t t977;
-        if ((uint64_t)(int64_t)t973 < (uint64_t)A.v_x1382_n) {
-          t977 = A.v_x1382_d[t973];
+      uint8_t t977 = rt_lt_i(t975, (int32_t)A.v_x1382_n);
+      int32_t t978;
+      if (t977) {
+        int32_t t979;
+        if ((uint64_t)(int64_t)t975 < (uint64_t)A.v_x1382_n) {
+          t979 = A.v_x1382_d[t975];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t973, A.v_x1382_n, 0.0, 1);
-          t977 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t975, A.v_x1382_n, 0.0, 1);
+          t979 = 0;
         }
-        t976 = t977;
+        t978 = t979;
       } else {
-        int32_t t979 = rt_sub_i(t973, (int32_t)A.v_x1382_n);
-        int32_t t980;
-        if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_x1383_n) {
-          t980 = A.v_x1383_d[t979];
+        int32_t t981 = rt_sub_i(t975, (int32_t)A.v_x1382_n);
+        int32_t t982;
+        if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_x1383_n) {
+          t982 = A.v_x1383_d[t981];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_x1383_n, 0.0, 2);
-          t980 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_x1383_n, 0.0, 2);
+          t982 = 0;
         }
-        t976 = t980;
+        t978 = t982;
       }
     }
-    return K14_0_V{t959};
+    return K14_0_V{t961};
   }
 };
 struct K14_0_store {
@@ -4297,11 +4305,11 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, in
   RtValue *v_x1388 = NULL;
   /* MAP */
   {
-    const int64_t t981 = v_x1378->len;
-    v_x1388 = rtg_vec_new(RT_INT, t981);
+    const int64_t t983 = v_x1378->len;
+    v_x1388 = rtg_vec_new(RT_INT, t983);
     A.v_x1388_d = v_x1388->data.i;
     A.v_x1388_n = v_x1388->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t981);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t983);
   }
   *out_v_x1388 = v_x1388;
   return;
@@ -4330,34 +4338,34 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, R
   RtValue *v_x1633 = NULL;
   /* ONCE */
   {
-    int t983 = 0; /* nonzero: a check below failed */
-    int t984 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
-    int32_t t982 = t984 ? v_x1630_d[0] : 0;
-    t983 |= !t984;
-    if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
-      int32_t t985;
+    int t985 = 0; /* nonzero: a check below failed */
+    int t986 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
+    int32_t t984 = t986 ? v_x1630_d[0] : 0;
+    t985 |= !t986;
+    if (__builtin_expect(t985 != 0, 0)) { /* again, recording the error */
+      int32_t t987;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1630_n) {
-        t985 = v_x1630_d[0];
+        t987 = v_x1630_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1630_n, 0.0, 0);
-        t985 = 0;
+        t987 = 0;
       }
     }
-    v_x1631 = t982;
+    v_x1631 = t984;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t986 = 1;
-      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t986);
+      const int64_t t988 = 1;
+      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t988);
       int32_t *v_x1633_d = v_x1633->data.i;
       const int64_t v_x1633_n = v_x1633->len;
-      RT_PARALLEL_FOR_IF(t986 >= RT_PARALLEL_MIN)
-      for (int64_t t987 = 0; t987 < t986; t987++) {
-        const int32_t t988 = (int32_t)t987;
-        v_x1633_d[t987] = v_x1631;
+      RT_PARALLEL_FOR_IF(t988 >= RT_PARALLEL_MIN)
+      for (int64_t t989 = 0; t989 < t988; t989++) {
+        const int32_t t990 = (int32_t)t989;
+        v_x1633_d[t989] = v_x1631;
       }
     }
     if (err->index != INT64_MAX)
@@ -4386,20 +4394,20 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t990 = 0; /* nonzero: a check below failed */
-    int t991 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n;
-    int32_t t989 = t991 ? A.v_x1630_d[0] : 0;
-    t990 |= !t991;
-    if (__builtin_expect(t990 != 0, 0)) { /* again, recording the error */
-      int32_t t992;
+    int t992 = 0; /* nonzero: a check below failed */
+    int t993 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n;
+    int32_t t991 = t993 ? A.v_x1630_d[0] : 0;
+    t992 |= !t993;
+    if (__builtin_expect(t992 != 0, 0)) { /* again, recording the error */
+      int32_t t994;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n) {
-        t992 = A.v_x1630_d[0];
+        t994 = A.v_x1630_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1630_n, 0.0, 0);
-        t992 = 0;
+        t994 = 0;
       }
     }
-    return K15_0_V{t989};
+    return K15_0_V{t991};
   }
 };
 struct alignas(8) K15_1_V {
@@ -4437,11 +4445,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, Rt
   }
   /* MAP */
   {
-    const int64_t t993 = 1;
-    v_x1633 = rtg_vec_new(RT_INT, t993);
+    const int64_t t995 = 1;
+    v_x1633 = rtg_vec_new(RT_INT, t995);
     A.v_x1633_d = v_x1633->data.i;
     A.v_x1633_n = v_x1633->len;
-    rtg::map("K15", loc, K15_1_pull{A}, K15_1_store{A}, t993);
+    rtg::map("K15", loc, K15_1_pull{A}, K15_1_store{A}, t995);
   }
   rtg_free(K15_0_value);
   K15_0_value = NULL;
@@ -4475,99 +4483,99 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, R
   RtValue *v_x1641 = NULL;
   /* SPLIT */
   {
-    const int64_t t994 = v_x1635_n;
-    const int64_t t995 = t994 > 0 ? (t994 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t996 = (uint8_t *)rt_alloc_atomic((size_t)t994 + 1);
-    int64_t *t997 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t995 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t995 > 1)
-    for (int64_t t998 = 0; t998 < t995; t998++) {
+    const int64_t t996 = v_x1635_n;
+    const int64_t t997 = t996 > 0 ? (t996 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t998 = (uint8_t *)rt_alloc_atomic((size_t)t996 + 1);
+    int64_t *t999 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t997 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t997 > 1)
+    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
       int64_t kept[2] = {0};
-      const int64_t t998_end = (t998 + 1) * RT_CHUNK < t994 ? (t998 + 1) * RT_CHUNK : t994;
-      for (int64_t t999 = t998 * RT_CHUNK; t999 < t998_end; t999++) {
-        const int32_t t1000 = (int32_t)t999;
-        int32_t t998x0;
-        int32_t t998x1;
-        int32_t t1003 = v_x1635_d[t1000];
-        t998x0 = t1003;
-        t998x1 = t1003;
-        uint8_t t1004;
-        uint8_t t1005;
-        int t1007 = 0; /* nonzero: a check below failed */
-        int t1008 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
-        int32_t t1006 = t1008 ? v_dev_1642_d[0] : 0;
-        t1007 |= !t1008;
-        uint8_t t1010 = rt_lt_i(t998x0, t1006);
-        uint8_t t1012 = rt_gt_i(t998x1, t1006);
-        if (__builtin_expect(t1007 != 0, 0)) { /* again, recording the error */
-          int32_t t1013;
+      const int64_t t1000_end = (t1000 + 1) * RT_CHUNK < t996 ? (t1000 + 1) * RT_CHUNK : t996;
+      for (int64_t t1001 = t1000 * RT_CHUNK; t1001 < t1000_end; t1001++) {
+        const int32_t t1002 = (int32_t)t1001;
+        int32_t t1000x0;
+        int32_t t1000x1;
+        int32_t t1005 = v_x1635_d[t1002];
+        t1000x0 = t1005;
+        t1000x1 = t1005;
+        uint8_t t1006;
+        uint8_t t1007;
+        int t1009 = 0; /* nonzero: a check below failed */
+        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
+        int32_t t1008 = t1010 ? v_dev_1642_d[0] : 0;
+        t1009 |= !t1010;
+        uint8_t t1012 = rt_lt_i(t1000x0, t1008);
+        uint8_t t1014 = rt_gt_i(t1000x1, t1008);
+        if (__builtin_expect(t1009 != 0, 0)) { /* again, recording the error */
+          int32_t t1015;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n) {
-            t1013 = v_dev_1642_d[0];
+            t1015 = v_dev_1642_d[0];
           } else {
-            NESSIE_RECORD(err, t999, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
-            t1013 = 0;
+            NESSIE_RECORD(err, t1001, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
+            t1015 = 0;
           }
-          uint8_t t1015 = rt_lt_i(t998x0, t1013);
-          uint8_t t1017 = rt_gt_i(t998x1, t1013);
+          uint8_t t1017 = rt_lt_i(t1000x0, t1015);
+          uint8_t t1019 = rt_gt_i(t1000x1, t1015);
         }
-        t1004 = t1010;
-        t1005 = t1012;
-        kept[0] += t1004 != 0;
-        kept[1] += t1005 != 0;
-        t996[t999] = (uint8_t)((t1004 != 0) << 0 | (t1005 != 0) << 1);
+        t1006 = t1012;
+        t1007 = t1014;
+        kept[0] += t1006 != 0;
+        kept[1] += t1007 != 0;
+        t998[t1001] = (uint8_t)((t1006 != 0) << 0 | (t1007 != 0) << 1);
       }
-      t997[0 * t995 + t998] = kept[0];
-      t997[1 * t995 + t998] = kept[1];
+      t999[0 * t997 + t1000] = kept[0];
+      t999[1 * t997 + t1000] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t996);
-      rt_free(t997);
+      rt_free(t998);
+      rt_free(t999);
       goto fail;
     }
-    int64_t t1018 = 0;
-    for (int64_t t998 = 0; t998 < t995; t998++) {
-      const int64_t k = t997[0 * t995 + t998];
-      t997[0 * t995 + t998] = t1018;
-      t1018 += k;
+    int64_t t1020 = 0;
+    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
+      const int64_t k = t999[0 * t997 + t1000];
+      t999[0 * t997 + t1000] = t1020;
+      t1020 += k;
     }
-    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t1018);
+    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t1020);
     int32_t *v_x1640_d = v_x1640->data.i;
     const int64_t v_x1640_n = v_x1640->len;
-    int64_t t1019 = 0;
-    for (int64_t t998 = 0; t998 < t995; t998++) {
-      const int64_t k = t997[1 * t995 + t998];
-      t997[1 * t995 + t998] = t1019;
-      t1019 += k;
+    int64_t t1021 = 0;
+    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
+      const int64_t k = t999[1 * t997 + t1000];
+      t999[1 * t997 + t1000] = t1021;
+      t1021 += k;
     }
-    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t1019);
+    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t1021);
     int32_t *v_x1641_d = v_x1641->data.i;
     const int64_t v_x1641_n = v_x1641->len;
-    RT_PARALLEL_FOR_IF(t995 > 1)
-    for (int64_t t998 = 0; t998 < t995; t998++) {
+    RT_PARALLEL_FOR_IF(t997 > 1)
+    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
       int64_t at[2];
-      at[0] = t997[0 * t995 + t998];
-      at[1] = t997[1 * t995 + t998];
-      const int64_t t998_end = (t998 + 1) * RT_CHUNK < t994 ? (t998 + 1) * RT_CHUNK : t994;
-      for (int64_t t999 = t998 * RT_CHUNK; t999 < t998_end; t999++) {
-        const int32_t t1000 = (int32_t)t999;
-        if (!t996[t999])
+      at[0] = t999[0 * t997 + t1000];
+      at[1] = t999[1 * t997 + t1000];
+      const int64_t t1000_end = (t1000 + 1) * RT_CHUNK < t996 ? (t1000 + 1) * RT_CHUNK : t996;
+      for (int64_t t1001 = t1000 * RT_CHUNK; t1001 < t1000_end; t1001++) {
+        const int32_t t1002 = (int32_t)t1001;
+        if (!t998[t1001])
           continue;
-        int32_t t998y0;
-        int32_t t998y1;
-        int32_t t1020 = v_x1635_d[t1000];
-        t998y0 = t1020;
-        t998y1 = t1020;
-        if (t996[t999] >> 0 & 1) {
-          v_x1640_d[at[0]] = t998y0;
+        int32_t t1000y0;
+        int32_t t1000y1;
+        int32_t t1022 = v_x1635_d[t1002];
+        t1000y0 = t1022;
+        t1000y1 = t1022;
+        if (t998[t1001] >> 0 & 1) {
+          v_x1640_d[at[0]] = t1000y0;
           at[0]++;
         }
-        if (t996[t999] >> 1 & 1) {
-          v_x1641_d[at[1]] = t998y1;
+        if (t998[t1001] >> 1 & 1) {
+          v_x1641_d[at[1]] = t1000y1;
           at[1]++;
         }
       }
     }
-    rt_free(t996);
-    rt_free(t997);
+    rt_free(t998);
+    rt_free(t999);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4597,8 +4605,8 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t1021 = A.v_x1635_d[ix];
-    return K16_0_V{t1021, t1021};
+    int32_t t1023 = A.v_x1635_d[ix];
+    return K16_0_V{t1023, t1023};
   }
 };
 struct K16_0_store {
@@ -4617,24 +4625,24 @@ struct K16_0_store {
 struct K16_0_pred {
   K16_A A;
   __device__ unsigned operator()(int64_t i, const K16_0_V &v) const {
-    int t1023 = 0; /* nonzero: a check below failed */
-    int t1024 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n;
-    int32_t t1022 = t1024 ? A.v_dev_1642_d[0] : 0;
-    t1023 |= !t1024;
-    uint8_t t1026 = rt_lt_i(v.v0, t1022);
-    uint8_t t1028 = rt_gt_i(v.v1, t1022);
-    if (__builtin_expect(t1023 != 0, 0)) { /* again, recording the error */
-      int32_t t1029;
+    int t1025 = 0; /* nonzero: a check below failed */
+    int t1026 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n;
+    int32_t t1024 = t1026 ? A.v_dev_1642_d[0] : 0;
+    t1025 |= !t1026;
+    uint8_t t1028 = rt_lt_i(v.v0, t1024);
+    uint8_t t1030 = rt_gt_i(v.v1, t1024);
+    if (__builtin_expect(t1025 != 0, 0)) { /* again, recording the error */
+      int32_t t1031;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n) {
-        t1029 = A.v_dev_1642_d[0];
+        t1031 = A.v_dev_1642_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1642_n, 0.0, 0);
-        t1029 = 0;
+        t1031 = 0;
       }
-      uint8_t t1031 = rt_lt_i(v.v0, t1029);
-      uint8_t t1033 = rt_gt_i(v.v1, t1029);
+      uint8_t t1033 = rt_lt_i(v.v0, t1031);
+      uint8_t t1035 = rt_gt_i(v.v1, t1031);
     }
-    return ((unsigned)((t1026) != 0) << 0) | ((unsigned)((t1028) != 0) << 1);
+    return ((unsigned)((t1028) != 0) << 0) | ((unsigned)((t1030) != 0) << 1);
   }
 };
 static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
@@ -4651,27 +4659,27 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, Rt
   RtValue *v_x1640 = NULL;
   RtValue *v_x1641 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t1034; /* the slots of its classes' counts */
-  int64_t t1035; /* its size */
+  rtg::SplitCounts t1036; /* the slots of its classes' counts */
+  int64_t t1037; /* its size */
   {
-    const int64_t t1036 = v_x1635->len;
-    v_x1640 = rtg_vec_new(RT_INT, t1036);
+    const int64_t t1038 = v_x1635->len;
+    v_x1640 = rtg_vec_new(RT_INT, t1038);
     A.v_x1640_d = v_x1640->data.i;
     A.v_x1640_n = v_x1640->len;
-    v_x1641 = rtg_vec_new(RT_INT, t1036);
+    v_x1641 = rtg_vec_new(RT_INT, t1038);
     A.v_x1641_d = v_x1641->data.i;
     A.v_x1641_n = v_x1641->len;
-    t1035 = t1036;
-    t1034 = rtg::split_launch<K16_0_V, 2>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t1036, K16_0_store{A});
+    t1037 = t1038;
+    t1036 = rtg::split_launch<K16_0_V, 2>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t1038, K16_0_store{A});
   }
   {
-    int64_t t1037[2];
-    t1037[0] = rtg::filter_count(t1034.at[0]);
-    t1037[1] = rtg::filter_count(t1034.at[1]);
-    v_x1640 = rtg_vec_fit(v_x1640, t1037[0]);
+    int64_t t1039[2];
+    t1039[0] = rtg::filter_count(t1036.at[0]);
+    t1039[1] = rtg::filter_count(t1036.at[1]);
+    v_x1640 = rtg_vec_fit(v_x1640, t1039[0]);
     A.v_x1640_d = v_x1640->data.i;
     A.v_x1640_n = v_x1640->len;
-    v_x1641 = rtg_vec_fit(v_x1641, t1037[1]);
+    v_x1641 = rtg_vec_fit(v_x1641, t1039[1]);
     A.v_x1641_d = v_x1641->data.i;
     A.v_x1641_n = v_x1641->len;
   }
@@ -4716,10 +4724,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1038 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1038->data.i[0] = v_x62;
-    t1038->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1038);
+    RtValue *t1040 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1040->data.i[0] = v_x62;
+    t1040->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1040);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5017,16 +5025,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1039 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1039->data.i[0] = 3;
-  t1039->data.i[1] = 1;
-  t1039->data.i[2] = 4;
-  t1039->data.i[3] = 1;
-  t1039->data.i[4] = 5;
-  t1039->data.i[5] = 9;
-  t1039->data.i[6] = 2;
-  t1039->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1039);
+  RtValue *t1041 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1041->data.i[0] = 3;
+  t1041->data.i[1] = 1;
+  t1041->data.i[2] = 4;
+  t1041->data.i[3] = 1;
+  t1041->data.i[4] = 5;
+  t1041->data.i[5] = 9;
+  t1041->data.i[6] = 2;
+  t1041->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1041);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

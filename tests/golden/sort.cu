@@ -363,9 +363,13 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValu
   A.v_x33_n = v_x33->len;
   int32_t v_x34 = 0;
   /* ONCE */
+  K3_0_V *t20; /* the slot of its values */
   {
-    const K3_0_V t20 = rtg::once<K3_0_V>("K3", loc, K3_0_pull{A});
-    v_x34 = t20.v0;
+    t20 = rtg::once_launch<K3_0_V>("K3", loc, K3_0_pull{A});
+  }
+  {
+    const K3_0_V t21 = rtg::once_read(t20);
+    v_x34 = t21.v0;
     A.v_x34 = v_x34;
   }
   *out_v_x34 = v_x34;
@@ -528,13 +532,13 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/sort.nesl", 4, 8);
-  RtValue *t21 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t21->data.i[0] = 5;
-  t21->data.i[1] = 3;
-  t21->data.i[2] = 9;
-  t21->data.i[3] = 1;
-  t21->data.i[4] = 7;
-  v_x17 = NESSIE_TO_DEVICE(t21);
+  RtValue *t22 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t22->data.i[0] = 5;
+  t22->data.i[1] = 3;
+  t22->data.i[2] = 9;
+  t22->data.i[3] = 1;
+  t22->data.i[4] = 7;
+  v_x17 = NESSIE_TO_DEVICE(t22);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "middle", 0, fn_middle(v_x17, &v_x18));
