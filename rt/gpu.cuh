@@ -1010,14 +1010,17 @@ constexpr int SCAN_ITEMS = sizeof(V) <= 4 ? NESSIE_SCAN_ITEMS4 : sizeof(V) <= 8 
    conflict-free. */
 __device__ __forceinline__ int scan_pad(int k) { return k + (k >> 5); }
 
+/* Tile t of the one-pass scan (block t of scan_one_pass_kernel, or of
+   a launch of several SOACs: parts_launch). */
 template <class V, class Pull, class Op, class Store>
-__global__ void __launch_bounds__(THREADS)
-    scan_one_pass_kernel(Pull pull, Op op, V id, int64_t n, RtgTileState st, Store store) {
+__device__ __forceinline__ void scan_tile(int64_t t, const Pull &pull, const Op &op_, V id, int64_t n,
+                                          RtgTileState st, const Store &store) {
   constexpr int IT = SCAN_ITEMS<V>, PER_TILE = THREADS * IT;
   __shared__ V tile[PER_TILE + PER_TILE / 32];
   __shared__ V sh[THREADS / 32];
   __shared__ V carry;
-  const int64_t t = blockIdx.x, base = t * (int64_t)PER_TILE;
+  Op op = op_;
+  const int64_t base = t * (int64_t)PER_TILE;
   const int in_tile = (int)(n - base < PER_TILE ? n - base : PER_TILE);
   for (int k = threadIdx.x; k < in_tile; k += THREADS)
     tile[scan_pad(k)] = pull(base + k);
@@ -1048,6 +1051,12 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   for (int k = threadIdx.x; k < in_tile; k += THREADS)
     store(base + k, tile[scan_pad(k)]);
+}
+
+template <class V, class Pull, class Op, class Store>
+__global__ void __launch_bounds__(THREADS)
+    scan_one_pass_kernel(Pull pull, Op op, V id, int64_t n, RtgTileState st, Store store) {
+  scan_tile<V>(blockIdx.x, pull, op, id, n, st, store);
 }
 
 /* The exclusive scan of pull(0 .. n-1) by op from id into store(0 ..
@@ -1217,7 +1226,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
     if (lane == 0) {
       tile_start = before;
       tile_kept = total;
-      if (tile == gridDim.x - 1)
+      if (base + PER_TILE >= n) /* the last tile (a launch of parts may have more blocks) */
         *count = before + total;
     }
   }
@@ -1293,6 +1302,143 @@ template <class V_, class Pull, class Pred, class Store, class Other> struct Fil
 template <class V, class Pull, class Pred, class Store, class Other>
 FilterPart<V, Pull, Pred, Store, Other> filter_part(Pull pull, Pred pred, Store store, Other other, bool partition) {
   return FilterPart<V, Pull, Pred, Store, Other>{pull, pred, store, other, partition, RtgTileState{}, nullptr};
+}
+
+/* ---- SOACs of one size in one launch ----
+
+   A kernel's FILTERs, PARTITIONs, exact one-pass SCANs and exact
+   commutative REDUCEs over the same n elements, none reading another's
+   results, take one launch (parts_launch; codegen/cuda.c, tile_group):
+   block t takes tile t of each part that has one, the parts one after
+   another, each with its own tile size and its own tile states, so
+   that each does what its own launch would, and its look-back waits
+   only for blocks before it (blocks start in order).  A lifted if's
+   test (a PARTITION of the segments by the condition, the REDUCE of the
+   elements that go to one branch, the SCAN of the flags) took three
+   launches in a row, each a few µs of latency at a recursion's every
+   level.  A REDUCE part combines its tile by the block
+   (block_combine_commutative) and the tiles before it by the look-back,
+   as a one-pass SCAN does; its last tile writes the result to a slot,
+   as reduce_launch does: an exact operator gives the same value in any
+   grouping. */
+template <class V_, class Pull, class Pred, class Store, class Other> struct TiledFilter {
+  static constexpr int PER_TILE = THREADS * FILTER_ITEMS<V_>;
+  FilterPart<V_, Pull, Pred, Store, Other> f;
+  int64_t **count_out; /* where the launch puts the count's slot */
+  int64_t tiles;
+  __device__ void run_tile(int64_t n) const {
+    if ((int64_t)blockIdx.x < tiles)
+      f.template run<FILTER_ITEMS<V_>>(n);
+  }
+  void prepare(RtgTileState st) {
+    f.st = st;
+    f.count = result_slot<int64_t>();
+    *count_out = f.count;
+  }
+  void none() { *count_out = NULL; }
+};
+
+template <class V, class Pull, class Pred, class Store, class Other>
+TiledFilter<V, Pull, Pred, Store, Other> filter_tiles(Pull pull, Pred pred, Store store, Other other, bool partition,
+                                                      int64_t **count_out) {
+  return TiledFilter<V, Pull, Pred, Store, Other>{filter_part<V>(pull, pred, store, other, partition), count_out, 0};
+}
+
+template <class V, class Pull, class Op, class Store> struct TiledScan {
+  static_assert(sizeof(V) <= sizeof(long long), "a one-pass scan's value fits a tile word");
+  static constexpr int PER_TILE = THREADS * SCAN_ITEMS<V>;
+  Pull pull;
+  Op op;
+  V id;
+  Store store;
+  RtgTileState st;
+  int64_t tiles;
+  __device__ void run_tile(int64_t n) const {
+    if ((int64_t)blockIdx.x < tiles)
+      scan_tile<V>(blockIdx.x, pull, op, id, n, st, store);
+  }
+  void prepare(RtgTileState s) { st = s; }
+  void none() {}
+};
+
+template <class V, class Pull, class Op, class Store>
+TiledScan<V, Pull, Op, Store> scan_tiles(Pull pull, Op op, V id, Store store) {
+  return TiledScan<V, Pull, Op, Store>{pull, op, id, store, RtgTileState{}, 0};
+}
+
+enum { REDUCE_TILE_ITEMS = 8 };
+
+template <class V, class Pull, class Op> struct TiledReduce {
+  static_assert(sizeof(V) <= sizeof(long long), "a one-pass reduction's value fits a tile word");
+  static constexpr int PER_TILE = THREADS * REDUCE_TILE_ITEMS;
+  Pull pull; /* a REDUCE's riders computed and stored with each element */
+  Op op;
+  V id;
+  V **slot_out; /* where the launch puts the result's slot */
+  V *out;
+  RtgTileState st;
+  int64_t tiles;
+  __device__ void run_tile(int64_t n) const {
+    __shared__ V sh[THREADS / 32];
+    if ((int64_t)blockIdx.x >= tiles)
+      return;
+    Op o = op;
+    const int64_t base = (int64_t)blockIdx.x * PER_TILE;
+    V mine = id;
+    for (int r = 0; r < REDUCE_TILE_ITEMS; r++) {
+      int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+      if (j < n)
+        mine = o(mine, pull(j));
+    }
+    V total = block_combine_commutative(mine, o, id, sh);
+    if (threadIdx.x < 32) {
+      total = shfl_from(total, 0); /* thread 0's: the block's */
+      V before = tile_lookback_value(st, (int64_t)blockIdx.x, total, o, id);
+      if (threadIdx.x == 0 && (int64_t)blockIdx.x == tiles - 1)
+        *out = o(before, total);
+    }
+  }
+  void prepare(RtgTileState s) {
+    st = s;
+    out = result_slot<V>();
+    *slot_out = out;
+  }
+  void none() { *slot_out = NULL; }
+};
+
+template <class V, class Pull, class Op> TiledReduce<V, Pull, Op> reduce_tiles(Pull pull, Op op, V id, V **slot_out) {
+  return TiledReduce<V, Pull, Op>{pull, op, id, slot_out, nullptr, RtgTileState{}, 0};
+}
+
+template <class... Parts> __global__ void __launch_bounds__(THREADS) parts_kernel(int64_t n, Parts... parts) {
+  ((parts.run_tile(n), __syncthreads()), ...);
+}
+
+/* The parts in one launch: each part's slots (counts, a REDUCE's value)
+   put where it says, NULL for n 0 (nothing launched), each read after
+   the launch as their own launch's are (filter_count, reduce_read). */
+template <class... Parts> void parts_launch(const char *name, RtLoc loc, int64_t n, Parts... parts) {
+  if (n <= 0) {
+    (parts.none(), ...);
+    return;
+  }
+  int64_t total = 0, grid = 0;
+  auto count = [&](auto &p) {
+    p.tiles = (n + p.PER_TILE - 1) / p.PER_TILE;
+    total += p.tiles;
+    grid = p.tiles > grid ? p.tiles : grid;
+  };
+  (count(parts), ...);
+  RtgTileState st = rtg_tile_state(total);
+  int64_t at = 0;
+  auto prepare = [&](auto &p) {
+    p.prepare(RtgTileState{st.words + at, st.epoch});
+    at += p.tiles;
+  };
+  (prepare(parts), ...);
+  rtg_launching("parts");
+  parts_kernel<<<(unsigned)grid, THREADS, 0, rtg_stream()>>>(n, parts...);
+  rtg_launched(name, loc);
 }
 
 template <int K, class... Parts> __global__ void __launch_bounds__(THREADS) filters_kernel(int64_t n, Parts... parts) {

@@ -1211,6 +1211,104 @@ static void test_filters_together(int64_t n, int pattern) {
          wrong.c_str());
 }
 
+/* rtg::parts_launch: a PARTITION, a REDUCE of one int with a MAP riding
+   on it and a SCAN of two ints over the same n elements in one launch,
+   as a lifted if's test is generated (codegen/cuda.c, tile_group), each
+   checked against the host: the PARTITION as test_filter checks one,
+   the sum (int32, wrapping), the rider's every element, the exclusive
+   scan's every pair; n 0 launches nothing and gives no slots. */
+struct alignas(8) PInt {
+  int32_t v0;
+};
+struct alignas(8) PPair {
+  int32_t v0, v1;
+};
+__host__ __device__ inline int32_t part_value(int64_t i) { return (int32_t)((uint32_t)(i * 2654435761u) >> 7) - 9000000; }
+struct PRide { /* the REDUCE's pull, storing the riding MAP's element */
+  int32_t *rider;
+  __device__ PInt operator()(int64_t i) const {
+    rider[i] = part_value(i) ^ 5;
+    return PInt{part_value(i)};
+  }
+};
+struct PAdd {
+  __device__ PInt operator()(const PInt &a, const PInt &b) const { return PInt{(int32_t)((uint32_t)a.v0 + (uint32_t)b.v0)}; }
+};
+struct PPairPull {
+  __device__ PPair operator()(int64_t i) const { return PPair{(int32_t)(i % 3), part_value(i) & 1}; }
+};
+struct PPairAdd {
+  __device__ PPair operator()(const PPair &a, const PPair &b) const { return PPair{a.v0 + b.v0, a.v1 + b.v1}; }
+};
+struct PPairStore {
+  int32_t *a, *b;
+  __device__ void operator()(int64_t i, const PPair &v) const {
+    a[i] = v.v0;
+    b[i] = v.v1;
+  }
+};
+
+static void test_parts(int64_t n, int pattern) {
+  typedef FValue<4> V;
+  size_t room = (size_t)(n + GUARD);
+  V *dy = (V *)rtg_alloc(sizeof(V) * room), *dz = (V *)rtg_alloc(sizeof(V) * room);
+  int32_t *rider = (int32_t *)rtg_alloc(sizeof(int32_t) * room);
+  int32_t *sa = (int32_t *)rtg_alloc(sizeof(int32_t) * room), *sb = (int32_t *)rtg_alloc(sizeof(int32_t) * room);
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * room, rtg_stream()), "a memset");
+  cuda_check(cudaMemsetAsync(dz, FILL, sizeof(V) * room, rtg_stream()), "a memset");
+  int64_t *count_slot = (int64_t *)&dy; /* overwritten by the launch */
+  PInt *sum_slot = (PInt *)&dz;
+  rtg::parts_launch("segtest", RT_LOC(NULL, 0, 0), n,
+                    rtg::filter_tiles<V>(FPull<4>{}, FPred<4>{pattern, n}, FStore<4>{dy}, FStore<4>{dz}, true,
+                                         &count_slot),
+                    rtg::reduce_tiles<PInt>(PRide{rider}, PAdd{}, PInt{0}, &sum_slot),
+                    rtg::scan_tiles<PPair>(PPairPull{}, PPairAdd{}, PPair{0, 0}, PPairStore{sa, sb}));
+  std::string wrong;
+  char buf[200];
+  if (n <= 0 && (count_slot || sum_slot))
+    wrong = "slots given for no elements";
+  int64_t kept = rtg::filter_count(count_slot);
+  PInt sum = rtg::reduce_read(sum_slot, PInt{0});
+  std::vector<int64_t> want, others;
+  uint32_t want_sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    (filter_keeps(pattern, i, n) ? want : others).push_back(i);
+    want_sum += (uint32_t)part_value(i);
+  }
+  if (wrong.empty() && kept != (int64_t)want.size()) {
+    snprintf(buf, sizeof buf, "counted %lld, expected %lld", (long long)kept, (long long)want.size());
+    wrong = buf;
+  }
+  if (wrong.empty() && (uint32_t)sum.v0 != want_sum) {
+    snprintf(buf, sizeof buf, "sum %d, expected %d", sum.v0, (int32_t)want_sum);
+    wrong = buf;
+  }
+  if (wrong.empty())
+    wrong = check_values<4>(read_back(dy, room), want, n + GUARD, "kept");
+  if (wrong.empty())
+    wrong = check_values<4>(read_back(dz, room), others, n + GUARD, "other");
+  if (wrong.empty() && n > 0) {
+    std::vector<int32_t> r = read_back(rider, (size_t)n), a = read_back(sa, (size_t)n), b = read_back(sb, (size_t)n);
+    int32_t ca = 0, cb = 0;
+    for (int64_t i = 0; i < n && wrong.empty(); i++) {
+      if (r[i] != (part_value(i) ^ 5))
+        snprintf(buf, sizeof buf, "rider element %lld: %d", (long long)i, r[i]), wrong = buf;
+      else if (a[i] != ca || b[i] != cb)
+        snprintf(buf, sizeof buf, "scan element %lld: (%d, %d), expected (%d, %d)", (long long)i, a[i], b[i], ca, cb),
+            wrong = buf;
+      ca += (int32_t)(i % 3);
+      cb += part_value(i) & 1;
+    }
+  }
+  rtg_free(dy);
+  rtg_free(dz);
+  rtg_free(rider);
+  rtg_free(sa);
+  rtg_free(sb);
+  result(wrong.empty(), "partition, reduce and scan in one launch: n=%lld, keep %s%s%s", (long long)n,
+         filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
+}
+
 /* rtg::split_launch (SPLIT): C classes of one pass, class c keeping by
    pattern p + c (so that classes overlap, and some elements are in
    none), each class checked as test_filter checks a FILTER. */
@@ -1384,6 +1482,7 @@ static void test_filters(bool quick) {
       }
       if (n <= 1000003 || pattern == 3) {
         test_filters_together(n, pattern);
+        test_parts(n, pattern);
         test_split<3>(n, pattern);
       }
       if (n <= 65537) {
