@@ -941,6 +941,135 @@ static void host_split(Gx *x) {
   pend_filter(x);
 }
 
+/* ---- SOACs of one size in one launch ----
+   Consecutive FILTERs, PARTITIONs, exact one-pass SCANs and REDUCEs
+   whose values the host reads, of the same size and none reading
+   another's results (the MAPs between them riding on them), take one
+   launch, rtg::parts_launch, where there is a SCAN or a REDUCE among
+   them (FILTERs alone: filters_launch).  Each part keeps its own tile
+   size; the REDUCE's value and the FILTERs' counts are read as their
+   own launches' are (flush_filters).  A SCAN or REDUCE part combines
+   its tiles by the look-back, in some grouping: it takes an exact
+   operator (no float) whose values fit a tile word, and a REDUCE's is
+   commutative too (its threads take their elements strided). */
+
+/* Values without a float that fit one tile word (rtg::tile_lookback_value:
+   8 bytes; none is more than 4 bytes but a float's). */
+static bool exact_word(const LcuSoac *s) {
+  if (nvalues(s) < 1 || nvalues(s) > 2)
+    return false;
+  for (int v = 0; v < nvalues(s); v++)
+    if (value_base(s, v) == FB_FLOAT)
+      return false;
+  return true;
+}
+
+static bool may_be_part(Cg *cg, const LcuKernel *k, int j) {
+  const LcuSoac *s = k->soacs.data[j];
+  switch (s->kind) {
+  case SOAC_FILTER:
+  case SOAC_PARTITION:
+    return true;
+  case SOAC_SCAN:
+    return exact_word(s);
+  case SOAC_REDUCE:
+    return reads_values(cg, k, j) && cg_op_commutative(s) && exact_word(s);
+  default:
+    return false;
+  }
+}
+
+/* The number of SOACs from 'i' on in one launch of parts (1: none). */
+static int tile_group(Cg *cg, const LcuKernel *k, int i) {
+  if (!may_be_part(cg, k, i))
+    return 1;
+  const LcuSoac *first = k->soacs.data[i];
+  int last = i;
+  for (int j = i + 1; j < k->soacs.len; j++) {
+    const LcuSoac *s = k->soacs.data[j];
+    bool independent = true;
+    for (int m = i; m < j && independent; m++)
+      independent = !reads_results_of(s, k->soacs.data[m]);
+    if (!independent)
+      break;
+    if (s->kind == SOAC_MAP && ride_host(cg, k, j) > j)
+      continue; /* in the launch of the part it rides on, if that is one */
+    if (!may_be_part(cg, k, j) || !same_size(&s->size, &first->size))
+      break;
+    last = j;
+  }
+  /* a MAP in the group rides on a part of it */
+  for (int j = i + 1; j <= last; j++)
+    if (((const LcuSoac *)k->soacs.data[j])->kind == SOAC_MAP && ride_host(cg, k, j) > last) {
+      last = j - 1;
+      j = i; /* again: a MAP before the new end may ride past it */
+    }
+  while (last > i && ((const LcuSoac *)k->soacs.data[last])->kind == SOAC_MAP)
+    last--;
+  bool mixed = false;
+  for (int j = i; j <= last; j++) {
+    LcuSoacKind kind = ((const LcuSoac *)k->soacs.data[j])->kind;
+    mixed = mixed || kind == SOAC_SCAN || kind == SOAC_REDUCE;
+  }
+  return mixed && last > i ? last - i + 1 : 1;
+}
+
+/* The 'count' SOACs from x->index on (tile_group) in one launch; the
+   FILTERs' and REDUCEs' slots in slots[g], the FILTERs' sizes in
+   sizes[g], declared before the block. */
+static void host_parts(Gx *x, int count, const char **slots, const char **sizes) {
+  Cg *cg = x->cg;
+  int first = x->index;
+  const char *n = NULL;
+  Buf b = {0};
+  for (int g = 0; g < count; g++) {
+    x->index = first + g;
+    x->s = x->k->soacs.data[x->index];
+    bool riders = has_riders(cg, x->k, x->index);
+    switch (x->s->kind) {
+    case SOAC_FILTER:
+    case SOAC_PARTITION: {
+      bool partition = x->s->kind == SOAC_PARTITION;
+      x->slot = slots[g];
+      x->slot_n = sizes[g];
+      n = filter_vectors(x, partition);
+      buf_printf(&b, ", rtg::filter_tiles<%s>(%s, %s, %s, %s, %s, &%s)", kname(x, "V"), functor(x, "pull"),
+                 functor(x, "pred"), functor(x, "store"), functor(x, partition ? "other" : "store"),
+                 partition ? "true" : "false", slots[g]);
+      break;
+    }
+    case SOAC_MAP:
+      host_map(x); /* its vectors; it rides on a part */
+      break;
+    case SOAC_SCAN:
+      n = soac_size(x);
+      for (int v = 0; v < nvalues(x->s); v++)
+        new_vector(x, x->s->results.data[v], n);
+      buf_printf(&b, ", rtg::scan_tiles<%s>(%s, %s, %s, %s)", kname(x, "V"), functor(x, "pull"), functor(x, "op"),
+                 identity(x), functor(x, riders ? "ride" : "store"));
+      break;
+    case SOAC_REDUCE:
+      n = soac_size(x);
+      buf_printf(&b, ", rtg::reduce_tiles<%s>(%s, %s, %s, &%s)", kname(x, "V"), functor(x, riders ? "ride" : "pull"),
+                 functor(x, "op"), identity(x), slots[g]);
+      break;
+    default:
+      unreachable();
+    }
+  }
+  cg_line(cg, "rtg::parts_launch(%s, loc, %s%s);", kernel_string(x), n, buf_str(&b));
+  for (int g = 0; g < count; g++) {
+    x->index = first + g;
+    x->s = x->k->soacs.data[x->index];
+    x->slot = slots[g];
+    x->slot_n = sizes[g];
+    if (x->s->kind == SOAC_FILTER || x->s->kind == SOAC_PARTITION)
+      pend_filter(x);
+    else if (x->s->kind == SOAC_REDUCE)
+      pend_read(x, identity(x));
+  }
+}
+
 /* The 'count' FILTERs and PARTITIONs from SOAC x->index on
    (filter_group), their slots 'slots' and sizes 'sizes', in one
    launch. */
@@ -1535,6 +1664,34 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
     x.index = i;
+    int parts = tile_group(cg, k, i);
+    if (parts > 1) {
+      const char **slots = xmalloc(sizeof(char *) * (size_t)parts);
+      const char **sizes = xmalloc(sizeof(char *) * (size_t)parts);
+      cg_line(cg, "/* SOACs %d to %d: in one launch */", i, i + parts - 1);
+      for (int g = 0; g < parts; g++) {
+        const LcuSoac *s = k->soacs.data[i + g];
+        slots[g] = sizes[g] = NULL;
+        if (s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION) {
+          slots[g] = cg_temp(cg);
+          sizes[g] = cg_temp(cg);
+          cg_line(cg, "int64_t *%s, %s; /* the slot of SOAC %d's count, its size */", slots[g], sizes[g], i + g);
+        } else if (s->kind == SOAC_REDUCE) {
+          slots[g] = cg_temp(cg);
+          cg_line(cg, "%s_%d_V *%s; /* the slot of SOAC %d's values */", k->name, i + g, slots[g], i + g);
+        }
+      }
+      cg_line(cg, "{");
+      cg->indent++;
+      x.index = i;
+      host_parts(&x, parts, slots, sizes);
+      cg->indent--;
+      cg_line(cg, "}");
+      i += parts - 1;
+      if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
+        flush_filters(&x);
+      continue;
+    }
     int group = filter_group(k, i);
     if (group > 1) {
       const char **slots = xmalloc(sizeof(char *) * (size_t)group);

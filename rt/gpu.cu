@@ -874,7 +874,10 @@ static void finish_reads(void) {
   bool kernels = launched_since_sync;
   launched_since_sync = false;
   bool results = results_used > 0;
-  if (kernels)
+  /* a wait for kernels: a run since the last, or a launch that took a
+     result slot (a kernel's later launches, whose values or counts are
+     read after its first read's wait) */
+  if (kernels || results)
     rt_stats.syncs++;
   int n = nreads;
   nreads = 0; /* before a failure below, which leaves the statement */

@@ -988,14 +988,10 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     A.v_x170_n = v_x170->len;
     /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
-  /* REDUCE */
-  K5_1_V *t173; /* the slot of its values */
+  /* SOACs 1 to 2: in one launch */
+  K5_1_V *t173; /* the slot of SOAC 1's values */
   {
     const int64_t t174 = v_x166->len;
-    t173 = rtg::reduce_launch<true>("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t174);
-  }
-  /* SCAN */
-  {
     const int64_t t175 = v_x166->len;
     v_x186 = rtg_vec_new(RT_INT, t175);
     A.v_x186_d = v_x186->data.i;
@@ -1003,7 +999,7 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     v_x190 = rtg_vec_new(RT_INT, t175);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t175, K5_2_store{A});
+    rtg::parts_launch("K5", loc, t175, rtg::reduce_tiles<K5_1_V>(K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, &t173), rtg::scan_tiles<K5_2_V>(K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, K5_2_store{A}));
   }
   {
     const K5_1_V t176 = rtg::reduce_read(t173, K5_1_V{0, 0});

@@ -3508,47 +3508,36 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
   int32_t v_x1556 = 0;
   RtValue *v_x1569 = NULL;
   RtValue *v_x1570 = NULL;
-  /* PARTITION */
-  int64_t *t839, t840; /* the slot of its count, its size */
-  {
-    const int64_t t841 = v_x1540;
-    if (t841 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t841, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1545 = rtg_vec_new(RT_INT, t841);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_new(RT_INT, t841);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
-    t840 = t841;
-    t839 = rtg::partition_launch<K11_0_V>("K11", loc, K11_0_pull{A}, K11_0_pred{A}, t841, K11_0_store{A}, K11_0_other{A}, true);
-  }
-  /* MAP */
+  /* SOACs 0 to 3: in one launch */
+  int64_t *t839, t840; /* the slot of SOAC 0's count, its size */
+  K11_2_V *t841; /* the slot of SOAC 2's values */
   {
     const int64_t t842 = v_x1540;
     if (t842 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 5};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 4};
       goto fail;
     }
-    v_x1557 = rtg_vec_new(RT_BOOL, t842);
+    v_x1545 = rtg_vec_new(RT_INT, t842);
+    A.v_x1545_d = v_x1545->data.i;
+    A.v_x1545_n = v_x1545->len;
+    v_x1547 = rtg_vec_new(RT_INT, t842);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+    t840 = t842;
+    const int64_t t843 = v_x1540;
+    if (t843 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1557 = rtg_vec_new(RT_BOOL, t843);
     A.v_x1557_d = v_x1557->data.b;
     A.v_x1557_n = v_x1557->len;
     /* computed in the launch of SOAC 2 (K11_2_ride) */
-  }
-  /* REDUCE */
-  K11_2_V *t843; /* the slot of its values */
-  {
     const int64_t t844 = v_x1540;
     if (t844 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t844, 0.0, run, 6};
       goto fail;
     }
-    t843 = rtg::reduce_launch<true>("K11", loc, K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, t844);
-  }
-  /* SCAN */
-  {
     const int64_t t845 = v_x1540;
     if (t845 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t845, 0.0, run, 7};
@@ -3560,7 +3549,7 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
     v_x1570 = rtg_vec_new(RT_INT, t845);
     A.v_x1570_d = v_x1570->data.i;
     A.v_x1570_n = v_x1570->len;
-    rtg::scan<true>("K11", loc, K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, t845, K11_3_store{A});
+    rtg::parts_launch("K11", loc, t845, rtg::filter_tiles<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_other{A}, true, &t839), rtg::reduce_tiles<K11_2_V>(K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, &t841), rtg::scan_tiles<K11_3_V>(K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, K11_3_store{A}));
   }
   {
     const int64_t t846 = rtg::filter_count(t839);
@@ -3572,7 +3561,7 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, 
     A.v_x1547_n = v_x1547->len;
   }
   {
-    const K11_2_V t847 = rtg::reduce_read(t843, K11_2_V{0});
+    const K11_2_V t847 = rtg::reduce_read(t841, K11_2_V{0});
     v_x1556 = t847.v0;
     A.v_x1556 = v_x1556;
   }
