@@ -1647,8 +1647,9 @@ static FlatAtom *guarded_position(Fl *fl, FlatAtom *i, FlatAtom *lens, FlatAtom 
   return op(fl, FLAT_SELECT, vec_int(), 3, valid, pos, dist(fl, int_const(-1), n));
 }
 
-/* s[i] */
-static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
+/* s[i]; 'in_range': the conditions around it keep i in range
+   (flatten/bounds.h), so that a lifted one needs no check */
+static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i, bool in_range) {
   t = res(t);
   if (!ctx->lifted) {
     if (is_base(t)) {
@@ -1673,8 +1674,8 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
     /* V(t) of one value -> H(t) */
     if (t->kind == T_PAIR) {
       int k = vector_count(t->fst);
-      return concat(subscript(fl, ctx, slice(one_elem, 0, k), t->fst, int_const(0)),
-                    subscript(fl, ctx, slice(one_elem, k, one_elem.len - k), t->snd, int_const(0)));
+      return concat(subscript(fl, ctx, slice(one_elem, 0, k), t->fst, int_const(0), true),
+                    subscript(fl, ctx, slice(one_elem, k, one_elem.len - k), t->snd, int_const(0), true));
     }
     /* [u]: H([u]) = V(u): the one segment's data */
     return slice(one_elem, 1, one_elem.len - 1);
@@ -1698,13 +1699,15 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
        that wherever fusion computes it (before the check, or in the
        reader of the subscript, where the pivot's gather is now), it
        cannot fail: the check reports the error. */
-    check(fl, RT_CHECK_SUBSCRIPT, i, view->lengths, NULL);
+    if (!in_range)
+      check(fl, RT_CHECK_SUBSCRIPT, i, view->lengths, NULL);
     FlatAtom *pos = guarded_position(fl, i, view->lengths, view->starts);
     return gather_values_with(fl, &fl->guarded, view->source, t, pos);
   }
   FlatAtom *d = vec_get(&s, 0);
   FlatAtom *lens = seg_lengths(fl, d);
-  check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
+  if (!in_range)
+    check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
   FlatAtom *pos = guarded_position(fl, i, lens, seg_offsets(fl, d));
   /* one element of each segment of d, each its own: taken once */
   bool outer = fl->guarded;
@@ -1988,7 +1991,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Vals s = tr(fl, ctx, env, e->u.index.seq);
     Vals i = tr(fl, ctx, env, e->u.index.index);
     fl->loc = e->loc;
-    Vals r = subscript(fl, ctx, s, e->type, vec_get(&i, 0));
+    Vals r = subscript(fl, ctx, s, e->type, vec_get(&i, 0), e->u.index.in_range);
     charge(fl, ctx, FLAT_COST_UNIT, (Vals){0});
     return r;
   }

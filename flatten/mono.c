@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "flatten.h"
+#include "flatten/bounds.h"
 
 /* ---- types ---- */
 
@@ -565,8 +566,10 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   if (!f->primitive && !def->top->body)
     die("mono: an instance of '%s', which is only declared (the checker rejects a statement that needs one)",
         def->name);
-  if (!f->primitive)
+  if (!f->primitive) {
     f->body = copy_expr(&c, def->top->body);
+    bounds_mark_subscripts(f->body);
+  }
   return f;
 }
 
@@ -589,6 +592,7 @@ static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
   }
   Copier c = {mp, NULL, {0}, {0}};
   t->body = copy_expr(&c, top->body);
+  bounds_mark_subscripts(t->body);
   t->nesl_type = subst_apply(NULL, top->type);
   t->type = mono_strip_datatypes(t->nesl_type);
   if (top->kind == TOP_BIND) {

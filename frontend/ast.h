@@ -160,6 +160,8 @@ typedef struct Expr {
     } range;
     struct {        /* EX_INDEX */
       struct Expr *seq, *index;
+      bool in_range; /* the conditions around it keep the index in
+                        range (flatten/bounds.h): no check */
     } index;
     struct {        /* EX_IF */
       struct Expr *cond, *then, *els;

@@ -75,9 +75,8 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 17, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -226,292 +225,1284 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1460_off = rt_seg_offsets(v_sd_1460);
-  const int64_t v_sd_1460_n = v_sd_1460->len;
-  int32_t *v_x1454_d = v_x1454->data.i;
-  const int64_t v_x1454_n = v_x1454->len;
-  int32_t *v_x1455_d = v_x1455->data.i;
-  const int64_t v_x1455_n = v_x1455->len;
-  int32_t *v_x1456_d = v_x1456->data.i;
-  const int64_t v_x1456_n = v_x1456->len;
-  RtValue *v_x1459 = NULL;
+  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
+  const int64_t v_sd_1387_n = v_sd_1387->len;
+  int32_t *v_x1381_d = v_x1381->data.i;
+  const int64_t v_x1381_n = v_x1381->len;
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1460_off[v_sd_1460_n];
-    v_x1459 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1459_d = v_x1459->data.i;
-    const int64_t v_x1459_n = v_x1459->len;
+    const int64_t t25 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1386_d = v_x1386->data.i;
+    const int64_t v_x1386_n = v_x1386->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1460_off, 0, v_sd_1460_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1460_off[t30 + 1] <= t28)
+        while (v_sd_1387_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1456_n;
-        int32_t t32 = t34 ? v_x1456_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
+        int32_t t32 = t34 ? v_x1383_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1454_n;
-        int32_t t35 = t36 ? v_x1454_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
+        int32_t t35 = t36 ? v_x1381_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1455_n;
-        int32_t t39 = t40 ? v_x1455_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
+        int32_t t39 = t40 ? v_x1382_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1456_n) {
-            t45 = v_x1456_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
+            t45 = v_x1383_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1456_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1454_n) {
-            t46 = v_x1454_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
+            t46 = v_x1381_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1454_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1455_n) {
-            t49 = v_x1455_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
+            t49 = v_x1382_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1455_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1459_d[t28] = t44;
+        v_x1386_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1459 = v_x1459;
+  *out_v_x1386 = v_x1386;
   return;
 fail:
-  rt_release(v_x1459);
+  rt_release(v_x1386);
 }
 
-/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782) {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
   (void)run;
-  int32_t *v_x771_d = v_x771->data.i;
-  const int64_t v_x771_n = v_x771->len;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t v_x780 = 0;
-  int32_t v_x781 = 0;
-  int32_t v_x782 = 0;
-  /* REDUCE */
-  {
-    const int64_t t54 = v_x771_n;
-    const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
-    int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
-    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
-    RT_PARALLEL_FOR_IF(t55 > 1)
-    for (int64_t t59 = 0; t59 < t55; t59++) {
-      int32_t t59a0;
-      int32_t t59a1;
-      int32_t t59a2;
-      t59a0 = 2147483647;
-      t59a1 = 0;
-      t59a2 = 1;
-      const int64_t t59_end = (t59 + 1) * RT_CHUNK < t54 ? (t59 + 1) * RT_CHUNK : t54;
-      for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
-        const int32_t t61 = (int32_t)t60;
-        int32_t t59x0;
-        int32_t t59x1;
-        int32_t t59x2;
-        int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x772_n;
-        int32_t t62 = t64 ? v_x772_d[t61] : 0;
-        t63 |= !t64;
-        uint8_t t66 = rt_lt_i(0, t62);
-        int32_t t67;
-        if (t66) {
-          t67 = 2147483647;
-        } else {
-          t67 = t61;
-        }
-        if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
-          int32_t t68;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x772_n) {
-            t68 = v_x772_d[t61];
-          } else {
-            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x772_n, 0.0, 0);
-            t68 = 0;
-          }
-          uint8_t t70 = rt_lt_i(0, t68);
-          int32_t t71;
-          if (t70) {
-            t71 = 2147483647;
-          } else {
-            t71 = t61;
-          }
-        }
-        t59x0 = t67;
-        t59x1 = 0;
-        t59x2 = t62;
-        uint8_t t73 = rt_le_i(t59a0, t59x0);
-        int32_t t74;
-        if (t73) {
-          t74 = t59a0;
-        } else {
-          t74 = t59x0;
-        }
-        int32_t t75;
-        if (t73) {
-          t75 = t59a1;
-        } else {
-          t75 = t59x1;
-        }
-        int32_t t76;
-        if (t73) {
-          t76 = t59a2;
-        } else {
-          t76 = t59x2;
-        }
-        t59a0 = t74;
-        t59a1 = t75;
-        t59a2 = t76;
-      }
-      t56[t59] = t59a0;
-      t57[t59] = t59a1;
-      t58[t59] = t59a2;
-    }
-    int32_t t59t0;
-    int32_t t59t1;
-    int32_t t59t2;
-    t59t0 = 2147483647;
-    t59t1 = 0;
-    t59t2 = 1;
-    for (int64_t t59 = 0; t59 < t55; t59++) {
-      const int32_t t77 = t56[t59];
-      const int32_t t78 = t57[t59];
-      const int32_t t79 = t58[t59];
-      uint8_t t81 = rt_le_i(t59t0, t77);
-      int32_t t82;
-      if (t81) {
-        t82 = t59t0;
-      } else {
-        t82 = t77;
-      }
-      int32_t t83;
-      if (t81) {
-        t83 = t59t1;
-      } else {
-        t83 = t78;
-      }
-      int32_t t84;
-      if (t81) {
-        t84 = t59t2;
-      } else {
-        t84 = t79;
-      }
-      t59t0 = t82;
-      t59t1 = t83;
-      t59t2 = t84;
-    }
-    v_x780 = t59t0;
-    rt_free(t56);
-    v_x781 = t59t1;
-    rt_free(t57);
-    v_x782 = t59t2;
-    rt_free(t58);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x780 = v_x780;
-  *out_v_x781 = v_x781;
-  *out_v_x782 = v_x782;
-  return;
-fail:
-}
-
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x877_d = v_x877->data.i;
-  const int64_t v_x877_n = v_x877->len;
-  int32_t v_x878 = 0;
-  int32_t v_x879 = 0;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
   /* ONCE */
   {
-    int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x877_n;
-    int32_t t85 = t87 ? v_x877_d[0] : 0;
-    t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x877_n;
-    int32_t t88 = t89 ? v_x877_d[1] : 0;
-    t86 |= !t89;
-    if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
-      int32_t t90;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x877_n) {
-        t90 = v_x877_d[0];
+    int t55 = 0; /* nonzero: a check below failed */
+    int t56 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t54 = t56 ? v_x850_d[0] : 0;
+    t55 |= !t56;
+    int t58 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t57 = t58 ? v_x850_d[1] : 0;
+    t55 |= !t58;
+    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
+      int32_t t59;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+        t59 = v_x850_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x877_n, 0.0, 0);
-        t90 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+        t59 = 0;
       }
-      int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x877_n) {
-        t91 = v_x877_d[1];
+      int32_t t60;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+        t60 = v_x850_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x877_n, 0.0, 1);
-        t91 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+        t60 = 0;
       }
     }
-    v_x878 = t85;
-    v_x879 = t88;
+    v_x851 = t54;
+    v_x852 = t57;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x878 = v_x878;
-  *out_v_x879 = v_x879;
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
 }
 
-/* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498) {
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)run;
-  int32_t *v_x1462_d = v_x1462->data.i;
-  const int64_t v_x1462_n = v_x1462->len;
-  int32_t *v_x1463_d = v_x1463->data.i;
-  const int64_t v_x1463_n = v_x1463->len;
-  int32_t *v_x1465_d = v_x1465->data.i;
-  const int64_t v_x1465_n = v_x1465->len;
-  int32_t *v_x1466_d = v_x1466->data.i;
-  const int64_t v_x1466_n = v_x1466->len;
-  (void)v_x1466_n; /* v_x1466's length is v_x1465's */
-  const int64_t *v_x1468_off = rt_seg_offsets(v_x1468);
-  const int64_t v_x1468_n = v_x1468->len;
-  int32_t v_x1490 = 0;
-  int32_t v_x1491 = 0;
-  int32_t v_x1492 = 0;
-  RtValue *v_x1493 = NULL;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
-  RtValue *v_x1498 = NULL;
-  RtValue *v_x1513 = NULL;
+  int32_t *v_x1389_d = v_x1389->data.i;
+  const int64_t v_x1389_n = v_x1389->len;
+  int32_t *v_x1390_d = v_x1390->data.i;
+  const int64_t v_x1390_n = v_x1390->len;
+  int32_t *v_x1391_d = v_x1391->data.i;
+  const int64_t v_x1391_n = v_x1391->len;
+  int32_t *v_x1393_d = v_x1393->data.i;
+  const int64_t v_x1393_n = v_x1393->len;
+  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
+  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  const int64_t v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  /* MAP */
+  {
+    const int64_t t61 = v_x1392;
+    if (t61 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t61, 0.0, 0);
+      goto fail;
+    }
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t61);
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t61);
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    RT_PARALLEL_FOR_IF(t61 >= RT_PARALLEL_MIN)
+    for (int64_t t62 = 0; t62 < t61; t62++) {
+      const int32_t t63 = (int32_t)t62;
+      int t65 = 0; /* nonzero: a check below failed */
+      int t66 = (uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n;
+      int32_t t64 = t66 ? v_x1393_d[t63] : 0;
+      t65 |= !t66;
+      int32_t t67 = t66 ? v_x1391_d[t63] : 0;
+      uint8_t t69 = rt_lt_i(0, t67);
+      int32_t t71 = (t69 ? t64 : -1);
+      uint8_t t73 = rt_ge_i(t71, 0);
+      int32_t t74;
+      if (t73) {
+        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1390_n;
+        int32_t t75 = t76 ? v_x1390_d[t71] : 0;
+        t65 |= !t76;
+        t74 = t75;
+      } else {
+        t74 = 0;
+      }
+      if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
+        int32_t t77;
+        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
+          t77 = v_x1393_d[t63];
+        } else {
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 1);
+          t77 = 0;
+        }
+        int32_t t78;
+        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
+          t78 = v_x1391_d[t63];
+        } else {
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 2);
+          t78 = 0;
+        }
+        uint8_t t80 = rt_lt_i(0, t78);
+        int32_t t82 = (t80 ? t77 : -1);
+        uint8_t t84 = rt_ge_i(t82, 0);
+        int32_t t85;
+        if (t84) {
+          int32_t t86;
+          if ((uint64_t)(int64_t)t82 < (uint64_t)v_x1390_n) {
+            t86 = v_x1390_d[t82];
+          } else {
+            NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t82, v_x1390_n, 0.0, 3);
+            t86 = 0;
+          }
+          t85 = t86;
+        } else {
+          t85 = 0;
+        }
+      }
+      v_x1403_d[t62] = 1;
+      v_x1404_d[t62] = t74;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    /* SPLIT */
+    {
+      const int64_t t87 = v_x1389_n;
+      const int64_t t88 = t87 > 0 ? (t87 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t89 = (uint8_t *)rt_alloc_atomic((size_t)t87 + 1);
+      int64_t *t90 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t88 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t88 > 1)
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        int64_t kept[2] = {0};
+        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
+        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+          const int32_t t93 = (int32_t)t92;
+          while (v_x1395_off[t94 + 1] <= t92)
+            t94++;
+          const int32_t t95 = (int32_t)t94;
+          int32_t t91x0;
+          uint8_t t91x1;
+          int32_t t91x2;
+          uint8_t t91x3;
+          int t97 = 0; /* nonzero: a check below failed */
+          int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+          int32_t t96 = t98 ? v_x1404_d[t95] : 0;
+          t97 |= !t98;
+          int32_t t99 = v_x1389_d[t93];
+          int t101 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1390_n;
+          int32_t t100 = t101 ? v_x1390_d[t99] : 0;
+          t97 |= !t101;
+          uint8_t t103 = rt_lt_i(t100, t96);
+          uint8_t t105 = rt_gt_i(t100, t96);
+          if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+            int32_t t106;
+            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+              t106 = v_x1404_d[t95];
+            } else {
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 4);
+              t106 = 0;
+            }
+            int32_t t107 = v_x1389_d[t93];
+            int32_t t108;
+            if ((uint64_t)(int64_t)t107 < (uint64_t)v_x1390_n) {
+              t108 = v_x1390_d[t107];
+            } else {
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x1390_n, 0.0, 5);
+              t108 = 0;
+            }
+            uint8_t t110 = rt_lt_i(t108, t106);
+            uint8_t t112 = rt_gt_i(t108, t106);
+          }
+          t91x0 = t100;
+          t91x1 = t103;
+          t91x2 = t100;
+          t91x3 = t105;
+          uint8_t t113;
+          uint8_t t114;
+          t113 = t91x1;
+          t114 = t91x3;
+          kept[0] += t113 != 0;
+          kept[1] += t114 != 0;
+          t89[t92] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1);
+        }
+        t90[0 * t88 + t91] = kept[0];
+        t90[1 * t88 + t91] = kept[1];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t89);
+        rt_free(t90);
+        goto fail;
+      }
+      int64_t t115 = 0;
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        const int64_t k = t90[0 * t88 + t91];
+        t90[0 * t88 + t91] = t115;
+        t115 += k;
+      }
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t115);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t116 = 0;
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        const int64_t k = t90[1 * t88 + t91];
+        t90[1 * t88 + t91] = t116;
+        t116 += k;
+      }
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t116);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
+      for (int64_t t117 = 0; t117 < v_x1395_n; t117++) {
+        int32_t in[2] = {0};
+        for (int64_t t118 = v_x1395_off[t117]; t118 < v_x1395_off[t117 + 1]; t118++) {
+          in[0] += t89[t118] >> 0 & 1;
+          in[1] += t89[t118] >> 1 & 1;
+        }
+        v_x1423_d[t117] = in[0];
+        v_x1424_d[t117] = in[1];
+      }
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1425_d = v_x1425->data.i;
+      const int64_t v_x1425_n = v_x1425->len;
+      for (int64_t t117 = 0, t119 = 0; t117 < v_x1395_n; t117++) {
+        v_x1425_d[t117] = (int32_t)t119;
+        t119 += v_x1423_d[t117];
+      }
+      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1426_d = v_x1426->data.i;
+      const int64_t v_x1426_n = v_x1426->len;
+      for (int64_t t117 = 0, t120 = 0; t117 < v_x1395_n; t117++) {
+        v_x1426_d[t117] = (int32_t)t120;
+        t120 += v_x1424_d[t117];
+      }
+      RT_PARALLEL_FOR_IF(t88 > 1)
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        int64_t at[2];
+        at[0] = t90[0 * t88 + t91];
+        at[1] = t90[1 * t88 + t91];
+        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
+        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+          const int32_t t93 = (int32_t)t92;
+          while (v_x1395_off[t94 + 1] <= t92)
+            t94++;
+          const int32_t t95 = (int32_t)t94;
+          if (!t89[t92])
+            continue;
+          int32_t t91y0;
+          uint8_t t91y1;
+          int32_t t91y2;
+          uint8_t t91y3;
+          int t122 = 0; /* nonzero: a check below failed */
+          int t123 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+          int32_t t121 = t123 ? v_x1404_d[t95] : 0;
+          t122 |= !t123;
+          int32_t t124 = v_x1389_d[t93];
+          int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1390_n;
+          int32_t t125 = t126 ? v_x1390_d[t124] : 0;
+          t122 |= !t126;
+          uint8_t t128 = rt_lt_i(t125, t121);
+          uint8_t t130 = rt_gt_i(t125, t121);
+          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+            int32_t t131;
+            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+              t131 = v_x1404_d[t95];
+            } else {
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 6);
+              t131 = 0;
+            }
+            int32_t t132 = v_x1389_d[t93];
+            int32_t t133;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1390_n) {
+              t133 = v_x1390_d[t132];
+            } else {
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1390_n, 0.0, 7);
+              t133 = 0;
+            }
+            uint8_t t135 = rt_lt_i(t133, t131);
+            uint8_t t137 = rt_gt_i(t133, t131);
+          }
+          t91y0 = t125;
+          t91y1 = t128;
+          t91y2 = t125;
+          t91y3 = t130;
+          if (t89[t92] >> 0 & 1) {
+            v_x1419_d[at[0]] = t91y0;
+            at[0]++;
+          }
+          if (t89[t92] >> 1 & 1) {
+            v_x1421_d[at[1]] = t91y2;
+            at[1]++;
+          }
+        }
+      }
+      rt_free(t89);
+      rt_free(t90);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
+  return;
+fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+}
+
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x914_d = v_x914->data.i;
+  const int64_t v_x914_n = v_x914->len;
+  int32_t *v_x915_d = v_x915->data.i;
+  const int64_t v_x915_n = v_x915->len;
+  (void)v_x915_n; /* v_x915's length is v_x914's */
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x914's */
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  /* MAP */
+  {
+    const int64_t t138 = v_x919;
+    if (t138 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t138, 0.0, 0);
+      goto fail;
+    }
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    RT_PARALLEL_FOR_IF(t138 >= RT_PARALLEL_MIN)
+    for (int64_t t139 = 0; t139 < t138; t139++) {
+      const int32_t t140 = (int32_t)t139;
+      int t143 = 0; /* nonzero: a check below failed */
+      int32_t t142 = rt_div_i(t140, 2, &t143);
+      int32_t t145 = rt_rem_i(t140, 2, &t143);
+      int32_t t147 = rt_mul_i(t145, v_x926);
+      int32_t t149 = rt_add_i(t147, t142);
+      int t151 = (uint64_t)(int64_t)t149 < (uint64_t)v_x916;
+      int32_t t150 = t151 ? t149 : 0;
+      t143 |= !t151;
+      uint8_t t153 = rt_lt_i(t150, (int32_t)v_x914_n);
+      int32_t t154;
+      if (t153) {
+        int t156 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
+        int32_t t155 = t156 ? v_x914_d[t150] : 0;
+        t143 |= !t156;
+        t154 = t155;
+      } else {
+        int32_t t158 = rt_sub_i(t150, (int32_t)v_x914_n);
+        int t160 = (uint64_t)(int64_t)t158 < (uint64_t)v_x914_n;
+        int32_t t159 = t160 ? v_x915_d[t158] : 0;
+        t143 |= !t160;
+        t154 = t159;
+      }
+      int32_t t161;
+      if (t153) {
+        int t163 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
+        int32_t t162 = t163 ? v_x937_d[t150] : 0;
+        t143 |= !t163;
+        t161 = t162;
+      } else {
+        int32_t t165 = rt_sub_i(t150, (int32_t)v_x914_n);
+        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)(int32_t)v_x914_n;
+        int32_t t166 = t167 ? t165 : 0;
+        t143 |= !t167;
+        int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x914_n;
+        int32_t t168 = t169 ? v_x933_d[t166] : 0;
+        t143 |= !t169;
+        int32_t t171 = rt_add_i(t168, v_x934);
+        t161 = t171;
+      }
+      int32_t t173 = rt_add_i(t161, t154);
+      if (__builtin_expect(t143 != 0, 0)) { /* again, recording the error */
+        int t174 = 0;
+        int32_t t175 = rt_div_i(t140, 2, &t174);
+        if (t174) {
+          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t174, RT_DIV, 0, 0, 0.0, 1);
+        }
+        int t176 = 0;
+        int32_t t177 = rt_rem_i(t140, 2, &t176);
+        if (t176) {
+          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t176, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t179 = rt_mul_i(t177, v_x926);
+        int32_t t181 = rt_add_i(t179, t175);
+        int32_t t182;
+        if ((uint64_t)(int64_t)t181 < (uint64_t)v_x916) {
+          t182 = t181;
+        } else {
+          NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x916, 0.0, 3);
+          t182 = 0;
+        }
+        uint8_t t184 = rt_lt_i(t182, (int32_t)v_x914_n);
+        int32_t t185;
+        if (t184) {
+          int32_t t186;
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
+            t186 = v_x914_d[t182];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 4);
+            t186 = 0;
+          }
+          t185 = t186;
+        } else {
+          int32_t t188 = rt_sub_i(t182, (int32_t)v_x914_n);
+          int32_t t189;
+          if ((uint64_t)(int64_t)t188 < (uint64_t)v_x914_n) {
+            t189 = v_x915_d[t188];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x914_n, 0.0, 5);
+            t189 = 0;
+          }
+          t185 = t189;
+        }
+        int32_t t190;
+        if (t184) {
+          int32_t t191;
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
+            t191 = v_x937_d[t182];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 6);
+            t191 = 0;
+          }
+          t190 = t191;
+        } else {
+          int32_t t193 = rt_sub_i(t182, (int32_t)v_x914_n);
+          int32_t t194;
+          if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x914_n) {
+            t194 = t193;
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x914_n, 0.0, 7);
+            t194 = 0;
+          }
+          int32_t t195;
+          if ((uint64_t)(int64_t)t194 < (uint64_t)v_x914_n) {
+            t195 = v_x933_d[t194];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x914_n, 0.0, 8);
+            t195 = 0;
+          }
+          int32_t t197 = rt_add_i(t195, v_x934);
+          t190 = t197;
+        }
+        int32_t t199 = rt_add_i(t190, t185);
+      }
+      v_x941_d[t139] = t161;
+      v_x943_d[t139] = t173;
+      v_x945_d[t139] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    /* LIBRARY */
+    {
+      RtValue *t200 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t200, v_x946);
+      v_x947 = t200;
+      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
+      const int64_t v_x947_n = v_x947->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
+  return;
+fail:
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
+}
+
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  int32_t *v_x1430_d = v_x1430->data.i;
+  const int64_t v_x1430_n = v_x1430->len;
+  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
+  const int64_t v_sd_1441_n = v_sd_1441->len;
+  int32_t *v_x1433_d = v_x1433->data.i;
+  const int64_t v_x1433_n = v_x1433->len;
+  int32_t *v_x1434_d = v_x1434->data.i;
+  const int64_t v_x1434_n = v_x1434->len;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t201 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t201);
+    int32_t *v_x1440_d = v_x1440->data.i;
+    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t202 = (t201 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t202 > 1)
+    for (int64_t t203 = 0; t203 < t202; t203++) {
+      int64_t t206 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t203 * RT_CHUNK);
+      const int64_t t203_end = (t203 + 1) * RT_CHUNK < t201 ? (t203 + 1) * RT_CHUNK : t201;
+      for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t204++) {
+        const int32_t t205 = (int32_t)t204;
+        while (v_sd_1441_off[t206 + 1] <= t204)
+          t206++;
+        const int32_t t207 = (int32_t)t206;
+        int t209 = 0; /* nonzero: a check below failed */
+        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n;
+        int32_t t208 = t210 ? v_x1435_d[t207] : 0;
+        t209 |= !t210;
+        int t212 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n;
+        int32_t t211 = t212 ? v_x1433_d[t207] : 0;
+        t209 |= !t212;
+        int32_t t214 = rt_sub_i(t205, t211);
+        int t216 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n;
+        int32_t t215 = t216 ? v_x1434_d[t207] : 0;
+        t209 |= !t216;
+        int32_t t218 = rt_mul_i(t214, t215);
+        int32_t t220 = rt_add_i(t208, t218);
+        int t222 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1431;
+        int32_t t221 = t222 ? t220 : 0;
+        t209 |= !t222;
+        uint8_t t224 = rt_lt_i(t221, (int32_t)v_x1429_n);
+        int32_t t225;
+        if (t224) {
+          int t227 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1429_n;
+          int32_t t226 = t227 ? v_x1429_d[t221] : 0;
+          t209 |= !t227;
+          t225 = t226;
+        } else {
+          int32_t t229 = rt_sub_i(t221, (int32_t)v_x1429_n);
+          int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1430_n;
+          int32_t t230 = t231 ? v_x1430_d[t229] : 0;
+          t209 |= !t231;
+          t225 = t230;
+        }
+        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+          int32_t t232;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n) {
+            t232 = v_x1435_d[t207];
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1435_n, 0.0, 0);
+            t232 = 0;
+          }
+          int32_t t233;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n) {
+            t233 = v_x1433_d[t207];
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1433_n, 0.0, 1);
+            t233 = 0;
+          }
+          int32_t t235 = rt_sub_i(t205, t233);
+          int32_t t236;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n) {
+            t236 = v_x1434_d[t207];
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1434_n, 0.0, 2);
+            t236 = 0;
+          }
+          int32_t t238 = rt_mul_i(t235, t236);
+          int32_t t240 = rt_add_i(t232, t238);
+          int32_t t241;
+          if ((uint64_t)(int64_t)t240 < (uint64_t)v_x1431) {
+            t241 = t240;
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x1431, 0.0, 3);
+            t241 = 0;
+          }
+          uint8_t t243 = rt_lt_i(t241, (int32_t)v_x1429_n);
+          int32_t t244;
+          if (t243) {
+            int32_t t245;
+            if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1429_n) {
+              t245 = v_x1429_d[t241];
+            } else {
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1429_n, 0.0, 4);
+              t245 = 0;
+            }
+            t244 = t245;
+          } else {
+            int32_t t247 = rt_sub_i(t241, (int32_t)v_x1429_n);
+            int32_t t248;
+            if ((uint64_t)(int64_t)t247 < (uint64_t)v_x1430_n) {
+              t248 = v_x1430_d[t247];
+            } else {
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x1430_n, 0.0, 5);
+              t248 = 0;
+            }
+            t244 = t248;
+          }
+        }
+        v_x1440_d[t204] = t225;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1440 = v_x1440;
+  return;
+fail:
+  rt_release(v_x1440);
+}
+
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
+  /* MAP */
+  {
+    const int64_t t249 = v_x964;
+    if (t249 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t249, 0.0, 0);
+      goto fail;
+    }
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t249);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t249 >= RT_PARALLEL_MIN)
+    for (int64_t t250 = 0; t250 < t249; t250++) {
+      const int32_t t251 = (int32_t)t250;
+      int t260 = 0; /* nonzero: a check below failed */
+      int32_t t253 = rt_mul_i(t251, 2);
+      int32_t t255 = (1 ? t253 : -1);
+      uint8_t t257 = rt_ge_i(t255, 0);
+      int32_t t258;
+      if (t257) {
+        int t261 = (uint64_t)(int64_t)t255 < (uint64_t)v_x978_n;
+        int32_t t259 = t261 ? v_x978_d[t255] : 0;
+        t260 |= !t261;
+        t258 = t259;
+      } else {
+        t258 = 0;
+      }
+      int32_t t263 = rt_add_i(t258, 1);
+      int32_t t265 = rt_add_i(t253, 1);
+      int32_t t267 = (1 ? t265 : -1);
+      uint8_t t269 = rt_ge_i(t267, 0);
+      int32_t t270;
+      if (t269) {
+        int t272 = (uint64_t)(int64_t)t267 < (uint64_t)v_x978_n;
+        int32_t t271 = t272 ? v_x978_d[t267] : 0;
+        t260 |= !t272;
+        t270 = t271;
+      } else {
+        t270 = 0;
+      }
+      int32_t t274 = rt_add_i(t263, t270);
+      if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
+        int32_t t276 = rt_mul_i(t251, 2);
+        int32_t t278 = (1 ? t276 : -1);
+        uint8_t t280 = rt_ge_i(t278, 0);
+        int32_t t281;
+        if (t280) {
+          int32_t t282;
+          if ((uint64_t)(int64_t)t278 < (uint64_t)v_x978_n) {
+            t282 = v_x978_d[t278];
+          } else {
+            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 4, 0, RT_GATHER, t278, v_x978_n, 0.0, 1);
+            t282 = 0;
+          }
+          t281 = t282;
+        } else {
+          t281 = 0;
+        }
+        int32_t t284 = rt_add_i(t281, 1);
+        int32_t t286 = rt_add_i(t276, 1);
+        int32_t t288 = (1 ? t286 : -1);
+        uint8_t t290 = rt_ge_i(t288, 0);
+        int32_t t291;
+        if (t290) {
+          int32_t t292;
+          if ((uint64_t)(int64_t)t288 < (uint64_t)v_x978_n) {
+            t292 = v_x978_d[t288];
+          } else {
+            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 1, 0, RT_GATHER, t288, v_x978_n, 0.0, 2);
+            t292 = 0;
+          }
+          t291 = t292;
+        } else {
+          t291 = 0;
+        }
+        int32_t t294 = rt_add_i(t284, t291);
+      }
+      v_x996_d[t250] = t274;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x996 = v_x996;
+  return;
+fail:
+  rt_release(v_x996);
+}
+
+/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
+  const int64_t v_sd_1477_n = v_sd_1477->len;
+  RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  /* PARTITION */
+  {
+    const int64_t t295 = v_x1446;
+    if (t295 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t295, 0.0, 0);
+      goto fail;
+    }
+    const int64_t t296 = t295 > 0 ? (t295 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t297 = (uint8_t *)rt_alloc_atomic((size_t)t295 + 1);
+    int64_t *t298 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t296 + 1));
+    RT_PARALLEL_FOR_IF(t296 > 1)
+    for (int64_t t299 = 0; t299 < t296; t299++) {
+      int64_t kept = 0;
+      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
+      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
+        const int32_t t301 = (int32_t)t300;
+        int32_t t299x0;
+        uint8_t t299x1;
+        int t303 = 0; /* nonzero: a check below failed */
+        int t304 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
+        int32_t t302 = t304 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
+        t303 |= !t304;
+        uint8_t t306 = rt_le_i(t302, 1);
+        if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
+          int32_t t307;
+          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
+            t307 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
+          } else {
+            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 1);
+            t307 = 0;
+          }
+          uint8_t t309 = rt_le_i(t307, 1);
+        }
+        t299x0 = t301;
+        t299x1 = t306;
+        uint8_t t310;
+        t310 = t299x1;
+        t297[t300] = t310 != 0;
+        kept += t310 != 0;
+      }
+      t298[t299] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t297);
+      rt_free(t298);
+      goto fail;
+    }
+    int64_t t311 = 0;
+    for (int64_t t299 = 0; t299 < t296; t299++) {
+      const int64_t k = t298[t299];
+      t298[t299] = t311;
+      t311 += k;
+    }
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t311);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t295 - t311));
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    RT_PARALLEL_FOR_IF(t296 > 1)
+    for (int64_t t299 = 0; t299 < t296; t299++) {
+      int64_t at = t298[t299];
+      int64_t at_not = t299 * RT_CHUNK - t298[t299];
+      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
+      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
+        const int32_t t301 = (int32_t)t300;
+        int32_t t299y0;
+        uint8_t t299y1;
+        int t313 = 0; /* nonzero: a check below failed */
+        int t314 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
+        int32_t t312 = t314 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
+        t313 |= !t314;
+        uint8_t t316 = rt_le_i(t312, 1);
+        if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
+          int32_t t317;
+          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
+            t317 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
+          } else {
+            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 2);
+            t317 = 0;
+          }
+          uint8_t t319 = rt_le_i(t317, 1);
+        }
+        t299y0 = t301;
+        t299y1 = t316;
+        if (t297[t300]) {
+          v_x1451_d[at] = t299y0;
+          at++;
+        } else {
+          v_x1453_d[at_not] = t299y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t297);
+    rt_free(t298);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    /* REDUCE */
+    {
+      const int64_t t320 = v_x1446;
+      if (t320 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t320, 0.0, 3);
+        goto fail;
+      }
+      const int64_t t321 = t320 > 0 ? (t320 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t322 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t321);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t320);
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      RT_PARALLEL_FOR_IF(t321 > 1)
+      for (int64_t t323 = 0; t323 < t321; t323++) {
+        int32_t t323a0;
+        t323a0 = 0;
+        const int64_t t323_end = (t323 + 1) * RT_CHUNK < t320 ? (t323 + 1) * RT_CHUNK : t320;
+        for (int64_t t324 = t323 * RT_CHUNK; t324 < t323_end; t324++) {
+          const int32_t t325 = (int32_t)t324;
+          int32_t t323x0;
+          uint8_t t323x1;
+          int t327 = 0; /* nonzero: a check below failed */
+          int t328 = (uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n;
+          int32_t t326 = t328 ? (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]) : 0;
+          t327 |= !t328;
+          uint8_t t330 = rt_le_i(t326, 1);
+          int32_t t332 = (t330 ? 0 : t326);
+          if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
+            int32_t t333;
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n) {
+              t333 = (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]);
+            } else {
+              NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_sd_1477_n, 0.0, 4);
+              t333 = 0;
+            }
+            uint8_t t335 = rt_le_i(t333, 1);
+            int32_t t337 = (t335 ? 0 : t333);
+          }
+          t323x0 = t332;
+          t323x1 = t330;
+          v_x1463_d[t324] = t323x1; /* a map column */
+          int32_t t339 = rt_add_i(t323a0, t323x0);
+          t323a0 = t339;
+        }
+        t322[t323] = t323a0;
+      }
+      int32_t t323t0;
+      t323t0 = 0;
+      for (int64_t t323 = 0; t323 < t321; t323++) {
+        const int32_t t340 = t322[t323];
+        int32_t t342 = rt_add_i(t323t0, t340);
+        t323t0 = t342;
+      }
+      v_x1462 = t323t0;
+      rt_free(t322);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      /* SCAN */
+      {
+        const int64_t t343 = v_x1446;
+        if (t343 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
+        int32_t *t346 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
+        RT_PARALLEL_FOR_IF(t344 > 1)
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          int32_t t347a0;
+          int32_t t347a1;
+          t347a0 = 0;
+          t347a1 = 0;
+          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
+          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
+            const int32_t t349 = (int32_t)t348;
+            int32_t t347x0;
+            int32_t t347x1;
+            int t351 = 0; /* nonzero: a check below failed */
+            int t352 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
+            int32_t t350 = t352 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
+            t351 |= !t352;
+            uint8_t t354 = rt_le_i(t350, 1);
+            int32_t t356 = rt_btoi_b(t354);
+            uint8_t t358 = rt_not_b(t354);
+            int32_t t360 = rt_btoi_b(t358);
+            if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
+              int32_t t361;
+              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
+                t361 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
+              } else {
+                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 6);
+                t361 = 0;
+              }
+              uint8_t t363 = rt_le_i(t361, 1);
+              int32_t t365 = rt_btoi_b(t363);
+              uint8_t t367 = rt_not_b(t363);
+              int32_t t369 = rt_btoi_b(t367);
+            }
+            t347x0 = t356;
+            t347x1 = t360;
+            int32_t t371 = rt_add_i(t347a0, t347x0);
+            int32_t t373 = rt_add_i(t347a1, t347x1);
+            t347a0 = t371;
+            t347a1 = t373;
+          }
+          t345[t347] = t347a0;
+          t346[t347] = t347a1;
+        }
+        int32_t t347t0;
+        int32_t t347t1;
+        t347t0 = 0;
+        t347t1 = 0;
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          const int32_t t374 = t345[t347];
+          t345[t347] = t347t0;
+          const int32_t t375 = t346[t347];
+          t346[t347] = t347t1;
+          int32_t t377 = rt_add_i(t347t0, t374);
+          int32_t t379 = rt_add_i(t347t1, t375);
+          t347t0 = t377;
+          t347t1 = t379;
+        }
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t343);
+        int32_t *v_x1475_d = v_x1475->data.i;
+        const int64_t v_x1475_n = v_x1475->len;
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t343);
+        int32_t *v_x1476_d = v_x1476->data.i;
+        const int64_t v_x1476_n = v_x1476->len;
+        RT_PARALLEL_FOR_IF(t344 > 1)
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          int32_t t347p0;
+          int32_t t347p1;
+          t347p0 = t345[t347];
+          t347p1 = t346[t347];
+          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
+          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
+            const int32_t t349 = (int32_t)t348;
+            v_x1475_d[t348] = t347p0;
+            v_x1476_d[t348] = t347p1;
+            int32_t t347y0;
+            int32_t t347y1;
+            int t381 = 0; /* nonzero: a check below failed */
+            int t382 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
+            int32_t t380 = t382 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
+            t381 |= !t382;
+            uint8_t t384 = rt_le_i(t380, 1);
+            int32_t t386 = rt_btoi_b(t384);
+            uint8_t t388 = rt_not_b(t384);
+            int32_t t390 = rt_btoi_b(t388);
+            if (__builtin_expect(t381 != 0, 0)) { /* again, recording the error */
+              int32_t t391;
+              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
+                t391 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
+              } else {
+                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 7);
+                t391 = 0;
+              }
+              uint8_t t393 = rt_le_i(t391, 1);
+              int32_t t395 = rt_btoi_b(t393);
+              uint8_t t397 = rt_not_b(t393);
+              int32_t t399 = rt_btoi_b(t397);
+            }
+            t347y0 = t386;
+            t347y1 = t390;
+            int32_t t401 = rt_add_i(t347p0, t347y0);
+            int32_t t403 = rt_add_i(t347p1, t347y1);
+            t347p0 = t401;
+            t347p1 = t403;
+          }
+        }
+        rt_free(t345);
+        rt_free(t346);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1463 = v_x1463;
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
+  return;
+fail:
+  rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
+  rt_release(v_x1463);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1522_d = v_x1522->data.i;
+  const int64_t v_x1522_n = v_x1522->len;
+  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
+  const int64_t v_sd_1523_n = v_sd_1523->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
+  {
+    const int64_t t404 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
+    for (int64_t t405 = 0; t405 < t404; t405++) {
+      const int32_t t406 = (int32_t)t405;
+      int t409 = 0; /* nonzero: a check below failed */
+      int32_t t407 = v_x1522_d[t406];
+      int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1535_n;
+      int32_t t408 = t410 ? (int32_t)v_sd_1535_off[t407] : 0;
+      t409 |= !t410;
+      int t412 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1523_n;
+      int32_t t411 = t412 ? (int32_t)(v_sd_1523_off[t407 + 1] - v_sd_1523_off[t407]) : 0;
+      t409 |= !t412;
+      int32_t t414 = rt_add_i(t408, t411);
+      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
+        int32_t t415 = v_x1522_d[t406];
+        int32_t t416;
+        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1535_n) {
+          t416 = (int32_t)v_sd_1535_off[t415];
+        } else {
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1535_n, 0.0, 0);
+          t416 = 0;
+        }
+        int32_t t417;
+        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1523_n) {
+          t417 = (int32_t)(v_sd_1523_off[t415 + 1] - v_sd_1523_off[t415]);
+        } else {
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1523_n, 0.0, 1);
+          t417 = 0;
+        }
+        int32_t t419 = rt_add_i(t416, t417);
+      }
+      v_x1529_d[t405] = t408;
+      v_x1530_d[t405] = t414;
+      v_x1531_d[t405] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    /* LIBRARY */
+    {
+      RtValue *t420 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t420, v_x1525);
+      v_x1532 = t420;
+      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
+      const int64_t v_x1532_n = v_x1532->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
+  return;
+fail:
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+}
+
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1507_d = v_x1507->data.i;
+  const int64_t v_x1507_n = v_x1507->len;
+  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
+  const int64_t v_sd_1508_n = v_sd_1508->len;
+  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
+  const int64_t v_sd_1521_n = v_sd_1521->len;
   RtValue *v_x1514 = NULL;
   RtValue *v_x1515 = NULL;
   RtValue *v_x1516 = NULL;
@@ -519,422 +1510,88 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue
   RtValue *v_x1518 = NULL;
   RtValue *v_x1519 = NULL;
   RtValue *v_x1520 = NULL;
-  /* REDUCE */
+  /* MAP */
   {
-    const int64_t t92 = v_x1464;
-    if (t92 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
-      goto fail;
+    const int64_t t421 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    RT_PARALLEL_FOR_IF(t421 >= RT_PARALLEL_MIN)
+    for (int64_t t422 = 0; t422 < t421; t422++) {
+      const int32_t t423 = (int32_t)t422;
+      int t426 = 0; /* nonzero: a check below failed */
+      int32_t t424 = v_x1507_d[t423];
+      int t427 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1521_n;
+      int32_t t425 = t427 ? (int32_t)v_sd_1521_off[t424] : 0;
+      t426 |= !t427;
+      int t429 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1508_n;
+      int32_t t428 = t429 ? (int32_t)(v_sd_1508_off[t424 + 1] - v_sd_1508_off[t424]) : 0;
+      t426 |= !t429;
+      int32_t t431 = rt_add_i(t425, t428);
+      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+        int32_t t432 = v_x1507_d[t423];
+        int32_t t433;
+        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1521_n) {
+          t433 = (int32_t)v_sd_1521_off[t432];
+        } else {
+          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1521_n, 0.0, 0);
+          t433 = 0;
+        }
+        int32_t t434;
+        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1508_n) {
+          t434 = (int32_t)(v_sd_1508_off[t432 + 1] - v_sd_1508_off[t432]);
+        } else {
+          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1508_n, 0.0, 1);
+          t434 = 0;
+        }
+        int32_t t436 = rt_add_i(t433, t434);
+      }
+      v_x1514_d[t422] = t425;
+      v_x1515_d[t422] = t428;
+      v_x1516_d[t422] = t431;
+      v_x1517_d[t422] = 1;
     }
-    const int64_t t93 = t92 > 0 ? (t92 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1493_d = v_x1493->data.i;
-    const int64_t v_x1493_n = v_x1493->len;
-    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1494_d = v_x1494->data.b;
-    const int64_t v_x1494_n = v_x1494->len;
-    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1497_d = v_x1497->data.b;
-    const int64_t v_x1497_n = v_x1497->len;
-    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1498_d = v_x1498->data.b;
-    const int64_t v_x1498_n = v_x1498->len;
-    RT_PARALLEL_FOR_IF(t93 > 1)
-    for (int64_t t97 = 0; t97 < t93; t97++) {
-      int32_t t97a0;
-      int32_t t97a1;
-      int32_t t97a2;
-      t97a0 = 2147483647;
-      t97a1 = 0;
-      t97a2 = 1;
-      const int64_t t97_end = (t97 + 1) * RT_CHUNK < t92 ? (t97 + 1) * RT_CHUNK : t92;
-      for (int64_t t98 = t97 * RT_CHUNK; t98 < t97_end; t98++) {
-        const int32_t t99 = (int32_t)t98;
-        int32_t t97x0;
-        int32_t t97x1;
-        int32_t t97x2;
-        int32_t t97x3;
-        uint8_t t97x4;
-        int32_t t97x5;
-        int32_t t97x6;
-        uint8_t t97x7;
-        uint8_t t97x8;
-        int t101 = 0; /* nonzero: a check below failed */
-        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n;
-        int32_t t100 = t102 ? v_x1465_d[t99] : 0;
-        t101 |= !t102;
-        uint8_t t104 = rt_lt_i(0, t100);
-        int32_t t105;
-        if (t104) {
-          t105 = 2147483647;
-        } else {
-          t105 = t99;
-        }
-        int32_t t106 = t102 ? v_x1466_d[t99] : 0;
-        int32_t t108 = (t104 ? t106 : -1);
-        uint8_t t110 = rt_ge_i(t108, 0);
-        int32_t t111;
-        if (t110) {
-          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1463_n;
-          int32_t t112 = t113 ? v_x1463_d[t108] : 0;
-          t101 |= !t113;
-          t111 = t112;
-        } else {
-          t111 = 0;
-        }
-        if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
-          int32_t t114;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n) {
-            t114 = v_x1465_d[t99];
-          } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1465_n, 0.0, 1);
-            t114 = 0;
-          }
-          uint8_t t116 = rt_lt_i(0, t114);
-          int32_t t117;
-          if (t116) {
-            t117 = 2147483647;
-          } else {
-            t117 = t99;
-          }
-          int32_t t118;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1465_n) {
-            t118 = v_x1466_d[t99];
-          } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1465_n, 0.0, 2);
-            t118 = 0;
-          }
-          int32_t t120 = (t116 ? t118 : -1);
-          uint8_t t122 = rt_ge_i(t120, 0);
-          int32_t t123;
-          if (t122) {
-            int32_t t124;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1463_n) {
-              t124 = v_x1463_d[t120];
-            } else {
-              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1463_n, 0.0, 3);
-              t124 = 0;
-            }
-            t123 = t124;
-          } else {
-            t123 = 0;
-          }
-        }
-        t97x0 = t105;
-        t97x1 = 0;
-        t97x2 = t100;
-        t97x3 = 0;
-        t97x4 = 1;
-        t97x5 = t111;
-        t97x6 = 2;
-        t97x7 = 1;
-        t97x8 = 1;
-        v_x1493_d[t98] = t97x3; /* a map column */
-        v_x1494_d[t98] = t97x4; /* a map column */
-        v_x1495_d[t98] = t97x5; /* a map column */
-        v_x1496_d[t98] = t97x6; /* a map column */
-        v_x1497_d[t98] = t97x7; /* a map column */
-        v_x1498_d[t98] = t97x8; /* a map column */
-        uint8_t t126 = rt_le_i(t97a0, t97x0);
-        int32_t t127;
-        if (t126) {
-          t127 = t97a0;
-        } else {
-          t127 = t97x0;
-        }
-        int32_t t128;
-        if (t126) {
-          t128 = t97a1;
-        } else {
-          t128 = t97x1;
-        }
-        int32_t t129;
-        if (t126) {
-          t129 = t97a2;
-        } else {
-          t129 = t97x2;
-        }
-        t97a0 = t127;
-        t97a1 = t128;
-        t97a2 = t129;
-      }
-      t94[t97] = t97a0;
-      t95[t97] = t97a1;
-      t96[t97] = t97a2;
-    }
-    int32_t t97t0;
-    int32_t t97t1;
-    int32_t t97t2;
-    t97t0 = 2147483647;
-    t97t1 = 0;
-    t97t2 = 1;
-    for (int64_t t97 = 0; t97 < t93; t97++) {
-      const int32_t t130 = t94[t97];
-      const int32_t t131 = t95[t97];
-      const int32_t t132 = t96[t97];
-      uint8_t t134 = rt_le_i(t97t0, t130);
-      int32_t t135;
-      if (t134) {
-        t135 = t97t0;
-      } else {
-        t135 = t130;
-      }
-      int32_t t136;
-      if (t134) {
-        t136 = t97t1;
-      } else {
-        t136 = t131;
-      }
-      int32_t t137;
-      if (t134) {
-        t137 = t97t2;
-      } else {
-        t137 = t132;
-      }
-      t97t0 = t135;
-      t97t1 = t136;
-      t97t2 = t137;
-    }
-    v_x1490 = t97t0;
-    rt_free(t94);
-    v_x1491 = t97t1;
-    rt_free(t95);
-    v_x1492 = t97t2;
-    rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1493_d = v_x1493->data.i;
-    const int64_t v_x1493_n = v_x1493->len;
-    uint8_t *v_x1494_d = v_x1494->data.b;
-    const int64_t v_x1494_n = v_x1494->len;
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    uint8_t *v_x1497_d = v_x1497->data.b;
-    const int64_t v_x1497_n = v_x1497->len;
-    uint8_t *v_x1498_d = v_x1498->data.b;
-    const int64_t v_x1498_n = v_x1498->len;
-    /* SPLIT */
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    /* LIBRARY */
     {
-      const int64_t t138 = v_x1462_n;
-      const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
-      int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t139 > 1)
-      for (int64_t t142 = 0; t142 < t139; t142++) {
-        int64_t kept[2] = {0};
-        int64_t t145 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t142 * RT_CHUNK);
-        const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
-        for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
-          const int32_t t144 = (int32_t)t143;
-          while (v_x1468_off[t145 + 1] <= t143)
-            t145++;
-          const int32_t t146 = (int32_t)t145;
-          int32_t t142x0;
-          uint8_t t142x1;
-          int32_t t142x2;
-          uint8_t t142x3;
-          int t148 = 0; /* nonzero: a check below failed */
-          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n;
-          int32_t t147 = t149 ? v_x1495_d[t146] : 0;
-          t148 |= !t149;
-          int32_t t150 = v_x1462_d[t144];
-          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1463_n;
-          int32_t t151 = t152 ? v_x1463_d[t150] : 0;
-          t148 |= !t152;
-          uint8_t t154 = rt_lt_i(t151, t147);
-          uint8_t t156 = rt_gt_i(t151, t147);
-          if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-            int32_t t157;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n) {
-              t157 = v_x1495_d[t146];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1495_n, 0.0, 4);
-              t157 = 0;
-            }
-            int32_t t158 = v_x1462_d[t144];
-            int32_t t159;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1463_n) {
-              t159 = v_x1463_d[t158];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1463_n, 0.0, 5);
-              t159 = 0;
-            }
-            uint8_t t161 = rt_lt_i(t159, t157);
-            uint8_t t163 = rt_gt_i(t159, t157);
-          }
-          t142x0 = t151;
-          t142x1 = t154;
-          t142x2 = t151;
-          t142x3 = t156;
-          uint8_t t164;
-          uint8_t t165;
-          t164 = t142x1;
-          t165 = t142x3;
-          kept[0] += t164 != 0;
-          kept[1] += t165 != 0;
-          t140[t143] = (uint8_t)((t164 != 0) << 0 | (t165 != 0) << 1);
-        }
-        t141[0 * t139 + t142] = kept[0];
-        t141[1 * t139 + t142] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t140);
-        rt_free(t141);
-        goto fail;
-      }
-      int64_t t166 = 0;
-      for (int64_t t142 = 0; t142 < t139; t142++) {
-        const int64_t k = t141[0 * t139 + t142];
-        t141[0 * t139 + t142] = t166;
-        t166 += k;
-      }
-      v_x1513 = rt_value_new(rt_vec_type(RT_INT), t166);
-      int32_t *v_x1513_d = v_x1513->data.i;
-      const int64_t v_x1513_n = v_x1513->len;
-      int64_t t167 = 0;
-      for (int64_t t142 = 0; t142 < t139; t142++) {
-        const int64_t k = t141[1 * t139 + t142];
-        t141[1 * t139 + t142] = t167;
-        t167 += k;
-      }
-      v_x1515 = rt_value_new(rt_vec_type(RT_INT), t167);
-      int32_t *v_x1515_d = v_x1515->data.i;
-      const int64_t v_x1515_n = v_x1515->len;
-      v_x1517 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-      int32_t *v_x1517_d = v_x1517->data.i;
-      const int64_t v_x1517_n = v_x1517->len;
-      v_x1518 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-      int32_t *v_x1518_d = v_x1518->data.i;
+      RtValue *t437 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t437, v_x1510);
+      v_x1518 = t437;
+      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
-      RT_PARALLEL_FOR_IF(v_x1468_n > RT_CHUNK)
-      for (int64_t t168 = 0; t168 < v_x1468_n; t168++) {
-        int32_t in[2] = {0};
-        for (int64_t t169 = v_x1468_off[t168]; t169 < v_x1468_off[t168 + 1]; t169++) {
-          in[0] += t140[t169] >> 0 & 1;
-          in[1] += t140[t169] >> 1 & 1;
-        }
-        v_x1517_d[t168] = in[0];
-        v_x1518_d[t168] = in[1];
-      }
-      v_x1519 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-      int32_t *v_x1519_d = v_x1519->data.i;
-      const int64_t v_x1519_n = v_x1519->len;
-      for (int64_t t168 = 0, t170 = 0; t168 < v_x1468_n; t168++) {
-        v_x1519_d[t168] = (int32_t)t170;
-        t170 += v_x1517_d[t168];
-      }
-      v_x1520 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-      int32_t *v_x1520_d = v_x1520->data.i;
-      const int64_t v_x1520_n = v_x1520->len;
-      for (int64_t t168 = 0, t171 = 0; t168 < v_x1468_n; t168++) {
-        v_x1520_d[t168] = (int32_t)t171;
-        t171 += v_x1518_d[t168];
-      }
-      RT_PARALLEL_FOR_IF(t139 > 1)
-      for (int64_t t142 = 0; t142 < t139; t142++) {
-        int64_t at[2];
-        at[0] = t141[0 * t139 + t142];
-        at[1] = t141[1 * t139 + t142];
-        int64_t t145 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t142 * RT_CHUNK);
-        const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
-        for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
-          const int32_t t144 = (int32_t)t143;
-          while (v_x1468_off[t145 + 1] <= t143)
-            t145++;
-          const int32_t t146 = (int32_t)t145;
-          if (!t140[t143])
-            continue;
-          int32_t t142y0;
-          uint8_t t142y1;
-          int32_t t142y2;
-          uint8_t t142y3;
-          int t173 = 0; /* nonzero: a check below failed */
-          int t174 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n;
-          int32_t t172 = t174 ? v_x1495_d[t146] : 0;
-          t173 |= !t174;
-          int32_t t175 = v_x1462_d[t144];
-          int t177 = (uint64_t)(int64_t)t175 < (uint64_t)v_x1463_n;
-          int32_t t176 = t177 ? v_x1463_d[t175] : 0;
-          t173 |= !t177;
-          uint8_t t179 = rt_lt_i(t176, t172);
-          uint8_t t181 = rt_gt_i(t176, t172);
-          if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
-            int32_t t182;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1495_n) {
-              t182 = v_x1495_d[t146];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1495_n, 0.0, 6);
-              t182 = 0;
-            }
-            int32_t t183 = v_x1462_d[t144];
-            int32_t t184;
-            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1463_n) {
-              t184 = v_x1463_d[t183];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1463_n, 0.0, 7);
-              t184 = 0;
-            }
-            uint8_t t186 = rt_lt_i(t184, t182);
-            uint8_t t188 = rt_gt_i(t184, t182);
-          }
-          t142y0 = t176;
-          t142y1 = t179;
-          t142y2 = t176;
-          t142y3 = t181;
-          if (t140[t143] >> 0 & 1) {
-            v_x1513_d[at[0]] = t142y0;
-            at[0]++;
-          }
-          if (t140[t143] >> 1 & 1) {
-            v_x1515_d[at[1]] = t142y2;
-            at[1]++;
-          }
-        }
-      }
-      rt_free(t140);
-      rt_free(t141);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1493 = v_x1493;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1492 = v_x1492;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1513 = v_x1513;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1519 = v_x1519;
   *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
   *out_v_x1518 = v_x1518;
   *out_v_x1520 = v_x1520;
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
-  *out_v_x1498 = v_x1498;
-  rt_release(v_x1495);
-  rt_release(v_x1514);
   rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1493);
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
-  rt_release(v_x1497);
-  rt_release(v_x1498);
-  rt_release(v_x1513);
   rt_release(v_x1514);
   rt_release(v_x1515);
   rt_release(v_x1516);
@@ -944,1245 +1601,265 @@ fail:
   rt_release(v_x1520);
 }
 
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
+/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)run;
-  int32_t *v_x959_d = v_x959->data.i;
-  const int64_t v_x959_n = v_x959->len;
-  int32_t *v_x960_d = v_x960->data.i;
-  const int64_t v_x960_n = v_x960->len;
-  (void)v_x960_n; /* v_x960's length is v_x959's */
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  (void)v_x978_n; /* v_x978's length is v_x959's */
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  (void)v_x982_n; /* v_x982's length is v_x959's */
-  RtValue *v_x986 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x993 = NULL;
-  RtValue *v_x994 = NULL;
+  int32_t *v_x1301_d = v_x1301->data.i;
+  const int64_t v_x1301_n = v_x1301->len;
+  uint8_t *v_x1305_d = v_x1305->data.b;
+  const int64_t v_x1305_n = v_x1305->len;
+  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
+  int32_t *v_x1309_d = v_x1309->data.i;
+  const int64_t v_x1309_n = v_x1309->len;
+  int32_t *v_x1310_d = v_x1310->data.i;
+  const int64_t v_x1310_n = v_x1310->len;
+  RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t189 = v_x964;
-    if (t189 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
-      goto fail;
-    }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t189);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t189);
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    v_x990 = rt_value_new(rt_vec_type(RT_INT), t189);
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
-    for (int64_t t190 = 0; t190 < t189; t190++) {
-      const int32_t t191 = (int32_t)t190;
-      int t194 = 0; /* nonzero: a check below failed */
-      int32_t t193 = rt_div_i(t191, 2, &t194);
-      int32_t t196 = rt_rem_i(t191, 2, &t194);
-      int32_t t198 = rt_mul_i(t196, v_x971);
-      int32_t t200 = rt_add_i(t198, t193);
-      int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x961;
-      int32_t t201 = t202 ? t200 : 0;
-      t194 |= !t202;
-      uint8_t t204 = rt_lt_i(t201, (int32_t)v_x959_n);
-      int32_t t205;
-      if (t204) {
-        int t207 = (uint64_t)(int64_t)t201 < (uint64_t)v_x959_n;
-        int32_t t206 = t207 ? v_x959_d[t201] : 0;
-        t194 |= !t207;
-        t205 = t206;
+    const int64_t t438 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t438);
+    int32_t *v_x1315_d = v_x1315->data.i;
+    const int64_t v_x1315_n = v_x1315->len;
+    RT_PARALLEL_FOR_IF(t438 >= RT_PARALLEL_MIN)
+    for (int64_t t439 = 0; t439 < t438; t439++) {
+      const int32_t t440 = (int32_t)t439;
+      int t449 = 0; /* nonzero: a check below failed */
+      int32_t t441 = v_x1301_d[t440];
+      int32_t t443 = rt_add_i(t441, v_x1302);
+      uint8_t t444 = v_x1305_d[t440];
+      int32_t t445 = v_x1306_d[t440];
+      int32_t t447 = (t444 ? t445 : t443);
+      int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_x1311;
+      int32_t t448 = t450 ? t447 : 0;
+      t449 |= !t450;
+      uint8_t t452 = rt_lt_i(t448, (int32_t)v_x1309_n);
+      int32_t t453;
+      if (t452) {
+        int t455 = (uint64_t)(int64_t)t448 < (uint64_t)v_x1309_n;
+        int32_t t454 = t455 ? v_x1309_d[t448] : 0;
+        t449 |= !t455;
+        t453 = t454;
       } else {
-        int32_t t209 = rt_sub_i(t201, (int32_t)v_x959_n);
-        int t211 = (uint64_t)(int64_t)t209 < (uint64_t)v_x959_n;
-        int32_t t210 = t211 ? v_x960_d[t209] : 0;
-        t194 |= !t211;
-        t205 = t210;
+        int32_t t457 = rt_sub_i(t448, (int32_t)v_x1309_n);
+        int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x1310_n;
+        int32_t t458 = t459 ? v_x1310_d[t457] : 0;
+        t449 |= !t459;
+        t453 = t458;
       }
-      int32_t t212;
-      if (t204) {
-        int t214 = (uint64_t)(int64_t)t201 < (uint64_t)v_x959_n;
-        int32_t t213 = t214 ? v_x982_d[t201] : 0;
-        t194 |= !t214;
-        t212 = t213;
-      } else {
-        int32_t t216 = rt_sub_i(t201, (int32_t)v_x959_n);
-        int t218 = (uint64_t)(int64_t)t216 < (uint64_t)(int32_t)v_x959_n;
-        int32_t t217 = t218 ? t216 : 0;
-        t194 |= !t218;
-        int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x959_n;
-        int32_t t219 = t220 ? v_x978_d[t217] : 0;
-        t194 |= !t220;
-        int32_t t222 = rt_add_i(t219, v_x979);
-        t212 = t222;
+      if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+        int32_t t460 = v_x1301_d[t440];
+        int32_t t462 = rt_add_i(t460, v_x1302);
+        uint8_t t463 = v_x1305_d[t440];
+        int32_t t464 = v_x1306_d[t440];
+        int32_t t466 = (t463 ? t464 : t462);
+        int32_t t467;
+        if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1311) {
+          t467 = t466;
+        } else {
+          NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1311, 0.0, 0);
+          t467 = 0;
+        }
+        uint8_t t469 = rt_lt_i(t467, (int32_t)v_x1309_n);
+        int32_t t470;
+        if (t469) {
+          int32_t t471;
+          if ((uint64_t)(int64_t)t467 < (uint64_t)v_x1309_n) {
+            t471 = v_x1309_d[t467];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x1309_n, 0.0, 1);
+            t471 = 0;
+          }
+          t470 = t471;
+        } else {
+          int32_t t473 = rt_sub_i(t467, (int32_t)v_x1309_n);
+          int32_t t474;
+          if ((uint64_t)(int64_t)t473 < (uint64_t)v_x1310_n) {
+            t474 = v_x1310_d[t473];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t473, v_x1310_n, 0.0, 2);
+            t474 = 0;
+          }
+          t470 = t474;
+        }
       }
-      int32_t t224 = rt_add_i(t212, t205);
-      if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
-        int t225 = 0;
-        int32_t t226 = rt_div_i(t191, 2, &t225);
-        if (t225) {
-          NESSIE_RECORD(err, t190, RT_CHECK_SCALAR, 0, t225, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t227 = 0;
-        int32_t t228 = rt_rem_i(t191, 2, &t227);
-        if (t227) {
-          NESSIE_RECORD(err, t190, RT_CHECK_SCALAR, 0, t227, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t230 = rt_mul_i(t228, v_x971);
-        int32_t t232 = rt_add_i(t230, t226);
-        int32_t t233;
-        if ((uint64_t)(int64_t)t232 < (uint64_t)v_x961) {
-          t233 = t232;
-        } else {
-          NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x961, 0.0, 3);
-          t233 = 0;
-        }
-        uint8_t t235 = rt_lt_i(t233, (int32_t)v_x959_n);
-        int32_t t236;
-        if (t235) {
-          int32_t t237;
-          if ((uint64_t)(int64_t)t233 < (uint64_t)v_x959_n) {
-            t237 = v_x959_d[t233];
-          } else {
-            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x959_n, 0.0, 4);
-            t237 = 0;
-          }
-          t236 = t237;
-        } else {
-          int32_t t239 = rt_sub_i(t233, (int32_t)v_x959_n);
-          int32_t t240;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x959_n) {
-            t240 = v_x960_d[t239];
-          } else {
-            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x959_n, 0.0, 5);
-            t240 = 0;
-          }
-          t236 = t240;
-        }
-        int32_t t241;
-        if (t235) {
-          int32_t t242;
-          if ((uint64_t)(int64_t)t233 < (uint64_t)v_x959_n) {
-            t242 = v_x982_d[t233];
-          } else {
-            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x959_n, 0.0, 6);
-            t242 = 0;
-          }
-          t241 = t242;
-        } else {
-          int32_t t244 = rt_sub_i(t233, (int32_t)v_x959_n);
-          int32_t t245;
-          if ((uint64_t)(int64_t)t244 < (uint64_t)(int32_t)v_x959_n) {
-            t245 = t244;
-          } else {
-            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, (int32_t)v_x959_n, 0.0, 7);
-            t245 = 0;
-          }
-          int32_t t246;
-          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x959_n) {
-            t246 = v_x978_d[t245];
-          } else {
-            NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x959_n, 0.0, 8);
-            t246 = 0;
-          }
-          int32_t t248 = rt_add_i(t246, v_x979);
-          t241 = t248;
-        }
-        int32_t t250 = rt_add_i(t241, t236);
-      }
-      v_x986_d[t190] = t212;
-      v_x988_d[t190] = t224;
-      v_x990_d[t190] = 1;
+      v_x1315_d[t439] = t453;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    /* LIBRARY */
-    {
-      RtValue *t251 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
-      rt_seg_known_total(t251, v_x991);
-      v_x992 = t251;
-      const int64_t *v_x992_off = rt_seg_offsets(v_x992);
-      const int64_t v_x992_n = v_x992->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x986 = v_x986;
-  *out_v_x990 = v_x990;
-  *out_v_x992 = v_x992;
-  *out_v_x994 = v_x994;
-  rt_release(v_x988);
-  rt_release(v_x993);
+  *out_v_x1315 = v_x1315;
   return;
 fail:
-  rt_release(v_x986);
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x992);
-  rt_release(v_x993);
-  rt_release(v_x994);
+  rt_release(v_x1315);
 }
 
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
+/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)run;
-  int32_t *v_x1523_d = v_x1523->data.i;
-  const int64_t v_x1523_n = v_x1523->len;
-  int32_t *v_x1524_d = v_x1524->data.i;
-  const int64_t v_x1524_n = v_x1524->len;
-  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
-  const int64_t v_sd_1535_n = v_sd_1535->len;
-  int32_t *v_x1527_d = v_x1527->data.i;
-  const int64_t v_x1527_n = v_x1527->len;
-  int32_t *v_x1528_d = v_x1528->data.i;
-  const int64_t v_x1528_n = v_x1528->len;
-  int32_t *v_x1529_d = v_x1529->data.i;
-  const int64_t v_x1529_n = v_x1529->len;
-  RtValue *v_x1534 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t252 = v_sd_1535_off[v_sd_1535_n];
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t252);
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    const int64_t t253 = (t252 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t253 > 1)
-    for (int64_t t254 = 0; t254 < t253; t254++) {
-      int64_t t257 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t254 * RT_CHUNK);
-      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t252 ? (t254 + 1) * RT_CHUNK : t252;
-      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
-        const int32_t t256 = (int32_t)t255;
-        while (v_sd_1535_off[t257 + 1] <= t255)
-          t257++;
-        const int32_t t258 = (int32_t)t257;
-        int t260 = 0; /* nonzero: a check below failed */
-        int t261 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1529_n;
-        int32_t t259 = t261 ? v_x1529_d[t258] : 0;
-        t260 |= !t261;
-        int t263 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1527_n;
-        int32_t t262 = t263 ? v_x1527_d[t258] : 0;
-        t260 |= !t263;
-        int32_t t265 = rt_sub_i(t256, t262);
-        int t267 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1528_n;
-        int32_t t266 = t267 ? v_x1528_d[t258] : 0;
-        t260 |= !t267;
-        int32_t t269 = rt_mul_i(t265, t266);
-        int32_t t271 = rt_add_i(t259, t269);
-        int t273 = (uint64_t)(int64_t)t271 < (uint64_t)v_x1525;
-        int32_t t272 = t273 ? t271 : 0;
-        t260 |= !t273;
-        uint8_t t275 = rt_lt_i(t272, (int32_t)v_x1523_n);
-        int32_t t276;
-        if (t275) {
-          int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x1523_n;
-          int32_t t277 = t278 ? v_x1523_d[t272] : 0;
-          t260 |= !t278;
-          t276 = t277;
-        } else {
-          int32_t t280 = rt_sub_i(t272, (int32_t)v_x1523_n);
-          int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1524_n;
-          int32_t t281 = t282 ? v_x1524_d[t280] : 0;
-          t260 |= !t282;
-          t276 = t281;
-        }
-        if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
-          int32_t t283;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1529_n) {
-            t283 = v_x1529_d[t258];
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1529_n, 0.0, 0);
-            t283 = 0;
-          }
-          int32_t t284;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1527_n) {
-            t284 = v_x1527_d[t258];
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1527_n, 0.0, 1);
-            t284 = 0;
-          }
-          int32_t t286 = rt_sub_i(t256, t284);
-          int32_t t287;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1528_n) {
-            t287 = v_x1528_d[t258];
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1528_n, 0.0, 2);
-            t287 = 0;
-          }
-          int32_t t289 = rt_mul_i(t286, t287);
-          int32_t t291 = rt_add_i(t283, t289);
-          int32_t t292;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1525) {
-            t292 = t291;
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1525, 0.0, 3);
-            t292 = 0;
-          }
-          uint8_t t294 = rt_lt_i(t292, (int32_t)v_x1523_n);
-          int32_t t295;
-          if (t294) {
-            int32_t t296;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1523_n) {
-              t296 = v_x1523_d[t292];
-            } else {
-              NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1523_n, 0.0, 4);
-              t296 = 0;
-            }
-            t295 = t296;
-          } else {
-            int32_t t298 = rt_sub_i(t292, (int32_t)v_x1523_n);
-            int32_t t299;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1524_n) {
-              t299 = v_x1524_d[t298];
-            } else {
-              NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1524_n, 0.0, 5);
-              t299 = 0;
-            }
-            t295 = t299;
-          }
-        }
-        v_x1534_d[t255] = t276;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1534 = v_x1534;
-  return;
-fail:
-  rt_release(v_x1534);
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  uint8_t *v_x1012_d = v_x1012->data.b;
-  const int64_t v_x1012_n = v_x1012->len;
-  uint8_t *v_x1013_d = v_x1013->data.b;
-  const int64_t v_x1013_n = v_x1013->len;
-  int32_t *v_x1020_d = v_x1020->data.i;
-  const int64_t v_x1020_n = v_x1020->len;
-  uint8_t *v_x1026_d = v_x1026->data.b;
-  const int64_t v_x1026_n = v_x1026->len;
-  RtValue *v_x1037 = NULL;
-  /* MAP */
-  {
-    const int64_t t300 = v_x1012_n;
-    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t300);
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    RT_PARALLEL_FOR_IF(t300 >= RT_PARALLEL_MIN)
-    for (int64_t t301 = 0; t301 < t300; t301++) {
-      const int32_t t302 = (int32_t)t301;
-      int t304 = 0; /* nonzero: a check below failed */
-      int t305 = (uint64_t)(int64_t)t302 < (uint64_t)v_x1013_n;
-      uint8_t t303 = t305 ? v_x1013_d[t302] : 0;
-      t304 |= !t305;
-      int t307 = (uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1009_n;
-      int32_t t306 = t307 ? t302 : 0;
-      t304 |= !t307;
-      int32_t t309 = rt_mul_i(t306, 2);
-      int32_t t311 = (t303 ? t309 : -1);
-      uint8_t t313 = rt_ge_i(t311, 0);
-      int32_t t314;
-      if (t313) {
-        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1020_n;
-        int32_t t315 = t316 ? v_x1020_d[t311] : 0;
-        t304 |= !t316;
-        t314 = t315;
-      } else {
-        t314 = 0;
-      }
-      int32_t t318 = rt_add_i(t314, 1);
-      int t320 = (uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1026_n;
-      int32_t t319 = t320 ? t302 : 0;
-      t304 |= !t320;
-      int32_t t322 = rt_mul_i(t319, 2);
-      int32_t t324 = rt_add_i(t322, 1);
-      int32_t t326 = (1 ? t324 : -1);
-      uint8_t t328 = rt_ge_i(t326, 0);
-      int32_t t329;
-      if (t328) {
-        int t331 = (uint64_t)(int64_t)t326 < (uint64_t)v_x1020_n;
-        int32_t t330 = t331 ? v_x1020_d[t326] : 0;
-        t304 |= !t331;
-        t329 = t330;
-      } else {
-        t329 = 0;
-      }
-      int32_t t333 = rt_add_i(t318, t329);
-      if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
-        uint8_t t334;
-        if ((uint64_t)(int64_t)t302 < (uint64_t)v_x1013_n) {
-          t334 = v_x1013_d[t302];
-        } else {
-          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, v_x1013_n, 0.0, 0);
-          t334 = 0;
-        }
-        int32_t t335;
-        if ((uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1009_n) {
-          t335 = t302;
-        } else {
-          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, (int32_t)v_x1009_n, 0.0, 1);
-          t335 = 0;
-        }
-        int32_t t337 = rt_mul_i(t335, 2);
-        int32_t t339 = (t334 ? t337 : -1);
-        uint8_t t341 = rt_ge_i(t339, 0);
-        int32_t t342;
-        if (t341) {
-          int32_t t343;
-          if ((uint64_t)(int64_t)t339 < (uint64_t)v_x1020_n) {
-            t343 = v_x1020_d[t339];
-          } else {
-            NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 0, 0, RT_GATHER, t339, v_x1020_n, 0.0, 2);
-            t343 = 0;
-          }
-          t342 = t343;
-        } else {
-          t342 = 0;
-        }
-        int32_t t345 = rt_add_i(t342, 1);
-        int32_t t346;
-        if ((uint64_t)(int64_t)t302 < (uint64_t)(int32_t)v_x1026_n) {
-          t346 = t302;
-        } else {
-          NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 4, 0, RT_GATHER, t302, (int32_t)v_x1026_n, 0.0, 3);
-          t346 = 0;
-        }
-        int32_t t348 = rt_mul_i(t346, 2);
-        int32_t t350 = rt_add_i(t348, 1);
-        int32_t t352 = (1 ? t350 : -1);
-        uint8_t t354 = rt_ge_i(t352, 0);
-        int32_t t355;
-        if (t354) {
-          int32_t t356;
-          if ((uint64_t)(int64_t)t352 < (uint64_t)v_x1020_n) {
-            t356 = v_x1020_d[t352];
-          } else {
-            NESSIE_RECORD(err, t301, RT_CHECK_INDEX, 1, 0, RT_GATHER, t352, v_x1020_n, 0.0, 4);
-            t356 = 0;
-          }
-          t355 = t356;
-        } else {
-          t355 = 0;
-        }
-        int32_t t358 = rt_add_i(t345, t355);
-      }
-      v_x1037_d[t301] = t333;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1037 = v_x1037;
-  return;
-fail:
-  rt_release(v_x1037);
-}
-
-/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1571_off = rt_seg_offsets(v_sd_1571);
-  const int64_t v_sd_1571_n = v_sd_1571->len;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  int32_t v_x1556 = 0;
-  RtValue *v_x1557 = NULL;
-  RtValue *v_x1569 = NULL;
-  RtValue *v_x1570 = NULL;
-  /* PARTITION */
-  {
-    const int64_t t359 = v_x1540;
-    if (t359 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t360 = t359 > 0 ? (t359 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t361 = (uint8_t *)rt_alloc_atomic((size_t)t359 + 1);
-    int64_t *t362 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t360 + 1));
-    RT_PARALLEL_FOR_IF(t360 > 1)
-    for (int64_t t363 = 0; t363 < t360; t363++) {
-      int64_t kept = 0;
-      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t359 ? (t363 + 1) * RT_CHUNK : t359;
-      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
-        const int32_t t365 = (int32_t)t364;
-        int32_t t363x0;
-        uint8_t t363x1;
-        int t367 = 0; /* nonzero: a check below failed */
-        int t368 = (uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n;
-        int32_t t366 = t368 ? (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]) : 0;
-        t367 |= !t368;
-        uint8_t t370 = rt_le_i(t366, 1);
-        if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
-          int32_t t371;
-          if ((uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n) {
-            t371 = (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]);
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t365, v_sd_1571_n, 0.0, 1);
-            t371 = 0;
-          }
-          uint8_t t373 = rt_le_i(t371, 1);
-        }
-        t363x0 = t365;
-        t363x1 = t370;
-        uint8_t t374;
-        t374 = t363x1;
-        t361[t364] = t374 != 0;
-        kept += t374 != 0;
-      }
-      t362[t363] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t361);
-      rt_free(t362);
-      goto fail;
-    }
-    int64_t t375 = 0;
-    for (int64_t t363 = 0; t363 < t360; t363++) {
-      const int64_t k = t362[t363];
-      t362[t363] = t375;
-      t375 += k;
-    }
-    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t375);
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t359 - t375));
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t360 > 1)
-    for (int64_t t363 = 0; t363 < t360; t363++) {
-      int64_t at = t362[t363];
-      int64_t at_not = t363 * RT_CHUNK - t362[t363];
-      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t359 ? (t363 + 1) * RT_CHUNK : t359;
-      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
-        const int32_t t365 = (int32_t)t364;
-        int32_t t363y0;
-        uint8_t t363y1;
-        int t377 = 0; /* nonzero: a check below failed */
-        int t378 = (uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n;
-        int32_t t376 = t378 ? (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]) : 0;
-        t377 |= !t378;
-        uint8_t t380 = rt_le_i(t376, 1);
-        if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
-          int32_t t381;
-          if ((uint64_t)(int64_t)t365 < (uint64_t)v_sd_1571_n) {
-            t381 = (int32_t)(v_sd_1571_off[t365 + 1] - v_sd_1571_off[t365]);
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t365, v_sd_1571_n, 0.0, 2);
-            t381 = 0;
-          }
-          uint8_t t383 = rt_le_i(t381, 1);
-        }
-        t363y0 = t365;
-        t363y1 = t380;
-        if (t361[t364]) {
-          v_x1545_d[at] = t363y0;
-          at++;
-        } else {
-          v_x1547_d[at_not] = t363y0;
-          at_not++;
-        }
-      }
-    }
-    rt_free(t361);
-    rt_free(t362);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
-    /* REDUCE */
-    {
-      const int64_t t384 = v_x1540;
-      if (t384 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t384, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t385 = t384 > 0 ? (t384 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t386 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t385);
-      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t384);
-      uint8_t *v_x1557_d = v_x1557->data.b;
-      const int64_t v_x1557_n = v_x1557->len;
-      RT_PARALLEL_FOR_IF(t385 > 1)
-      for (int64_t t387 = 0; t387 < t385; t387++) {
-        int32_t t387a0;
-        t387a0 = 0;
-        const int64_t t387_end = (t387 + 1) * RT_CHUNK < t384 ? (t387 + 1) * RT_CHUNK : t384;
-        for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
-          const int32_t t389 = (int32_t)t388;
-          int32_t t387x0;
-          uint8_t t387x1;
-          int t391 = 0; /* nonzero: a check below failed */
-          int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1571_n;
-          int32_t t390 = t392 ? (int32_t)(v_sd_1571_off[t389 + 1] - v_sd_1571_off[t389]) : 0;
-          t391 |= !t392;
-          uint8_t t394 = rt_le_i(t390, 1);
-          int32_t t396 = (t394 ? 0 : t390);
-          if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
-            int32_t t397;
-            if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1571_n) {
-              t397 = (int32_t)(v_sd_1571_off[t389 + 1] - v_sd_1571_off[t389]);
-            } else {
-              NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1571_n, 0.0, 4);
-              t397 = 0;
-            }
-            uint8_t t399 = rt_le_i(t397, 1);
-            int32_t t401 = (t399 ? 0 : t397);
-          }
-          t387x0 = t396;
-          t387x1 = t394;
-          v_x1557_d[t388] = t387x1; /* a map column */
-          int32_t t403 = rt_add_i(t387a0, t387x0);
-          t387a0 = t403;
-        }
-        t386[t387] = t387a0;
-      }
-      int32_t t387t0;
-      t387t0 = 0;
-      for (int64_t t387 = 0; t387 < t385; t387++) {
-        const int32_t t404 = t386[t387];
-        int32_t t406 = rt_add_i(t387t0, t404);
-        t387t0 = t406;
-      }
-      v_x1556 = t387t0;
-      rt_free(t386);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      uint8_t *v_x1557_d = v_x1557->data.b;
-      const int64_t v_x1557_n = v_x1557->len;
-      /* SCAN */
-      {
-        const int64_t t407 = v_x1540;
-        if (t407 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t408 = t407 > 0 ? (t407 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t409 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t408);
-        int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t408);
-        RT_PARALLEL_FOR_IF(t408 > 1)
-        for (int64_t t411 = 0; t411 < t408; t411++) {
-          int32_t t411a0;
-          int32_t t411a1;
-          t411a0 = 0;
-          t411a1 = 0;
-          const int64_t t411_end = (t411 + 1) * RT_CHUNK < t407 ? (t411 + 1) * RT_CHUNK : t407;
-          for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
-            const int32_t t413 = (int32_t)t412;
-            int32_t t411x0;
-            int32_t t411x1;
-            int t415 = 0; /* nonzero: a check below failed */
-            int t416 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n;
-            int32_t t414 = t416 ? (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]) : 0;
-            t415 |= !t416;
-            uint8_t t418 = rt_le_i(t414, 1);
-            int32_t t420 = rt_btoi_b(t418);
-            uint8_t t422 = rt_not_b(t418);
-            int32_t t424 = rt_btoi_b(t422);
-            if (__builtin_expect(t415 != 0, 0)) { /* again, recording the error */
-              int32_t t425;
-              if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n) {
-                t425 = (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]);
-              } else {
-                NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1571_n, 0.0, 6);
-                t425 = 0;
-              }
-              uint8_t t427 = rt_le_i(t425, 1);
-              int32_t t429 = rt_btoi_b(t427);
-              uint8_t t431 = rt_not_b(t427);
-              int32_t t433 = rt_btoi_b(t431);
-            }
-            t411x0 = t420;
-            t411x1 = t424;
-            int32_t t435 = rt_add_i(t411a0, t411x0);
-            int32_t t437 = rt_add_i(t411a1, t411x1);
-            t411a0 = t435;
-            t411a1 = t437;
-          }
-          t409[t411] = t411a0;
-          t410[t411] = t411a1;
-        }
-        int32_t t411t0;
-        int32_t t411t1;
-        t411t0 = 0;
-        t411t1 = 0;
-        for (int64_t t411 = 0; t411 < t408; t411++) {
-          const int32_t t438 = t409[t411];
-          t409[t411] = t411t0;
-          const int32_t t439 = t410[t411];
-          t410[t411] = t411t1;
-          int32_t t441 = rt_add_i(t411t0, t438);
-          int32_t t443 = rt_add_i(t411t1, t439);
-          t411t0 = t441;
-          t411t1 = t443;
-        }
-        v_x1569 = rt_value_new(rt_vec_type(RT_INT), t407);
-        int32_t *v_x1569_d = v_x1569->data.i;
-        const int64_t v_x1569_n = v_x1569->len;
-        v_x1570 = rt_value_new(rt_vec_type(RT_INT), t407);
-        int32_t *v_x1570_d = v_x1570->data.i;
-        const int64_t v_x1570_n = v_x1570->len;
-        RT_PARALLEL_FOR_IF(t408 > 1)
-        for (int64_t t411 = 0; t411 < t408; t411++) {
-          int32_t t411p0;
-          int32_t t411p1;
-          t411p0 = t409[t411];
-          t411p1 = t410[t411];
-          const int64_t t411_end = (t411 + 1) * RT_CHUNK < t407 ? (t411 + 1) * RT_CHUNK : t407;
-          for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
-            const int32_t t413 = (int32_t)t412;
-            v_x1569_d[t412] = t411p0;
-            v_x1570_d[t412] = t411p1;
-            int32_t t411y0;
-            int32_t t411y1;
-            int t445 = 0; /* nonzero: a check below failed */
-            int t446 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n;
-            int32_t t444 = t446 ? (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]) : 0;
-            t445 |= !t446;
-            uint8_t t448 = rt_le_i(t444, 1);
-            int32_t t450 = rt_btoi_b(t448);
-            uint8_t t452 = rt_not_b(t448);
-            int32_t t454 = rt_btoi_b(t452);
-            if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-              int32_t t455;
-              if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1571_n) {
-                t455 = (int32_t)(v_sd_1571_off[t413 + 1] - v_sd_1571_off[t413]);
-              } else {
-                NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1571_n, 0.0, 7);
-                t455 = 0;
-              }
-              uint8_t t457 = rt_le_i(t455, 1);
-              int32_t t459 = rt_btoi_b(t457);
-              uint8_t t461 = rt_not_b(t457);
-              int32_t t463 = rt_btoi_b(t461);
-            }
-            t411y0 = t450;
-            t411y1 = t454;
-            int32_t t465 = rt_add_i(t411p0, t411y0);
-            int32_t t467 = rt_add_i(t411p1, t411y1);
-            t411p0 = t465;
-            t411p1 = t467;
-          }
-        }
-        rt_free(t409);
-        rt_free(t410);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x1557 = v_x1557;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1556 = v_x1556;
-  *out_v_x1569 = v_x1569;
-  *out_v_x1570 = v_x1570;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
-  return;
-fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1557);
-  rt_release(v_x1569);
-  rt_release(v_x1570);
-}
-
-/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1616_d = v_x1616->data.i;
-  const int64_t v_x1616_n = v_x1616->len;
-  const int64_t *v_sd_1617_off = rt_seg_offsets(v_sd_1617);
-  const int64_t v_sd_1617_n = v_sd_1617->len;
-  const int64_t *v_sd_1629_off = rt_seg_offsets(v_sd_1629);
-  const int64_t v_sd_1629_n = v_sd_1629->len;
-  RtValue *v_x1623 = NULL;
-  RtValue *v_x1624 = NULL;
-  RtValue *v_x1625 = NULL;
-  RtValue *v_x1626 = NULL;
-  RtValue *v_x1627 = NULL;
-  RtValue *v_x1628 = NULL;
-  /* MAP */
-  {
-    const int64_t t468 = v_x1616_n;
-    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t468);
-    int32_t *v_x1623_d = v_x1623->data.i;
-    const int64_t v_x1623_n = v_x1623->len;
-    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t468);
-    int32_t *v_x1624_d = v_x1624->data.i;
-    const int64_t v_x1624_n = v_x1624->len;
-    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t468);
-    int32_t *v_x1625_d = v_x1625->data.i;
-    const int64_t v_x1625_n = v_x1625->len;
-    RT_PARALLEL_FOR_IF(t468 >= RT_PARALLEL_MIN)
-    for (int64_t t469 = 0; t469 < t468; t469++) {
-      const int32_t t470 = (int32_t)t469;
-      int t473 = 0; /* nonzero: a check below failed */
-      int32_t t471 = v_x1616_d[t470];
-      int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_sd_1629_n;
-      int32_t t472 = t474 ? (int32_t)v_sd_1629_off[t471] : 0;
-      t473 |= !t474;
-      int t476 = (uint64_t)(int64_t)t471 < (uint64_t)v_sd_1617_n;
-      int32_t t475 = t476 ? (int32_t)(v_sd_1617_off[t471 + 1] - v_sd_1617_off[t471]) : 0;
-      t473 |= !t476;
-      int32_t t478 = rt_add_i(t472, t475);
-      if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-        int32_t t479 = v_x1616_d[t470];
-        int32_t t480;
-        if ((uint64_t)(int64_t)t479 < (uint64_t)v_sd_1629_n) {
-          t480 = (int32_t)v_sd_1629_off[t479];
-        } else {
-          NESSIE_RECORD(err, t469, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_sd_1629_n, 0.0, 0);
-          t480 = 0;
-        }
-        int32_t t481;
-        if ((uint64_t)(int64_t)t479 < (uint64_t)v_sd_1617_n) {
-          t481 = (int32_t)(v_sd_1617_off[t479 + 1] - v_sd_1617_off[t479]);
-        } else {
-          NESSIE_RECORD(err, t469, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_sd_1617_n, 0.0, 1);
-          t481 = 0;
-        }
-        int32_t t483 = rt_add_i(t480, t481);
-      }
-      v_x1623_d[t469] = t472;
-      v_x1624_d[t469] = t478;
-      v_x1625_d[t469] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1623_d = v_x1623->data.i;
-    const int64_t v_x1623_n = v_x1623->len;
-    int32_t *v_x1624_d = v_x1624->data.i;
-    const int64_t v_x1624_n = v_x1624->len;
-    int32_t *v_x1625_d = v_x1625->data.i;
-    const int64_t v_x1625_n = v_x1625->len;
-    /* LIBRARY */
-    {
-      RtValue *t484 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
-      rt_seg_known_total(t484, v_x1619);
-      v_x1626 = t484;
-      const int64_t *v_x1626_off = rt_seg_offsets(v_x1626);
-      const int64_t v_x1626_n = v_x1626->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1627 = v_x1627;
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1628);
-  return;
-fail:
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1627);
-  rt_release(v_x1628);
-}
-
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1601_d = v_x1601->data.i;
-  const int64_t v_x1601_n = v_x1601->len;
-  const int64_t *v_sd_1602_off = rt_seg_offsets(v_sd_1602);
-  const int64_t v_sd_1602_n = v_sd_1602->len;
-  const int64_t *v_sd_1615_off = rt_seg_offsets(v_sd_1615);
-  const int64_t v_sd_1615_n = v_sd_1615->len;
-  RtValue *v_x1608 = NULL;
-  RtValue *v_x1609 = NULL;
-  RtValue *v_x1610 = NULL;
-  RtValue *v_x1611 = NULL;
-  RtValue *v_x1612 = NULL;
-  RtValue *v_x1613 = NULL;
-  RtValue *v_x1614 = NULL;
-  /* MAP */
-  {
-    const int64_t t485 = v_x1601_n;
-    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t485);
-    int32_t *v_x1608_d = v_x1608->data.i;
-    const int64_t v_x1608_n = v_x1608->len;
-    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t485);
-    int32_t *v_x1609_d = v_x1609->data.i;
-    const int64_t v_x1609_n = v_x1609->len;
-    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t485);
-    int32_t *v_x1610_d = v_x1610->data.i;
-    const int64_t v_x1610_n = v_x1610->len;
-    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t485);
-    int32_t *v_x1611_d = v_x1611->data.i;
-    const int64_t v_x1611_n = v_x1611->len;
-    RT_PARALLEL_FOR_IF(t485 >= RT_PARALLEL_MIN)
-    for (int64_t t486 = 0; t486 < t485; t486++) {
-      const int32_t t487 = (int32_t)t486;
-      int t490 = 0; /* nonzero: a check below failed */
-      int32_t t488 = v_x1601_d[t487];
-      int t491 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1615_n;
-      int32_t t489 = t491 ? (int32_t)v_sd_1615_off[t488] : 0;
-      t490 |= !t491;
-      int t493 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1602_n;
-      int32_t t492 = t493 ? (int32_t)(v_sd_1602_off[t488 + 1] - v_sd_1602_off[t488]) : 0;
-      t490 |= !t493;
-      int32_t t495 = rt_add_i(t489, t492);
-      if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
-        int32_t t496 = v_x1601_d[t487];
-        int32_t t497;
-        if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1615_n) {
-          t497 = (int32_t)v_sd_1615_off[t496];
-        } else {
-          NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1615_n, 0.0, 0);
-          t497 = 0;
-        }
-        int32_t t498;
-        if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1602_n) {
-          t498 = (int32_t)(v_sd_1602_off[t496 + 1] - v_sd_1602_off[t496]);
-        } else {
-          NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1602_n, 0.0, 1);
-          t498 = 0;
-        }
-        int32_t t500 = rt_add_i(t497, t498);
-      }
-      v_x1608_d[t486] = t489;
-      v_x1609_d[t486] = t492;
-      v_x1610_d[t486] = t495;
-      v_x1611_d[t486] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1608_d = v_x1608->data.i;
-    const int64_t v_x1608_n = v_x1608->len;
-    int32_t *v_x1609_d = v_x1609->data.i;
-    const int64_t v_x1609_n = v_x1609->len;
-    int32_t *v_x1610_d = v_x1610->data.i;
-    const int64_t v_x1610_n = v_x1610->len;
-    int32_t *v_x1611_d = v_x1611->data.i;
-    const int64_t v_x1611_n = v_x1611->len;
-    /* LIBRARY */
-    {
-      RtValue *t501 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
-      rt_seg_known_total(t501, v_x1604);
-      v_x1612 = t501;
-      const int64_t *v_x1612_off = rt_seg_offsets(v_x1612);
-      const int64_t v_x1612_n = v_x1612->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1609 = v_x1609;
-  *out_v_x1608 = v_x1608;
-  *out_v_x1611 = v_x1611;
-  *out_v_x1612 = v_x1612;
-  *out_v_x1614 = v_x1614;
-  rt_release(v_x1610);
-  rt_release(v_x1613);
-  return;
-fail:
-  rt_release(v_x1608);
-  rt_release(v_x1609);
-  rt_release(v_x1610);
-  rt_release(v_x1611);
-  rt_release(v_x1612);
-  rt_release(v_x1613);
-  rt_release(v_x1614);
-}
-
-/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1374_d = v_x1374->data.i;
-  const int64_t v_x1374_n = v_x1374->len;
-  uint8_t *v_x1378_d = v_x1378->data.b;
-  const int64_t v_x1378_n = v_x1378->len;
-  (void)v_x1378_n; /* v_x1378's length is v_x1374's */
-  int32_t *v_x1379_d = v_x1379->data.i;
-  const int64_t v_x1379_n = v_x1379->len;
-  (void)v_x1379_n; /* v_x1379's length is v_x1374's */
-  int32_t *v_x1382_d = v_x1382->data.i;
-  const int64_t v_x1382_n = v_x1382->len;
-  int32_t *v_x1383_d = v_x1383->data.i;
-  const int64_t v_x1383_n = v_x1383->len;
-  RtValue *v_x1388 = NULL;
-  /* MAP */
-  {
-    const int64_t t502 = v_x1374_n;
-    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t502);
-    int32_t *v_x1388_d = v_x1388->data.i;
-    const int64_t v_x1388_n = v_x1388->len;
-    RT_PARALLEL_FOR_IF(t502 >= RT_PARALLEL_MIN)
-    for (int64_t t503 = 0; t503 < t502; t503++) {
-      const int32_t t504 = (int32_t)t503;
-      int t513 = 0; /* nonzero: a check below failed */
-      int32_t t505 = v_x1374_d[t504];
-      int32_t t507 = rt_add_i(t505, v_x1375);
-      uint8_t t508 = v_x1378_d[t504];
-      int32_t t509 = v_x1379_d[t504];
-      int32_t t511 = (t508 ? t509 : t507);
-      int t514 = (uint64_t)(int64_t)t511 < (uint64_t)v_x1384;
-      int32_t t512 = t514 ? t511 : 0;
-      t513 |= !t514;
-      uint8_t t516 = rt_lt_i(t512, (int32_t)v_x1382_n);
-      int32_t t517;
-      if (t516) {
-        int t519 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1382_n;
-        int32_t t518 = t519 ? v_x1382_d[t512] : 0;
-        t513 |= !t519;
-        t517 = t518;
-      } else {
-        int32_t t521 = rt_sub_i(t512, (int32_t)v_x1382_n);
-        int t523 = (uint64_t)(int64_t)t521 < (uint64_t)v_x1383_n;
-        int32_t t522 = t523 ? v_x1383_d[t521] : 0;
-        t513 |= !t523;
-        t517 = t522;
-      }
-      if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
-        int32_t t524 = v_x1374_d[t504];
-        int32_t t526 = rt_add_i(t524, v_x1375);
-        uint8_t t527 = v_x1378_d[t504];
-        int32_t t528 = v_x1379_d[t504];
-        int32_t t530 = (t527 ? t528 : t526);
-        int32_t t531;
-        if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1384) {
-          t531 = t530;
-        } else {
-          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1384, 0.0, 0);
-          t531 = 0;
-        }
-        uint8_t t533 = rt_lt_i(t531, (int32_t)v_x1382_n);
-        int32_t t534;
-        if (t533) {
-          int32_t t535;
-          if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1382_n) {
-            t535 = v_x1382_d[t531];
-          } else {
-            NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1382_n, 0.0, 1);
-            t535 = 0;
-          }
-          t534 = t535;
-        } else {
-          int32_t t537 = rt_sub_i(t531, (int32_t)v_x1382_n);
-          int32_t t538;
-          if ((uint64_t)(int64_t)t537 < (uint64_t)v_x1383_n) {
-            t538 = v_x1383_d[t537];
-          } else {
-            NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x1383_n, 0.0, 2);
-            t538 = 0;
-          }
-          t534 = t538;
-        }
-      }
-      v_x1388_d[t503] = t517;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1388 = v_x1388;
-  return;
-fail:
-  rt_release(v_x1388);
-}
-
-/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1630_d = v_x1630->data.i;
-  const int64_t v_x1630_n = v_x1630->len;
-  int32_t v_x1631 = 0;
-  RtValue *v_x1633 = NULL;
+  int32_t *v_x1536_d = v_x1536->data.i;
+  const int64_t v_x1536_n = v_x1536->len;
+  int32_t v_x1537 = 0;
+  RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t540 = 0; /* nonzero: a check below failed */
-    int t541 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
-    int32_t t539 = t541 ? v_x1630_d[0] : 0;
-    t540 |= !t541;
-    if (__builtin_expect(t540 != 0, 0)) { /* again, recording the error */
-      int32_t t542;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1630_n) {
-        t542 = v_x1630_d[0];
+    int t476 = 0; /* nonzero: a check below failed */
+    int t477 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t475 = t477 ? v_x1536_d[0] : 0;
+    t476 |= !t477;
+    if (__builtin_expect(t476 != 0, 0)) { /* again, recording the error */
+      int32_t t478;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+        t478 = v_x1536_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1630_n, 0.0, 0);
-        t542 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+        t478 = 0;
       }
     }
-    v_x1631 = t539;
+    v_x1537 = t475;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t543 = 1;
-      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t543);
-      int32_t *v_x1633_d = v_x1633->data.i;
-      const int64_t v_x1633_n = v_x1633->len;
-      RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
-      for (int64_t t544 = 0; t544 < t543; t544++) {
-        const int32_t t545 = (int32_t)t544;
-        v_x1633_d[t544] = v_x1631;
+      const int64_t t479 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t479);
+      int32_t *v_x1539_d = v_x1539->data.i;
+      const int64_t v_x1539_n = v_x1539->len;
+      RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
+      for (int64_t t480 = 0; t480 < t479; t480++) {
+        const int32_t t481 = (int32_t)t480;
+        v_x1539_d[t480] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1633 = v_x1633;
+  *out_v_x1539 = v_x1539;
   return;
 fail:
-  rt_release(v_x1633);
+  rt_release(v_x1539);
 }
 
-/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
+/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)run;
-  int32_t *v_x1635_d = v_x1635->data.i;
-  const int64_t v_x1635_n = v_x1635->len;
-  int32_t *v_dev_1642_d = v_dev_1642->data.i;
-  const int64_t v_dev_1642_n = v_dev_1642->len;
-  RtValue *v_x1640 = NULL;
-  RtValue *v_x1641 = NULL;
+  int32_t *v_x1541_d = v_x1541->data.i;
+  const int64_t v_x1541_n = v_x1541->len;
+  int32_t *v_dev_1548_d = v_dev_1548->data.i;
+  const int64_t v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t546 = v_x1635_n;
-    const int64_t t547 = t546 > 0 ? (t546 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t548 = (uint8_t *)rt_alloc_atomic((size_t)t546 + 1);
-    int64_t *t549 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t547 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t547 > 1)
-    for (int64_t t550 = 0; t550 < t547; t550++) {
+    const int64_t t482 = v_x1541_n;
+    const int64_t t483 = t482 > 0 ? (t482 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t484 = (uint8_t *)rt_alloc_atomic((size_t)t482 + 1);
+    int64_t *t485 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t483 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t483 > 1)
+    for (int64_t t486 = 0; t486 < t483; t486++) {
       int64_t kept[2] = {0};
-      const int64_t t550_end = (t550 + 1) * RT_CHUNK < t546 ? (t550 + 1) * RT_CHUNK : t546;
-      for (int64_t t551 = t550 * RT_CHUNK; t551 < t550_end; t551++) {
-        const int32_t t552 = (int32_t)t551;
-        int32_t t550x0;
-        int32_t t550x1;
-        int32_t t555 = v_x1635_d[t552];
-        t550x0 = t555;
-        t550x1 = t555;
-        uint8_t t556;
-        uint8_t t557;
-        int t559 = 0; /* nonzero: a check below failed */
-        int t560 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
-        int32_t t558 = t560 ? v_dev_1642_d[0] : 0;
-        t559 |= !t560;
-        uint8_t t562 = rt_lt_i(t550x0, t558);
-        uint8_t t564 = rt_gt_i(t550x1, t558);
-        if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
-          int32_t t565;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n) {
-            t565 = v_dev_1642_d[0];
+      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+        const int32_t t488 = (int32_t)t487;
+        int32_t t486x0;
+        int32_t t486x1;
+        int32_t t491 = v_x1541_d[t488];
+        t486x0 = t491;
+        t486x1 = t491;
+        uint8_t t492;
+        uint8_t t493;
+        int t495 = 0; /* nonzero: a check below failed */
+        int t496 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t494 = t496 ? v_dev_1548_d[0] : 0;
+        t495 |= !t496;
+        uint8_t t498 = rt_lt_i(t486x0, t494);
+        uint8_t t500 = rt_gt_i(t486x1, t494);
+        if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
+          int32_t t501;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+            t501 = v_dev_1548_d[0];
           } else {
-            NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
-            t565 = 0;
+            NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t501 = 0;
           }
-          uint8_t t567 = rt_lt_i(t550x0, t565);
-          uint8_t t569 = rt_gt_i(t550x1, t565);
+          uint8_t t503 = rt_lt_i(t486x0, t501);
+          uint8_t t505 = rt_gt_i(t486x1, t501);
         }
-        t556 = t562;
-        t557 = t564;
-        kept[0] += t556 != 0;
-        kept[1] += t557 != 0;
-        t548[t551] = (uint8_t)((t556 != 0) << 0 | (t557 != 0) << 1);
+        t492 = t498;
+        t493 = t500;
+        kept[0] += t492 != 0;
+        kept[1] += t493 != 0;
+        t484[t487] = (uint8_t)((t492 != 0) << 0 | (t493 != 0) << 1);
       }
-      t549[0 * t547 + t550] = kept[0];
-      t549[1 * t547 + t550] = kept[1];
+      t485[0 * t483 + t486] = kept[0];
+      t485[1 * t483 + t486] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t548);
-      rt_free(t549);
+      rt_free(t484);
+      rt_free(t485);
       goto fail;
     }
-    int64_t t570 = 0;
-    for (int64_t t550 = 0; t550 < t547; t550++) {
-      const int64_t k = t549[0 * t547 + t550];
-      t549[0 * t547 + t550] = t570;
-      t570 += k;
+    int64_t t506 = 0;
+    for (int64_t t486 = 0; t486 < t483; t486++) {
+      const int64_t k = t485[0 * t483 + t486];
+      t485[0 * t483 + t486] = t506;
+      t506 += k;
     }
-    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t570);
-    int32_t *v_x1640_d = v_x1640->data.i;
-    const int64_t v_x1640_n = v_x1640->len;
-    int64_t t571 = 0;
-    for (int64_t t550 = 0; t550 < t547; t550++) {
-      const int64_t k = t549[1 * t547 + t550];
-      t549[1 * t547 + t550] = t571;
-      t571 += k;
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t506);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t507 = 0;
+    for (int64_t t486 = 0; t486 < t483; t486++) {
+      const int64_t k = t485[1 * t483 + t486];
+      t485[1 * t483 + t486] = t507;
+      t507 += k;
     }
-    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t571);
-    int32_t *v_x1641_d = v_x1641->data.i;
-    const int64_t v_x1641_n = v_x1641->len;
-    RT_PARALLEL_FOR_IF(t547 > 1)
-    for (int64_t t550 = 0; t550 < t547; t550++) {
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t483 > 1)
+    for (int64_t t486 = 0; t486 < t483; t486++) {
       int64_t at[2];
-      at[0] = t549[0 * t547 + t550];
-      at[1] = t549[1 * t547 + t550];
-      const int64_t t550_end = (t550 + 1) * RT_CHUNK < t546 ? (t550 + 1) * RT_CHUNK : t546;
-      for (int64_t t551 = t550 * RT_CHUNK; t551 < t550_end; t551++) {
-        const int32_t t552 = (int32_t)t551;
-        if (!t548[t551])
+      at[0] = t485[0 * t483 + t486];
+      at[1] = t485[1 * t483 + t486];
+      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+        const int32_t t488 = (int32_t)t487;
+        if (!t484[t487])
           continue;
-        int32_t t550y0;
-        int32_t t550y1;
-        int32_t t572 = v_x1635_d[t552];
-        t550y0 = t572;
-        t550y1 = t572;
-        if (t548[t551] >> 0 & 1) {
-          v_x1640_d[at[0]] = t550y0;
+        int32_t t486y0;
+        int32_t t486y1;
+        int32_t t508 = v_x1541_d[t488];
+        t486y0 = t508;
+        t486y1 = t508;
+        if (t484[t487] >> 0 & 1) {
+          v_x1546_d[at[0]] = t486y0;
           at[0]++;
         }
-        if (t548[t551] >> 1 & 1) {
-          v_x1641_d[at[1]] = t550y1;
+        if (t484[t487] >> 1 & 1) {
+          v_x1547_d[at[1]] = t486y1;
           at[1]++;
         }
       }
     }
-    rt_free(t548);
-    rt_free(t549);
+    rt_free(t484);
+    rt_free(t485);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1640 = v_x1640;
-  *out_v_x1641 = v_x1641;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1640);
-  rt_release(v_x1641);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2195,22 +1872,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1634 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K15, 2, v_x19, &v_dev_1634);
+    RtValue *v_dev_1540 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K16, 3, v_x19, v_dev_1634, &v_x42, &v_x60);
-    rt_release(v_dev_1634);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
+    rt_release(v_dev_1540);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t573 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t573->data.i[0] = v_x62;
-    t573->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t573);
+    RtValue *t509 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t509->data.i[0] = v_x62;
+    t509->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t509);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2228,7 +1905,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 6, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2246,11 +1923,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x770 = NULL;
+  RtValue *v_x755 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x770 = v_x94;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
+    v_x755 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -2258,9 +1935,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x725 = NULL;
-    RtValue *v_x739 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x725, &v_x739);
+    RtValue *v_x710 = NULL;
+    RtValue *v_x724 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -2268,11 +1945,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
     rt_release(v_x233);
     rt_release(v_x243);
     int32_t v_x132 = 0;
@@ -2280,12 +1957,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
       RtValue *v_x264 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x264);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x264);
       v_x268 = v_x264;
     } else {
       v_x268 = v_x189;
@@ -2297,99 +1974,83 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
-    RtValue *v_x714 = NULL;
+    RtValue *v_x699 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
-      v_x714 = v_x272;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
+      v_x699 = v_x272;
     } else {
-      RtValue *v_x276 = NULL;
-      int32_t v_x290 = 0;
-      int32_t v_x291 = 0;
-      RtValue *v_x304 = NULL;
-      RtValue *v_x350 = NULL;
-      RtValue *v_x371 = NULL;
-      RtValue *v_x377 = NULL;
-      RtValue *v_x400 = NULL;
-      RtValue *v_x421 = NULL;
-      RtValue *v_x427 = NULL;
-      RtValue *v_x499 = NULL;
-      RtValue *v_x606 = NULL;
-      RtValue *v_x684 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x377, &v_x400, &v_x421, &v_x427, &v_x499, &v_x606, &v_x684);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x290, v_x291, 0);
-      int32_t v_x437 = 0;
-      v_x437 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x445 = 0;
-      v_x445 = (int32_t)v_x400->len;
-      int32_t v_x444 = 0;
-      v_x444 = (int32_t)v_x350->len;
-      int32_t v_x446 = 0;
-      v_x446 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x444, v_x445);
-      int32_t v_x456 = 0;
-      v_x456 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x456, 1);
-      RtValue *v_x536 = NULL;
-      RtValue *v_x546 = NULL;
-      RtValue *v_x555 = NULL;
-      RtValue *v_x557 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x421, v_x437, v_x456, v_x133, v_x427, v_x444, v_x377, v_x446, &v_x536, &v_x546, &v_x555, &v_x557);
-      rt_release(v_x371);
-      rt_release(v_x377);
-      rt_release(v_x421);
-      rt_release(v_x427);
-      int32_t v_x561 = 0;
-      v_x561 = (int32_t)NESSIE_SEG_TOTAL(v_x555);
-      RtValue *v_x574 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x400, v_x446, v_x555, v_x557, v_x546, v_x536, &v_x574);
-      rt_release(v_x350);
-      rt_release(v_x400);
-      rt_release(v_x536);
-      rt_release(v_x546);
-      rt_release(v_x557);
-      RtValue *v_x576 = NULL;
-      rt_retain(v_x555);
-      rt_retain(v_x574);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x555, v_x574, &v_x576));
-      rt_release(v_x555);
-      rt_release(v_x574);
-      int32_t v_x596 = 0;
-      int32_t v_x597 = 0;
-      int32_t v_x598 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x499, &v_x596, &v_x597, &v_x598);
-      rt_release(v_x276);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x597, v_x598, 0);
-      RtValue *v_x713 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 6, v_x499, v_x304, v_x606, v_x576, v_x684, &v_x713);
-      rt_release(v_x304);
-      rt_release(v_x499);
-      rt_release(v_x606);
-      rt_release(v_x684);
-      rt_release(v_x576);
-      v_x714 = v_x713;
+      RtValue *v_x289 = NULL;
+      RtValue *v_x335 = NULL;
+      RtValue *v_x356 = NULL;
+      RtValue *v_x362 = NULL;
+      RtValue *v_x385 = NULL;
+      RtValue *v_x406 = NULL;
+      RtValue *v_x412 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      rt_release(v_x289);
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x430 = 0;
+      v_x430 = (int32_t)v_x385->len;
+      int32_t v_x429 = 0;
+      v_x429 = (int32_t)v_x335->len;
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      int32_t v_x441 = 0;
+      v_x441 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
+      RtValue *v_x521 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x540 = NULL;
+      RtValue *v_x542 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      rt_release(v_x356);
+      rt_release(v_x362);
+      rt_release(v_x406);
+      rt_release(v_x412);
+      int32_t v_x546 = 0;
+      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
+      RtValue *v_x559 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      rt_release(v_x335);
+      rt_release(v_x385);
+      rt_release(v_x521);
+      rt_release(v_x531);
+      rt_release(v_x542);
+      RtValue *v_x561 = NULL;
+      rt_retain(v_x540);
+      rt_retain(v_x559);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
+      rt_release(v_x540);
+      rt_release(v_x559);
+      RtValue *v_x698 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      rt_release(v_x561);
+      v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x757 = 0;
-    v_x757 = (int32_t)v_x714->len;
-    int32_t v_x756 = 0;
-    v_x756 = (int32_t)v_x268->len;
-    int32_t v_x758 = 0;
-    v_x758 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x756, v_x757);
-    RtValue *v_x769 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x739, v_x132, v_x105, v_x725, v_x268, v_x714, v_x758, &v_x769);
+    int32_t v_x742 = 0;
+    v_x742 = (int32_t)v_x699->len;
+    int32_t v_x741 = 0;
+    v_x741 = (int32_t)v_x268->len;
+    int32_t v_x743 = 0;
+    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
+    RtValue *v_x754 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
     rt_release(v_x105);
-    rt_release(v_x725);
-    rt_release(v_x739);
+    rt_release(v_x710);
+    rt_release(v_x724);
     rt_release(v_x268);
-    rt_release(v_x714);
-    v_x770 = v_x769;
+    rt_release(v_x699);
+    v_x755 = v_x754;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x770;
+  *out_0 = v_x755;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2508,16 +2169,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t574 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t574->data.i[0] = 3;
-  t574->data.i[1] = 1;
-  t574->data.i[2] = 4;
-  t574->data.i[3] = 1;
-  t574->data.i[4] = 5;
-  t574->data.i[5] = 9;
-  t574->data.i[6] = 2;
-  t574->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t574);
+  RtValue *t510 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t510->data.i[0] = 3;
+  t510->data.i[1] = 1;
+  t510->data.i[2] = 4;
+  t510->data.i[3] = 1;
+  t510->data.i[4] = 5;
+  t510->data.i[5] = 9;
+  t510->data.i[6] = 2;
+  t510->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t510);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -87,9 +87,8 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 17, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -442,94 +441,94 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1460_off = rt_seg_offsets(v_sd_1460);
-  const int64_t v_sd_1460_n = v_sd_1460->len;
-  int32_t *v_x1454_d = v_x1454->data.i;
-  const int64_t v_x1454_n = v_x1454->len;
-  int32_t *v_x1455_d = v_x1455->data.i;
-  const int64_t v_x1455_n = v_x1455->len;
-  int32_t *v_x1456_d = v_x1456->data.i;
-  const int64_t v_x1456_n = v_x1456->len;
-  RtValue *v_x1459 = NULL;
+  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
+  const int64_t v_sd_1387_n = v_sd_1387->len;
+  int32_t *v_x1381_d = v_x1381->data.i;
+  const int64_t v_x1381_n = v_x1381->len;
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1460_off[v_sd_1460_n];
-    v_x1459 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1459_d = v_x1459->data.i;
-    const int64_t v_x1459_n = v_x1459->len;
+    const int64_t t45 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1386_d = v_x1386->data.i;
+    const int64_t v_x1386_n = v_x1386->len;
     const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t46 > 1)
     for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1460_off, 0, v_sd_1460_n, t47 * RT_CHUNK);
+      int64_t t50 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t47 * RT_CHUNK);
       const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
       for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
         const int32_t t49 = (int32_t)t48;
-        while (v_sd_1460_off[t50 + 1] <= t48)
+        while (v_sd_1387_off[t50 + 1] <= t48)
           t50++;
         const int32_t t51 = (int32_t)t50;
         int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1456_n;
-        int32_t t52 = t54 ? v_x1456_d[t51] : 0;
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n;
+        int32_t t52 = t54 ? v_x1383_d[t51] : 0;
         t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1454_n;
-        int32_t t55 = t56 ? v_x1454_d[t51] : 0;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n;
+        int32_t t55 = t56 ? v_x1381_d[t51] : 0;
         t53 |= !t56;
         int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1455_n;
-        int32_t t59 = t60 ? v_x1455_d[t51] : 0;
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n;
+        int32_t t59 = t60 ? v_x1382_d[t51] : 0;
         t53 |= !t60;
         int32_t t62 = rt_mul_i(t58, t59);
         int32_t t64 = rt_add_i(t52, t62);
         if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
           int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1456_n) {
-            t65 = v_x1456_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n) {
+            t65 = v_x1383_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1456_n, 0.0, 0);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1383_n, 0.0, 0);
             t65 = 0;
           }
           int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1454_n) {
-            t66 = v_x1454_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n) {
+            t66 = v_x1381_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1454_n, 0.0, 1);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1381_n, 0.0, 1);
             t66 = 0;
           }
           int32_t t68 = rt_sub_i(t49, t66);
           int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1455_n) {
-            t69 = v_x1455_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n) {
+            t69 = v_x1382_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1455_n, 0.0, 2);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1382_n, 0.0, 2);
             t69 = 0;
           }
           int32_t t71 = rt_mul_i(t68, t69);
           int32_t t73 = rt_add_i(t65, t71);
         }
-        v_x1459_d[t48] = t64;
+        v_x1386_d[t48] = t64;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1459 = v_x1459;
+  *out_v_x1386 = v_x1386;
   return;
 fail:
-  rt_release(v_x1459);
+  rt_release(v_x1386);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1460_off; int64_t v_sd_1460_n;
-  int32_t *v_x1454_d; int64_t v_x1454_n;
-  int32_t *v_x1455_d; int64_t v_x1455_n;
-  int32_t *v_x1456_d; int64_t v_x1456_n;
-  int32_t *v_x1459_d; int64_t v_x1459_n;
+  const int64_t *v_sd_1387_off; int64_t v_sd_1387_n;
+  int32_t *v_x1381_d; int64_t v_x1381_n;
+  int32_t *v_x1382_d; int64_t v_x1382_n;
+  int32_t *v_x1383_d; int64_t v_x1383_n;
+  int32_t *v_x1386_d; int64_t v_x1386_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -543,39 +542,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1456_n;
-    int32_t t74 = t76 ? A.v_x1456_d[sx] : 0;
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n;
+    int32_t t74 = t76 ? A.v_x1383_d[sx] : 0;
     t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1454_n;
-    int32_t t77 = t78 ? A.v_x1454_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n;
+    int32_t t77 = t78 ? A.v_x1381_d[sx] : 0;
     t75 |= !t78;
     int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1455_n;
-    int32_t t81 = t82 ? A.v_x1455_d[sx] : 0;
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n;
+    int32_t t81 = t82 ? A.v_x1382_d[sx] : 0;
     t75 |= !t82;
     int32_t t84 = rt_mul_i(t80, t81);
     int32_t t86 = rt_add_i(t74, t84);
     if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
       int32_t t87;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1456_n) {
-        t87 = A.v_x1456_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n) {
+        t87 = A.v_x1383_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1456_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1383_n, 0.0, 0);
         t87 = 0;
       }
       int32_t t88;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1454_n) {
-        t88 = A.v_x1454_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n) {
+        t88 = A.v_x1381_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1454_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1381_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t90 = rt_sub_i(ix, t88);
       int32_t t91;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1455_n) {
-        t91 = A.v_x1455_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n) {
+        t91 = A.v_x1382_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1455_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1382_n, 0.0, 2);
         t91 = 0;
       }
       int32_t t93 = rt_mul_i(t90, t91);
@@ -587,378 +586,509 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1459_d[i] = v.v0;
+    A.v_x1386_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1460_off = rtg_seg_offsets(v_sd_1460);
-  A.v_sd_1460_n = v_sd_1460->len;
-  A.v_x1454_d = v_x1454->data.i;
-  A.v_x1454_n = v_x1454->len;
-  A.v_x1455_d = v_x1455->data.i;
-  A.v_x1455_n = v_x1455->len;
-  A.v_x1456_d = v_x1456->data.i;
-  A.v_x1456_n = v_x1456->len;
-  RtValue *v_x1459 = NULL;
+  A.v_sd_1387_off = rtg_seg_offsets(v_sd_1387);
+  A.v_sd_1387_n = v_sd_1387->len;
+  A.v_x1381_d = v_x1381->data.i;
+  A.v_x1381_n = v_x1381->len;
+  A.v_x1382_d = v_x1382->data.i;
+  A.v_x1382_n = v_x1382->len;
+  A.v_x1383_d = v_x1383->data.i;
+  A.v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1460);
-    v_x1459 = rtg_vec_new(RT_INT, t96);
-    A.v_x1459_d = v_x1459->data.i;
-    A.v_x1459_n = v_x1459->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1460, t96);
+    const int64_t t96 = rtg_seg_total(v_sd_1387);
+    v_x1386 = rtg_vec_new(RT_INT, t96);
+    A.v_x1386_d = v_x1386->data.i;
+    A.v_x1386_n = v_x1386->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1387, t96);
   }
-  *out_v_x1459 = v_x1459;
+  *out_v_x1386 = v_x1386;
   return;
 fail:
-  rt_release(v_x1459);
+  rt_release(v_x1386);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1460, RtValue *v_x1454, RtValue *v_x1455, RtValue *v_x1456, RtValue **out_v_x1459) {
-  RtValue *vals[] = {v_sd_1460, v_x1454, v_x1455, v_x1456};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+  RtValue *vals[] = {v_sd_1387, v_x1381, v_x1382, v_x1383};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1460, v_x1454, v_x1455, v_x1456, out_v_x1459);
+    K4_host(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1460, v_x1454, v_x1455, v_x1456, out_v_x1459);
+    K4_gpu(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
   }
 }
 
-/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782) {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
   (void)run;
-  int32_t *v_x771_d = v_x771->data.i;
-  const int64_t v_x771_n = v_x771->len;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t v_x780 = 0;
-  int32_t v_x781 = 0;
-  int32_t v_x782 = 0;
-  /* REDUCE */
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
+  /* ONCE */
   {
-    const int64_t t97 = v_x771_n;
-    const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    RT_PARALLEL_FOR_IF(t98 > 1)
-    for (int64_t t102 = 0; t102 < t98; t102++) {
-      int32_t t102a0;
-      int32_t t102a1;
-      int32_t t102a2;
-      t102a0 = 2147483647;
-      t102a1 = 0;
-      t102a2 = 1;
-      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t97 ? (t102 + 1) * RT_CHUNK : t97;
-      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-        const int32_t t104 = (int32_t)t103;
-        int32_t t102x0;
-        int32_t t102x1;
-        int32_t t102x2;
-        int t106 = 0; /* nonzero: a check below failed */
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x772_n;
-        int32_t t105 = t107 ? v_x772_d[t104] : 0;
-        t106 |= !t107;
-        uint8_t t109 = rt_lt_i(0, t105);
-        int32_t t110;
-        if (t109) {
-          t110 = 2147483647;
-        } else {
-          t110 = t104;
-        }
-        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
-          int32_t t111;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x772_n) {
-            t111 = v_x772_d[t104];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x772_n, 0.0, 0);
-            t111 = 0;
-          }
-          uint8_t t113 = rt_lt_i(0, t111);
-          int32_t t114;
-          if (t113) {
-            t114 = 2147483647;
-          } else {
-            t114 = t104;
-          }
-        }
-        t102x0 = t110;
-        t102x1 = 0;
-        t102x2 = t105;
-        uint8_t t116 = rt_le_i(t102a0, t102x0);
-        int32_t t117;
-        if (t116) {
-          t117 = t102a0;
-        } else {
-          t117 = t102x0;
-        }
-        int32_t t118;
-        if (t116) {
-          t118 = t102a1;
-        } else {
-          t118 = t102x1;
-        }
-        int32_t t119;
-        if (t116) {
-          t119 = t102a2;
-        } else {
-          t119 = t102x2;
-        }
-        t102a0 = t117;
-        t102a1 = t118;
-        t102a2 = t119;
+    int t98 = 0; /* nonzero: a check below failed */
+    int t99 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t97 = t99 ? v_x850_d[0] : 0;
+    t98 |= !t99;
+    int t101 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t100 = t101 ? v_x850_d[1] : 0;
+    t98 |= !t101;
+    if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
+      int32_t t102;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+        t102 = v_x850_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+        t102 = 0;
       }
-      t99[t102] = t102a0;
-      t100[t102] = t102a1;
-      t101[t102] = t102a2;
+      int32_t t103;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+        t103 = v_x850_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+        t103 = 0;
+      }
     }
-    int32_t t102t0;
-    int32_t t102t1;
-    int32_t t102t2;
-    t102t0 = 2147483647;
-    t102t1 = 0;
-    t102t2 = 1;
-    for (int64_t t102 = 0; t102 < t98; t102++) {
-      const int32_t t120 = t99[t102];
-      const int32_t t121 = t100[t102];
-      const int32_t t122 = t101[t102];
-      uint8_t t124 = rt_le_i(t102t0, t120);
-      int32_t t125;
-      if (t124) {
-        t125 = t102t0;
-      } else {
-        t125 = t120;
-      }
-      int32_t t126;
-      if (t124) {
-        t126 = t102t1;
-      } else {
-        t126 = t121;
-      }
-      int32_t t127;
-      if (t124) {
-        t127 = t102t2;
-      } else {
-        t127 = t122;
-      }
-      t102t0 = t125;
-      t102t1 = t126;
-      t102t2 = t127;
-    }
-    v_x780 = t102t0;
-    rt_free(t99);
-    v_x781 = t102t1;
-    rt_free(t100);
-    v_x782 = t102t2;
-    rt_free(t101);
+    v_x851 = t97;
+    v_x852 = t100;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x780 = v_x780;
-  *out_v_x781 = v_x781;
-  *out_v_x782 = v_x782;
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
 }
 
-/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x771_d; int64_t v_x771_n;
-  int32_t *v_x772_d; int64_t v_x772_n;
-  int32_t v_x780;
-  int32_t v_x781;
-  int32_t v_x782;
+  int32_t *v_x850_d; int64_t v_x850_n;
+  int32_t v_x851;
+  int32_t v_x852;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
   int32_t v1;
-  int32_t v2;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n;
-    int32_t t128 = t130 ? A.v_x772_d[ix] : 0;
-    t129 |= !t130;
-    uint8_t t132 = rt_lt_i(0, t128);
-    int32_t t133;
-    if (t132) {
-      t133 = 2147483647;
-    } else {
-      t133 = ix;
-    }
-    if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
-      int32_t t134;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n) {
-        t134 = A.v_x772_d[ix];
+    int t105 = 0; /* nonzero: a check below failed */
+    int t106 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n;
+    int32_t t104 = t106 ? A.v_x850_d[0] : 0;
+    t105 |= !t106;
+    int t108 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n;
+    int32_t t107 = t108 ? A.v_x850_d[1] : 0;
+    t105 |= !t108;
+    if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
+      int32_t t109;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n) {
+        t109 = A.v_x850_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x772_n, 0.0, 0);
-        t134 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x850_n, 0.0, 0);
+        t109 = 0;
       }
-      uint8_t t136 = rt_lt_i(0, t134);
-      int32_t t137;
-      if (t136) {
-        t137 = 2147483647;
+      int32_t t110;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n) {
+        t110 = A.v_x850_d[1];
       } else {
-        t137 = ix;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x850_n, 0.0, 1);
+        t110 = 0;
       }
     }
-    return K5_0_V{t133, 0, t128};
+    return K5_0_V{t104, t107};
   }
 };
-struct K5_0_op {
-  K5_A A;
-  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
-    uint8_t t139 = rt_le_i(a.v0, b.v0);
-    int32_t t140;
-    if (t139) {
-      t140 = a.v0;
-    } else {
-      t140 = b.v0;
-    }
-    int32_t t141;
-    if (t139) {
-      t141 = a.v1;
-    } else {
-      t141 = b.v1;
-    }
-    int32_t t142;
-    if (t139) {
-      t142 = a.v2;
-    } else {
-      t142 = b.v2;
-    }
-    return K5_0_V{t140, t141, t142};
-  }
-};
-struct K5_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K5_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782, int check_site_0) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x771_d = v_x771->data.i;
-  A.v_x771_n = v_x771->len;
-  A.v_x772_d = v_x772->data.i;
-  A.v_x772_n = v_x772->len;
-  K5_0_V *K5_0_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x780 = 0;
-  int32_t v_x781 = 0;
-  int32_t v_x782 = 0;
-  /* REDUCE */
+  A.v_x850_d = v_x850->data.i;
+  A.v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
+  /* ONCE */
+  K5_0_V *t111; /* the slot of its values */
   {
-    const int64_t t143 = v_x771->len;
-    K5_0_V *t144 = rtg::reduce_to_device<false>("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t143);
-    K5_0_value = t144;
+    t111 = rtg::once_launch<K5_0_V>("K5", loc, K5_0_pull{A});
   }
-  if (!rtg::check_result("K5", loc, K5_0_value, K5_0_check{{check_site_0}}, K5_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K5_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x780 = v_x780;
-  *out_v_x781 = v_x781;
-  *out_v_x782 = v_x782;
+  {
+    const K5_0_V t112 = rtg::once_read(t111);
+    v_x851 = t112.v0;
+    A.v_x851 = v_x851;
+    v_x852 = t112.v1;
+    A.v_x852 = v_x852;
+  }
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rtg_free(K5_0_value);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x771, RtValue *v_x772, int32_t *out_v_x780, int32_t *out_v_x781, int32_t *out_v_x782, int check_site_0) {
-  RtValue *vals[] = {v_x771, v_x772};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+  RtValue *vals[] = {v_x850};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x771, v_x772, out_v_x780, out_v_x781, out_v_x782);
-    if (err->index == INT64_MAX) {
-      K5_0_V t145;
-      memset(&t145, 0, sizeof t145);
-      t145.v0 = *out_v_x780;
-      t145.v1 = *out_v_x781;
-      t145.v2 = *out_v_x782;
-      (void)K5_0_check{{check_site_0}}(t145, err, run);
-    }
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K5_host(err, loc, run, v_x850, out_v_x851, out_v_x852);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x771, v_x772, out_v_x780, out_v_x781, out_v_x782, check_site_0);
+    K5_gpu(err, loc, run, v_x850, out_v_x851, out_v_x852);
   }
 }
 
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)run;
-  int32_t *v_x877_d = v_x877->data.i;
-  const int64_t v_x877_n = v_x877->len;
-  int32_t v_x878 = 0;
-  int32_t v_x879 = 0;
-  /* ONCE */
+  int32_t *v_x1389_d = v_x1389->data.i;
+  const int64_t v_x1389_n = v_x1389->len;
+  int32_t *v_x1390_d = v_x1390->data.i;
+  const int64_t v_x1390_n = v_x1390->len;
+  int32_t *v_x1391_d = v_x1391->data.i;
+  const int64_t v_x1391_n = v_x1391->len;
+  int32_t *v_x1393_d = v_x1393->data.i;
+  const int64_t v_x1393_n = v_x1393->len;
+  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
+  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  const int64_t v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  /* MAP */
   {
-    int t147 = 0; /* nonzero: a check below failed */
-    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x877_n;
-    int32_t t146 = t148 ? v_x877_d[0] : 0;
-    t147 |= !t148;
-    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x877_n;
-    int32_t t149 = t150 ? v_x877_d[1] : 0;
-    t147 |= !t150;
-    if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
-      int32_t t151;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x877_n) {
-        t151 = v_x877_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x877_n, 0.0, 0);
-        t151 = 0;
-      }
-      int32_t t152;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x877_n) {
-        t152 = v_x877_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x877_n, 0.0, 1);
-        t152 = 0;
-      }
+    const int64_t t113 = v_x1392;
+    if (t113 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0, 0);
+      goto fail;
     }
-    v_x878 = t146;
-    v_x879 = t149;
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t113);
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t113);
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    RT_PARALLEL_FOR_IF(t113 >= RT_PARALLEL_MIN)
+    for (int64_t t114 = 0; t114 < t113; t114++) {
+      const int32_t t115 = (int32_t)t114;
+      int t117 = 0; /* nonzero: a check below failed */
+      int t118 = (uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n;
+      int32_t t116 = t118 ? v_x1393_d[t115] : 0;
+      t117 |= !t118;
+      int32_t t119 = t118 ? v_x1391_d[t115] : 0;
+      uint8_t t121 = rt_lt_i(0, t119);
+      int32_t t123 = (t121 ? t116 : -1);
+      uint8_t t125 = rt_ge_i(t123, 0);
+      int32_t t126;
+      if (t125) {
+        int t128 = (uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n;
+        int32_t t127 = t128 ? v_x1390_d[t123] : 0;
+        t117 |= !t128;
+        t126 = t127;
+      } else {
+        t126 = 0;
+      }
+      if (__builtin_expect(t117 != 0, 0)) { /* again, recording the error */
+        int32_t t129;
+        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
+          t129 = v_x1393_d[t115];
+        } else {
+          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 1);
+          t129 = 0;
+        }
+        int32_t t130;
+        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
+          t130 = v_x1391_d[t115];
+        } else {
+          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 2);
+          t130 = 0;
+        }
+        uint8_t t132 = rt_lt_i(0, t130);
+        int32_t t134 = (t132 ? t129 : -1);
+        uint8_t t136 = rt_ge_i(t134, 0);
+        int32_t t137;
+        if (t136) {
+          int32_t t138;
+          if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1390_n) {
+            t138 = v_x1390_d[t134];
+          } else {
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1390_n, 0.0, 3);
+            t138 = 0;
+          }
+          t137 = t138;
+        } else {
+          t137 = 0;
+        }
+      }
+      v_x1403_d[t114] = 1;
+      v_x1404_d[t114] = t126;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x878 = v_x878;
-  *out_v_x879 = v_x879;
+  {
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    /* SPLIT */
+    {
+      const int64_t t139 = v_x1389_n;
+      const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
+      int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        int64_t kept[2] = {0};
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+          const int32_t t145 = (int32_t)t144;
+          while (v_x1395_off[t146 + 1] <= t144)
+            t146++;
+          const int32_t t147 = (int32_t)t146;
+          int32_t t143x0;
+          uint8_t t143x1;
+          int32_t t143x2;
+          uint8_t t143x3;
+          int t149 = 0; /* nonzero: a check below failed */
+          int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
+          int32_t t148 = t150 ? v_x1404_d[t147] : 0;
+          t149 |= !t150;
+          int32_t t151 = v_x1389_d[t145];
+          int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1390_n;
+          int32_t t152 = t153 ? v_x1390_d[t151] : 0;
+          t149 |= !t153;
+          uint8_t t155 = rt_lt_i(t152, t148);
+          uint8_t t157 = rt_gt_i(t152, t148);
+          if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
+            int32_t t158;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t158 = v_x1404_d[t147];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 4);
+              t158 = 0;
+            }
+            int32_t t159 = v_x1389_d[t145];
+            int32_t t160;
+            if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1390_n) {
+              t160 = v_x1390_d[t159];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1390_n, 0.0, 5);
+              t160 = 0;
+            }
+            uint8_t t162 = rt_lt_i(t160, t158);
+            uint8_t t164 = rt_gt_i(t160, t158);
+          }
+          t143x0 = t152;
+          t143x1 = t155;
+          t143x2 = t152;
+          t143x3 = t157;
+          uint8_t t165;
+          uint8_t t166;
+          t165 = t143x1;
+          t166 = t143x3;
+          kept[0] += t165 != 0;
+          kept[1] += t166 != 0;
+          t141[t144] = (uint8_t)((t165 != 0) << 0 | (t166 != 0) << 1);
+        }
+        t142[0 * t140 + t143] = kept[0];
+        t142[1 * t140 + t143] = kept[1];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t141);
+        rt_free(t142);
+        goto fail;
+      }
+      int64_t t167 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[0 * t140 + t143];
+        t142[0 * t140 + t143] = t167;
+        t167 += k;
+      }
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t168 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[1 * t140 + t143];
+        t142[1 * t140 + t143] = t168;
+        t168 += k;
+      }
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t168);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
+      for (int64_t t169 = 0; t169 < v_x1395_n; t169++) {
+        int32_t in[2] = {0};
+        for (int64_t t170 = v_x1395_off[t169]; t170 < v_x1395_off[t169 + 1]; t170++) {
+          in[0] += t141[t170] >> 0 & 1;
+          in[1] += t141[t170] >> 1 & 1;
+        }
+        v_x1423_d[t169] = in[0];
+        v_x1424_d[t169] = in[1];
+      }
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1425_d = v_x1425->data.i;
+      const int64_t v_x1425_n = v_x1425->len;
+      for (int64_t t169 = 0, t171 = 0; t169 < v_x1395_n; t169++) {
+        v_x1425_d[t169] = (int32_t)t171;
+        t171 += v_x1423_d[t169];
+      }
+      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1426_d = v_x1426->data.i;
+      const int64_t v_x1426_n = v_x1426->len;
+      for (int64_t t169 = 0, t172 = 0; t169 < v_x1395_n; t169++) {
+        v_x1426_d[t169] = (int32_t)t172;
+        t172 += v_x1424_d[t169];
+      }
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        int64_t at[2];
+        at[0] = t142[0 * t140 + t143];
+        at[1] = t142[1 * t140 + t143];
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+          const int32_t t145 = (int32_t)t144;
+          while (v_x1395_off[t146 + 1] <= t144)
+            t146++;
+          const int32_t t147 = (int32_t)t146;
+          if (!t141[t144])
+            continue;
+          int32_t t143y0;
+          uint8_t t143y1;
+          int32_t t143y2;
+          uint8_t t143y3;
+          int t174 = 0; /* nonzero: a check below failed */
+          int t175 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
+          int32_t t173 = t175 ? v_x1404_d[t147] : 0;
+          t174 |= !t175;
+          int32_t t176 = v_x1389_d[t145];
+          int t178 = (uint64_t)(int64_t)t176 < (uint64_t)v_x1390_n;
+          int32_t t177 = t178 ? v_x1390_d[t176] : 0;
+          t174 |= !t178;
+          uint8_t t180 = rt_lt_i(t177, t173);
+          uint8_t t182 = rt_gt_i(t177, t173);
+          if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
+            int32_t t183;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t183 = v_x1404_d[t147];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 6);
+              t183 = 0;
+            }
+            int32_t t184 = v_x1389_d[t145];
+            int32_t t185;
+            if ((uint64_t)(int64_t)t184 < (uint64_t)v_x1390_n) {
+              t185 = v_x1390_d[t184];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x1390_n, 0.0, 7);
+              t185 = 0;
+            }
+            uint8_t t187 = rt_lt_i(t185, t183);
+            uint8_t t189 = rt_gt_i(t185, t183);
+          }
+          t143y0 = t177;
+          t143y1 = t180;
+          t143y2 = t177;
+          t143y3 = t182;
+          if (t141[t144] >> 0 & 1) {
+            v_x1419_d[at[0]] = t143y0;
+            at[0]++;
+          }
+          if (t141[t144] >> 1 & 1) {
+            v_x1421_d[at[1]] = t143y2;
+            at[1]++;
+          }
+        }
+      }
+      rt_free(t141);
+      rt_free(t142);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
   return;
 fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
 }
 
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x877_d; int64_t v_x877_n;
-  int32_t v_x878;
-  int32_t v_x879;
+  int32_t *v_x1389_d; int64_t v_x1389_n;
+  int32_t *v_x1390_d; int64_t v_x1390_n;
+  int32_t *v_x1391_d; int64_t v_x1391_n;
+  int32_t v_x1392;
+  int32_t *v_x1393_d; int64_t v_x1393_n;
+  const int64_t *v_x1395_off; int64_t v_x1395_n;
+  uint8_t *v_x1403_d; int64_t v_x1403_n;
+  int32_t *v_x1404_d; int64_t v_x1404_n;
+  int32_t *v_x1419_d; int64_t v_x1419_n;
+  uint8_t *v_x1420_d; int64_t v_x1420_n;
+  int32_t *v_x1421_d; int64_t v_x1421_n;
+  uint8_t *v_x1422_d; int64_t v_x1422_n;
+  int32_t *v_x1423_d; int64_t v_x1423_n;
+  int32_t *v_x1424_d; int64_t v_x1424_n;
+  int32_t *v_x1425_d; int64_t v_x1425_n;
+  int32_t *v_x1426_d; int64_t v_x1426_n;
 };
 struct alignas(8) K6_0_V {
-  int32_t v0;
+  uint8_t v0;
   int32_t v1;
 };
 struct K6_0_pull {
@@ -966,830 +1096,2088 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t154 = 0; /* nonzero: a check below failed */
-    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x877_n;
-    int32_t t153 = t155 ? A.v_x877_d[0] : 0;
-    t154 |= !t155;
-    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x877_n;
-    int32_t t156 = t157 ? A.v_x877_d[1] : 0;
-    t154 |= !t157;
-    if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
-      int32_t t158;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x877_n) {
-        t158 = A.v_x877_d[0];
+    int t191 = 0; /* nonzero: a check below failed */
+    int t192 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
+    int32_t t190 = t192 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
+    t191 |= !t192;
+    int32_t t193 = t192 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
+    uint8_t t195 = rt_lt_i(0, t193);
+    int32_t t197 = (t195 ? t190 : -1);
+    uint8_t t199 = rt_ge_i(t197, 0);
+    int32_t t200;
+    if (t199) {
+      int t202 = (uint64_t)(int64_t)t197 < (uint64_t)A.v_x1390_n;
+      int32_t t201 = t202 ? A.v_x1390_d[t197] : 0;
+      t191 |= !t202;
+      t200 = t201;
+    } else {
+      t200 = 0;
+    }
+    if (__builtin_expect(t191 != 0, 0)) { /* again, recording the error */
+      int32_t t203;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
+        t203 = rtg::ld_stream(&A.v_x1393_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x877_n, 0.0, 0);
-        t158 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 0);
+        t203 = 0;
       }
-      int32_t t159;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x877_n) {
-        t159 = A.v_x877_d[1];
+      int32_t t204;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
+        t204 = rtg::ld_stream(&A.v_x1391_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x877_n, 0.0, 1);
-        t159 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 1);
+        t204 = 0;
+      }
+      uint8_t t206 = rt_lt_i(0, t204);
+      int32_t t208 = (t206 ? t203 : -1);
+      uint8_t t210 = rt_ge_i(t208, 0);
+      int32_t t211;
+      if (t210) {
+        int32_t t212;
+        if ((uint64_t)(int64_t)t208 < (uint64_t)A.v_x1390_n) {
+          t212 = A.v_x1390_d[t208];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t208, A.v_x1390_n, 0.0, 2);
+          t212 = 0;
+        }
+        t211 = t212;
+      } else {
+        t211 = 0;
       }
     }
-    return K6_0_V{t153, t156};
+    return K6_0_V{1, t200};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+    A.v_x1403_d[i] = v.v0;
+    A.v_x1404_d[i] = v.v1;
+  }
+};
+struct alignas(8) K6_1_V {
+  int32_t v0;
+  uint8_t v1;
+  int32_t v2;
+  uint8_t v3;
+};
+struct K6_1_pull {
+  K6_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K6_1_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t214 = 0; /* nonzero: a check below failed */
+    int t215 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
+    int32_t t213 = t215 ? A.v_x1404_d[sx] : 0;
+    t214 |= !t215;
+    int32_t t216 = rtg::ld_stream(&A.v_x1389_d[ix]);
+    int t218 = (uint64_t)(int64_t)t216 < (uint64_t)A.v_x1390_n;
+    int32_t t217 = t218 ? A.v_x1390_d[t216] : 0;
+    t214 |= !t218;
+    uint8_t t220 = rt_lt_i(t217, t213);
+    uint8_t t222 = rt_gt_i(t217, t213);
+    if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
+      int32_t t223;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n) {
+        t223 = A.v_x1404_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1404_n, 0.0, 3);
+        t223 = 0;
+      }
+      int32_t t224 = rtg::ld_stream(&A.v_x1389_d[ix]);
+      int32_t t225;
+      if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1390_n) {
+        t225 = A.v_x1390_d[t224];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, A.v_x1390_n, 0.0, 4);
+        t225 = 0;
+      }
+      uint8_t t227 = rt_lt_i(t225, t223);
+      uint8_t t229 = rt_gt_i(t225, t223);
+    }
+    return K6_1_V{t217, t220, t217, t222};
+  }
+};
+struct K6_1_store {
+  K6_A A;
+  __device__ void operator()(int c, int64_t i, const K6_1_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1419_d[i] = v.v0;
+      /* v.v1: v_x1420, read by nothing */
+      break;
+    case 1:
+      A.v_x1421_d[i] = v.v2;
+      /* v.v3: v_x1422, read by nothing */
+      break;
+    }
+  }
+};
+struct K6_1_pred {
+  K6_A A;
+  __device__ unsigned operator()(int64_t i, const K6_1_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x877_d = v_x877->data.i;
-  A.v_x877_n = v_x877->len;
-  int32_t v_x878 = 0;
-  int32_t v_x879 = 0;
-  /* ONCE */
-  K6_0_V *t160; /* the slot of its values */
-  {
-    t160 = rtg::once_launch<K6_0_V>("K6", loc, K6_0_pull{A});
-  }
-  {
-    const K6_0_V t161 = rtg::once_read(t160);
-    v_x878 = t161.v0;
-    A.v_x878 = v_x878;
-    v_x879 = t161.v1;
-    A.v_x879 = v_x879;
-  }
-  *out_v_x878 = v_x878;
-  *out_v_x879 = v_x879;
-  return;
-fail:
-}
-
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x877, int32_t *out_v_x878, int32_t *out_v_x879) {
-  RtValue *vals[] = {v_x877};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x877, out_v_x878, out_v_x879);
-    rtg_host_ran();
-  } else {
-    K6_gpu(err, loc, run, v_x877, out_v_x878, out_v_x879);
-  }
-}
-
-/* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1462_d = v_x1462->data.i;
-  const int64_t v_x1462_n = v_x1462->len;
-  int32_t *v_x1463_d = v_x1463->data.i;
-  const int64_t v_x1463_n = v_x1463->len;
-  int32_t *v_x1465_d = v_x1465->data.i;
-  const int64_t v_x1465_n = v_x1465->len;
-  int32_t *v_x1466_d = v_x1466->data.i;
-  const int64_t v_x1466_n = v_x1466->len;
-  (void)v_x1466_n; /* v_x1466's length is v_x1465's */
-  const int64_t *v_x1468_off = rt_seg_offsets(v_x1468);
-  const int64_t v_x1468_n = v_x1468->len;
-  RtValue *v_x1493 = NULL;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
-  RtValue *v_x1498 = NULL;
-  int32_t v_x1490 = 0;
-  int32_t v_x1491 = 0;
-  int32_t v_x1492 = 0;
-  RtValue *v_x1513 = NULL;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
-  RtValue *v_x1517 = NULL;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
+  A.v_x1389_d = v_x1389->data.i;
+  A.v_x1389_n = v_x1389->len;
+  A.v_x1390_d = v_x1390->data.i;
+  A.v_x1390_n = v_x1390->len;
+  A.v_x1391_d = v_x1391->data.i;
+  A.v_x1391_n = v_x1391->len;
+  A.v_x1392 = v_x1392;
+  A.v_x1393_d = v_x1393->data.i;
+  A.v_x1393_n = v_x1393->len;
+  A.v_x1395_off = rtg_seg_offsets(v_x1395);
+  A.v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t162 = v_x1464;
-    if (t162 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t162, 0.0, 0);
+    const int64_t t230 = v_x1392;
+    if (t230 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t230, 0.0, run, 5};
       goto fail;
     }
-    v_x1493 = rt_value_new(rt_vec_type(RT_INT), t162);
-    int32_t *v_x1493_d = v_x1493->data.i;
-    const int64_t v_x1493_n = v_x1493->len;
-    v_x1494 = rt_value_new(rt_vec_type(RT_BOOL), t162);
-    uint8_t *v_x1494_d = v_x1494->data.b;
-    const int64_t v_x1494_n = v_x1494->len;
-    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t162);
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t162);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    v_x1497 = rt_value_new(rt_vec_type(RT_BOOL), t162);
-    uint8_t *v_x1497_d = v_x1497->data.b;
-    const int64_t v_x1497_n = v_x1497->len;
-    v_x1498 = rt_value_new(rt_vec_type(RT_BOOL), t162);
-    uint8_t *v_x1498_d = v_x1498->data.b;
-    const int64_t v_x1498_n = v_x1498->len;
-    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
-    for (int64_t t163 = 0; t163 < t162; t163++) {
-      const int32_t t164 = (int32_t)t163;
-      int t166 = 0; /* nonzero: a check below failed */
-      int t167 = (uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n;
-      int32_t t165 = t167 ? v_x1466_d[t164] : 0;
-      t166 |= !t167;
-      int32_t t168 = t167 ? v_x1465_d[t164] : 0;
-      uint8_t t170 = rt_lt_i(0, t168);
-      int32_t t172 = (t170 ? t165 : -1);
-      uint8_t t174 = rt_ge_i(t172, 0);
-      int32_t t175;
-      if (t174) {
-        int t177 = (uint64_t)(int64_t)t172 < (uint64_t)v_x1463_n;
-        int32_t t176 = t177 ? v_x1463_d[t172] : 0;
-        t166 |= !t177;
-        t175 = t176;
+    v_x1403 = rtg_vec_new(RT_BOOL, t230);
+    A.v_x1403_d = v_x1403->data.b;
+    A.v_x1403_n = v_x1403->len;
+    v_x1404 = rtg_vec_new(RT_INT, t230);
+    A.v_x1404_d = v_x1404->data.i;
+    A.v_x1404_n = v_x1404->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t230);
+  }
+  /* SPLIT */
+  rtg::SplitCounts t231; /* the slots of its classes' counts */
+  int64_t t232; /* its size */
+  {
+    const int64_t t233 = v_x1389->len;
+    v_x1419 = rtg_vec_new(RT_INT, t233);
+    A.v_x1419_d = v_x1419->data.i;
+    A.v_x1419_n = v_x1419->len;
+    v_x1421 = rtg_vec_new(RT_INT, t233);
+    A.v_x1421_d = v_x1421->data.i;
+    A.v_x1421_n = v_x1421->len;
+    t232 = t233;
+    v_x1423 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1423_d = v_x1423->data.i;
+    A.v_x1423_n = v_x1423->len;
+    v_x1424 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1424_d = v_x1424->data.i;
+    A.v_x1424_n = v_x1424->len;
+    RtValue *const t234[2] = {
+      v_x1423,
+      v_x1424,
+    };
+    v_x1425 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1425_d = v_x1425->data.i;
+    A.v_x1425_n = v_x1425->len;
+    v_x1426 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1426_d = v_x1426->data.i;
+    A.v_x1426_n = v_x1426->len;
+    RtValue *const t235[2] = {
+      v_x1425,
+      v_x1426,
+    };
+    t231 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t233, K6_1_store{A}, v_x1395, t234, t235);
+  }
+  {
+    int64_t t236[2];
+    t236[0] = rtg::filter_count(t231.at[0]);
+    t236[1] = rtg::filter_count(t231.at[1]);
+    v_x1419 = rtg_vec_fit(v_x1419, t236[0]);
+    A.v_x1419_d = v_x1419->data.i;
+    A.v_x1419_n = v_x1419->len;
+    v_x1421 = rtg_vec_fit(v_x1421, t236[1]);
+    A.v_x1421_d = v_x1421->data.i;
+    A.v_x1421_n = v_x1421->len;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
+  return;
+fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+}
+
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+  RtValue *vals[] = {v_x1389, v_x1390, v_x1391, v_x1393, v_x1395};
+  const int64_t sizes[] = {(int64_t)v_x1392};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K6_host(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+    rtg_host_ran();
+  } else {
+    K6_gpu(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+  }
+}
+
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x914_d = v_x914->data.i;
+  const int64_t v_x914_n = v_x914->len;
+  int32_t *v_x915_d = v_x915->data.i;
+  const int64_t v_x915_n = v_x915->len;
+  (void)v_x915_n; /* v_x915's length is v_x914's */
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x914's */
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  /* MAP */
+  {
+    const int64_t t237 = v_x919;
+    if (t237 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, 0);
+      goto fail;
+    }
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    RT_PARALLEL_FOR_IF(t237 >= RT_PARALLEL_MIN)
+    for (int64_t t238 = 0; t238 < t237; t238++) {
+      const int32_t t239 = (int32_t)t238;
+      int t242 = 0; /* nonzero: a check below failed */
+      int32_t t241 = rt_div_i(t239, 2, &t242);
+      int32_t t244 = rt_rem_i(t239, 2, &t242);
+      int32_t t246 = rt_mul_i(t244, v_x926);
+      int32_t t248 = rt_add_i(t246, t241);
+      int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x916;
+      int32_t t249 = t250 ? t248 : 0;
+      t242 |= !t250;
+      uint8_t t252 = rt_lt_i(t249, (int32_t)v_x914_n);
+      int32_t t253;
+      if (t252) {
+        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
+        int32_t t254 = t255 ? v_x914_d[t249] : 0;
+        t242 |= !t255;
+        t253 = t254;
       } else {
-        t175 = 0;
+        int32_t t257 = rt_sub_i(t249, (int32_t)v_x914_n);
+        int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x914_n;
+        int32_t t258 = t259 ? v_x915_d[t257] : 0;
+        t242 |= !t259;
+        t253 = t258;
       }
-      if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
-        int32_t t178;
-        if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n) {
-          t178 = v_x1466_d[t164];
-        } else {
-          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t164, v_x1465_n, 0.0, 1);
-          t178 = 0;
+      int32_t t260;
+      if (t252) {
+        int t262 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
+        int32_t t261 = t262 ? v_x937_d[t249] : 0;
+        t242 |= !t262;
+        t260 = t261;
+      } else {
+        int32_t t264 = rt_sub_i(t249, (int32_t)v_x914_n);
+        int t266 = (uint64_t)(int64_t)t264 < (uint64_t)(int32_t)v_x914_n;
+        int32_t t265 = t266 ? t264 : 0;
+        t242 |= !t266;
+        int t268 = (uint64_t)(int64_t)t265 < (uint64_t)v_x914_n;
+        int32_t t267 = t268 ? v_x933_d[t265] : 0;
+        t242 |= !t268;
+        int32_t t270 = rt_add_i(t267, v_x934);
+        t260 = t270;
+      }
+      int32_t t272 = rt_add_i(t260, t253);
+      if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
+        int t273 = 0;
+        int32_t t274 = rt_div_i(t239, 2, &t273);
+        if (t273) {
+          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t273, RT_DIV, 0, 0, 0.0, 1);
         }
-        int32_t t179;
-        if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1465_n) {
-          t179 = v_x1465_d[t164];
-        } else {
-          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t164, v_x1465_n, 0.0, 2);
-          t179 = 0;
+        int t275 = 0;
+        int32_t t276 = rt_rem_i(t239, 2, &t275);
+        if (t275) {
+          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t275, RT_REM, 0, 0, 0.0, 2);
         }
-        uint8_t t181 = rt_lt_i(0, t179);
-        int32_t t183 = (t181 ? t178 : -1);
-        uint8_t t185 = rt_ge_i(t183, 0);
-        int32_t t186;
-        if (t185) {
-          int32_t t187;
-          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1463_n) {
-            t187 = v_x1463_d[t183];
+        int32_t t278 = rt_mul_i(t276, v_x926);
+        int32_t t280 = rt_add_i(t278, t274);
+        int32_t t281;
+        if ((uint64_t)(int64_t)t280 < (uint64_t)v_x916) {
+          t281 = t280;
+        } else {
+          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t280, v_x916, 0.0, 3);
+          t281 = 0;
+        }
+        uint8_t t283 = rt_lt_i(t281, (int32_t)v_x914_n);
+        int32_t t284;
+        if (t283) {
+          int32_t t285;
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
+            t285 = v_x914_d[t281];
           } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 2, 0, RT_GATHER, t183, v_x1463_n, 0.0, 3);
-            t187 = 0;
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 4);
+            t285 = 0;
           }
-          t186 = t187;
+          t284 = t285;
         } else {
-          t186 = 0;
+          int32_t t287 = rt_sub_i(t281, (int32_t)v_x914_n);
+          int32_t t288;
+          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x914_n) {
+            t288 = v_x915_d[t287];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x914_n, 0.0, 5);
+            t288 = 0;
+          }
+          t284 = t288;
         }
+        int32_t t289;
+        if (t283) {
+          int32_t t290;
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
+            t290 = v_x937_d[t281];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 6);
+            t290 = 0;
+          }
+          t289 = t290;
+        } else {
+          int32_t t292 = rt_sub_i(t281, (int32_t)v_x914_n);
+          int32_t t293;
+          if ((uint64_t)(int64_t)t292 < (uint64_t)(int32_t)v_x914_n) {
+            t293 = t292;
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, (int32_t)v_x914_n, 0.0, 7);
+            t293 = 0;
+          }
+          int32_t t294;
+          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x914_n) {
+            t294 = v_x933_d[t293];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x914_n, 0.0, 8);
+            t294 = 0;
+          }
+          int32_t t296 = rt_add_i(t294, v_x934);
+          t289 = t296;
+        }
+        int32_t t298 = rt_add_i(t289, t284);
       }
-      v_x1493_d[t163] = 0;
-      v_x1494_d[t163] = 1;
-      v_x1495_d[t163] = t175;
-      v_x1496_d[t163] = 2;
-      v_x1497_d[t163] = 1;
-      v_x1498_d[t163] = 1;
+      v_x941_d[t238] = t260;
+      v_x943_d[t238] = t272;
+      v_x945_d[t238] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1493_d = v_x1493->data.i;
-    const int64_t v_x1493_n = v_x1493->len;
-    uint8_t *v_x1494_d = v_x1494->data.b;
-    const int64_t v_x1494_n = v_x1494->len;
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    uint8_t *v_x1497_d = v_x1497->data.b;
-    const int64_t v_x1497_n = v_x1497->len;
-    uint8_t *v_x1498_d = v_x1498->data.b;
-    const int64_t v_x1498_n = v_x1498->len;
-    /* REDUCE */
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    /* LIBRARY */
     {
-      const int64_t t188 = v_x1464;
-      if (t188 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0, 4);
-        goto fail;
-      }
-      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        int32_t t193a0;
-        int32_t t193a1;
-        int32_t t193a2;
-        t193a0 = 2147483647;
-        t193a1 = 0;
-        t193a2 = 1;
-        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
-        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
-          const int32_t t195 = (int32_t)t194;
-          int32_t t193x0;
-          int32_t t193x1;
-          int32_t t193x2;
-          int t197 = 0; /* nonzero: a check below failed */
-          int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1465_n;
-          int32_t t196 = t198 ? v_x1465_d[t195] : 0;
-          t197 |= !t198;
-          uint8_t t200 = rt_lt_i(0, t196);
-          int32_t t201;
-          if (t200) {
-            t201 = 2147483647;
-          } else {
-            t201 = t195;
-          }
-          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-            int32_t t202;
-            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x1465_n) {
-              t202 = v_x1465_d[t195];
-            } else {
-              NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 2, 0, RT_GATHER, t195, v_x1465_n, 0.0, 5);
-              t202 = 0;
-            }
-            uint8_t t204 = rt_lt_i(0, t202);
-            int32_t t205;
-            if (t204) {
-              t205 = 2147483647;
-            } else {
-              t205 = t195;
-            }
-          }
-          t193x0 = t201;
-          t193x1 = 0;
-          t193x2 = t196;
-          uint8_t t207 = rt_le_i(t193a0, t193x0);
-          int32_t t208;
-          if (t207) {
-            t208 = t193a0;
-          } else {
-            t208 = t193x0;
-          }
-          int32_t t209;
-          if (t207) {
-            t209 = t193a1;
-          } else {
-            t209 = t193x1;
-          }
-          int32_t t210;
-          if (t207) {
-            t210 = t193a2;
-          } else {
-            t210 = t193x2;
-          }
-          t193a0 = t208;
-          t193a1 = t209;
-          t193a2 = t210;
-        }
-        t190[t193] = t193a0;
-        t191[t193] = t193a1;
-        t192[t193] = t193a2;
-      }
-      int32_t t193t0;
-      int32_t t193t1;
-      int32_t t193t2;
-      t193t0 = 2147483647;
-      t193t1 = 0;
-      t193t2 = 1;
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        const int32_t t211 = t190[t193];
-        const int32_t t212 = t191[t193];
-        const int32_t t213 = t192[t193];
-        uint8_t t215 = rt_le_i(t193t0, t211);
-        int32_t t216;
-        if (t215) {
-          t216 = t193t0;
-        } else {
-          t216 = t211;
-        }
-        int32_t t217;
-        if (t215) {
-          t217 = t193t1;
-        } else {
-          t217 = t212;
-        }
-        int32_t t218;
-        if (t215) {
-          t218 = t193t2;
-        } else {
-          t218 = t213;
-        }
-        t193t0 = t216;
-        t193t1 = t217;
-        t193t2 = t218;
-      }
-      v_x1490 = t193t0;
-      rt_free(t190);
-      v_x1491 = t193t1;
-      rt_free(t191);
-      v_x1492 = t193t2;
-      rt_free(t192);
+      RtValue *t299 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t299, v_x946);
+      v_x947 = t299;
+      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
+      const int64_t v_x947_n = v_x947->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* SPLIT */
-      {
-        const int64_t t219 = v_x1462_n;
-        const int64_t t220 = t219 > 0 ? (t219 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        uint8_t *t221 = (uint8_t *)rt_alloc_atomic((size_t)t219 + 1);
-        int64_t *t222 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t220 + 1)); /* class c, chunk k: [c * chunks + k] */
-        RT_PARALLEL_FOR_IF(t220 > 1)
-        for (int64_t t223 = 0; t223 < t220; t223++) {
-          int64_t kept[2] = {0};
-          int64_t t226 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t223 * RT_CHUNK);
-          const int64_t t223_end = (t223 + 1) * RT_CHUNK < t219 ? (t223 + 1) * RT_CHUNK : t219;
-          for (int64_t t224 = t223 * RT_CHUNK; t224 < t223_end; t224++) {
-            const int32_t t225 = (int32_t)t224;
-            while (v_x1468_off[t226 + 1] <= t224)
-              t226++;
-            const int32_t t227 = (int32_t)t226;
-            int32_t t223x0;
-            uint8_t t223x1;
-            int32_t t223x2;
-            uint8_t t223x3;
-            int t229 = 0; /* nonzero: a check below failed */
-            int t230 = (uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n;
-            int32_t t228 = t230 ? v_x1495_d[t227] : 0;
-            t229 |= !t230;
-            int32_t t231 = v_x1462_d[t225];
-            int t233 = (uint64_t)(int64_t)t231 < (uint64_t)v_x1463_n;
-            int32_t t232 = t233 ? v_x1463_d[t231] : 0;
-            t229 |= !t233;
-            uint8_t t235 = rt_lt_i(t232, t228);
-            uint8_t t237 = rt_gt_i(t232, t228);
-            if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
-              int32_t t238;
-              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n) {
-                t238 = v_x1495_d[t227];
-              } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t227, v_x1495_n, 0.0, 6);
-                t238 = 0;
-              }
-              int32_t t239 = v_x1462_d[t225];
-              int32_t t240;
-              if ((uint64_t)(int64_t)t239 < (uint64_t)v_x1463_n) {
-                t240 = v_x1463_d[t239];
-              } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x1463_n, 0.0, 7);
-                t240 = 0;
-              }
-              uint8_t t242 = rt_lt_i(t240, t238);
-              uint8_t t244 = rt_gt_i(t240, t238);
-            }
-            t223x0 = t232;
-            t223x1 = t235;
-            t223x2 = t232;
-            t223x3 = t237;
-            uint8_t t245;
-            uint8_t t246;
-            t245 = t223x1;
-            t246 = t223x3;
-            kept[0] += t245 != 0;
-            kept[1] += t246 != 0;
-            t221[t224] = (uint8_t)((t245 != 0) << 0 | (t246 != 0) << 1);
-          }
-          t222[0 * t220 + t223] = kept[0];
-          t222[1 * t220 + t223] = kept[1];
-        }
-        if (err->index != INT64_MAX) {
-          rt_free(t221);
-          rt_free(t222);
-          goto fail;
-        }
-        int64_t t247 = 0;
-        for (int64_t t223 = 0; t223 < t220; t223++) {
-          const int64_t k = t222[0 * t220 + t223];
-          t222[0 * t220 + t223] = t247;
-          t247 += k;
-        }
-        v_x1513 = rt_value_new(rt_vec_type(RT_INT), t247);
-        int32_t *v_x1513_d = v_x1513->data.i;
-        const int64_t v_x1513_n = v_x1513->len;
-        int64_t t248 = 0;
-        for (int64_t t223 = 0; t223 < t220; t223++) {
-          const int64_t k = t222[1 * t220 + t223];
-          t222[1 * t220 + t223] = t248;
-          t248 += k;
-        }
-        v_x1515 = rt_value_new(rt_vec_type(RT_INT), t248);
-        int32_t *v_x1515_d = v_x1515->data.i;
-        const int64_t v_x1515_n = v_x1515->len;
-        v_x1517 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-        int32_t *v_x1517_d = v_x1517->data.i;
-        const int64_t v_x1517_n = v_x1517->len;
-        v_x1518 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-        int32_t *v_x1518_d = v_x1518->data.i;
-        const int64_t v_x1518_n = v_x1518->len;
-        RT_PARALLEL_FOR_IF(v_x1468_n > RT_CHUNK)
-        for (int64_t t249 = 0; t249 < v_x1468_n; t249++) {
-          int32_t in[2] = {0};
-          for (int64_t t250 = v_x1468_off[t249]; t250 < v_x1468_off[t249 + 1]; t250++) {
-            in[0] += t221[t250] >> 0 & 1;
-            in[1] += t221[t250] >> 1 & 1;
-          }
-          v_x1517_d[t249] = in[0];
-          v_x1518_d[t249] = in[1];
-        }
-        v_x1519 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-        int32_t *v_x1519_d = v_x1519->data.i;
-        const int64_t v_x1519_n = v_x1519->len;
-        for (int64_t t249 = 0, t251 = 0; t249 < v_x1468_n; t249++) {
-          v_x1519_d[t249] = (int32_t)t251;
-          t251 += v_x1517_d[t249];
-        }
-        v_x1520 = rt_value_new(rt_vec_type(RT_INT), v_x1468_n);
-        int32_t *v_x1520_d = v_x1520->data.i;
-        const int64_t v_x1520_n = v_x1520->len;
-        for (int64_t t249 = 0, t252 = 0; t249 < v_x1468_n; t249++) {
-          v_x1520_d[t249] = (int32_t)t252;
-          t252 += v_x1518_d[t249];
-        }
-        RT_PARALLEL_FOR_IF(t220 > 1)
-        for (int64_t t223 = 0; t223 < t220; t223++) {
-          int64_t at[2];
-          at[0] = t222[0 * t220 + t223];
-          at[1] = t222[1 * t220 + t223];
-          int64_t t226 = rt_segment_search(v_x1468_off, 0, v_x1468_n, t223 * RT_CHUNK);
-          const int64_t t223_end = (t223 + 1) * RT_CHUNK < t219 ? (t223 + 1) * RT_CHUNK : t219;
-          for (int64_t t224 = t223 * RT_CHUNK; t224 < t223_end; t224++) {
-            const int32_t t225 = (int32_t)t224;
-            while (v_x1468_off[t226 + 1] <= t224)
-              t226++;
-            const int32_t t227 = (int32_t)t226;
-            if (!t221[t224])
-              continue;
-            int32_t t223y0;
-            uint8_t t223y1;
-            int32_t t223y2;
-            uint8_t t223y3;
-            int t254 = 0; /* nonzero: a check below failed */
-            int t255 = (uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n;
-            int32_t t253 = t255 ? v_x1495_d[t227] : 0;
-            t254 |= !t255;
-            int32_t t256 = v_x1462_d[t225];
-            int t258 = (uint64_t)(int64_t)t256 < (uint64_t)v_x1463_n;
-            int32_t t257 = t258 ? v_x1463_d[t256] : 0;
-            t254 |= !t258;
-            uint8_t t260 = rt_lt_i(t257, t253);
-            uint8_t t262 = rt_gt_i(t257, t253);
-            if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
-              int32_t t263;
-              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1495_n) {
-                t263 = v_x1495_d[t227];
-              } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t227, v_x1495_n, 0.0, 8);
-                t263 = 0;
-              }
-              int32_t t264 = v_x1462_d[t225];
-              int32_t t265;
-              if ((uint64_t)(int64_t)t264 < (uint64_t)v_x1463_n) {
-                t265 = v_x1463_d[t264];
-              } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, v_x1463_n, 0.0, 9);
-                t265 = 0;
-              }
-              uint8_t t267 = rt_lt_i(t265, t263);
-              uint8_t t269 = rt_gt_i(t265, t263);
-            }
-            t223y0 = t257;
-            t223y1 = t260;
-            t223y2 = t257;
-            t223y3 = t262;
-            if (t221[t224] >> 0 & 1) {
-              v_x1513_d[at[0]] = t223y0;
-              at[0]++;
-            }
-            if (t221[t224] >> 1 & 1) {
-              v_x1515_d[at[1]] = t223y2;
-              at[1]++;
-            }
-          }
-        }
-        rt_free(t221);
-        rt_free(t222);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1493 = v_x1493;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1492 = v_x1492;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1513 = v_x1513;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1519 = v_x1519;
-  *out_v_x1515 = v_x1515;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1520 = v_x1520;
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
-  *out_v_x1498 = v_x1498;
-  rt_release(v_x1495);
-  rt_release(v_x1514);
-  rt_release(v_x1516);
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
   return;
 fail:
-  rt_release(v_x1493);
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
-  rt_release(v_x1497);
-  rt_release(v_x1498);
-  rt_release(v_x1513);
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
-  rt_release(v_x1517);
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
 }
 
-/* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1462_d; int64_t v_x1462_n;
-  int32_t *v_x1463_d; int64_t v_x1463_n;
-  int32_t v_x1464;
-  int32_t *v_x1465_d; int64_t v_x1465_n;
-  int32_t *v_x1466_d; int64_t v_x1466_n;
-  const int64_t *v_x1468_off; int64_t v_x1468_n;
-  int32_t *v_x1493_d; int64_t v_x1493_n;
-  uint8_t *v_x1494_d; int64_t v_x1494_n;
-  int32_t *v_x1495_d; int64_t v_x1495_n;
-  int32_t *v_x1496_d; int64_t v_x1496_n;
-  uint8_t *v_x1497_d; int64_t v_x1497_n;
-  uint8_t *v_x1498_d; int64_t v_x1498_n;
-  int32_t v_x1490;
-  int32_t v_x1491;
-  int32_t v_x1492;
-  int32_t *v_x1513_d; int64_t v_x1513_n;
-  uint8_t *v_x1514_d; int64_t v_x1514_n;
-  int32_t *v_x1515_d; int64_t v_x1515_n;
-  uint8_t *v_x1516_d; int64_t v_x1516_n;
-  int32_t *v_x1517_d; int64_t v_x1517_n;
-  int32_t *v_x1518_d; int64_t v_x1518_n;
-  int32_t *v_x1519_d; int64_t v_x1519_n;
-  int32_t *v_x1520_d; int64_t v_x1520_n;
+  int32_t *v_x914_d; int64_t v_x914_n;
+  int32_t *v_x915_d; int64_t v_x915_n;
+  int32_t v_x916;
+  int32_t v_x919;
+  int32_t v_x926;
+  int32_t *v_x933_d; int64_t v_x933_n;
+  int32_t v_x934;
+  int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t v_x946;
+  int32_t *v_x941_d; int64_t v_x941_n;
+  int32_t *v_x943_d; int64_t v_x943_n;
+  int32_t *v_x945_d; int64_t v_x945_n;
+  const int64_t *v_x947_off; int64_t v_x947_n;
+  int32_t *v_x948_d; int64_t v_x948_n;
+  int32_t *v_x949_d; int64_t v_x949_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
   int32_t v2;
-  int32_t v3;
-  uint8_t v4;
-  uint8_t v5;
 };
 struct K7_0_pull {
   K7_A A;
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t271 = 0; /* nonzero: a check below failed */
-    int t272 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
-    int32_t t270 = t272 ? rtg::ld_stream(&A.v_x1466_d[ix]) : 0;
-    t271 |= !t272;
-    int32_t t273 = t272 ? rtg::ld_stream(&A.v_x1465_d[ix]) : 0;
-    uint8_t t275 = rt_lt_i(0, t273);
-    int32_t t277 = (t275 ? t270 : -1);
-    uint8_t t279 = rt_ge_i(t277, 0);
-    int32_t t280;
-    if (t279) {
-      int t282 = (uint64_t)(int64_t)t277 < (uint64_t)A.v_x1463_n;
-      int32_t t281 = t282 ? A.v_x1463_d[t277] : 0;
-      t271 |= !t282;
-      t280 = t281;
+    int t302 = 0; /* nonzero: a check below failed */
+    int32_t t301 = rt_div_i(ix, 2, &t302);
+    int32_t t304 = rt_rem_i(ix, 2, &t302);
+    int32_t t306 = rt_mul_i(t304, A.v_x926);
+    int32_t t308 = rt_add_i(t306, t301);
+    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x916;
+    int32_t t309 = t310 ? t308 : 0;
+    t302 |= !t310;
+    uint8_t t312 = rt_lt_i(t309, (int32_t)A.v_x914_n);
+    int32_t t313;
+    if (t312) {
+      int t315 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
+      int32_t t314 = t315 ? A.v_x914_d[t309] : 0;
+      t302 |= !t315;
+      t313 = t314;
     } else {
-      t280 = 0;
+      int32_t t317 = rt_sub_i(t309, (int32_t)A.v_x914_n);
+      int t319 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x914_n;
+      int32_t t318 = t319 ? A.v_x915_d[t317] : 0;
+      t302 |= !t319;
+      t313 = t318;
     }
-    if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
-      int32_t t283;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t283 = rtg::ld_stream(&A.v_x1466_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 0);
-        t283 = 0;
+    int32_t t320;
+    if (t312) {
+      int t322 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
+      int32_t t321 = t322 ? A.v_x937_d[t309] : 0;
+      t302 |= !t322;
+      t320 = t321;
+    } else {
+      int32_t t324 = rt_sub_i(t309, (int32_t)A.v_x914_n);
+      int t326 = (uint64_t)(int64_t)t324 < (uint64_t)(int32_t)A.v_x914_n;
+      int32_t t325 = t326 ? t324 : 0;
+      t302 |= !t326;
+      int t328 = (uint64_t)(int64_t)t325 < (uint64_t)A.v_x914_n;
+      int32_t t327 = t328 ? A.v_x933_d[t325] : 0;
+      t302 |= !t328;
+      int32_t t330 = rt_add_i(t327, A.v_x934);
+      t320 = t330;
+    }
+    int32_t t332 = rt_add_i(t320, t313);
+    if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
+      int t333 = 0;
+      int32_t t334 = rt_div_i(ix, 2, &t333);
+      if (t333) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t333, RT_DIV, 0, 0, 0.0, 0);
       }
-      int32_t t284;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t284 = rtg::ld_stream(&A.v_x1465_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 1);
-        t284 = 0;
+      int t335 = 0;
+      int32_t t336 = rt_rem_i(ix, 2, &t335);
+      if (t335) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t335, RT_REM, 0, 0, 0.0, 1);
       }
-      uint8_t t286 = rt_lt_i(0, t284);
-      int32_t t288 = (t286 ? t283 : -1);
-      uint8_t t290 = rt_ge_i(t288, 0);
-      int32_t t291;
-      if (t290) {
-        int32_t t292;
-        if ((uint64_t)(int64_t)t288 < (uint64_t)A.v_x1463_n) {
-          t292 = A.v_x1463_d[t288];
+      int32_t t338 = rt_mul_i(t336, A.v_x926);
+      int32_t t340 = rt_add_i(t338, t334);
+      int32_t t341;
+      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x916) {
+        t341 = t340;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x916, 0.0, 2);
+        t341 = 0;
+      }
+      uint8_t t343 = rt_lt_i(t341, (int32_t)A.v_x914_n);
+      int32_t t344;
+      if (t343) {
+        int32_t t345;
+        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
+          t345 = A.v_x914_d[t341];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t288, A.v_x1463_n, 0.0, 2);
-          t292 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 3);
+          t345 = 0;
         }
-        t291 = t292;
+        t344 = t345;
       } else {
-        t291 = 0;
+        int32_t t347 = rt_sub_i(t341, (int32_t)A.v_x914_n);
+        int32_t t348;
+        if ((uint64_t)(int64_t)t347 < (uint64_t)A.v_x914_n) {
+          t348 = A.v_x915_d[t347];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, A.v_x914_n, 0.0, 4);
+          t348 = 0;
+        }
+        t344 = t348;
       }
+      int32_t t349;
+      if (t343) {
+        int32_t t350;
+        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
+          t350 = A.v_x937_d[t341];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 5);
+          t350 = 0;
+        }
+        t349 = t350;
+      } else {
+        int32_t t352 = rt_sub_i(t341, (int32_t)A.v_x914_n);
+        int32_t t353;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)(int32_t)A.v_x914_n) {
+          t353 = t352;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, (int32_t)A.v_x914_n, 0.0, 6);
+          t353 = 0;
+        }
+        int32_t t354;
+        if ((uint64_t)(int64_t)t353 < (uint64_t)A.v_x914_n) {
+          t354 = A.v_x933_d[t353];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, A.v_x914_n, 0.0, 7);
+          t354 = 0;
+        }
+        int32_t t356 = rt_add_i(t354, A.v_x934);
+        t349 = t356;
+      }
+      int32_t t358 = rt_add_i(t349, t344);
     }
-    return K7_0_V{0, 1, t280, 2, 1, 1};
+    return K7_0_V{t320, t332, 1};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1493_d[i] = v.v0;
-    A.v_x1494_d[i] = v.v1;
-    A.v_x1495_d[i] = v.v2;
-    A.v_x1496_d[i] = v.v3;
-    A.v_x1497_d[i] = v.v4;
-    A.v_x1498_d[i] = v.v5;
-  }
-};
-struct alignas(8) K7_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K7_1_pull {
-  K7_A A;
-  __device__ K7_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t294 = 0; /* nonzero: a check below failed */
-    int t295 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n;
-    int32_t t293 = t295 ? A.v_x1465_d[ix] : 0;
-    t294 |= !t295;
-    uint8_t t297 = rt_lt_i(0, t293);
-    int32_t t298;
-    if (t297) {
-      t298 = 2147483647;
-    } else {
-      t298 = ix;
-    }
-    if (__builtin_expect(t294 != 0, 0)) { /* again, recording the error */
-      int32_t t299;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1465_n) {
-        t299 = A.v_x1465_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1465_n, 0.0, 3);
-        t299 = 0;
-      }
-      uint8_t t301 = rt_lt_i(0, t299);
-      int32_t t302;
-      if (t301) {
-        t302 = 2147483647;
-      } else {
-        t302 = ix;
-      }
-    }
-    return K7_1_V{t298, 0, t293};
-  }
-};
-struct K7_1_op {
-  K7_A A;
-  __device__ K7_1_V operator()(const K7_1_V &a, const K7_1_V &b) const {
-    uint8_t t304 = rt_le_i(a.v0, b.v0);
-    int32_t t305;
-    if (t304) {
-      t305 = a.v0;
-    } else {
-      t305 = b.v0;
-    }
-    int32_t t306;
-    if (t304) {
-      t306 = a.v1;
-    } else {
-      t306 = b.v1;
-    }
-    int32_t t307;
-    if (t304) {
-      t307 = a.v2;
-    } else {
-      t307 = b.v2;
-    }
-    return K7_1_V{t305, t306, t307};
-  }
-};
-struct K7_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K7_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
+    A.v_x941_d[i] = v.v0;
+    A.v_x943_d[i] = v.v1;
+    A.v_x945_d[i] = v.v2;
   }
 };
 struct K7_1_ride {
   K7_A A;
-  __device__ K7_1_V operator()(int64_t i) const {
+  __device__ void operator()(int64_t i) const {
     K7_0_store{A}(i, K7_0_pull{A}(i)); /* MAP 0 rides here */
-    return K7_1_pull{A}(i);
   }
 };
-struct alignas(8) K7_2_V {
-  int32_t v0;
-  uint8_t v1;
-  int32_t v2;
-  uint8_t v3;
-};
-struct K7_2_pull {
-  K7_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K7_2_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t309 = 0; /* nonzero: a check below failed */
-    int t310 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n;
-    int32_t t308 = t310 ? A.v_x1495_d[sx] : 0;
-    t309 |= !t310;
-    int32_t t311 = rtg::ld_stream(&A.v_x1462_d[ix]);
-    int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1463_n;
-    int32_t t312 = t313 ? A.v_x1463_d[t311] : 0;
-    t309 |= !t313;
-    uint8_t t315 = rt_lt_i(t312, t308);
-    uint8_t t317 = rt_gt_i(t312, t308);
-    if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
-      int32_t t318;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1495_n) {
-        t318 = A.v_x1495_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1495_n, 0.0, 4);
-        t318 = 0;
-      }
-      int32_t t319 = rtg::ld_stream(&A.v_x1462_d[ix]);
-      int32_t t320;
-      if ((uint64_t)(int64_t)t319 < (uint64_t)A.v_x1463_n) {
-        t320 = A.v_x1463_d[t319];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, A.v_x1463_n, 0.0, 5);
-        t320 = 0;
-      }
-      uint8_t t322 = rt_lt_i(t320, t318);
-      uint8_t t324 = rt_gt_i(t320, t318);
-    }
-    return K7_2_V{t312, t315, t312, t317};
-  }
-};
-struct K7_2_store {
-  K7_A A;
-  __device__ void operator()(int c, int64_t i, const K7_2_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x1513_d[i] = v.v0;
-      /* v.v1: v_x1514, read by nothing */
-      break;
-    case 1:
-      A.v_x1515_d[i] = v.v2;
-      /* v.v3: v_x1516, read by nothing */
-      break;
-    }
-  }
-};
-struct K7_2_pred {
-  K7_A A;
-  __device__ unsigned operator()(int64_t i, const K7_2_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498, int check_site_0) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1462_d = v_x1462->data.i;
-  A.v_x1462_n = v_x1462->len;
-  A.v_x1463_d = v_x1463->data.i;
-  A.v_x1463_n = v_x1463->len;
-  A.v_x1464 = v_x1464;
-  A.v_x1465_d = v_x1465->data.i;
-  A.v_x1465_n = v_x1465->len;
-  A.v_x1466_d = v_x1466->data.i;
-  A.v_x1466_n = v_x1466->len;
-  A.v_x1468_off = rtg_seg_offsets(v_x1468);
-  A.v_x1468_n = v_x1468->len;
-  RtValue *v_x1493 = NULL;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
-  RtValue *v_x1498 = NULL;
-  K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x1490 = 0;
-  int32_t v_x1491 = 0;
-  int32_t v_x1492 = 0;
-  RtValue *v_x1513 = NULL;
+  A.v_x914_d = v_x914->data.i;
+  A.v_x914_n = v_x914->len;
+  A.v_x915_d = v_x915->data.i;
+  A.v_x915_n = v_x915->len;
+  A.v_x916 = v_x916;
+  A.v_x919 = v_x919;
+  A.v_x926 = v_x926;
+  A.v_x933_d = v_x933->data.i;
+  A.v_x933_n = v_x933->len;
+  A.v_x934 = v_x934;
+  A.v_x937_d = v_x937->data.i;
+  A.v_x937_n = v_x937->len;
+  A.v_x946 = v_x946;
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  /* MAP */
+  {
+    const int64_t t359 = v_x919;
+    if (t359 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 8};
+      goto fail;
+    }
+    v_x941 = rtg_vec_new(RT_INT, t359);
+    A.v_x941_d = v_x941->data.i;
+    A.v_x941_n = v_x941->len;
+    v_x943 = rtg_vec_new(RT_INT, t359);
+    A.v_x943_d = v_x943->data.i;
+    A.v_x943_n = v_x943->len;
+    v_x945 = rtg_vec_new(RT_INT, t359);
+    A.v_x945_d = v_x945->data.i;
+    A.v_x945_n = v_x945->len;
+    /* computed in the launch of SOAC 1 (K7_1_ride) */
+  }
+  /* LIBRARY */
+  {
+    RtValue *t360 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
+    rtg_seg_known_total(t360, v_x946);
+    v_x947 = t360;
+    A.v_x947_off = rtg_seg_offsets(v_x947);
+    A.v_x947_n = v_x947->len;
+  }
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
+  return;
+fail:
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
+}
+
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  RtValue *vals[] = {v_x914, v_x915, v_x933, v_x937};
+  const int64_t sizes[] = {(int64_t)v_x919};
+  if (rtg_choose_host(vals, 4, sizes, 1)) {
+    K7_host(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+    rtg_host_ran();
+  } else {
+    K7_gpu(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+  }
+}
+
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  int32_t *v_x1430_d = v_x1430->data.i;
+  const int64_t v_x1430_n = v_x1430->len;
+  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
+  const int64_t v_sd_1441_n = v_sd_1441->len;
+  int32_t *v_x1433_d = v_x1433->data.i;
+  const int64_t v_x1433_n = v_x1433->len;
+  int32_t *v_x1434_d = v_x1434->data.i;
+  const int64_t v_x1434_n = v_x1434->len;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t361 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t361);
+    int32_t *v_x1440_d = v_x1440->data.i;
+    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t362 > 1)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      int64_t t366 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t363 * RT_CHUNK);
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        while (v_sd_1441_off[t366 + 1] <= t364)
+          t366++;
+        const int32_t t367 = (int32_t)t366;
+        int t369 = 0; /* nonzero: a check below failed */
+        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n;
+        int32_t t368 = t370 ? v_x1435_d[t367] : 0;
+        t369 |= !t370;
+        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n;
+        int32_t t371 = t372 ? v_x1433_d[t367] : 0;
+        t369 |= !t372;
+        int32_t t374 = rt_sub_i(t365, t371);
+        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n;
+        int32_t t375 = t376 ? v_x1434_d[t367] : 0;
+        t369 |= !t376;
+        int32_t t378 = rt_mul_i(t374, t375);
+        int32_t t380 = rt_add_i(t368, t378);
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1431;
+        int32_t t381 = t382 ? t380 : 0;
+        t369 |= !t382;
+        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1429_n);
+        int32_t t385;
+        if (t384) {
+          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1429_n;
+          int32_t t386 = t387 ? v_x1429_d[t381] : 0;
+          t369 |= !t387;
+          t385 = t386;
+        } else {
+          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1429_n);
+          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1430_n;
+          int32_t t390 = t391 ? v_x1430_d[t389] : 0;
+          t369 |= !t391;
+          t385 = t390;
+        }
+        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
+          int32_t t392;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n) {
+            t392 = v_x1435_d[t367];
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1435_n, 0.0, 0);
+            t392 = 0;
+          }
+          int32_t t393;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n) {
+            t393 = v_x1433_d[t367];
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1433_n, 0.0, 1);
+            t393 = 0;
+          }
+          int32_t t395 = rt_sub_i(t365, t393);
+          int32_t t396;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n) {
+            t396 = v_x1434_d[t367];
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1434_n, 0.0, 2);
+            t396 = 0;
+          }
+          int32_t t398 = rt_mul_i(t395, t396);
+          int32_t t400 = rt_add_i(t392, t398);
+          int32_t t401;
+          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1431) {
+            t401 = t400;
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1431, 0.0, 3);
+            t401 = 0;
+          }
+          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1429_n);
+          int32_t t404;
+          if (t403) {
+            int32_t t405;
+            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1429_n) {
+              t405 = v_x1429_d[t401];
+            } else {
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1429_n, 0.0, 4);
+              t405 = 0;
+            }
+            t404 = t405;
+          } else {
+            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1429_n);
+            int32_t t408;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1430_n) {
+              t408 = v_x1430_d[t407];
+            } else {
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1430_n, 0.0, 5);
+              t408 = 0;
+            }
+            t404 = t408;
+          }
+        }
+        v_x1440_d[t364] = t385;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1440 = v_x1440;
+  return;
+fail:
+  rt_release(v_x1440);
+}
+
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K8_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1429_d; int64_t v_x1429_n;
+  int32_t *v_x1430_d; int64_t v_x1430_n;
+  int32_t v_x1431;
+  const int64_t *v_sd_1441_off; int64_t v_sd_1441_n;
+  int32_t *v_x1433_d; int64_t v_x1433_n;
+  int32_t *v_x1434_d; int64_t v_x1434_n;
+  int32_t *v_x1435_d; int64_t v_x1435_n;
+  int32_t *v_x1440_d; int64_t v_x1440_n;
+};
+struct alignas(8) K8_0_V {
+  int32_t v0;
+};
+struct K8_0_pull {
+  K8_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t410 = 0; /* nonzero: a check below failed */
+    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
+    int32_t t409 = t411 ? A.v_x1435_d[sx] : 0;
+    t410 |= !t411;
+    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
+    int32_t t412 = t413 ? A.v_x1433_d[sx] : 0;
+    t410 |= !t413;
+    int32_t t415 = rt_sub_i(ix, t412);
+    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
+    int32_t t416 = t417 ? A.v_x1434_d[sx] : 0;
+    t410 |= !t417;
+    int32_t t419 = rt_mul_i(t415, t416);
+    int32_t t421 = rt_add_i(t409, t419);
+    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1431;
+    int32_t t422 = t423 ? t421 : 0;
+    t410 |= !t423;
+    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1429_n);
+    int32_t t426;
+    if (t425) {
+      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1429_n;
+      int32_t t427 = t428 ? A.v_x1429_d[t422] : 0;
+      t410 |= !t428;
+      t426 = t427;
+    } else {
+      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1429_n);
+      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1430_n;
+      int32_t t431 = t432 ? A.v_x1430_d[t430] : 0;
+      t410 |= !t432;
+      t426 = t431;
+    }
+    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
+      int32_t t433;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n) {
+        t433 = A.v_x1435_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1435_n, 0.0, 0);
+        t433 = 0;
+      }
+      int32_t t434;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n) {
+        t434 = A.v_x1433_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1433_n, 0.0, 1);
+        t434 = 0;
+      }
+      int32_t t436 = rt_sub_i(ix, t434);
+      int32_t t437;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n) {
+        t437 = A.v_x1434_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1434_n, 0.0, 2);
+        t437 = 0;
+      }
+      int32_t t439 = rt_mul_i(t436, t437);
+      int32_t t441 = rt_add_i(t433, t439);
+      int32_t t442;
+      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1431) {
+        t442 = t441;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1431, 0.0, 3);
+        t442 = 0;
+      }
+      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1429_n);
+      int32_t t445;
+      if (t444) {
+        int32_t t446;
+        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1429_n) {
+          t446 = A.v_x1429_d[t442];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1429_n, 0.0, 4);
+          t446 = 0;
+        }
+        t445 = t446;
+      } else {
+        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1429_n);
+        int32_t t449;
+        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1430_n) {
+          t449 = A.v_x1430_d[t448];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1430_n, 0.0, 5);
+          t449 = 0;
+        }
+        t445 = t449;
+      }
+    }
+    return K8_0_V{t426};
+  }
+};
+struct K8_0_store {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_0_V &v) const {
+    A.v_x1440_d[i] = v.v0;
+  }
+};
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  (void)loc;
+  (void)err;
+  K8_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1429_d = v_x1429->data.i;
+  A.v_x1429_n = v_x1429->len;
+  A.v_x1430_d = v_x1430->data.i;
+  A.v_x1430_n = v_x1430->len;
+  A.v_x1431 = v_x1431;
+  A.v_sd_1441_off = rtg_seg_offsets(v_sd_1441);
+  A.v_sd_1441_n = v_sd_1441->len;
+  A.v_x1433_d = v_x1433->data.i;
+  A.v_x1433_n = v_x1433->len;
+  A.v_x1434_d = v_x1434->data.i;
+  A.v_x1434_n = v_x1434->len;
+  A.v_x1435_d = v_x1435->data.i;
+  A.v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t450 = rtg_seg_total(v_sd_1441);
+    v_x1440 = rtg_vec_new(RT_INT, t450);
+    A.v_x1440_d = v_x1440->data.i;
+    A.v_x1440_n = v_x1440->len;
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t450);
+  }
+  *out_v_x1440 = v_x1440;
+  return;
+fail:
+  rt_release(v_x1440);
+}
+
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  RtValue *vals[] = {v_x1429, v_x1430, v_sd_1441, v_x1433, v_x1434, v_x1435};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 6, sizes, 0)) {
+    K8_host(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+    rtg_host_ran();
+  } else {
+    K8_gpu(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+  }
+}
+
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
+  /* MAP */
+  {
+    const int64_t t451 = v_x964;
+    if (t451 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
+      goto fail;
+    }
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t451);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
+    for (int64_t t452 = 0; t452 < t451; t452++) {
+      const int32_t t453 = (int32_t)t452;
+      int t462 = 0; /* nonzero: a check below failed */
+      int32_t t455 = rt_mul_i(t453, 2);
+      int32_t t457 = (1 ? t455 : -1);
+      uint8_t t459 = rt_ge_i(t457, 0);
+      int32_t t460;
+      if (t459) {
+        int t463 = (uint64_t)(int64_t)t457 < (uint64_t)v_x978_n;
+        int32_t t461 = t463 ? v_x978_d[t457] : 0;
+        t462 |= !t463;
+        t460 = t461;
+      } else {
+        t460 = 0;
+      }
+      int32_t t465 = rt_add_i(t460, 1);
+      int32_t t467 = rt_add_i(t455, 1);
+      int32_t t469 = (1 ? t467 : -1);
+      uint8_t t471 = rt_ge_i(t469, 0);
+      int32_t t472;
+      if (t471) {
+        int t474 = (uint64_t)(int64_t)t469 < (uint64_t)v_x978_n;
+        int32_t t473 = t474 ? v_x978_d[t469] : 0;
+        t462 |= !t474;
+        t472 = t473;
+      } else {
+        t472 = 0;
+      }
+      int32_t t476 = rt_add_i(t465, t472);
+      if (__builtin_expect(t462 != 0, 0)) { /* again, recording the error */
+        int32_t t478 = rt_mul_i(t453, 2);
+        int32_t t480 = (1 ? t478 : -1);
+        uint8_t t482 = rt_ge_i(t480, 0);
+        int32_t t483;
+        if (t482) {
+          int32_t t484;
+          if ((uint64_t)(int64_t)t480 < (uint64_t)v_x978_n) {
+            t484 = v_x978_d[t480];
+          } else {
+            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 4, 0, RT_GATHER, t480, v_x978_n, 0.0, 1);
+            t484 = 0;
+          }
+          t483 = t484;
+        } else {
+          t483 = 0;
+        }
+        int32_t t486 = rt_add_i(t483, 1);
+        int32_t t488 = rt_add_i(t478, 1);
+        int32_t t490 = (1 ? t488 : -1);
+        uint8_t t492 = rt_ge_i(t490, 0);
+        int32_t t493;
+        if (t492) {
+          int32_t t494;
+          if ((uint64_t)(int64_t)t490 < (uint64_t)v_x978_n) {
+            t494 = v_x978_d[t490];
+          } else {
+            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 1, 0, RT_GATHER, t490, v_x978_n, 0.0, 2);
+            t494 = 0;
+          }
+          t493 = t494;
+        } else {
+          t493 = 0;
+        }
+        int32_t t496 = rt_add_i(t486, t493);
+      }
+      v_x996_d[t452] = t476;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x996 = v_x996;
+  return;
+fail:
+  rt_release(v_x996);
+}
+
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K9_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x964;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  int32_t *v_x996_d; int64_t v_x996_n;
+};
+struct alignas(8) K9_0_V {
+  int32_t v0;
+};
+struct K9_0_pull {
+  K9_A A;
+  __device__ K9_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t505 = 0; /* nonzero: a check below failed */
+    int32_t t498 = rt_mul_i(ix, 2);
+    int32_t t500 = (1 ? t498 : -1);
+    uint8_t t502 = rt_ge_i(t500, 0);
+    int32_t t503;
+    if (t502) {
+      int t506 = (uint64_t)(int64_t)t500 < (uint64_t)A.v_x978_n;
+      int32_t t504 = t506 ? A.v_x978_d[t500] : 0;
+      t505 |= !t506;
+      t503 = t504;
+    } else {
+      t503 = 0;
+    }
+    int32_t t508 = rt_add_i(t503, 1);
+    int32_t t510 = rt_add_i(t498, 1);
+    int32_t t512 = (1 ? t510 : -1);
+    uint8_t t514 = rt_ge_i(t512, 0);
+    int32_t t515;
+    if (t514) {
+      int t517 = (uint64_t)(int64_t)t512 < (uint64_t)A.v_x978_n;
+      int32_t t516 = t517 ? A.v_x978_d[t512] : 0;
+      t505 |= !t517;
+      t515 = t516;
+    } else {
+      t515 = 0;
+    }
+    int32_t t519 = rt_add_i(t508, t515);
+    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
+      int32_t t521 = rt_mul_i(ix, 2);
+      int32_t t523 = (1 ? t521 : -1);
+      uint8_t t525 = rt_ge_i(t523, 0);
+      int32_t t526;
+      if (t525) {
+        int32_t t527;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x978_n) {
+          t527 = A.v_x978_d[t523];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t523, A.v_x978_n, 0.0, 0);
+          t527 = 0;
+        }
+        t526 = t527;
+      } else {
+        t526 = 0;
+      }
+      int32_t t529 = rt_add_i(t526, 1);
+      int32_t t531 = rt_add_i(t521, 1);
+      int32_t t533 = (1 ? t531 : -1);
+      uint8_t t535 = rt_ge_i(t533, 0);
+      int32_t t536;
+      if (t535) {
+        int32_t t537;
+        if ((uint64_t)(int64_t)t533 < (uint64_t)A.v_x978_n) {
+          t537 = A.v_x978_d[t533];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t533, A.v_x978_n, 0.0, 1);
+          t537 = 0;
+        }
+        t536 = t537;
+      } else {
+        t536 = 0;
+      }
+      int32_t t539 = rt_add_i(t529, t536);
+    }
+    return K9_0_V{t519};
+  }
+};
+struct K9_0_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_0_V &v) const {
+    A.v_x996_d[i] = v.v0;
+  }
+};
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  (void)loc;
+  (void)err;
+  K9_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x964 = v_x964;
+  A.v_x978_d = v_x978->data.i;
+  A.v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
+  /* MAP */
+  {
+    const int64_t t540 = v_x964;
+    if (t540 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t540, 0.0, run, 2};
+      goto fail;
+    }
+    v_x996 = rtg_vec_new(RT_INT, t540);
+    A.v_x996_d = v_x996->data.i;
+    A.v_x996_n = v_x996->len;
+    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t540);
+  }
+  *out_v_x996 = v_x996;
+  return;
+fail:
+  rt_release(v_x996);
+}
+
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  RtValue *vals[] = {v_x978};
+  const int64_t sizes[] = {(int64_t)v_x964};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K9_host(err, loc, run, v_x964, v_x978, out_v_x996);
+    rtg_host_ran();
+  } else {
+    K9_gpu(err, loc, run, v_x964, v_x978, out_v_x996);
+  }
+}
+
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
+  const int64_t v_sd_1477_n = v_sd_1477->len;
+  RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  RtValue *v_x1463 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  /* PARTITION */
+  {
+    const int64_t t541 = v_x1446;
+    if (t541 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0, 0);
+      goto fail;
+    }
+    const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t543 = (uint8_t *)rt_alloc_atomic((size_t)t541 + 1);
+    int64_t *t544 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t542 + 1));
+    RT_PARALLEL_FOR_IF(t542 > 1)
+    for (int64_t t545 = 0; t545 < t542; t545++) {
+      int64_t kept = 0;
+      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
+      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
+        const int32_t t547 = (int32_t)t546;
+        int32_t t545x0;
+        uint8_t t545x1;
+        int t549 = 0; /* nonzero: a check below failed */
+        int t550 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
+        int32_t t548 = t550 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
+        t549 |= !t550;
+        uint8_t t552 = rt_le_i(t548, 1);
+        if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
+          int32_t t553;
+          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
+            t553 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
+          } else {
+            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 1);
+            t553 = 0;
+          }
+          uint8_t t555 = rt_le_i(t553, 1);
+        }
+        t545x0 = t547;
+        t545x1 = t552;
+        uint8_t t556;
+        t556 = t545x1;
+        t543[t546] = t556 != 0;
+        kept += t556 != 0;
+      }
+      t544[t545] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t543);
+      rt_free(t544);
+      goto fail;
+    }
+    int64_t t557 = 0;
+    for (int64_t t545 = 0; t545 < t542; t545++) {
+      const int64_t k = t544[t545];
+      t544[t545] = t557;
+      t557 += k;
+    }
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t557);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t541 - t557));
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    RT_PARALLEL_FOR_IF(t542 > 1)
+    for (int64_t t545 = 0; t545 < t542; t545++) {
+      int64_t at = t544[t545];
+      int64_t at_not = t545 * RT_CHUNK - t544[t545];
+      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
+      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
+        const int32_t t547 = (int32_t)t546;
+        int32_t t545y0;
+        uint8_t t545y1;
+        int t559 = 0; /* nonzero: a check below failed */
+        int t560 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
+        int32_t t558 = t560 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
+        t559 |= !t560;
+        uint8_t t562 = rt_le_i(t558, 1);
+        if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
+          int32_t t563;
+          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
+            t563 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
+          } else {
+            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 2);
+            t563 = 0;
+          }
+          uint8_t t565 = rt_le_i(t563, 1);
+        }
+        t545y0 = t547;
+        t545y1 = t562;
+        if (t543[t546]) {
+          v_x1451_d[at] = t545y0;
+          at++;
+        } else {
+          v_x1453_d[at_not] = t545y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t543);
+    rt_free(t544);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    /* MAP */
+    {
+      const int64_t t566 = v_x1446;
+      if (t566 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, 3);
+        goto fail;
+      }
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t566);
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      RT_PARALLEL_FOR_IF(t566 >= RT_PARALLEL_MIN)
+      for (int64_t t567 = 0; t567 < t566; t567++) {
+        const int32_t t568 = (int32_t)t567;
+        int t570 = 0; /* nonzero: a check below failed */
+        int t571 = (uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n;
+        int32_t t569 = t571 ? (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]) : 0;
+        t570 |= !t571;
+        uint8_t t573 = rt_le_i(t569, 1);
+        if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
+          int32_t t574;
+          if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n) {
+            t574 = (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]);
+          } else {
+            NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1477_n, 0.0, 4);
+            t574 = 0;
+          }
+          uint8_t t576 = rt_le_i(t574, 1);
+        }
+        v_x1463_d[t567] = t573;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      /* REDUCE */
+      {
+        const int64_t t577 = v_x1446;
+        if (t577 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t577, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t578 = t577 > 0 ? (t577 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t579 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t578);
+        RT_PARALLEL_FOR_IF(t578 > 1)
+        for (int64_t t580 = 0; t580 < t578; t580++) {
+          int32_t t580a0;
+          t580a0 = 0;
+          const int64_t t580_end = (t580 + 1) * RT_CHUNK < t577 ? (t580 + 1) * RT_CHUNK : t577;
+          for (int64_t t581 = t580 * RT_CHUNK; t581 < t580_end; t581++) {
+            const int32_t t582 = (int32_t)t581;
+            int32_t t580x0;
+            int t584 = 0; /* nonzero: a check below failed */
+            int t585 = (uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n;
+            int32_t t583 = t585 ? (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]) : 0;
+            t584 |= !t585;
+            uint8_t t587 = rt_le_i(t583, 1);
+            int32_t t589 = (t587 ? 0 : t583);
+            if (__builtin_expect(t584 != 0, 0)) { /* again, recording the error */
+              int32_t t590;
+              if ((uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n) {
+                t590 = (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]);
+              } else {
+                NESSIE_RECORD(err, t581, RT_CHECK_INDEX, 0, 0, RT_GATHER, t582, v_sd_1477_n, 0.0, 6);
+                t590 = 0;
+              }
+              uint8_t t592 = rt_le_i(t590, 1);
+              int32_t t594 = (t592 ? 0 : t590);
+            }
+            t580x0 = t589;
+            int32_t t596 = rt_add_i(t580a0, t580x0);
+            t580a0 = t596;
+          }
+          t579[t580] = t580a0;
+        }
+        int32_t t580t0;
+        t580t0 = 0;
+        for (int64_t t580 = 0; t580 < t578; t580++) {
+          const int32_t t597 = t579[t580];
+          int32_t t599 = rt_add_i(t580t0, t597);
+          t580t0 = t599;
+        }
+        v_x1462 = t580t0;
+        rt_free(t579);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t600 = v_x1446;
+          if (t600 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t600, 0.0, 7);
+            goto fail;
+          }
+          const int64_t t601 = t600 > 0 ? (t600 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t602 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
+          int32_t *t603 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
+          RT_PARALLEL_FOR_IF(t601 > 1)
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            int32_t t604a0;
+            int32_t t604a1;
+            t604a0 = 0;
+            t604a1 = 0;
+            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
+            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
+              const int32_t t606 = (int32_t)t605;
+              int32_t t604x0;
+              int32_t t604x1;
+              int t608 = 0; /* nonzero: a check below failed */
+              int t609 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
+              int32_t t607 = t609 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
+              t608 |= !t609;
+              uint8_t t611 = rt_le_i(t607, 1);
+              int32_t t613 = rt_btoi_b(t611);
+              uint8_t t615 = rt_not_b(t611);
+              int32_t t617 = rt_btoi_b(t615);
+              if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
+                int32_t t618;
+                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
+                  t618 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
+                } else {
+                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 8);
+                  t618 = 0;
+                }
+                uint8_t t620 = rt_le_i(t618, 1);
+                int32_t t622 = rt_btoi_b(t620);
+                uint8_t t624 = rt_not_b(t620);
+                int32_t t626 = rt_btoi_b(t624);
+              }
+              t604x0 = t613;
+              t604x1 = t617;
+              int32_t t628 = rt_add_i(t604a0, t604x0);
+              int32_t t630 = rt_add_i(t604a1, t604x1);
+              t604a0 = t628;
+              t604a1 = t630;
+            }
+            t602[t604] = t604a0;
+            t603[t604] = t604a1;
+          }
+          int32_t t604t0;
+          int32_t t604t1;
+          t604t0 = 0;
+          t604t1 = 0;
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            const int32_t t631 = t602[t604];
+            t602[t604] = t604t0;
+            const int32_t t632 = t603[t604];
+            t603[t604] = t604t1;
+            int32_t t634 = rt_add_i(t604t0, t631);
+            int32_t t636 = rt_add_i(t604t1, t632);
+            t604t0 = t634;
+            t604t1 = t636;
+          }
+          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t600);
+          int32_t *v_x1475_d = v_x1475->data.i;
+          const int64_t v_x1475_n = v_x1475->len;
+          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t600);
+          int32_t *v_x1476_d = v_x1476->data.i;
+          const int64_t v_x1476_n = v_x1476->len;
+          RT_PARALLEL_FOR_IF(t601 > 1)
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            int32_t t604p0;
+            int32_t t604p1;
+            t604p0 = t602[t604];
+            t604p1 = t603[t604];
+            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
+            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
+              const int32_t t606 = (int32_t)t605;
+              v_x1475_d[t605] = t604p0;
+              v_x1476_d[t605] = t604p1;
+              int32_t t604y0;
+              int32_t t604y1;
+              int t638 = 0; /* nonzero: a check below failed */
+              int t639 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
+              int32_t t637 = t639 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
+              t638 |= !t639;
+              uint8_t t641 = rt_le_i(t637, 1);
+              int32_t t643 = rt_btoi_b(t641);
+              uint8_t t645 = rt_not_b(t641);
+              int32_t t647 = rt_btoi_b(t645);
+              if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
+                int32_t t648;
+                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
+                  t648 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
+                } else {
+                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 9);
+                  t648 = 0;
+                }
+                uint8_t t650 = rt_le_i(t648, 1);
+                int32_t t652 = rt_btoi_b(t650);
+                uint8_t t654 = rt_not_b(t650);
+                int32_t t656 = rt_btoi_b(t654);
+              }
+              t604y0 = t643;
+              t604y1 = t647;
+              int32_t t658 = rt_add_i(t604p0, t604y0);
+              int32_t t660 = rt_add_i(t604p1, t604y1);
+              t604p0 = t658;
+              t604p1 = t660;
+            }
+          }
+          rt_free(t602);
+          rt_free(t603);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
+  }
+  *out_v_x1463 = v_x1463;
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
+  return;
+fail:
+  rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
+  rt_release(v_x1463);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+}
+
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K10_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1477_off; int64_t v_sd_1477_n;
+  int32_t v_x1446;
+  int32_t *v_x1451_d; int64_t v_x1451_n;
+  uint8_t *v_x1452_d; int64_t v_x1452_n;
+  int32_t *v_x1453_d; int64_t v_x1453_n;
+  uint8_t *v_x1454_d; int64_t v_x1454_n;
+  uint8_t *v_x1463_d; int64_t v_x1463_n;
+  int32_t v_x1462;
+  int32_t *v_x1475_d; int64_t v_x1475_n;
+  int32_t *v_x1476_d; int64_t v_x1476_n;
+};
+struct alignas(8) K10_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t662 = 0; /* nonzero: a check below failed */
+    int t663 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t661 = t663 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t662 |= !t663;
+    uint8_t t665 = rt_le_i(t661, 1);
+    if (__builtin_expect(t662 != 0, 0)) { /* again, recording the error */
+      int32_t t666;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t666 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 0);
+        t666 = 0;
+      }
+      uint8_t t668 = rt_le_i(t666, 1);
+    }
+    return K10_0_V{ix, t665};
+  }
+};
+struct K10_0_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1451_d[i] = v.v0;
+    /* v.v1: v_x1452, read by nothing (its checks are the pull's) */
+  }
+};
+struct K10_0_pred {
+  K10_A A;
+  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K10_0_other {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1453_d[i] = v.v0;
+    /* v.v1: v_x1454, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K10_1_V {
+  uint8_t v0;
+};
+struct K10_1_pull {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t670 = 0; /* nonzero: a check below failed */
+    int t671 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t669 = t671 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t670 |= !t671;
+    uint8_t t673 = rt_le_i(t669, 1);
+    if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
+      int32_t t674;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t674 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 1);
+        t674 = 0;
+      }
+      uint8_t t676 = rt_le_i(t674, 1);
+    }
+    return K10_1_V{t673};
+  }
+};
+struct K10_1_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+    A.v_x1463_d[i] = v.v0;
+  }
+};
+struct alignas(8) K10_2_V {
+  int32_t v0;
+};
+struct K10_2_pull {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t678 = 0; /* nonzero: a check below failed */
+    int t679 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t677 = t679 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t678 |= !t679;
+    uint8_t t681 = rt_le_i(t677, 1);
+    int32_t t683 = (t681 ? 0 : t677);
+    if (__builtin_expect(t678 != 0, 0)) { /* again, recording the error */
+      int32_t t684;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t684 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 2);
+        t684 = 0;
+      }
+      uint8_t t686 = rt_le_i(t684, 1);
+      int32_t t688 = (t686 ? 0 : t684);
+    }
+    return K10_2_V{t683};
+  }
+};
+struct K10_2_op {
+  K10_A A;
+  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
+    int32_t t690 = rt_add_i(a.v0, b.v0);
+    return K10_2_V{t690};
+  }
+};
+struct K10_2_ride {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    K10_1_store{A}(i, K10_1_pull{A}(i)); /* MAP 1 rides here */
+    return K10_2_pull{A}(i);
+  }
+};
+struct alignas(8) K10_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K10_3_pull {
+  K10_A A;
+  __device__ K10_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t692 = 0; /* nonzero: a check below failed */
+    int t693 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t691 = t693 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t692 |= !t693;
+    uint8_t t695 = rt_le_i(t691, 1);
+    int32_t t697 = rt_btoi_b(t695);
+    uint8_t t699 = rt_not_b(t695);
+    int32_t t701 = rt_btoi_b(t699);
+    if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
+      int32_t t702;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t702 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 3);
+        t702 = 0;
+      }
+      uint8_t t704 = rt_le_i(t702, 1);
+      int32_t t706 = rt_btoi_b(t704);
+      uint8_t t708 = rt_not_b(t704);
+      int32_t t710 = rt_btoi_b(t708);
+    }
+    return K10_3_V{t697, t701};
+  }
+};
+struct K10_3_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_3_V &v) const {
+    A.v_x1475_d[i] = v.v0;
+    A.v_x1476_d[i] = v.v1;
+  }
+};
+struct K10_3_op {
+  K10_A A;
+  __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
+    int32_t t712 = rt_add_i(a.v0, b.v0);
+    int32_t t714 = rt_add_i(a.v1, b.v1);
+    return K10_3_V{t712, t714};
+  }
+};
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  (void)loc;
+  (void)err;
+  K10_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1477_off = rtg_seg_offsets(v_sd_1477);
+  A.v_sd_1477_n = v_sd_1477->len;
+  A.v_x1446 = v_x1446;
+  RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  RtValue *v_x1463 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  /* SOACs 0 to 3: in one launch */
+  int64_t *t715, t716; /* the slot of SOAC 0's count, its size */
+  K10_2_V *t717; /* the slot of SOAC 2's values */
+  {
+    const int64_t t718 = v_x1446;
+    if (t718 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t718, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1451 = rtg_vec_new(RT_INT, t718);
+    A.v_x1451_d = v_x1451->data.i;
+    A.v_x1451_n = v_x1451->len;
+    v_x1453 = rtg_vec_new(RT_INT, t718);
+    A.v_x1453_d = v_x1453->data.i;
+    A.v_x1453_n = v_x1453->len;
+    t716 = t718;
+    const int64_t t719 = v_x1446;
+    if (t719 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t719, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1463 = rtg_vec_new(RT_BOOL, t719);
+    A.v_x1463_d = v_x1463->data.b;
+    A.v_x1463_n = v_x1463->len;
+    /* computed in the launch of SOAC 2 (K10_2_ride) */
+    const int64_t t720 = v_x1446;
+    if (t720 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t720, 0.0, run, 6};
+      goto fail;
+    }
+    const int64_t t721 = v_x1446;
+    if (t721 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, run, 7};
+      goto fail;
+    }
+    v_x1475 = rtg_vec_new(RT_INT, t721);
+    A.v_x1475_d = v_x1475->data.i;
+    A.v_x1475_n = v_x1475->len;
+    v_x1476 = rtg_vec_new(RT_INT, t721);
+    A.v_x1476_d = v_x1476->data.i;
+    A.v_x1476_n = v_x1476->len;
+    rtg::parts_launch("K10", loc, t721, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t715), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t717), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
+  }
+  {
+    const int64_t t722 = rtg::filter_count(t715);
+    v_x1451 = rtg_vec_fit(v_x1451, t722);
+    A.v_x1451_d = v_x1451->data.i;
+    A.v_x1451_n = v_x1451->len;
+    v_x1453 = rtg_vec_fit(v_x1453, t716 - t722);
+    A.v_x1453_d = v_x1453->data.i;
+    A.v_x1453_n = v_x1453->len;
+  }
+  {
+    const K10_2_V t723 = rtg::reduce_read(t717, K10_2_V{0});
+    v_x1462 = t723.v0;
+    A.v_x1462 = v_x1462;
+  }
+  *out_v_x1463 = v_x1463;
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
+  return;
+fail:
+  rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
+  rt_release(v_x1463);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  RtValue *vals[] = {v_sd_1477};
+  const int64_t sizes[] = {(int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K10_host(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+  }
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1522_d = v_x1522->data.i;
+  const int64_t v_x1522_n = v_x1522->len;
+  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
+  const int64_t v_sd_1523_n = v_sd_1523->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
+  {
+    const int64_t t724 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    RT_PARALLEL_FOR_IF(t724 >= RT_PARALLEL_MIN)
+    for (int64_t t725 = 0; t725 < t724; t725++) {
+      const int32_t t726 = (int32_t)t725;
+      int t729 = 0; /* nonzero: a check below failed */
+      int32_t t727 = v_x1522_d[t726];
+      int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1535_n;
+      int32_t t728 = t730 ? (int32_t)v_sd_1535_off[t727] : 0;
+      t729 |= !t730;
+      int t732 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1523_n;
+      int32_t t731 = t732 ? (int32_t)(v_sd_1523_off[t727 + 1] - v_sd_1523_off[t727]) : 0;
+      t729 |= !t732;
+      int32_t t734 = rt_add_i(t728, t731);
+      if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
+        int32_t t735 = v_x1522_d[t726];
+        int32_t t736;
+        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1535_n) {
+          t736 = (int32_t)v_sd_1535_off[t735];
+        } else {
+          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1535_n, 0.0, 0);
+          t736 = 0;
+        }
+        int32_t t737;
+        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1523_n) {
+          t737 = (int32_t)(v_sd_1523_off[t735 + 1] - v_sd_1523_off[t735]);
+        } else {
+          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1523_n, 0.0, 1);
+          t737 = 0;
+        }
+        int32_t t739 = rt_add_i(t736, t737);
+      }
+      v_x1529_d[t725] = t728;
+      v_x1530_d[t725] = t734;
+      v_x1531_d[t725] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    /* LIBRARY */
+    {
+      RtValue *t740 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t740, v_x1525);
+      v_x1532 = t740;
+      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
+      const int64_t v_x1532_n = v_x1532->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
+  return;
+fail:
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K11_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1522_d; int64_t v_x1522_n;
+  const int64_t *v_sd_1523_off; int64_t v_sd_1523_n;
+  const int64_t *v_sd_1535_off; int64_t v_sd_1535_n;
+  int32_t v_x1525;
+  int32_t *v_x1529_d; int64_t v_x1529_n;
+  int32_t *v_x1530_d; int64_t v_x1530_n;
+  int32_t *v_x1531_d; int64_t v_x1531_n;
+  const int64_t *v_x1532_off; int64_t v_x1532_n;
+  int32_t *v_x1533_d; int64_t v_x1533_n;
+  int32_t *v_x1534_d; int64_t v_x1534_n;
+};
+struct alignas(8) K11_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t743 = 0; /* nonzero: a check below failed */
+    int32_t t741 = A.v_x1522_d[ix];
+    int t744 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1535_n;
+    int32_t t742 = t744 ? (int32_t)A.v_sd_1535_off[t741] : 0;
+    t743 |= !t744;
+    int t746 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1523_n;
+    int32_t t745 = t746 ? (int32_t)(A.v_sd_1523_off[t741 + 1] - A.v_sd_1523_off[t741]) : 0;
+    t743 |= !t746;
+    int32_t t748 = rt_add_i(t742, t745);
+    if (__builtin_expect(t743 != 0, 0)) { /* again, recording the error */
+      int32_t t749 = A.v_x1522_d[ix];
+      int32_t t750;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1535_n) {
+        t750 = (int32_t)A.v_sd_1535_off[t749];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1535_n, 0.0, 0);
+        t750 = 0;
+      }
+      int32_t t751;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1523_n) {
+        t751 = (int32_t)(A.v_sd_1523_off[t749 + 1] - A.v_sd_1523_off[t749]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1523_n, 0.0, 1);
+        t751 = 0;
+      }
+      int32_t t753 = rt_add_i(t750, t751);
+    }
+    return K11_0_V{t742, t748, 1};
+  }
+};
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x1529_d[i] = v.v0;
+    A.v_x1530_d[i] = v.v1;
+    A.v_x1531_d[i] = v.v2;
+  }
+};
+struct K11_1_ride {
+  K11_A A;
+  __device__ void operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1522_d = v_x1522->data.i;
+  A.v_x1522_n = v_x1522->len;
+  A.v_sd_1523_off = rtg_seg_offsets(v_sd_1523);
+  A.v_sd_1523_n = v_sd_1523->len;
+  A.v_sd_1535_off = rtg_seg_offsets(v_sd_1535);
+  A.v_sd_1535_n = v_sd_1535->len;
+  A.v_x1525 = v_x1525;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
+  {
+    const int64_t t754 = v_x1522->len;
+    v_x1529 = rtg_vec_new(RT_INT, t754);
+    A.v_x1529_d = v_x1529->data.i;
+    A.v_x1529_n = v_x1529->len;
+    v_x1530 = rtg_vec_new(RT_INT, t754);
+    A.v_x1530_d = v_x1530->data.i;
+    A.v_x1530_n = v_x1530->len;
+    v_x1531 = rtg_vec_new(RT_INT, t754);
+    A.v_x1531_d = v_x1531->data.i;
+    A.v_x1531_n = v_x1531->len;
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
+  }
+  /* LIBRARY */
+  {
+    RtValue *t755 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
+    rtg_seg_known_total(t755, v_x1525);
+    v_x1532 = t755;
+    A.v_x1532_off = rtg_seg_offsets(v_x1532);
+    A.v_x1532_n = v_x1532->len;
+  }
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
+  return;
+fail:
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  RtValue *vals[] = {v_x1522, v_sd_1523, v_sd_1535};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K11_host(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+  }
+}
+
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1507_d = v_x1507->data.i;
+  const int64_t v_x1507_n = v_x1507->len;
+  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
+  const int64_t v_sd_1508_n = v_sd_1508->len;
+  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
+  const int64_t v_sd_1521_n = v_sd_1521->len;
   RtValue *v_x1514 = NULL;
   RtValue *v_x1515 = NULL;
   RtValue *v_x1516 = NULL;
@@ -1799,114 +3187,86 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtV
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t325 = v_x1464;
-    if (t325 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, run, 6};
-      goto fail;
+    const int64_t t756 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    RT_PARALLEL_FOR_IF(t756 >= RT_PARALLEL_MIN)
+    for (int64_t t757 = 0; t757 < t756; t757++) {
+      const int32_t t758 = (int32_t)t757;
+      int t761 = 0; /* nonzero: a check below failed */
+      int32_t t759 = v_x1507_d[t758];
+      int t762 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1521_n;
+      int32_t t760 = t762 ? (int32_t)v_sd_1521_off[t759] : 0;
+      t761 |= !t762;
+      int t764 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1508_n;
+      int32_t t763 = t764 ? (int32_t)(v_sd_1508_off[t759 + 1] - v_sd_1508_off[t759]) : 0;
+      t761 |= !t764;
+      int32_t t766 = rt_add_i(t760, t763);
+      if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
+        int32_t t767 = v_x1507_d[t758];
+        int32_t t768;
+        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1521_n) {
+          t768 = (int32_t)v_sd_1521_off[t767];
+        } else {
+          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1521_n, 0.0, 0);
+          t768 = 0;
+        }
+        int32_t t769;
+        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1508_n) {
+          t769 = (int32_t)(v_sd_1508_off[t767 + 1] - v_sd_1508_off[t767]);
+        } else {
+          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1508_n, 0.0, 1);
+          t769 = 0;
+        }
+        int32_t t771 = rt_add_i(t768, t769);
+      }
+      v_x1514_d[t757] = t760;
+      v_x1515_d[t757] = t763;
+      v_x1516_d[t757] = t766;
+      v_x1517_d[t757] = 1;
     }
-    v_x1493 = rtg_vec_new(RT_INT, t325);
-    A.v_x1493_d = v_x1493->data.i;
-    A.v_x1493_n = v_x1493->len;
-    v_x1494 = rtg_vec_new(RT_BOOL, t325);
-    A.v_x1494_d = v_x1494->data.b;
-    A.v_x1494_n = v_x1494->len;
-    v_x1495 = rtg_vec_new(RT_INT, t325);
-    A.v_x1495_d = v_x1495->data.i;
-    A.v_x1495_n = v_x1495->len;
-    v_x1496 = rtg_vec_new(RT_INT, t325);
-    A.v_x1496_d = v_x1496->data.i;
-    A.v_x1496_n = v_x1496->len;
-    v_x1497 = rtg_vec_new(RT_BOOL, t325);
-    A.v_x1497_d = v_x1497->data.b;
-    A.v_x1497_n = v_x1497->len;
-    v_x1498 = rtg_vec_new(RT_BOOL, t325);
-    A.v_x1498_d = v_x1498->data.b;
-    A.v_x1498_n = v_x1498->len;
-    /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
-  /* REDUCE */
-  {
-    const int64_t t326 = v_x1464;
-    if (t326 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t326, 0.0, run, 7};
-      goto fail;
-    }
-    K7_1_V *t327 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t326);
-    K7_1_value = t327;
-  }
-  /* SPLIT */
-  rtg::SplitCounts t328; /* the slots of its classes' counts */
-  int64_t t329; /* its size */
-  {
-    const int64_t t330 = v_x1462->len;
-    v_x1513 = rtg_vec_new(RT_INT, t330);
-    A.v_x1513_d = v_x1513->data.i;
-    A.v_x1513_n = v_x1513->len;
-    v_x1515 = rtg_vec_new(RT_INT, t330);
-    A.v_x1515_d = v_x1515->data.i;
-    A.v_x1515_n = v_x1515->len;
-    t329 = t330;
-    v_x1517 = rtg_vec_new(RT_INT, v_x1468->len);
-    A.v_x1517_d = v_x1517->data.i;
-    A.v_x1517_n = v_x1517->len;
-    v_x1518 = rtg_vec_new(RT_INT, v_x1468->len);
-    A.v_x1518_d = v_x1518->data.i;
-    A.v_x1518_n = v_x1518->len;
-    RtValue *const t331[2] = {
-      v_x1517,
-      v_x1518,
-    };
-    v_x1519 = rtg_vec_new(RT_INT, v_x1468->len);
-    A.v_x1519_d = v_x1519->data.i;
-    A.v_x1519_n = v_x1519->len;
-    v_x1520 = rtg_vec_new(RT_INT, v_x1468->len);
-    A.v_x1520_d = v_x1520->data.i;
-    A.v_x1520_n = v_x1520->len;
-    RtValue *const t332[2] = {
-      v_x1519,
-      v_x1520,
-    };
-    t328 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t330, K7_2_store{A}, v_x1468, t331, t332);
-  }
-  {
-    int64_t t333[2];
-    t333[0] = rtg::filter_count(t328.at[0]);
-    t333[1] = rtg::filter_count(t328.at[1]);
-    v_x1513 = rtg_vec_fit(v_x1513, t333[0]);
-    A.v_x1513_d = v_x1513->data.i;
-    A.v_x1513_n = v_x1513->len;
-    v_x1515 = rtg_vec_fit(v_x1515, t333[1]);
-    A.v_x1515_d = v_x1515->data.i;
-    A.v_x1515_n = v_x1515->len;
-  }
-  if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (err->index != INT64_MAX)
     goto fail;
-  K7_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1493 = v_x1493;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1492 = v_x1492;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1513 = v_x1513;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1519 = v_x1519;
+  {
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    /* LIBRARY */
+    {
+      RtValue *t772 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t772, v_x1510);
+      v_x1518 = t772;
+      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
+      const int64_t v_x1518_n = v_x1518->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
   *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
   *out_v_x1518 = v_x1518;
   *out_v_x1520 = v_x1520;
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
-  *out_v_x1498 = v_x1498;
-  rt_release(v_x1495);
-  rt_release(v_x1514);
   rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1493);
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
-  rt_release(v_x1497);
-  rt_release(v_x1498);
-  rt_release(v_x1513);
   rt_release(v_x1514);
   rt_release(v_x1515);
   rt_release(v_x1516);
@@ -1914,1847 +3274,72 @@ fail:
   rt_release(v_x1518);
   rt_release(v_x1519);
   rt_release(v_x1520);
-  rtg_free(K7_1_value);
-}
-
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1462, RtValue *v_x1463, int32_t v_x1464, RtValue *v_x1465, RtValue *v_x1466, RtValue *v_x1468, RtValue **out_v_x1493, int32_t *out_v_x1491, int32_t *out_v_x1492, RtValue **out_v_x1494, RtValue **out_v_x1513, RtValue **out_v_x1517, RtValue **out_v_x1519, RtValue **out_v_x1515, RtValue **out_v_x1518, RtValue **out_v_x1520, RtValue **out_v_x1496, RtValue **out_v_x1497, RtValue **out_v_x1498, int check_site_0) {
-  RtValue *vals[] = {v_x1462, v_x1463, v_x1465, v_x1466, v_x1468};
-  const int64_t sizes[] = {(int64_t)v_x1464, (int64_t)v_x1464};
-  if (rtg_choose_host(vals, 5, sizes, 2)) {
-    K7_host(err, loc, run, v_x1462, v_x1463, v_x1464, v_x1465, v_x1466, v_x1468, out_v_x1493, out_v_x1491, out_v_x1492, out_v_x1494, out_v_x1513, out_v_x1517, out_v_x1519, out_v_x1515, out_v_x1518, out_v_x1520, out_v_x1496, out_v_x1497, out_v_x1498);
-    if (err->index == INT64_MAX) {
-      K7_1_V t334;
-      memset(&t334, 0, sizeof t334);
-      t334.v1 = *out_v_x1491;
-      t334.v2 = *out_v_x1492;
-      (void)K7_1_check{{check_site_0}}(t334, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K7_gpu(err, loc, run, v_x1462, v_x1463, v_x1464, v_x1465, v_x1466, v_x1468, out_v_x1493, out_v_x1491, out_v_x1492, out_v_x1494, out_v_x1513, out_v_x1517, out_v_x1519, out_v_x1515, out_v_x1518, out_v_x1520, out_v_x1496, out_v_x1497, out_v_x1498, check_site_0);
-  }
-}
-
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x959_d = v_x959->data.i;
-  const int64_t v_x959_n = v_x959->len;
-  int32_t *v_x960_d = v_x960->data.i;
-  const int64_t v_x960_n = v_x960->len;
-  (void)v_x960_n; /* v_x960's length is v_x959's */
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  (void)v_x978_n; /* v_x978's length is v_x959's */
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  (void)v_x982_n; /* v_x982's length is v_x959's */
-  RtValue *v_x986 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x993 = NULL;
-  RtValue *v_x994 = NULL;
-  /* MAP */
-  {
-    const int64_t t335 = v_x964;
-    if (t335 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t335, 0.0, 0);
-      goto fail;
-    }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t335);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t335);
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    v_x990 = rt_value_new(rt_vec_type(RT_INT), t335);
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    RT_PARALLEL_FOR_IF(t335 >= RT_PARALLEL_MIN)
-    for (int64_t t336 = 0; t336 < t335; t336++) {
-      const int32_t t337 = (int32_t)t336;
-      int t340 = 0; /* nonzero: a check below failed */
-      int32_t t339 = rt_div_i(t337, 2, &t340);
-      int32_t t342 = rt_rem_i(t337, 2, &t340);
-      int32_t t344 = rt_mul_i(t342, v_x971);
-      int32_t t346 = rt_add_i(t344, t339);
-      int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x961;
-      int32_t t347 = t348 ? t346 : 0;
-      t340 |= !t348;
-      uint8_t t350 = rt_lt_i(t347, (int32_t)v_x959_n);
-      int32_t t351;
-      if (t350) {
-        int t353 = (uint64_t)(int64_t)t347 < (uint64_t)v_x959_n;
-        int32_t t352 = t353 ? v_x959_d[t347] : 0;
-        t340 |= !t353;
-        t351 = t352;
-      } else {
-        int32_t t355 = rt_sub_i(t347, (int32_t)v_x959_n);
-        int t357 = (uint64_t)(int64_t)t355 < (uint64_t)v_x959_n;
-        int32_t t356 = t357 ? v_x960_d[t355] : 0;
-        t340 |= !t357;
-        t351 = t356;
-      }
-      int32_t t358;
-      if (t350) {
-        int t360 = (uint64_t)(int64_t)t347 < (uint64_t)v_x959_n;
-        int32_t t359 = t360 ? v_x982_d[t347] : 0;
-        t340 |= !t360;
-        t358 = t359;
-      } else {
-        int32_t t362 = rt_sub_i(t347, (int32_t)v_x959_n);
-        int t364 = (uint64_t)(int64_t)t362 < (uint64_t)(int32_t)v_x959_n;
-        int32_t t363 = t364 ? t362 : 0;
-        t340 |= !t364;
-        int t366 = (uint64_t)(int64_t)t363 < (uint64_t)v_x959_n;
-        int32_t t365 = t366 ? v_x978_d[t363] : 0;
-        t340 |= !t366;
-        int32_t t368 = rt_add_i(t365, v_x979);
-        t358 = t368;
-      }
-      int32_t t370 = rt_add_i(t358, t351);
-      if (__builtin_expect(t340 != 0, 0)) { /* again, recording the error */
-        int t371 = 0;
-        int32_t t372 = rt_div_i(t337, 2, &t371);
-        if (t371) {
-          NESSIE_RECORD(err, t336, RT_CHECK_SCALAR, 0, t371, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t373 = 0;
-        int32_t t374 = rt_rem_i(t337, 2, &t373);
-        if (t373) {
-          NESSIE_RECORD(err, t336, RT_CHECK_SCALAR, 0, t373, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t376 = rt_mul_i(t374, v_x971);
-        int32_t t378 = rt_add_i(t376, t372);
-        int32_t t379;
-        if ((uint64_t)(int64_t)t378 < (uint64_t)v_x961) {
-          t379 = t378;
-        } else {
-          NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x961, 0.0, 3);
-          t379 = 0;
-        }
-        uint8_t t381 = rt_lt_i(t379, (int32_t)v_x959_n);
-        int32_t t382;
-        if (t381) {
-          int32_t t383;
-          if ((uint64_t)(int64_t)t379 < (uint64_t)v_x959_n) {
-            t383 = v_x959_d[t379];
-          } else {
-            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x959_n, 0.0, 4);
-            t383 = 0;
-          }
-          t382 = t383;
-        } else {
-          int32_t t385 = rt_sub_i(t379, (int32_t)v_x959_n);
-          int32_t t386;
-          if ((uint64_t)(int64_t)t385 < (uint64_t)v_x959_n) {
-            t386 = v_x960_d[t385];
-          } else {
-            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x959_n, 0.0, 5);
-            t386 = 0;
-          }
-          t382 = t386;
-        }
-        int32_t t387;
-        if (t381) {
-          int32_t t388;
-          if ((uint64_t)(int64_t)t379 < (uint64_t)v_x959_n) {
-            t388 = v_x982_d[t379];
-          } else {
-            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x959_n, 0.0, 6);
-            t388 = 0;
-          }
-          t387 = t388;
-        } else {
-          int32_t t390 = rt_sub_i(t379, (int32_t)v_x959_n);
-          int32_t t391;
-          if ((uint64_t)(int64_t)t390 < (uint64_t)(int32_t)v_x959_n) {
-            t391 = t390;
-          } else {
-            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, (int32_t)v_x959_n, 0.0, 7);
-            t391 = 0;
-          }
-          int32_t t392;
-          if ((uint64_t)(int64_t)t391 < (uint64_t)v_x959_n) {
-            t392 = v_x978_d[t391];
-          } else {
-            NESSIE_RECORD(err, t336, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x959_n, 0.0, 8);
-            t392 = 0;
-          }
-          int32_t t394 = rt_add_i(t392, v_x979);
-          t387 = t394;
-        }
-        int32_t t396 = rt_add_i(t387, t382);
-      }
-      v_x986_d[t336] = t358;
-      v_x988_d[t336] = t370;
-      v_x990_d[t336] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    /* LIBRARY */
-    {
-      RtValue *t397 = rt_range_segdes(loc, v_x986, v_x988, v_x990, &v_x993, &v_x994);
-      rt_seg_known_total(t397, v_x991);
-      v_x992 = t397;
-      const int64_t *v_x992_off = rt_seg_offsets(v_x992);
-      const int64_t v_x992_n = v_x992->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x986 = v_x986;
-  *out_v_x990 = v_x990;
-  *out_v_x992 = v_x992;
-  *out_v_x994 = v_x994;
-  rt_release(v_x988);
-  rt_release(v_x993);
-  return;
-fail:
-  rt_release(v_x986);
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x992);
-  rt_release(v_x993);
-  rt_release(v_x994);
-}
-
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K8_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x959_d; int64_t v_x959_n;
-  int32_t *v_x960_d; int64_t v_x960_n;
-  int32_t v_x961;
-  int32_t v_x964;
-  int32_t v_x971;
-  int32_t *v_x978_d; int64_t v_x978_n;
-  int32_t v_x979;
-  int32_t *v_x982_d; int64_t v_x982_n;
-  int32_t v_x991;
-  int32_t *v_x986_d; int64_t v_x986_n;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  int32_t *v_x990_d; int64_t v_x990_n;
-  const int64_t *v_x992_off; int64_t v_x992_n;
-  int32_t *v_x993_d; int64_t v_x993_n;
-  int32_t *v_x994_d; int64_t v_x994_n;
-};
-struct alignas(8) K8_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K8_0_pull {
-  K8_A A;
-  __device__ K8_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t400 = 0; /* nonzero: a check below failed */
-    int32_t t399 = rt_div_i(ix, 2, &t400);
-    int32_t t402 = rt_rem_i(ix, 2, &t400);
-    int32_t t404 = rt_mul_i(t402, A.v_x971);
-    int32_t t406 = rt_add_i(t404, t399);
-    int t408 = (uint64_t)(int64_t)t406 < (uint64_t)A.v_x961;
-    int32_t t407 = t408 ? t406 : 0;
-    t400 |= !t408;
-    uint8_t t410 = rt_lt_i(t407, (int32_t)A.v_x959_n);
-    int32_t t411;
-    if (t410) {
-      int t413 = (uint64_t)(int64_t)t407 < (uint64_t)A.v_x959_n;
-      int32_t t412 = t413 ? A.v_x959_d[t407] : 0;
-      t400 |= !t413;
-      t411 = t412;
-    } else {
-      int32_t t415 = rt_sub_i(t407, (int32_t)A.v_x959_n);
-      int t417 = (uint64_t)(int64_t)t415 < (uint64_t)A.v_x959_n;
-      int32_t t416 = t417 ? A.v_x960_d[t415] : 0;
-      t400 |= !t417;
-      t411 = t416;
-    }
-    int32_t t418;
-    if (t410) {
-      int t420 = (uint64_t)(int64_t)t407 < (uint64_t)A.v_x959_n;
-      int32_t t419 = t420 ? A.v_x982_d[t407] : 0;
-      t400 |= !t420;
-      t418 = t419;
-    } else {
-      int32_t t422 = rt_sub_i(t407, (int32_t)A.v_x959_n);
-      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)(int32_t)A.v_x959_n;
-      int32_t t423 = t424 ? t422 : 0;
-      t400 |= !t424;
-      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)A.v_x959_n;
-      int32_t t425 = t426 ? A.v_x978_d[t423] : 0;
-      t400 |= !t426;
-      int32_t t428 = rt_add_i(t425, A.v_x979);
-      t418 = t428;
-    }
-    int32_t t430 = rt_add_i(t418, t411);
-    if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
-      int t431 = 0;
-      int32_t t432 = rt_div_i(ix, 2, &t431);
-      if (t431) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t431, RT_DIV, 0, 0, 0.0, 0);
-      }
-      int t433 = 0;
-      int32_t t434 = rt_rem_i(ix, 2, &t433);
-      if (t433) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t433, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t436 = rt_mul_i(t434, A.v_x971);
-      int32_t t438 = rt_add_i(t436, t432);
-      int32_t t439;
-      if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x961) {
-        t439 = t438;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x961, 0.0, 2);
-        t439 = 0;
-      }
-      uint8_t t441 = rt_lt_i(t439, (int32_t)A.v_x959_n);
-      int32_t t442;
-      if (t441) {
-        int32_t t443;
-        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x959_n) {
-          t443 = A.v_x959_d[t439];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x959_n, 0.0, 3);
-          t443 = 0;
-        }
-        t442 = t443;
-      } else {
-        int32_t t445 = rt_sub_i(t439, (int32_t)A.v_x959_n);
-        int32_t t446;
-        if ((uint64_t)(int64_t)t445 < (uint64_t)A.v_x959_n) {
-          t446 = A.v_x960_d[t445];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, A.v_x959_n, 0.0, 4);
-          t446 = 0;
-        }
-        t442 = t446;
-      }
-      int32_t t447;
-      if (t441) {
-        int32_t t448;
-        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x959_n) {
-          t448 = A.v_x982_d[t439];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x959_n, 0.0, 5);
-          t448 = 0;
-        }
-        t447 = t448;
-      } else {
-        int32_t t450 = rt_sub_i(t439, (int32_t)A.v_x959_n);
-        int32_t t451;
-        if ((uint64_t)(int64_t)t450 < (uint64_t)(int32_t)A.v_x959_n) {
-          t451 = t450;
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, (int32_t)A.v_x959_n, 0.0, 6);
-          t451 = 0;
-        }
-        int32_t t452;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)A.v_x959_n) {
-          t452 = A.v_x978_d[t451];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, A.v_x959_n, 0.0, 7);
-          t452 = 0;
-        }
-        int32_t t454 = rt_add_i(t452, A.v_x979);
-        t447 = t454;
-      }
-      int32_t t456 = rt_add_i(t447, t442);
-    }
-    return K8_0_V{t418, t430, 1};
-  }
-};
-struct K8_0_store {
-  K8_A A;
-  __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x986_d[i] = v.v0;
-    A.v_x988_d[i] = v.v1;
-    A.v_x990_d[i] = v.v2;
-  }
-};
-struct K8_1_ride {
-  K8_A A;
-  __device__ void operator()(int64_t i) const {
-    K8_0_store{A}(i, K8_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
-  (void)loc;
-  (void)err;
-  K8_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x959_d = v_x959->data.i;
-  A.v_x959_n = v_x959->len;
-  A.v_x960_d = v_x960->data.i;
-  A.v_x960_n = v_x960->len;
-  A.v_x961 = v_x961;
-  A.v_x964 = v_x964;
-  A.v_x971 = v_x971;
-  A.v_x978_d = v_x978->data.i;
-  A.v_x978_n = v_x978->len;
-  A.v_x979 = v_x979;
-  A.v_x982_d = v_x982->data.i;
-  A.v_x982_n = v_x982->len;
-  A.v_x991 = v_x991;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x993 = NULL;
-  RtValue *v_x994 = NULL;
-  /* MAP */
-  {
-    const int64_t t457 = v_x964;
-    if (t457 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t457, 0.0, run, 8};
-      goto fail;
-    }
-    v_x986 = rtg_vec_new(RT_INT, t457);
-    A.v_x986_d = v_x986->data.i;
-    A.v_x986_n = v_x986->len;
-    v_x988 = rtg_vec_new(RT_INT, t457);
-    A.v_x988_d = v_x988->data.i;
-    A.v_x988_n = v_x988->len;
-    v_x990 = rtg_vec_new(RT_INT, t457);
-    A.v_x990_d = v_x990->data.i;
-    A.v_x990_n = v_x990->len;
-    /* computed in the launch of SOAC 1 (K8_1_ride) */
-  }
-  /* LIBRARY */
-  {
-    RtValue *t458 = rtg::range_segdes(loc, A.run, v_x986, v_x988, v_x990, &v_x993, &v_x994, K8_1_ride{A});
-    rtg_seg_known_total(t458, v_x991);
-    v_x992 = t458;
-    A.v_x992_off = rtg_seg_offsets(v_x992);
-    A.v_x992_n = v_x992->len;
-  }
-  *out_v_x986 = v_x986;
-  *out_v_x990 = v_x990;
-  *out_v_x992 = v_x992;
-  *out_v_x994 = v_x994;
-  rt_release(v_x988);
-  rt_release(v_x993);
-  return;
-fail:
-  rt_release(v_x986);
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x992);
-  rt_release(v_x993);
-  rt_release(v_x994);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x959, RtValue *v_x960, int32_t v_x961, int32_t v_x964, int32_t v_x971, RtValue *v_x978, int32_t v_x979, RtValue *v_x982, int32_t v_x991, RtValue **out_v_x986, RtValue **out_v_x990, RtValue **out_v_x992, RtValue **out_v_x994) {
-  RtValue *vals[] = {v_x959, v_x960, v_x978, v_x982};
-  const int64_t sizes[] = {(int64_t)v_x964};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K8_host(err, loc, run, v_x959, v_x960, v_x961, v_x964, v_x971, v_x978, v_x979, v_x982, v_x991, out_v_x986, out_v_x990, out_v_x992, out_v_x994);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x959, v_x960, v_x961, v_x964, v_x971, v_x978, v_x979, v_x982, v_x991, out_v_x986, out_v_x990, out_v_x992, out_v_x994);
-  }
-}
-
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1523_d = v_x1523->data.i;
-  const int64_t v_x1523_n = v_x1523->len;
-  int32_t *v_x1524_d = v_x1524->data.i;
-  const int64_t v_x1524_n = v_x1524->len;
-  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
-  const int64_t v_sd_1535_n = v_sd_1535->len;
-  int32_t *v_x1527_d = v_x1527->data.i;
-  const int64_t v_x1527_n = v_x1527->len;
-  int32_t *v_x1528_d = v_x1528->data.i;
-  const int64_t v_x1528_n = v_x1528->len;
-  int32_t *v_x1529_d = v_x1529->data.i;
-  const int64_t v_x1529_n = v_x1529->len;
-  RtValue *v_x1534 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t459 = v_sd_1535_off[v_sd_1535_n];
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t459);
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    const int64_t t460 = (t459 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t460 > 1)
-    for (int64_t t461 = 0; t461 < t460; t461++) {
-      int64_t t464 = rt_segment_search(v_sd_1535_off, 0, v_sd_1535_n, t461 * RT_CHUNK);
-      const int64_t t461_end = (t461 + 1) * RT_CHUNK < t459 ? (t461 + 1) * RT_CHUNK : t459;
-      for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
-        const int32_t t463 = (int32_t)t462;
-        while (v_sd_1535_off[t464 + 1] <= t462)
-          t464++;
-        const int32_t t465 = (int32_t)t464;
-        int t467 = 0; /* nonzero: a check below failed */
-        int t468 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1529_n;
-        int32_t t466 = t468 ? v_x1529_d[t465] : 0;
-        t467 |= !t468;
-        int t470 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1527_n;
-        int32_t t469 = t470 ? v_x1527_d[t465] : 0;
-        t467 |= !t470;
-        int32_t t472 = rt_sub_i(t463, t469);
-        int t474 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1528_n;
-        int32_t t473 = t474 ? v_x1528_d[t465] : 0;
-        t467 |= !t474;
-        int32_t t476 = rt_mul_i(t472, t473);
-        int32_t t478 = rt_add_i(t466, t476);
-        int t480 = (uint64_t)(int64_t)t478 < (uint64_t)v_x1525;
-        int32_t t479 = t480 ? t478 : 0;
-        t467 |= !t480;
-        uint8_t t482 = rt_lt_i(t479, (int32_t)v_x1523_n);
-        int32_t t483;
-        if (t482) {
-          int t485 = (uint64_t)(int64_t)t479 < (uint64_t)v_x1523_n;
-          int32_t t484 = t485 ? v_x1523_d[t479] : 0;
-          t467 |= !t485;
-          t483 = t484;
-        } else {
-          int32_t t487 = rt_sub_i(t479, (int32_t)v_x1523_n);
-          int t489 = (uint64_t)(int64_t)t487 < (uint64_t)v_x1524_n;
-          int32_t t488 = t489 ? v_x1524_d[t487] : 0;
-          t467 |= !t489;
-          t483 = t488;
-        }
-        if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
-          int32_t t490;
-          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1529_n) {
-            t490 = v_x1529_d[t465];
-          } else {
-            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1529_n, 0.0, 0);
-            t490 = 0;
-          }
-          int32_t t491;
-          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1527_n) {
-            t491 = v_x1527_d[t465];
-          } else {
-            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1527_n, 0.0, 1);
-            t491 = 0;
-          }
-          int32_t t493 = rt_sub_i(t463, t491);
-          int32_t t494;
-          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1528_n) {
-            t494 = v_x1528_d[t465];
-          } else {
-            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1528_n, 0.0, 2);
-            t494 = 0;
-          }
-          int32_t t496 = rt_mul_i(t493, t494);
-          int32_t t498 = rt_add_i(t490, t496);
-          int32_t t499;
-          if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1525) {
-            t499 = t498;
-          } else {
-            NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1525, 0.0, 3);
-            t499 = 0;
-          }
-          uint8_t t501 = rt_lt_i(t499, (int32_t)v_x1523_n);
-          int32_t t502;
-          if (t501) {
-            int32_t t503;
-            if ((uint64_t)(int64_t)t499 < (uint64_t)v_x1523_n) {
-              t503 = v_x1523_d[t499];
-            } else {
-              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_x1523_n, 0.0, 4);
-              t503 = 0;
-            }
-            t502 = t503;
-          } else {
-            int32_t t505 = rt_sub_i(t499, (int32_t)v_x1523_n);
-            int32_t t506;
-            if ((uint64_t)(int64_t)t505 < (uint64_t)v_x1524_n) {
-              t506 = v_x1524_d[t505];
-            } else {
-              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t505, v_x1524_n, 0.0, 5);
-              t506 = 0;
-            }
-            t502 = t506;
-          }
-        }
-        v_x1534_d[t462] = t483;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1534 = v_x1534;
-  return;
-fail:
-  rt_release(v_x1534);
-}
-
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K9_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1523_d; int64_t v_x1523_n;
-  int32_t *v_x1524_d; int64_t v_x1524_n;
-  int32_t v_x1525;
-  const int64_t *v_sd_1535_off; int64_t v_sd_1535_n;
-  int32_t *v_x1527_d; int64_t v_x1527_n;
-  int32_t *v_x1528_d; int64_t v_x1528_n;
-  int32_t *v_x1529_d; int64_t v_x1529_n;
-  int32_t *v_x1534_d; int64_t v_x1534_n;
-};
-struct alignas(8) K9_0_V {
-  int32_t v0;
-};
-struct K9_0_pull {
-  K9_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K9_0_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t508 = 0; /* nonzero: a check below failed */
-    int t509 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n;
-    int32_t t507 = t509 ? A.v_x1529_d[sx] : 0;
-    t508 |= !t509;
-    int t511 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n;
-    int32_t t510 = t511 ? A.v_x1527_d[sx] : 0;
-    t508 |= !t511;
-    int32_t t513 = rt_sub_i(ix, t510);
-    int t515 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n;
-    int32_t t514 = t515 ? A.v_x1528_d[sx] : 0;
-    t508 |= !t515;
-    int32_t t517 = rt_mul_i(t513, t514);
-    int32_t t519 = rt_add_i(t507, t517);
-    int t521 = (uint64_t)(int64_t)t519 < (uint64_t)A.v_x1525;
-    int32_t t520 = t521 ? t519 : 0;
-    t508 |= !t521;
-    uint8_t t523 = rt_lt_i(t520, (int32_t)A.v_x1523_n);
-    int32_t t524;
-    if (t523) {
-      int t526 = (uint64_t)(int64_t)t520 < (uint64_t)A.v_x1523_n;
-      int32_t t525 = t526 ? A.v_x1523_d[t520] : 0;
-      t508 |= !t526;
-      t524 = t525;
-    } else {
-      int32_t t528 = rt_sub_i(t520, (int32_t)A.v_x1523_n);
-      int t530 = (uint64_t)(int64_t)t528 < (uint64_t)A.v_x1524_n;
-      int32_t t529 = t530 ? A.v_x1524_d[t528] : 0;
-      t508 |= !t530;
-      t524 = t529;
-    }
-    if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
-      int32_t t531;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1529_n) {
-        t531 = A.v_x1529_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1529_n, 0.0, 0);
-        t531 = 0;
-      }
-      int32_t t532;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1527_n) {
-        t532 = A.v_x1527_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1527_n, 0.0, 1);
-        t532 = 0;
-      }
-      int32_t t534 = rt_sub_i(ix, t532);
-      int32_t t535;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1528_n) {
-        t535 = A.v_x1528_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1528_n, 0.0, 2);
-        t535 = 0;
-      }
-      int32_t t537 = rt_mul_i(t534, t535);
-      int32_t t539 = rt_add_i(t531, t537);
-      int32_t t540;
-      if ((uint64_t)(int64_t)t539 < (uint64_t)A.v_x1525) {
-        t540 = t539;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t539, A.v_x1525, 0.0, 3);
-        t540 = 0;
-      }
-      uint8_t t542 = rt_lt_i(t540, (int32_t)A.v_x1523_n);
-      int32_t t543;
-      if (t542) {
-        int32_t t544;
-        if ((uint64_t)(int64_t)t540 < (uint64_t)A.v_x1523_n) {
-          t544 = A.v_x1523_d[t540];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t540, A.v_x1523_n, 0.0, 4);
-          t544 = 0;
-        }
-        t543 = t544;
-      } else {
-        int32_t t546 = rt_sub_i(t540, (int32_t)A.v_x1523_n);
-        int32_t t547;
-        if ((uint64_t)(int64_t)t546 < (uint64_t)A.v_x1524_n) {
-          t547 = A.v_x1524_d[t546];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t546, A.v_x1524_n, 0.0, 5);
-          t547 = 0;
-        }
-        t543 = t547;
-      }
-    }
-    return K9_0_V{t524};
-  }
-};
-struct K9_0_store {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1534_d[i] = v.v0;
-  }
-};
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
-  (void)loc;
-  (void)err;
-  K9_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1523_d = v_x1523->data.i;
-  A.v_x1523_n = v_x1523->len;
-  A.v_x1524_d = v_x1524->data.i;
-  A.v_x1524_n = v_x1524->len;
-  A.v_x1525 = v_x1525;
-  A.v_sd_1535_off = rtg_seg_offsets(v_sd_1535);
-  A.v_sd_1535_n = v_sd_1535->len;
-  A.v_x1527_d = v_x1527->data.i;
-  A.v_x1527_n = v_x1527->len;
-  A.v_x1528_d = v_x1528->data.i;
-  A.v_x1528_n = v_x1528->len;
-  A.v_x1529_d = v_x1529->data.i;
-  A.v_x1529_n = v_x1529->len;
-  RtValue *v_x1534 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t548 = rtg_seg_total(v_sd_1535);
-    v_x1534 = rtg_vec_new(RT_INT, t548);
-    A.v_x1534_d = v_x1534->data.i;
-    A.v_x1534_n = v_x1534->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1535, t548);
-  }
-  *out_v_x1534 = v_x1534;
-  return;
-fail:
-  rt_release(v_x1534);
-}
-
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_x1524, int32_t v_x1525, RtValue *v_sd_1535, RtValue *v_x1527, RtValue *v_x1528, RtValue *v_x1529, RtValue **out_v_x1534) {
-  RtValue *vals[] = {v_x1523, v_x1524, v_sd_1535, v_x1527, v_x1528, v_x1529};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K9_host(err, loc, run, v_x1523, v_x1524, v_x1525, v_sd_1535, v_x1527, v_x1528, v_x1529, out_v_x1534);
-    rtg_host_ran();
-  } else {
-    K9_gpu(err, loc, run, v_x1523, v_x1524, v_x1525, v_sd_1535, v_x1527, v_x1528, v_x1529, out_v_x1534);
-  }
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  uint8_t *v_x1012_d = v_x1012->data.b;
-  const int64_t v_x1012_n = v_x1012->len;
-  uint8_t *v_x1013_d = v_x1013->data.b;
-  const int64_t v_x1013_n = v_x1013->len;
-  int32_t *v_x1020_d = v_x1020->data.i;
-  const int64_t v_x1020_n = v_x1020->len;
-  uint8_t *v_x1026_d = v_x1026->data.b;
-  const int64_t v_x1026_n = v_x1026->len;
-  RtValue *v_x1037 = NULL;
-  /* MAP */
-  {
-    const int64_t t549 = v_x1012_n;
-    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t549);
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    RT_PARALLEL_FOR_IF(t549 >= RT_PARALLEL_MIN)
-    for (int64_t t550 = 0; t550 < t549; t550++) {
-      const int32_t t551 = (int32_t)t550;
-      int t553 = 0; /* nonzero: a check below failed */
-      int t554 = (uint64_t)(int64_t)t551 < (uint64_t)v_x1013_n;
-      uint8_t t552 = t554 ? v_x1013_d[t551] : 0;
-      t553 |= !t554;
-      int t556 = (uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1009_n;
-      int32_t t555 = t556 ? t551 : 0;
-      t553 |= !t556;
-      int32_t t558 = rt_mul_i(t555, 2);
-      int32_t t560 = (t552 ? t558 : -1);
-      uint8_t t562 = rt_ge_i(t560, 0);
-      int32_t t563;
-      if (t562) {
-        int t565 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1020_n;
-        int32_t t564 = t565 ? v_x1020_d[t560] : 0;
-        t553 |= !t565;
-        t563 = t564;
-      } else {
-        t563 = 0;
-      }
-      int32_t t567 = rt_add_i(t563, 1);
-      int t569 = (uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1026_n;
-      int32_t t568 = t569 ? t551 : 0;
-      t553 |= !t569;
-      int32_t t571 = rt_mul_i(t568, 2);
-      int32_t t573 = rt_add_i(t571, 1);
-      int32_t t575 = (1 ? t573 : -1);
-      uint8_t t577 = rt_ge_i(t575, 0);
-      int32_t t578;
-      if (t577) {
-        int t580 = (uint64_t)(int64_t)t575 < (uint64_t)v_x1020_n;
-        int32_t t579 = t580 ? v_x1020_d[t575] : 0;
-        t553 |= !t580;
-        t578 = t579;
-      } else {
-        t578 = 0;
-      }
-      int32_t t582 = rt_add_i(t567, t578);
-      if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
-        uint8_t t583;
-        if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1013_n) {
-          t583 = v_x1013_d[t551];
-        } else {
-          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1013_n, 0.0, 0);
-          t583 = 0;
-        }
-        int32_t t584;
-        if ((uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1009_n) {
-          t584 = t551;
-        } else {
-          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, (int32_t)v_x1009_n, 0.0, 1);
-          t584 = 0;
-        }
-        int32_t t586 = rt_mul_i(t584, 2);
-        int32_t t588 = (t583 ? t586 : -1);
-        uint8_t t590 = rt_ge_i(t588, 0);
-        int32_t t591;
-        if (t590) {
-          int32_t t592;
-          if ((uint64_t)(int64_t)t588 < (uint64_t)v_x1020_n) {
-            t592 = v_x1020_d[t588];
-          } else {
-            NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 0, 0, RT_GATHER, t588, v_x1020_n, 0.0, 2);
-            t592 = 0;
-          }
-          t591 = t592;
-        } else {
-          t591 = 0;
-        }
-        int32_t t594 = rt_add_i(t591, 1);
-        int32_t t595;
-        if ((uint64_t)(int64_t)t551 < (uint64_t)(int32_t)v_x1026_n) {
-          t595 = t551;
-        } else {
-          NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 4, 0, RT_GATHER, t551, (int32_t)v_x1026_n, 0.0, 3);
-          t595 = 0;
-        }
-        int32_t t597 = rt_mul_i(t595, 2);
-        int32_t t599 = rt_add_i(t597, 1);
-        int32_t t601 = (1 ? t599 : -1);
-        uint8_t t603 = rt_ge_i(t601, 0);
-        int32_t t604;
-        if (t603) {
-          int32_t t605;
-          if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1020_n) {
-            t605 = v_x1020_d[t601];
-          } else {
-            NESSIE_RECORD(err, t550, RT_CHECK_INDEX, 1, 0, RT_GATHER, t601, v_x1020_n, 0.0, 4);
-            t605 = 0;
-          }
-          t604 = t605;
-        } else {
-          t604 = 0;
-        }
-        int32_t t607 = rt_add_i(t594, t604);
-      }
-      v_x1037_d[t550] = t582;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1037 = v_x1037;
-  return;
-fail:
-  rt_release(v_x1037);
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  uint8_t *v_x1012_d; int64_t v_x1012_n;
-  uint8_t *v_x1013_d; int64_t v_x1013_n;
-  int32_t *v_x1020_d; int64_t v_x1020_n;
-  uint8_t *v_x1026_d; int64_t v_x1026_n;
-  int32_t *v_x1037_d; int64_t v_x1037_n;
-};
-struct alignas(8) K10_0_V {
-  int32_t v0;
-};
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t609 = 0; /* nonzero: a check below failed */
-    int t610 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
-    uint8_t t608 = t610 ? rtg::ld_stream(&A.v_x1013_d[ix]) : 0;
-    t609 |= !t610;
-    int t612 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n;
-    int32_t t611 = t612 ? ix : 0;
-    t609 |= !t612;
-    int32_t t614 = rt_mul_i(t611, 2);
-    int32_t t616 = (t608 ? t614 : -1);
-    uint8_t t618 = rt_ge_i(t616, 0);
-    int32_t t619;
-    if (t618) {
-      int t621 = (uint64_t)(int64_t)t616 < (uint64_t)A.v_x1020_n;
-      int32_t t620 = t621 ? A.v_x1020_d[t616] : 0;
-      t609 |= !t621;
-      t619 = t620;
-    } else {
-      t619 = 0;
-    }
-    int32_t t623 = rt_add_i(t619, 1);
-    int t625 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n;
-    int32_t t624 = t625 ? ix : 0;
-    t609 |= !t625;
-    int32_t t627 = rt_mul_i(t624, 2);
-    int32_t t629 = rt_add_i(t627, 1);
-    int32_t t631 = (1 ? t629 : -1);
-    uint8_t t633 = rt_ge_i(t631, 0);
-    int32_t t634;
-    if (t633) {
-      int t636 = (uint64_t)(int64_t)t631 < (uint64_t)A.v_x1020_n;
-      int32_t t635 = t636 ? A.v_x1020_d[t631] : 0;
-      t609 |= !t636;
-      t634 = t635;
-    } else {
-      t634 = 0;
-    }
-    int32_t t638 = rt_add_i(t623, t634);
-    if (__builtin_expect(t609 != 0, 0)) { /* again, recording the error */
-      uint8_t t639;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
-        t639 = rtg::ld_stream(&A.v_x1013_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1013_n, 0.0, 0);
-        t639 = 0;
-      }
-      int32_t t640;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1009_n) {
-        t640 = ix;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x1009_n, 0.0, 1);
-        t640 = 0;
-      }
-      int32_t t642 = rt_mul_i(t640, 2);
-      int32_t t644 = (t639 ? t642 : -1);
-      uint8_t t646 = rt_ge_i(t644, 0);
-      int32_t t647;
-      if (t646) {
-        int32_t t648;
-        if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x1020_n) {
-          t648 = A.v_x1020_d[t644];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x1020_n, 0.0, 2);
-          t648 = 0;
-        }
-        t647 = t648;
-      } else {
-        t647 = 0;
-      }
-      int32_t t650 = rt_add_i(t647, 1);
-      int32_t t651;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1026_n) {
-        t651 = ix;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x1026_n, 0.0, 3);
-        t651 = 0;
-      }
-      int32_t t653 = rt_mul_i(t651, 2);
-      int32_t t655 = rt_add_i(t653, 1);
-      int32_t t657 = (1 ? t655 : -1);
-      uint8_t t659 = rt_ge_i(t657, 0);
-      int32_t t660;
-      if (t659) {
-        int32_t t661;
-        if ((uint64_t)(int64_t)t657 < (uint64_t)A.v_x1020_n) {
-          t661 = A.v_x1020_d[t657];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t657, A.v_x1020_n, 0.0, 4);
-          t661 = 0;
-        }
-        t660 = t661;
-      } else {
-        t660 = 0;
-      }
-      int32_t t663 = rt_add_i(t650, t660);
-    }
-    return K10_0_V{t638};
-  }
-};
-struct K10_0_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x1037_d[i] = v.v0;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1009_d = v_x1009->data.i;
-  A.v_x1009_n = v_x1009->len;
-  A.v_x1012_d = v_x1012->data.b;
-  A.v_x1012_n = v_x1012->len;
-  A.v_x1013_d = v_x1013->data.b;
-  A.v_x1013_n = v_x1013->len;
-  A.v_x1020_d = v_x1020->data.i;
-  A.v_x1020_n = v_x1020->len;
-  A.v_x1026_d = v_x1026->data.b;
-  A.v_x1026_n = v_x1026->len;
-  RtValue *v_x1037 = NULL;
-  /* MAP */
-  {
-    const int64_t t664 = v_x1012->len;
-    v_x1037 = rtg_vec_new(RT_INT, t664);
-    A.v_x1037_d = v_x1037->data.i;
-    A.v_x1037_n = v_x1037->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t664);
-  }
-  *out_v_x1037 = v_x1037;
-  return;
-fail:
-  rt_release(v_x1037);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1020, RtValue *v_x1026, RtValue **out_v_x1037) {
-  RtValue *vals[] = {v_x1009, v_x1012, v_x1013, v_x1020, v_x1026};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K10_host(err, loc, run, v_x1009, v_x1012, v_x1013, v_x1020, v_x1026, out_v_x1037);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x1009, v_x1012, v_x1013, v_x1020, v_x1026, out_v_x1037);
-  }
-}
-
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1571_off = rt_seg_offsets(v_sd_1571);
-  const int64_t v_sd_1571_n = v_sd_1571->len;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  RtValue *v_x1557 = NULL;
-  int32_t v_x1556 = 0;
-  RtValue *v_x1569 = NULL;
-  RtValue *v_x1570 = NULL;
-  /* PARTITION */
-  {
-    const int64_t t665 = v_x1540;
-    if (t665 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t665, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t666 = t665 > 0 ? (t665 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t667 = (uint8_t *)rt_alloc_atomic((size_t)t665 + 1);
-    int64_t *t668 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t666 + 1));
-    RT_PARALLEL_FOR_IF(t666 > 1)
-    for (int64_t t669 = 0; t669 < t666; t669++) {
-      int64_t kept = 0;
-      const int64_t t669_end = (t669 + 1) * RT_CHUNK < t665 ? (t669 + 1) * RT_CHUNK : t665;
-      for (int64_t t670 = t669 * RT_CHUNK; t670 < t669_end; t670++) {
-        const int32_t t671 = (int32_t)t670;
-        int32_t t669x0;
-        uint8_t t669x1;
-        int t673 = 0; /* nonzero: a check below failed */
-        int t674 = (uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n;
-        int32_t t672 = t674 ? (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]) : 0;
-        t673 |= !t674;
-        uint8_t t676 = rt_le_i(t672, 1);
-        if (__builtin_expect(t673 != 0, 0)) { /* again, recording the error */
-          int32_t t677;
-          if ((uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n) {
-            t677 = (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]);
-          } else {
-            NESSIE_RECORD(err, t670, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, v_sd_1571_n, 0.0, 1);
-            t677 = 0;
-          }
-          uint8_t t679 = rt_le_i(t677, 1);
-        }
-        t669x0 = t671;
-        t669x1 = t676;
-        uint8_t t680;
-        t680 = t669x1;
-        t667[t670] = t680 != 0;
-        kept += t680 != 0;
-      }
-      t668[t669] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t667);
-      rt_free(t668);
-      goto fail;
-    }
-    int64_t t681 = 0;
-    for (int64_t t669 = 0; t669 < t666; t669++) {
-      const int64_t k = t668[t669];
-      t668[t669] = t681;
-      t681 += k;
-    }
-    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t681);
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t665 - t681));
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t666 > 1)
-    for (int64_t t669 = 0; t669 < t666; t669++) {
-      int64_t at = t668[t669];
-      int64_t at_not = t669 * RT_CHUNK - t668[t669];
-      const int64_t t669_end = (t669 + 1) * RT_CHUNK < t665 ? (t669 + 1) * RT_CHUNK : t665;
-      for (int64_t t670 = t669 * RT_CHUNK; t670 < t669_end; t670++) {
-        const int32_t t671 = (int32_t)t670;
-        int32_t t669y0;
-        uint8_t t669y1;
-        int t683 = 0; /* nonzero: a check below failed */
-        int t684 = (uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n;
-        int32_t t682 = t684 ? (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]) : 0;
-        t683 |= !t684;
-        uint8_t t686 = rt_le_i(t682, 1);
-        if (__builtin_expect(t683 != 0, 0)) { /* again, recording the error */
-          int32_t t687;
-          if ((uint64_t)(int64_t)t671 < (uint64_t)v_sd_1571_n) {
-            t687 = (int32_t)(v_sd_1571_off[t671 + 1] - v_sd_1571_off[t671]);
-          } else {
-            NESSIE_RECORD(err, t670, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, v_sd_1571_n, 0.0, 2);
-            t687 = 0;
-          }
-          uint8_t t689 = rt_le_i(t687, 1);
-        }
-        t669y0 = t671;
-        t669y1 = t686;
-        if (t667[t670]) {
-          v_x1545_d[at] = t669y0;
-          at++;
-        } else {
-          v_x1547_d[at_not] = t669y0;
-          at_not++;
-        }
-      }
-    }
-    rt_free(t667);
-    rt_free(t668);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
-    /* MAP */
-    {
-      const int64_t t690 = v_x1540;
-      if (t690 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t690, 0.0, 3);
-        goto fail;
-      }
-      v_x1557 = rt_value_new(rt_vec_type(RT_BOOL), t690);
-      uint8_t *v_x1557_d = v_x1557->data.b;
-      const int64_t v_x1557_n = v_x1557->len;
-      RT_PARALLEL_FOR_IF(t690 >= RT_PARALLEL_MIN)
-      for (int64_t t691 = 0; t691 < t690; t691++) {
-        const int32_t t692 = (int32_t)t691;
-        int t694 = 0; /* nonzero: a check below failed */
-        int t695 = (uint64_t)(int64_t)t692 < (uint64_t)v_sd_1571_n;
-        int32_t t693 = t695 ? (int32_t)(v_sd_1571_off[t692 + 1] - v_sd_1571_off[t692]) : 0;
-        t694 |= !t695;
-        uint8_t t697 = rt_le_i(t693, 1);
-        if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
-          int32_t t698;
-          if ((uint64_t)(int64_t)t692 < (uint64_t)v_sd_1571_n) {
-            t698 = (int32_t)(v_sd_1571_off[t692 + 1] - v_sd_1571_off[t692]);
-          } else {
-            NESSIE_RECORD(err, t691, RT_CHECK_INDEX, 0, 0, RT_GATHER, t692, v_sd_1571_n, 0.0, 4);
-            t698 = 0;
-          }
-          uint8_t t700 = rt_le_i(t698, 1);
-        }
-        v_x1557_d[t691] = t697;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      uint8_t *v_x1557_d = v_x1557->data.b;
-      const int64_t v_x1557_n = v_x1557->len;
-      /* REDUCE */
-      {
-        const int64_t t701 = v_x1540;
-        if (t701 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t701, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t702 = t701 > 0 ? (t701 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t703 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t702);
-        RT_PARALLEL_FOR_IF(t702 > 1)
-        for (int64_t t704 = 0; t704 < t702; t704++) {
-          int32_t t704a0;
-          t704a0 = 0;
-          const int64_t t704_end = (t704 + 1) * RT_CHUNK < t701 ? (t704 + 1) * RT_CHUNK : t701;
-          for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
-            const int32_t t706 = (int32_t)t705;
-            int32_t t704x0;
-            int t708 = 0; /* nonzero: a check below failed */
-            int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1571_n;
-            int32_t t707 = t709 ? (int32_t)(v_sd_1571_off[t706 + 1] - v_sd_1571_off[t706]) : 0;
-            t708 |= !t709;
-            uint8_t t711 = rt_le_i(t707, 1);
-            int32_t t713 = (t711 ? 0 : t707);
-            if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
-              int32_t t714;
-              if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1571_n) {
-                t714 = (int32_t)(v_sd_1571_off[t706 + 1] - v_sd_1571_off[t706]);
-              } else {
-                NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1571_n, 0.0, 6);
-                t714 = 0;
-              }
-              uint8_t t716 = rt_le_i(t714, 1);
-              int32_t t718 = (t716 ? 0 : t714);
-            }
-            t704x0 = t713;
-            int32_t t720 = rt_add_i(t704a0, t704x0);
-            t704a0 = t720;
-          }
-          t703[t704] = t704a0;
-        }
-        int32_t t704t0;
-        t704t0 = 0;
-        for (int64_t t704 = 0; t704 < t702; t704++) {
-          const int32_t t721 = t703[t704];
-          int32_t t723 = rt_add_i(t704t0, t721);
-          t704t0 = t723;
-        }
-        v_x1556 = t704t0;
-        rt_free(t703);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t724 = v_x1540;
-          if (t724 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, 7);
-            goto fail;
-          }
-          const int64_t t725 = t724 > 0 ? (t724 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t726 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t725);
-          int32_t *t727 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t725);
-          RT_PARALLEL_FOR_IF(t725 > 1)
-          for (int64_t t728 = 0; t728 < t725; t728++) {
-            int32_t t728a0;
-            int32_t t728a1;
-            t728a0 = 0;
-            t728a1 = 0;
-            const int64_t t728_end = (t728 + 1) * RT_CHUNK < t724 ? (t728 + 1) * RT_CHUNK : t724;
-            for (int64_t t729 = t728 * RT_CHUNK; t729 < t728_end; t729++) {
-              const int32_t t730 = (int32_t)t729;
-              int32_t t728x0;
-              int32_t t728x1;
-              int t732 = 0; /* nonzero: a check below failed */
-              int t733 = (uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n;
-              int32_t t731 = t733 ? (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]) : 0;
-              t732 |= !t733;
-              uint8_t t735 = rt_le_i(t731, 1);
-              int32_t t737 = rt_btoi_b(t735);
-              uint8_t t739 = rt_not_b(t735);
-              int32_t t741 = rt_btoi_b(t739);
-              if (__builtin_expect(t732 != 0, 0)) { /* again, recording the error */
-                int32_t t742;
-                if ((uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n) {
-                  t742 = (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]);
-                } else {
-                  NESSIE_RECORD(err, t729, RT_CHECK_INDEX, 0, 0, RT_GATHER, t730, v_sd_1571_n, 0.0, 8);
-                  t742 = 0;
-                }
-                uint8_t t744 = rt_le_i(t742, 1);
-                int32_t t746 = rt_btoi_b(t744);
-                uint8_t t748 = rt_not_b(t744);
-                int32_t t750 = rt_btoi_b(t748);
-              }
-              t728x0 = t737;
-              t728x1 = t741;
-              int32_t t752 = rt_add_i(t728a0, t728x0);
-              int32_t t754 = rt_add_i(t728a1, t728x1);
-              t728a0 = t752;
-              t728a1 = t754;
-            }
-            t726[t728] = t728a0;
-            t727[t728] = t728a1;
-          }
-          int32_t t728t0;
-          int32_t t728t1;
-          t728t0 = 0;
-          t728t1 = 0;
-          for (int64_t t728 = 0; t728 < t725; t728++) {
-            const int32_t t755 = t726[t728];
-            t726[t728] = t728t0;
-            const int32_t t756 = t727[t728];
-            t727[t728] = t728t1;
-            int32_t t758 = rt_add_i(t728t0, t755);
-            int32_t t760 = rt_add_i(t728t1, t756);
-            t728t0 = t758;
-            t728t1 = t760;
-          }
-          v_x1569 = rt_value_new(rt_vec_type(RT_INT), t724);
-          int32_t *v_x1569_d = v_x1569->data.i;
-          const int64_t v_x1569_n = v_x1569->len;
-          v_x1570 = rt_value_new(rt_vec_type(RT_INT), t724);
-          int32_t *v_x1570_d = v_x1570->data.i;
-          const int64_t v_x1570_n = v_x1570->len;
-          RT_PARALLEL_FOR_IF(t725 > 1)
-          for (int64_t t728 = 0; t728 < t725; t728++) {
-            int32_t t728p0;
-            int32_t t728p1;
-            t728p0 = t726[t728];
-            t728p1 = t727[t728];
-            const int64_t t728_end = (t728 + 1) * RT_CHUNK < t724 ? (t728 + 1) * RT_CHUNK : t724;
-            for (int64_t t729 = t728 * RT_CHUNK; t729 < t728_end; t729++) {
-              const int32_t t730 = (int32_t)t729;
-              v_x1569_d[t729] = t728p0;
-              v_x1570_d[t729] = t728p1;
-              int32_t t728y0;
-              int32_t t728y1;
-              int t762 = 0; /* nonzero: a check below failed */
-              int t763 = (uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n;
-              int32_t t761 = t763 ? (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]) : 0;
-              t762 |= !t763;
-              uint8_t t765 = rt_le_i(t761, 1);
-              int32_t t767 = rt_btoi_b(t765);
-              uint8_t t769 = rt_not_b(t765);
-              int32_t t771 = rt_btoi_b(t769);
-              if (__builtin_expect(t762 != 0, 0)) { /* again, recording the error */
-                int32_t t772;
-                if ((uint64_t)(int64_t)t730 < (uint64_t)v_sd_1571_n) {
-                  t772 = (int32_t)(v_sd_1571_off[t730 + 1] - v_sd_1571_off[t730]);
-                } else {
-                  NESSIE_RECORD(err, t729, RT_CHECK_INDEX, 0, 0, RT_GATHER, t730, v_sd_1571_n, 0.0, 9);
-                  t772 = 0;
-                }
-                uint8_t t774 = rt_le_i(t772, 1);
-                int32_t t776 = rt_btoi_b(t774);
-                uint8_t t778 = rt_not_b(t774);
-                int32_t t780 = rt_btoi_b(t778);
-              }
-              t728y0 = t767;
-              t728y1 = t771;
-              int32_t t782 = rt_add_i(t728p0, t728y0);
-              int32_t t784 = rt_add_i(t728p1, t728y1);
-              t728p0 = t782;
-              t728p1 = t784;
-            }
-          }
-          rt_free(t726);
-          rt_free(t727);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1557 = v_x1557;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1556 = v_x1556;
-  *out_v_x1569 = v_x1569;
-  *out_v_x1570 = v_x1570;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
-  return;
-fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1557);
-  rt_release(v_x1569);
-  rt_release(v_x1570);
-}
-
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K11_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_sd_1571_off; int64_t v_sd_1571_n;
-  int32_t v_x1540;
-  int32_t *v_x1545_d; int64_t v_x1545_n;
-  uint8_t *v_x1546_d; int64_t v_x1546_n;
-  int32_t *v_x1547_d; int64_t v_x1547_n;
-  uint8_t *v_x1548_d; int64_t v_x1548_n;
-  uint8_t *v_x1557_d; int64_t v_x1557_n;
-  int32_t v_x1556;
-  int32_t *v_x1569_d; int64_t v_x1569_n;
-  int32_t *v_x1570_d; int64_t v_x1570_n;
-};
-struct alignas(8) K11_0_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t786 = 0; /* nonzero: a check below failed */
-    int t787 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t785 = t787 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t786 |= !t787;
-    uint8_t t789 = rt_le_i(t785, 1);
-    if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
-      int32_t t790;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t790 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 0);
-        t790 = 0;
-      }
-      uint8_t t792 = rt_le_i(t790, 1);
-    }
-    return K11_0_V{ix, t789};
-  }
-};
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1545_d[i] = v.v0;
-    /* v.v1: v_x1546, read by nothing (its checks are the pull's) */
-  }
-};
-struct K11_0_pred {
-  K11_A A;
-  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K11_0_other {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1547_d[i] = v.v0;
-    /* v.v1: v_x1548, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K11_1_V {
-  uint8_t v0;
-};
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t794 = 0; /* nonzero: a check below failed */
-    int t795 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t793 = t795 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t794 |= !t795;
-    uint8_t t797 = rt_le_i(t793, 1);
-    if (__builtin_expect(t794 != 0, 0)) { /* again, recording the error */
-      int32_t t798;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t798 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 1);
-        t798 = 0;
-      }
-      uint8_t t800 = rt_le_i(t798, 1);
-    }
-    return K11_1_V{t797};
-  }
-};
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x1557_d[i] = v.v0;
-  }
-};
-struct alignas(8) K11_2_V {
-  int32_t v0;
-};
-struct K11_2_pull {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t802 = 0; /* nonzero: a check below failed */
-    int t803 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t801 = t803 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t802 |= !t803;
-    uint8_t t805 = rt_le_i(t801, 1);
-    int32_t t807 = (t805 ? 0 : t801);
-    if (__builtin_expect(t802 != 0, 0)) { /* again, recording the error */
-      int32_t t808;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t808 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 2);
-        t808 = 0;
-      }
-      uint8_t t810 = rt_le_i(t808, 1);
-      int32_t t812 = (t810 ? 0 : t808);
-    }
-    return K11_2_V{t807};
-  }
-};
-struct K11_2_op {
-  K11_A A;
-  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
-    int32_t t814 = rt_add_i(a.v0, b.v0);
-    return K11_2_V{t814};
-  }
-};
-struct K11_2_ride {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    K11_1_store{A}(i, K11_1_pull{A}(i)); /* MAP 1 rides here */
-    return K11_2_pull{A}(i);
-  }
-};
-struct alignas(8) K11_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K11_3_pull {
-  K11_A A;
-  __device__ K11_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t816 = 0; /* nonzero: a check below failed */
-    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n;
-    int32_t t815 = t817 ? (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]) : 0;
-    t816 |= !t817;
-    uint8_t t819 = rt_le_i(t815, 1);
-    int32_t t821 = rt_btoi_b(t819);
-    uint8_t t823 = rt_not_b(t819);
-    int32_t t825 = rt_btoi_b(t823);
-    if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
-      int32_t t826;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1571_n) {
-        t826 = (int32_t)(A.v_sd_1571_off[ix + 1] - A.v_sd_1571_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1571_n, 0.0, 3);
-        t826 = 0;
-      }
-      uint8_t t828 = rt_le_i(t826, 1);
-      int32_t t830 = rt_btoi_b(t828);
-      uint8_t t832 = rt_not_b(t828);
-      int32_t t834 = rt_btoi_b(t832);
-    }
-    return K11_3_V{t821, t825};
-  }
-};
-struct K11_3_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_3_V &v) const {
-    A.v_x1569_d[i] = v.v0;
-    A.v_x1570_d[i] = v.v1;
-  }
-};
-struct K11_3_op {
-  K11_A A;
-  __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
-    int32_t t836 = rt_add_i(a.v0, b.v0);
-    int32_t t838 = rt_add_i(a.v1, b.v1);
-    return K11_3_V{t836, t838};
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
-  (void)loc;
-  (void)err;
-  K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_sd_1571_off = rtg_seg_offsets(v_sd_1571);
-  A.v_sd_1571_n = v_sd_1571->len;
-  A.v_x1540 = v_x1540;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  RtValue *v_x1557 = NULL;
-  int32_t v_x1556 = 0;
-  RtValue *v_x1569 = NULL;
-  RtValue *v_x1570 = NULL;
-  /* SOACs 0 to 3: in one launch */
-  int64_t *t839, t840; /* the slot of SOAC 0's count, its size */
-  K11_2_V *t841; /* the slot of SOAC 2's values */
-  {
-    const int64_t t842 = v_x1540;
-    if (t842 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1545 = rtg_vec_new(RT_INT, t842);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_new(RT_INT, t842);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
-    t840 = t842;
-    const int64_t t843 = v_x1540;
-    if (t843 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1557 = rtg_vec_new(RT_BOOL, t843);
-    A.v_x1557_d = v_x1557->data.b;
-    A.v_x1557_n = v_x1557->len;
-    /* computed in the launch of SOAC 2 (K11_2_ride) */
-    const int64_t t844 = v_x1540;
-    if (t844 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t844, 0.0, run, 6};
-      goto fail;
-    }
-    const int64_t t845 = v_x1540;
-    if (t845 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t845, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1569 = rtg_vec_new(RT_INT, t845);
-    A.v_x1569_d = v_x1569->data.i;
-    A.v_x1569_n = v_x1569->len;
-    v_x1570 = rtg_vec_new(RT_INT, t845);
-    A.v_x1570_d = v_x1570->data.i;
-    A.v_x1570_n = v_x1570->len;
-    rtg::parts_launch("K11", loc, t845, rtg::filter_tiles<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_other{A}, true, &t839), rtg::reduce_tiles<K11_2_V>(K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, &t841), rtg::scan_tiles<K11_3_V>(K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, K11_3_store{A}));
-  }
-  {
-    const int64_t t846 = rtg::filter_count(t839);
-    v_x1545 = rtg_vec_fit(v_x1545, t846);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t840 - t846);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
-  }
-  {
-    const K11_2_V t847 = rtg::reduce_read(t841, K11_2_V{0});
-    v_x1556 = t847.v0;
-    A.v_x1556 = v_x1556;
-  }
-  *out_v_x1557 = v_x1557;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1556 = v_x1556;
-  *out_v_x1569 = v_x1569;
-  *out_v_x1570 = v_x1570;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
-  return;
-fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1557);
-  rt_release(v_x1569);
-  rt_release(v_x1570);
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1571, int32_t v_x1540, RtValue **out_v_x1557, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1556, RtValue **out_v_x1569, RtValue **out_v_x1570) {
-  RtValue *vals[] = {v_sd_1571};
-  const int64_t sizes[] = {(int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K11_host(err, loc, run, v_sd_1571, v_x1540, out_v_x1557, out_v_x1545, out_v_x1547, out_v_x1556, out_v_x1569, out_v_x1570);
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_sd_1571, v_x1540, out_v_x1557, out_v_x1545, out_v_x1547, out_v_x1556, out_v_x1569, out_v_x1570);
-  }
-}
-
-/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1616_d = v_x1616->data.i;
-  const int64_t v_x1616_n = v_x1616->len;
-  const int64_t *v_sd_1617_off = rt_seg_offsets(v_sd_1617);
-  const int64_t v_sd_1617_n = v_sd_1617->len;
-  const int64_t *v_sd_1629_off = rt_seg_offsets(v_sd_1629);
-  const int64_t v_sd_1629_n = v_sd_1629->len;
-  RtValue *v_x1623 = NULL;
-  RtValue *v_x1624 = NULL;
-  RtValue *v_x1625 = NULL;
-  RtValue *v_x1626 = NULL;
-  RtValue *v_x1627 = NULL;
-  RtValue *v_x1628 = NULL;
-  /* MAP */
-  {
-    const int64_t t848 = v_x1616_n;
-    v_x1623 = rt_value_new(rt_vec_type(RT_INT), t848);
-    int32_t *v_x1623_d = v_x1623->data.i;
-    const int64_t v_x1623_n = v_x1623->len;
-    v_x1624 = rt_value_new(rt_vec_type(RT_INT), t848);
-    int32_t *v_x1624_d = v_x1624->data.i;
-    const int64_t v_x1624_n = v_x1624->len;
-    v_x1625 = rt_value_new(rt_vec_type(RT_INT), t848);
-    int32_t *v_x1625_d = v_x1625->data.i;
-    const int64_t v_x1625_n = v_x1625->len;
-    RT_PARALLEL_FOR_IF(t848 >= RT_PARALLEL_MIN)
-    for (int64_t t849 = 0; t849 < t848; t849++) {
-      const int32_t t850 = (int32_t)t849;
-      int t853 = 0; /* nonzero: a check below failed */
-      int32_t t851 = v_x1616_d[t850];
-      int t854 = (uint64_t)(int64_t)t851 < (uint64_t)v_sd_1629_n;
-      int32_t t852 = t854 ? (int32_t)v_sd_1629_off[t851] : 0;
-      t853 |= !t854;
-      int t856 = (uint64_t)(int64_t)t851 < (uint64_t)v_sd_1617_n;
-      int32_t t855 = t856 ? (int32_t)(v_sd_1617_off[t851 + 1] - v_sd_1617_off[t851]) : 0;
-      t853 |= !t856;
-      int32_t t858 = rt_add_i(t852, t855);
-      if (__builtin_expect(t853 != 0, 0)) { /* again, recording the error */
-        int32_t t859 = v_x1616_d[t850];
-        int32_t t860;
-        if ((uint64_t)(int64_t)t859 < (uint64_t)v_sd_1629_n) {
-          t860 = (int32_t)v_sd_1629_off[t859];
-        } else {
-          NESSIE_RECORD(err, t849, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_sd_1629_n, 0.0, 0);
-          t860 = 0;
-        }
-        int32_t t861;
-        if ((uint64_t)(int64_t)t859 < (uint64_t)v_sd_1617_n) {
-          t861 = (int32_t)(v_sd_1617_off[t859 + 1] - v_sd_1617_off[t859]);
-        } else {
-          NESSIE_RECORD(err, t849, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_sd_1617_n, 0.0, 1);
-          t861 = 0;
-        }
-        int32_t t863 = rt_add_i(t860, t861);
-      }
-      v_x1623_d[t849] = t852;
-      v_x1624_d[t849] = t858;
-      v_x1625_d[t849] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1623_d = v_x1623->data.i;
-    const int64_t v_x1623_n = v_x1623->len;
-    int32_t *v_x1624_d = v_x1624->data.i;
-    const int64_t v_x1624_n = v_x1624->len;
-    int32_t *v_x1625_d = v_x1625->data.i;
-    const int64_t v_x1625_n = v_x1625->len;
-    /* LIBRARY */
-    {
-      RtValue *t864 = rt_range_segdes(loc, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628);
-      rt_seg_known_total(t864, v_x1619);
-      v_x1626 = t864;
-      const int64_t *v_x1626_off = rt_seg_offsets(v_x1626);
-      const int64_t v_x1626_n = v_x1626->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1627 = v_x1627;
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1628);
-  return;
-fail:
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1627);
-  rt_release(v_x1628);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1616_d; int64_t v_x1616_n;
-  const int64_t *v_sd_1617_off; int64_t v_sd_1617_n;
-  const int64_t *v_sd_1629_off; int64_t v_sd_1629_n;
-  int32_t v_x1619;
-  int32_t *v_x1623_d; int64_t v_x1623_n;
-  int32_t *v_x1624_d; int64_t v_x1624_n;
-  int32_t *v_x1625_d; int64_t v_x1625_n;
-  const int64_t *v_x1626_off; int64_t v_x1626_n;
-  int32_t *v_x1627_d; int64_t v_x1627_n;
-  int32_t *v_x1628_d; int64_t v_x1628_n;
+  int32_t *v_x1507_d; int64_t v_x1507_n;
+  const int64_t *v_sd_1508_off; int64_t v_sd_1508_n;
+  const int64_t *v_sd_1521_off; int64_t v_sd_1521_n;
+  int32_t v_x1510;
+  int32_t *v_x1514_d; int64_t v_x1514_n;
+  int32_t *v_x1515_d; int64_t v_x1515_n;
+  int32_t *v_x1516_d; int64_t v_x1516_n;
+  int32_t *v_x1517_d; int64_t v_x1517_n;
+  const int64_t *v_x1518_off; int64_t v_x1518_n;
+  int32_t *v_x1519_d; int64_t v_x1519_n;
+  int32_t *v_x1520_d; int64_t v_x1520_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
+  int32_t v3;
 };
 struct K12_0_pull {
   K12_A A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t867 = 0; /* nonzero: a check below failed */
-    int32_t t865 = A.v_x1616_d[ix];
-    int t868 = (uint64_t)(int64_t)t865 < (uint64_t)A.v_sd_1629_n;
-    int32_t t866 = t868 ? (int32_t)A.v_sd_1629_off[t865] : 0;
-    t867 |= !t868;
-    int t870 = (uint64_t)(int64_t)t865 < (uint64_t)A.v_sd_1617_n;
-    int32_t t869 = t870 ? (int32_t)(A.v_sd_1617_off[t865 + 1] - A.v_sd_1617_off[t865]) : 0;
-    t867 |= !t870;
-    int32_t t872 = rt_add_i(t866, t869);
-    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
-      int32_t t873 = A.v_x1616_d[ix];
-      int32_t t874;
-      if ((uint64_t)(int64_t)t873 < (uint64_t)A.v_sd_1629_n) {
-        t874 = (int32_t)A.v_sd_1629_off[t873];
+    int t775 = 0; /* nonzero: a check below failed */
+    int32_t t773 = A.v_x1507_d[ix];
+    int t776 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1521_n;
+    int32_t t774 = t776 ? (int32_t)A.v_sd_1521_off[t773] : 0;
+    t775 |= !t776;
+    int t778 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1508_n;
+    int32_t t777 = t778 ? (int32_t)(A.v_sd_1508_off[t773 + 1] - A.v_sd_1508_off[t773]) : 0;
+    t775 |= !t778;
+    int32_t t780 = rt_add_i(t774, t777);
+    if (__builtin_expect(t775 != 0, 0)) { /* again, recording the error */
+      int32_t t781 = A.v_x1507_d[ix];
+      int32_t t782;
+      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1521_n) {
+        t782 = (int32_t)A.v_sd_1521_off[t781];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, A.v_sd_1629_n, 0.0, 0);
-        t874 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1521_n, 0.0, 0);
+        t782 = 0;
       }
-      int32_t t875;
-      if ((uint64_t)(int64_t)t873 < (uint64_t)A.v_sd_1617_n) {
-        t875 = (int32_t)(A.v_sd_1617_off[t873 + 1] - A.v_sd_1617_off[t873]);
+      int32_t t783;
+      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1508_n) {
+        t783 = (int32_t)(A.v_sd_1508_off[t781 + 1] - A.v_sd_1508_off[t781]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, A.v_sd_1617_n, 0.0, 1);
-        t875 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1508_n, 0.0, 1);
+        t783 = 0;
       }
-      int32_t t877 = rt_add_i(t874, t875);
+      int32_t t785 = rt_add_i(t782, t783);
     }
-    return K12_0_V{t866, t872, 1};
+    return K12_0_V{t774, t777, t780, 1};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1623_d[i] = v.v0;
-    A.v_x1624_d[i] = v.v1;
-    A.v_x1625_d[i] = v.v2;
+    A.v_x1514_d[i] = v.v0;
+    A.v_x1515_d[i] = v.v1;
+    A.v_x1516_d[i] = v.v2;
+    A.v_x1517_d[i] = v.v3;
   }
 };
 struct K12_1_ride {
@@ -3763,438 +3348,368 @@ struct K12_1_ride {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1616_d = v_x1616->data.i;
-  A.v_x1616_n = v_x1616->len;
-  A.v_sd_1617_off = rtg_seg_offsets(v_sd_1617);
-  A.v_sd_1617_n = v_sd_1617->len;
-  A.v_sd_1629_off = rtg_seg_offsets(v_sd_1629);
-  A.v_sd_1629_n = v_sd_1629->len;
-  A.v_x1619 = v_x1619;
-  RtValue *v_x1623 = NULL;
-  RtValue *v_x1624 = NULL;
-  RtValue *v_x1625 = NULL;
-  RtValue *v_x1626 = NULL;
-  RtValue *v_x1627 = NULL;
-  RtValue *v_x1628 = NULL;
+  A.v_x1507_d = v_x1507->data.i;
+  A.v_x1507_n = v_x1507->len;
+  A.v_sd_1508_off = rtg_seg_offsets(v_sd_1508);
+  A.v_sd_1508_n = v_sd_1508->len;
+  A.v_sd_1521_off = rtg_seg_offsets(v_sd_1521);
+  A.v_sd_1521_n = v_sd_1521->len;
+  A.v_x1510 = v_x1510;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t878 = v_x1616->len;
-    v_x1623 = rtg_vec_new(RT_INT, t878);
-    A.v_x1623_d = v_x1623->data.i;
-    A.v_x1623_n = v_x1623->len;
-    v_x1624 = rtg_vec_new(RT_INT, t878);
-    A.v_x1624_d = v_x1624->data.i;
-    A.v_x1624_n = v_x1624->len;
-    v_x1625 = rtg_vec_new(RT_INT, t878);
-    A.v_x1625_d = v_x1625->data.i;
-    A.v_x1625_n = v_x1625->len;
+    const int64_t t786 = v_x1507->len;
+    v_x1514 = rtg_vec_new(RT_INT, t786);
+    A.v_x1514_d = v_x1514->data.i;
+    A.v_x1514_n = v_x1514->len;
+    v_x1515 = rtg_vec_new(RT_INT, t786);
+    A.v_x1515_d = v_x1515->data.i;
+    A.v_x1515_n = v_x1515->len;
+    v_x1516 = rtg_vec_new(RT_INT, t786);
+    A.v_x1516_d = v_x1516->data.i;
+    A.v_x1516_n = v_x1516->len;
+    v_x1517 = rtg_vec_new(RT_INT, t786);
+    A.v_x1517_d = v_x1517->data.i;
+    A.v_x1517_n = v_x1517->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t879 = rtg::range_segdes(loc, A.run, v_x1623, v_x1624, v_x1625, &v_x1627, &v_x1628, K12_1_ride{A});
-    rtg_seg_known_total(t879, v_x1619);
-    v_x1626 = t879;
-    A.v_x1626_off = rtg_seg_offsets(v_x1626);
-    A.v_x1626_n = v_x1626->len;
+    RtValue *t787 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
+    rtg_seg_known_total(t787, v_x1510);
+    v_x1518 = t787;
+    A.v_x1518_off = rtg_seg_offsets(v_x1518);
+    A.v_x1518_n = v_x1518->len;
   }
-  *out_v_x1627 = v_x1627;
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1628);
+  *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1623);
-  rt_release(v_x1624);
-  rt_release(v_x1625);
-  rt_release(v_x1626);
-  rt_release(v_x1627);
-  rt_release(v_x1628);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1616, RtValue *v_sd_1617, RtValue *v_sd_1629, int32_t v_x1619, RtValue **out_v_x1627) {
-  RtValue *vals[] = {v_x1616, v_sd_1617, v_sd_1629};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+  RtValue *vals[] = {v_x1507, v_sd_1508, v_sd_1521};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K12_host(err, loc, run, v_x1616, v_sd_1617, v_sd_1629, v_x1619, out_v_x1627);
+    K12_host(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1616, v_sd_1617, v_sd_1629, v_x1619, out_v_x1627);
+    K12_gpu(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
   }
 }
 
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
+/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)run;
-  int32_t *v_x1601_d = v_x1601->data.i;
-  const int64_t v_x1601_n = v_x1601->len;
-  const int64_t *v_sd_1602_off = rt_seg_offsets(v_sd_1602);
-  const int64_t v_sd_1602_n = v_sd_1602->len;
-  const int64_t *v_sd_1615_off = rt_seg_offsets(v_sd_1615);
-  const int64_t v_sd_1615_n = v_sd_1615->len;
-  RtValue *v_x1608 = NULL;
-  RtValue *v_x1609 = NULL;
-  RtValue *v_x1610 = NULL;
-  RtValue *v_x1611 = NULL;
-  RtValue *v_x1612 = NULL;
-  RtValue *v_x1613 = NULL;
-  RtValue *v_x1614 = NULL;
+  int32_t *v_x1301_d = v_x1301->data.i;
+  const int64_t v_x1301_n = v_x1301->len;
+  uint8_t *v_x1305_d = v_x1305->data.b;
+  const int64_t v_x1305_n = v_x1305->len;
+  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
+  int32_t *v_x1309_d = v_x1309->data.i;
+  const int64_t v_x1309_n = v_x1309->len;
+  int32_t *v_x1310_d = v_x1310->data.i;
+  const int64_t v_x1310_n = v_x1310->len;
+  RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t880 = v_x1601_n;
-    v_x1608 = rt_value_new(rt_vec_type(RT_INT), t880);
-    int32_t *v_x1608_d = v_x1608->data.i;
-    const int64_t v_x1608_n = v_x1608->len;
-    v_x1609 = rt_value_new(rt_vec_type(RT_INT), t880);
-    int32_t *v_x1609_d = v_x1609->data.i;
-    const int64_t v_x1609_n = v_x1609->len;
-    v_x1610 = rt_value_new(rt_vec_type(RT_INT), t880);
-    int32_t *v_x1610_d = v_x1610->data.i;
-    const int64_t v_x1610_n = v_x1610->len;
-    v_x1611 = rt_value_new(rt_vec_type(RT_INT), t880);
-    int32_t *v_x1611_d = v_x1611->data.i;
-    const int64_t v_x1611_n = v_x1611->len;
-    RT_PARALLEL_FOR_IF(t880 >= RT_PARALLEL_MIN)
-    for (int64_t t881 = 0; t881 < t880; t881++) {
-      const int32_t t882 = (int32_t)t881;
-      int t885 = 0; /* nonzero: a check below failed */
-      int32_t t883 = v_x1601_d[t882];
-      int t886 = (uint64_t)(int64_t)t883 < (uint64_t)v_sd_1615_n;
-      int32_t t884 = t886 ? (int32_t)v_sd_1615_off[t883] : 0;
-      t885 |= !t886;
-      int t888 = (uint64_t)(int64_t)t883 < (uint64_t)v_sd_1602_n;
-      int32_t t887 = t888 ? (int32_t)(v_sd_1602_off[t883 + 1] - v_sd_1602_off[t883]) : 0;
-      t885 |= !t888;
-      int32_t t890 = rt_add_i(t884, t887);
-      if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
-        int32_t t891 = v_x1601_d[t882];
-        int32_t t892;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_sd_1615_n) {
-          t892 = (int32_t)v_sd_1615_off[t891];
-        } else {
-          NESSIE_RECORD(err, t881, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_sd_1615_n, 0.0, 0);
-          t892 = 0;
-        }
-        int32_t t893;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_sd_1602_n) {
-          t893 = (int32_t)(v_sd_1602_off[t891 + 1] - v_sd_1602_off[t891]);
-        } else {
-          NESSIE_RECORD(err, t881, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_sd_1602_n, 0.0, 1);
-          t893 = 0;
-        }
-        int32_t t895 = rt_add_i(t892, t893);
+    const int64_t t788 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t788);
+    int32_t *v_x1315_d = v_x1315->data.i;
+    const int64_t v_x1315_n = v_x1315->len;
+    RT_PARALLEL_FOR_IF(t788 >= RT_PARALLEL_MIN)
+    for (int64_t t789 = 0; t789 < t788; t789++) {
+      const int32_t t790 = (int32_t)t789;
+      int t799 = 0; /* nonzero: a check below failed */
+      int32_t t791 = v_x1301_d[t790];
+      int32_t t793 = rt_add_i(t791, v_x1302);
+      uint8_t t794 = v_x1305_d[t790];
+      int32_t t795 = v_x1306_d[t790];
+      int32_t t797 = (t794 ? t795 : t793);
+      int t800 = (uint64_t)(int64_t)t797 < (uint64_t)v_x1311;
+      int32_t t798 = t800 ? t797 : 0;
+      t799 |= !t800;
+      uint8_t t802 = rt_lt_i(t798, (int32_t)v_x1309_n);
+      int32_t t803;
+      if (t802) {
+        int t805 = (uint64_t)(int64_t)t798 < (uint64_t)v_x1309_n;
+        int32_t t804 = t805 ? v_x1309_d[t798] : 0;
+        t799 |= !t805;
+        t803 = t804;
+      } else {
+        int32_t t807 = rt_sub_i(t798, (int32_t)v_x1309_n);
+        int t809 = (uint64_t)(int64_t)t807 < (uint64_t)v_x1310_n;
+        int32_t t808 = t809 ? v_x1310_d[t807] : 0;
+        t799 |= !t809;
+        t803 = t808;
       }
-      v_x1608_d[t881] = t884;
-      v_x1609_d[t881] = t887;
-      v_x1610_d[t881] = t890;
-      v_x1611_d[t881] = 1;
+      if (__builtin_expect(t799 != 0, 0)) { /* again, recording the error */
+        int32_t t810 = v_x1301_d[t790];
+        int32_t t812 = rt_add_i(t810, v_x1302);
+        uint8_t t813 = v_x1305_d[t790];
+        int32_t t814 = v_x1306_d[t790];
+        int32_t t816 = (t813 ? t814 : t812);
+        int32_t t817;
+        if ((uint64_t)(int64_t)t816 < (uint64_t)v_x1311) {
+          t817 = t816;
+        } else {
+          NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x1311, 0.0, 0);
+          t817 = 0;
+        }
+        uint8_t t819 = rt_lt_i(t817, (int32_t)v_x1309_n);
+        int32_t t820;
+        if (t819) {
+          int32_t t821;
+          if ((uint64_t)(int64_t)t817 < (uint64_t)v_x1309_n) {
+            t821 = v_x1309_d[t817];
+          } else {
+            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t817, v_x1309_n, 0.0, 1);
+            t821 = 0;
+          }
+          t820 = t821;
+        } else {
+          int32_t t823 = rt_sub_i(t817, (int32_t)v_x1309_n);
+          int32_t t824;
+          if ((uint64_t)(int64_t)t823 < (uint64_t)v_x1310_n) {
+            t824 = v_x1310_d[t823];
+          } else {
+            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, v_x1310_n, 0.0, 2);
+            t824 = 0;
+          }
+          t820 = t824;
+        }
+      }
+      v_x1315_d[t789] = t803;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1608_d = v_x1608->data.i;
-    const int64_t v_x1608_n = v_x1608->len;
-    int32_t *v_x1609_d = v_x1609->data.i;
-    const int64_t v_x1609_n = v_x1609->len;
-    int32_t *v_x1610_d = v_x1610->data.i;
-    const int64_t v_x1610_n = v_x1610->len;
-    int32_t *v_x1611_d = v_x1611->data.i;
-    const int64_t v_x1611_n = v_x1611->len;
-    /* LIBRARY */
-    {
-      RtValue *t896 = rt_range_segdes(loc, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614);
-      rt_seg_known_total(t896, v_x1604);
-      v_x1612 = t896;
-      const int64_t *v_x1612_off = rt_seg_offsets(v_x1612);
-      const int64_t v_x1612_n = v_x1612->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1609 = v_x1609;
-  *out_v_x1608 = v_x1608;
-  *out_v_x1611 = v_x1611;
-  *out_v_x1612 = v_x1612;
-  *out_v_x1614 = v_x1614;
-  rt_release(v_x1610);
-  rt_release(v_x1613);
+  *out_v_x1315 = v_x1315;
   return;
 fail:
-  rt_release(v_x1608);
-  rt_release(v_x1609);
-  rt_release(v_x1610);
-  rt_release(v_x1611);
-  rt_release(v_x1612);
-  rt_release(v_x1613);
-  rt_release(v_x1614);
+  rt_release(v_x1315);
 }
 
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1601_d; int64_t v_x1601_n;
-  const int64_t *v_sd_1602_off; int64_t v_sd_1602_n;
-  const int64_t *v_sd_1615_off; int64_t v_sd_1615_n;
-  int32_t v_x1604;
-  int32_t *v_x1608_d; int64_t v_x1608_n;
-  int32_t *v_x1609_d; int64_t v_x1609_n;
-  int32_t *v_x1610_d; int64_t v_x1610_n;
-  int32_t *v_x1611_d; int64_t v_x1611_n;
-  const int64_t *v_x1612_off; int64_t v_x1612_n;
-  int32_t *v_x1613_d; int64_t v_x1613_n;
-  int32_t *v_x1614_d; int64_t v_x1614_n;
+  int32_t *v_x1301_d; int64_t v_x1301_n;
+  int32_t v_x1302;
+  uint8_t *v_x1305_d; int64_t v_x1305_n;
+  int32_t *v_x1306_d; int64_t v_x1306_n;
+  int32_t *v_x1309_d; int64_t v_x1309_n;
+  int32_t *v_x1310_d; int64_t v_x1310_n;
+  int32_t v_x1311;
+  int32_t *v_x1315_d; int64_t v_x1315_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
 };
 struct K13_0_pull {
   K13_A A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t899 = 0; /* nonzero: a check below failed */
-    int32_t t897 = A.v_x1601_d[ix];
-    int t900 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_sd_1615_n;
-    int32_t t898 = t900 ? (int32_t)A.v_sd_1615_off[t897] : 0;
-    t899 |= !t900;
-    int t902 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_sd_1602_n;
-    int32_t t901 = t902 ? (int32_t)(A.v_sd_1602_off[t897 + 1] - A.v_sd_1602_off[t897]) : 0;
-    t899 |= !t902;
-    int32_t t904 = rt_add_i(t898, t901);
-    if (__builtin_expect(t899 != 0, 0)) { /* again, recording the error */
-      int32_t t905 = A.v_x1601_d[ix];
-      int32_t t906;
-      if ((uint64_t)(int64_t)t905 < (uint64_t)A.v_sd_1615_n) {
-        t906 = (int32_t)A.v_sd_1615_off[t905];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t905, A.v_sd_1615_n, 0.0, 0);
-        t906 = 0;
-      }
-      int32_t t907;
-      if ((uint64_t)(int64_t)t905 < (uint64_t)A.v_sd_1602_n) {
-        t907 = (int32_t)(A.v_sd_1602_off[t905 + 1] - A.v_sd_1602_off[t905]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t905, A.v_sd_1602_n, 0.0, 1);
-        t907 = 0;
-      }
-      int32_t t909 = rt_add_i(t906, t907);
+    int t833 = 0; /* nonzero: a check below failed */
+    int32_t t825 = rtg::ld_stream(&A.v_x1301_d[ix]);
+    int32_t t827 = rt_add_i(t825, A.v_x1302);
+    uint8_t t828 = rtg::ld_stream(&A.v_x1305_d[ix]);
+    int32_t t829 = rtg::ld_stream(&A.v_x1306_d[ix]);
+    int32_t t831 = (t828 ? t829 : t827);
+    int t834 = (uint64_t)(int64_t)t831 < (uint64_t)A.v_x1311;
+    int32_t t832 = t834 ? t831 : 0;
+    t833 |= !t834;
+    uint8_t t836 = rt_lt_i(t832, (int32_t)A.v_x1309_n);
+    int32_t t837;
+    if (t836) {
+      int t839 = (uint64_t)(int64_t)t832 < (uint64_t)A.v_x1309_n;
+      int32_t t838 = t839 ? A.v_x1309_d[t832] : 0;
+      t833 |= !t839;
+      t837 = t838;
+    } else {
+      int32_t t841 = rt_sub_i(t832, (int32_t)A.v_x1309_n);
+      int t843 = (uint64_t)(int64_t)t841 < (uint64_t)A.v_x1310_n;
+      int32_t t842 = t843 ? A.v_x1310_d[t841] : 0;
+      t833 |= !t843;
+      t837 = t842;
     }
-    return K13_0_V{t898, t901, t904, 1};
+    if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
+      int32_t t844 = rtg::ld_stream(&A.v_x1301_d[ix]);
+      int32_t t846 = rt_add_i(t844, A.v_x1302);
+      uint8_t t847 = rtg::ld_stream(&A.v_x1305_d[ix]);
+      int32_t t848 = rtg::ld_stream(&A.v_x1306_d[ix]);
+      int32_t t850 = (t847 ? t848 : t846);
+      int32_t t851;
+      if ((uint64_t)(int64_t)t850 < (uint64_t)A.v_x1311) {
+        t851 = t850;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t850, A.v_x1311, 0.0, 0);
+        t851 = 0;
+      }
+      uint8_t t853 = rt_lt_i(t851, (int32_t)A.v_x1309_n);
+      int32_t t854;
+      if (t853) {
+        int32_t t855;
+        if ((uint64_t)(int64_t)t851 < (uint64_t)A.v_x1309_n) {
+          t855 = A.v_x1309_d[t851];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t851, A.v_x1309_n, 0.0, 1);
+          t855 = 0;
+        }
+        t854 = t855;
+      } else {
+        int32_t t857 = rt_sub_i(t851, (int32_t)A.v_x1309_n);
+        int32_t t858;
+        if ((uint64_t)(int64_t)t857 < (uint64_t)A.v_x1310_n) {
+          t858 = A.v_x1310_d[t857];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, A.v_x1310_n, 0.0, 2);
+          t858 = 0;
+        }
+        t854 = t858;
+      }
+    }
+    return K13_0_V{t837};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1608_d[i] = v.v0;
-    A.v_x1609_d[i] = v.v1;
-    A.v_x1610_d[i] = v.v2;
-    A.v_x1611_d[i] = v.v3;
+    A.v_x1315_d[i] = v.v0;
   }
 };
-struct K13_1_ride {
-  K13_A A;
-  __device__ void operator()(int64_t i) const {
-    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1601_d = v_x1601->data.i;
-  A.v_x1601_n = v_x1601->len;
-  A.v_sd_1602_off = rtg_seg_offsets(v_sd_1602);
-  A.v_sd_1602_n = v_sd_1602->len;
-  A.v_sd_1615_off = rtg_seg_offsets(v_sd_1615);
-  A.v_sd_1615_n = v_sd_1615->len;
-  A.v_x1604 = v_x1604;
-  RtValue *v_x1608 = NULL;
-  RtValue *v_x1609 = NULL;
-  RtValue *v_x1610 = NULL;
-  RtValue *v_x1611 = NULL;
-  RtValue *v_x1612 = NULL;
-  RtValue *v_x1613 = NULL;
-  RtValue *v_x1614 = NULL;
+  A.v_x1301_d = v_x1301->data.i;
+  A.v_x1301_n = v_x1301->len;
+  A.v_x1302 = v_x1302;
+  A.v_x1305_d = v_x1305->data.b;
+  A.v_x1305_n = v_x1305->len;
+  A.v_x1306_d = v_x1306->data.i;
+  A.v_x1306_n = v_x1306->len;
+  A.v_x1309_d = v_x1309->data.i;
+  A.v_x1309_n = v_x1309->len;
+  A.v_x1310_d = v_x1310->data.i;
+  A.v_x1310_n = v_x1310->len;
+  A.v_x1311 = v_x1311;
+  RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t910 = v_x1601->len;
-    v_x1608 = rtg_vec_new(RT_INT, t910);
-    A.v_x1608_d = v_x1608->data.i;
-    A.v_x1608_n = v_x1608->len;
-    v_x1609 = rtg_vec_new(RT_INT, t910);
-    A.v_x1609_d = v_x1609->data.i;
-    A.v_x1609_n = v_x1609->len;
-    v_x1610 = rtg_vec_new(RT_INT, t910);
-    A.v_x1610_d = v_x1610->data.i;
-    A.v_x1610_n = v_x1610->len;
-    v_x1611 = rtg_vec_new(RT_INT, t910);
-    A.v_x1611_d = v_x1611->data.i;
-    A.v_x1611_n = v_x1611->len;
-    /* computed in the launch of SOAC 1 (K13_1_ride) */
+    const int64_t t859 = v_x1305->len;
+    v_x1315 = rtg_vec_new(RT_INT, t859);
+    A.v_x1315_d = v_x1315->data.i;
+    A.v_x1315_n = v_x1315->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t859);
   }
-  /* LIBRARY */
-  {
-    RtValue *t911 = rtg::range_segdes(loc, A.run, v_x1608, v_x1610, v_x1611, &v_x1613, &v_x1614, K13_1_ride{A});
-    rtg_seg_known_total(t911, v_x1604);
-    v_x1612 = t911;
-    A.v_x1612_off = rtg_seg_offsets(v_x1612);
-    A.v_x1612_n = v_x1612->len;
-  }
-  *out_v_x1609 = v_x1609;
-  *out_v_x1608 = v_x1608;
-  *out_v_x1611 = v_x1611;
-  *out_v_x1612 = v_x1612;
-  *out_v_x1614 = v_x1614;
-  rt_release(v_x1610);
-  rt_release(v_x1613);
+  *out_v_x1315 = v_x1315;
   return;
 fail:
-  rt_release(v_x1608);
-  rt_release(v_x1609);
-  rt_release(v_x1610);
-  rt_release(v_x1611);
-  rt_release(v_x1612);
-  rt_release(v_x1613);
-  rt_release(v_x1614);
+  rt_release(v_x1315);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1601, RtValue *v_sd_1602, RtValue *v_sd_1615, int32_t v_x1604, RtValue **out_v_x1609, RtValue **out_v_x1608, RtValue **out_v_x1611, RtValue **out_v_x1612, RtValue **out_v_x1614) {
-  RtValue *vals[] = {v_x1601, v_sd_1602, v_sd_1615};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+  RtValue *vals[] = {v_x1301, v_x1305, v_x1306, v_x1309, v_x1310};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K13_host(err, loc, run, v_x1601, v_sd_1602, v_sd_1615, v_x1604, out_v_x1609, out_v_x1608, out_v_x1611, out_v_x1612, out_v_x1614);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K13_host(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1601, v_sd_1602, v_sd_1615, v_x1604, out_v_x1609, out_v_x1608, out_v_x1611, out_v_x1612, out_v_x1614);
+    K13_gpu(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
   }
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
+/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)run;
-  int32_t *v_x1374_d = v_x1374->data.i;
-  const int64_t v_x1374_n = v_x1374->len;
-  uint8_t *v_x1378_d = v_x1378->data.b;
-  const int64_t v_x1378_n = v_x1378->len;
-  (void)v_x1378_n; /* v_x1378's length is v_x1374's */
-  int32_t *v_x1379_d = v_x1379->data.i;
-  const int64_t v_x1379_n = v_x1379->len;
-  (void)v_x1379_n; /* v_x1379's length is v_x1374's */
-  int32_t *v_x1382_d = v_x1382->data.i;
-  const int64_t v_x1382_n = v_x1382->len;
-  int32_t *v_x1383_d = v_x1383->data.i;
-  const int64_t v_x1383_n = v_x1383->len;
-  RtValue *v_x1388 = NULL;
-  /* MAP */
+  int32_t *v_x1536_d = v_x1536->data.i;
+  const int64_t v_x1536_n = v_x1536->len;
+  int32_t v_x1537 = 0;
+  RtValue *v_x1539 = NULL;
+  /* ONCE */
   {
-    const int64_t t912 = v_x1374_n;
-    v_x1388 = rt_value_new(rt_vec_type(RT_INT), t912);
-    int32_t *v_x1388_d = v_x1388->data.i;
-    const int64_t v_x1388_n = v_x1388->len;
-    RT_PARALLEL_FOR_IF(t912 >= RT_PARALLEL_MIN)
-    for (int64_t t913 = 0; t913 < t912; t913++) {
-      const int32_t t914 = (int32_t)t913;
-      int t923 = 0; /* nonzero: a check below failed */
-      int32_t t915 = v_x1374_d[t914];
-      int32_t t917 = rt_add_i(t915, v_x1375);
-      uint8_t t918 = v_x1378_d[t914];
-      int32_t t919 = v_x1379_d[t914];
-      int32_t t921 = (t918 ? t919 : t917);
-      int t924 = (uint64_t)(int64_t)t921 < (uint64_t)v_x1384;
-      int32_t t922 = t924 ? t921 : 0;
-      t923 |= !t924;
-      uint8_t t926 = rt_lt_i(t922, (int32_t)v_x1382_n);
-      int32_t t927;
-      if (t926) {
-        int t929 = (uint64_t)(int64_t)t922 < (uint64_t)v_x1382_n;
-        int32_t t928 = t929 ? v_x1382_d[t922] : 0;
-        t923 |= !t929;
-        t927 = t928;
+    int t861 = 0; /* nonzero: a check below failed */
+    int t862 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t860 = t862 ? v_x1536_d[0] : 0;
+    t861 |= !t862;
+    if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
+      int32_t t863;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+        t863 = v_x1536_d[0];
       } else {
-        int32_t t931 = rt_sub_i(t922, (int32_t)v_x1382_n);
-        int t933 = (uint64_t)(int64_t)t931 < (uint64_t)v_x1383_n;
-        int32_t t932 = t933 ? v_x1383_d[t931] : 0;
-        t923 |= !t933;
-        t927 = t932;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+        t863 = 0;
       }
-      if (__builtin_expect(t923 != 0, 0)) { /* again, recording the error */
-        int32_t t934 = v_x1374_d[t914];
-        int32_t t936 = rt_add_i(t934, v_x1375);
-        uint8_t t937 = v_x1378_d[t914];
-        int32_t t938 = v_x1379_d[t914];
-        int32_t t940 = (t937 ? t938 : t936);
-        int32_t t941;
-        if ((uint64_t)(int64_t)t940 < (uint64_t)v_x1384) {
-          t941 = t940;
-        } else {
-          NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t940, v_x1384, 0.0, 0);
-          t941 = 0;
-        }
-        uint8_t t943 = rt_lt_i(t941, (int32_t)v_x1382_n);
-        int32_t t944;
-        if (t943) {
-          int32_t t945;
-          if ((uint64_t)(int64_t)t941 < (uint64_t)v_x1382_n) {
-            t945 = v_x1382_d[t941];
-          } else {
-            NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t941, v_x1382_n, 0.0, 1);
-            t945 = 0;
-          }
-          t944 = t945;
-        } else {
-          int32_t t947 = rt_sub_i(t941, (int32_t)v_x1382_n);
-          int32_t t948;
-          if ((uint64_t)(int64_t)t947 < (uint64_t)v_x1383_n) {
-            t948 = v_x1383_d[t947];
-          } else {
-            NESSIE_RECORD(err, t913, RT_CHECK_INDEX, 0, 0, RT_GATHER, t947, v_x1383_n, 0.0, 2);
-            t948 = 0;
-          }
-          t944 = t948;
-        }
-      }
-      v_x1388_d[t913] = t927;
     }
+    v_x1537 = t860;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1388 = v_x1388;
+  {
+    /* MAP */
+    {
+      const int64_t t864 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t864);
+      int32_t *v_x1539_d = v_x1539->data.i;
+      const int64_t v_x1539_n = v_x1539->len;
+      RT_PARALLEL_FOR_IF(t864 >= RT_PARALLEL_MIN)
+      for (int64_t t865 = 0; t865 < t864; t865++) {
+        const int32_t t866 = (int32_t)t865;
+        v_x1539_d[t865] = v_x1537;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1539 = v_x1539;
   return;
 fail:
-  rt_release(v_x1388);
+  rt_release(v_x1539);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K14_0_V;
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1374_d; int64_t v_x1374_n;
-  int32_t v_x1375;
-  uint8_t *v_x1378_d; int64_t v_x1378_n;
-  int32_t *v_x1379_d; int64_t v_x1379_n;
-  int32_t *v_x1382_d; int64_t v_x1382_n;
-  int32_t *v_x1383_d; int64_t v_x1383_n;
-  int32_t v_x1384;
-  int32_t *v_x1388_d; int64_t v_x1388_n;
+  const K14_0_V *K14_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1536_d; int64_t v_x1536_n;
+  int32_t *v_x1539_d; int64_t v_x1539_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -4204,490 +3719,311 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t957 = 0; /* nonzero: a check below failed */
-    int32_t t949 = rtg::ld_stream(&A.v_x1374_d[ix]);
-    int32_t t951 = rt_add_i(t949, A.v_x1375);
-    uint8_t t952 = rtg::ld_stream(&A.v_x1378_d[ix]);
-    int32_t t953 = rtg::ld_stream(&A.v_x1379_d[ix]);
-    int32_t t955 = (t952 ? t953 : t951);
-    int t958 = (uint64_t)(int64_t)t955 < (uint64_t)A.v_x1384;
-    int32_t t956 = t958 ? t955 : 0;
-    t957 |= !t958;
-    uint8_t t960 = rt_lt_i(t956, (int32_t)A.v_x1382_n);
-    int32_t t961;
-    if (t960) {
-      int t963 = (uint64_t)(int64_t)t956 < (uint64_t)A.v_x1382_n;
-      int32_t t962 = t963 ? A.v_x1382_d[t956] : 0;
-      t957 |= !t963;
-      t961 = t962;
-    } else {
-      int32_t t965 = rt_sub_i(t956, (int32_t)A.v_x1382_n);
-      int t967 = (uint64_t)(int64_t)t965 < (uint64_t)A.v_x1383_n;
-      int32_t t966 = t967 ? A.v_x1383_d[t965] : 0;
-      t957 |= !t967;
-      t961 = t966;
-    }
-    if (__builtin_expect(t957 != 0, 0)) { /* again, recording the error */
-      int32_t t968 = rtg::ld_stream(&A.v_x1374_d[ix]);
-      int32_t t970 = rt_add_i(t968, A.v_x1375);
-      uint8_t t971 = rtg::ld_stream(&A.v_x1378_d[ix]);
-      int32_t t972 = rtg::ld_stream(&A.v_x1379_d[ix]);
-      int32_t t974 = (t971 ? t972 : t970);
-      int32_t t975;
-      if ((uint64_t)(int64_t)t974 < (uint64_t)A.v_x1384) {
-        t975 = t974;
+    int t868 = 0; /* nonzero: a check below failed */
+    int t869 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
+    int32_t t867 = t869 ? A.v_x1536_d[0] : 0;
+    t868 |= !t869;
+    if (__builtin_expect(t868 != 0, 0)) { /* again, recording the error */
+      int32_t t870;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n) {
+        t870 = A.v_x1536_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, A.v_x1384, 0.0, 0);
-        t975 = 0;
-      }
-      uint8_t t977 = rt_lt_i(t975, (int32_t)A.v_x1382_n);
-      int32_t t978;
-      if (t977) {
-        int32_t t979;
-        if ((uint64_t)(int64_t)t975 < (uint64_t)A.v_x1382_n) {
-          t979 = A.v_x1382_d[t975];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t975, A.v_x1382_n, 0.0, 1);
-          t979 = 0;
-        }
-        t978 = t979;
-      } else {
-        int32_t t981 = rt_sub_i(t975, (int32_t)A.v_x1382_n);
-        int32_t t982;
-        if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_x1383_n) {
-          t982 = A.v_x1383_d[t981];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_x1383_n, 0.0, 2);
-          t982 = 0;
-        }
-        t978 = t982;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1536_n, 0.0, 0);
+        t870 = 0;
       }
     }
-    return K14_0_V{t961};
+    return K14_0_V{t867};
   }
 };
-struct K14_0_store {
+struct alignas(8) K14_1_V {
+  int32_t v0;
+};
+struct K14_1_pull {
   K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1388_d[i] = v.v0;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K14_1_V{A.K14_0_dev->v0};
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x1539_d[i] = v.v0;
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1374_d = v_x1374->data.i;
-  A.v_x1374_n = v_x1374->len;
-  A.v_x1375 = v_x1375;
-  A.v_x1378_d = v_x1378->data.b;
-  A.v_x1378_n = v_x1378->len;
-  A.v_x1379_d = v_x1379->data.i;
-  A.v_x1379_n = v_x1379->len;
-  A.v_x1382_d = v_x1382->data.i;
-  A.v_x1382_n = v_x1382->len;
-  A.v_x1383_d = v_x1383->data.i;
-  A.v_x1383_n = v_x1383->len;
-  A.v_x1384 = v_x1384;
-  RtValue *v_x1388 = NULL;
-  /* MAP */
-  {
-    const int64_t t983 = v_x1378->len;
-    v_x1388 = rtg_vec_new(RT_INT, t983);
-    A.v_x1388_d = v_x1388->data.i;
-    A.v_x1388_n = v_x1388->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t983);
-  }
-  *out_v_x1388 = v_x1388;
-  return;
-fail:
-  rt_release(v_x1388);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1374, int32_t v_x1375, RtValue *v_x1378, RtValue *v_x1379, RtValue *v_x1382, RtValue *v_x1383, int32_t v_x1384, RtValue **out_v_x1388) {
-  RtValue *vals[] = {v_x1374, v_x1378, v_x1379, v_x1382, v_x1383};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K14_host(err, loc, run, v_x1374, v_x1375, v_x1378, v_x1379, v_x1382, v_x1383, v_x1384, out_v_x1388);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x1374, v_x1375, v_x1378, v_x1379, v_x1382, v_x1383, v_x1384, out_v_x1388);
-  }
-}
-
-/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1630_d = v_x1630->data.i;
-  const int64_t v_x1630_n = v_x1630->len;
-  int32_t v_x1631 = 0;
-  RtValue *v_x1633 = NULL;
+  A.v_x1536_d = v_x1536->data.i;
+  A.v_x1536_n = v_x1536->len;
+  K14_0_V *K14_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t985 = 0; /* nonzero: a check below failed */
-    int t986 = (uint64_t)(int64_t)0 < (uint64_t)v_x1630_n;
-    int32_t t984 = t986 ? v_x1630_d[0] : 0;
-    t985 |= !t986;
-    if (__builtin_expect(t985 != 0, 0)) { /* again, recording the error */
-      int32_t t987;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1630_n) {
-        t987 = v_x1630_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1630_n, 0.0, 0);
-        t987 = 0;
+    K14_0_value = rtg::once_on_device<K14_0_V>("K14", loc, K14_0_pull{A});
+    A.K14_0_dev = K14_0_value;
+  }
+  /* MAP */
+  {
+    const int64_t t871 = 1;
+    v_x1539 = rtg_vec_new(RT_INT, t871);
+    A.v_x1539_d = v_x1539->data.i;
+    A.v_x1539_n = v_x1539->len;
+    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t871);
+  }
+  rtg_free(K14_0_value);
+  K14_0_value = NULL;
+  *out_v_x1539 = v_x1539;
+  return;
+fail:
+  rt_release(v_x1539);
+  rtg_free(K14_0_value);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+  RtValue *vals[] = {v_x1536};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K14_host(err, loc, run, v_x1536, out_v_x1539);
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x1536, out_v_x1539);
+  }
+}
+
+/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1541_d = v_x1541->data.i;
+  const int64_t v_x1541_n = v_x1541->len;
+  int32_t *v_dev_1548_d = v_dev_1548->data.i;
+  const int64_t v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t872 = v_x1541_n;
+    const int64_t t873 = t872 > 0 ? (t872 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t874 = (uint8_t *)rt_alloc_atomic((size_t)t872 + 1);
+    int64_t *t875 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t873 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t873 > 1)
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      int64_t kept[2] = {0};
+      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
+      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
+        const int32_t t878 = (int32_t)t877;
+        int32_t t876x0;
+        int32_t t876x1;
+        int32_t t881 = v_x1541_d[t878];
+        t876x0 = t881;
+        t876x1 = t881;
+        uint8_t t882;
+        uint8_t t883;
+        int t885 = 0; /* nonzero: a check below failed */
+        int t886 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t884 = t886 ? v_dev_1548_d[0] : 0;
+        t885 |= !t886;
+        uint8_t t888 = rt_lt_i(t876x0, t884);
+        uint8_t t890 = rt_gt_i(t876x1, t884);
+        if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
+          int32_t t891;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+            t891 = v_dev_1548_d[0];
+          } else {
+            NESSIE_RECORD(err, t877, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t891 = 0;
+          }
+          uint8_t t893 = rt_lt_i(t876x0, t891);
+          uint8_t t895 = rt_gt_i(t876x1, t891);
+        }
+        t882 = t888;
+        t883 = t890;
+        kept[0] += t882 != 0;
+        kept[1] += t883 != 0;
+        t874[t877] = (uint8_t)((t882 != 0) << 0 | (t883 != 0) << 1);
+      }
+      t875[0 * t873 + t876] = kept[0];
+      t875[1 * t873 + t876] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t874);
+      rt_free(t875);
+      goto fail;
+    }
+    int64_t t896 = 0;
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      const int64_t k = t875[0 * t873 + t876];
+      t875[0 * t873 + t876] = t896;
+      t896 += k;
+    }
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t896);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t897 = 0;
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      const int64_t k = t875[1 * t873 + t876];
+      t875[1 * t873 + t876] = t897;
+      t897 += k;
+    }
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t897);
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t873 > 1)
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      int64_t at[2];
+      at[0] = t875[0 * t873 + t876];
+      at[1] = t875[1 * t873 + t876];
+      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
+      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
+        const int32_t t878 = (int32_t)t877;
+        if (!t874[t877])
+          continue;
+        int32_t t876y0;
+        int32_t t876y1;
+        int32_t t898 = v_x1541_d[t878];
+        t876y0 = t898;
+        t876y1 = t898;
+        if (t874[t877] >> 0 & 1) {
+          v_x1546_d[at[0]] = t876y0;
+          at[0]++;
+        }
+        if (t874[t877] >> 1 & 1) {
+          v_x1547_d[at[1]] = t876y1;
+          at[1]++;
+        }
       }
     }
-    v_x1631 = t984;
+    rt_free(t874);
+    rt_free(t875);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t988 = 1;
-      v_x1633 = rt_value_new(rt_vec_type(RT_INT), t988);
-      int32_t *v_x1633_d = v_x1633->data.i;
-      const int64_t v_x1633_n = v_x1633->len;
-      RT_PARALLEL_FOR_IF(t988 >= RT_PARALLEL_MIN)
-      for (int64_t t989 = 0; t989 < t988; t989++) {
-        const int32_t t990 = (int32_t)t989;
-        v_x1633_d[t989] = v_x1631;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1633 = v_x1633;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1633);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
-/* K15: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K15_0_V;
+/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  const K15_0_V *K15_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1630_d; int64_t v_x1630_n;
-  int32_t *v_x1633_d; int64_t v_x1633_n;
+  int32_t *v_x1541_d; int64_t v_x1541_n;
+  int32_t *v_dev_1548_d; int64_t v_dev_1548_n;
+  int32_t *v_x1546_d; int64_t v_x1546_n;
+  int32_t *v_x1547_d; int64_t v_x1547_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t992 = 0; /* nonzero: a check below failed */
-    int t993 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n;
-    int32_t t991 = t993 ? A.v_x1630_d[0] : 0;
-    t992 |= !t993;
-    if (__builtin_expect(t992 != 0, 0)) { /* again, recording the error */
-      int32_t t994;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1630_n) {
-        t994 = A.v_x1630_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1630_n, 0.0, 0);
-        t994 = 0;
-      }
-    }
-    return K15_0_V{t991};
+    int32_t t899 = A.v_x1541_d[ix];
+    return K15_0_V{t899, t899};
   }
 };
-struct alignas(8) K15_1_V {
-  int32_t v0;
-};
-struct K15_1_pull {
+struct K15_0_store {
   K15_A A;
-  __device__ K15_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K15_1_V{A.K15_0_dev->v0};
-  }
-};
-struct K15_1_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x1633_d[i] = v.v0;
-  }
-};
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
-  (void)loc;
-  (void)err;
-  K15_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1630_d = v_x1630->data.i;
-  A.v_x1630_n = v_x1630->len;
-  K15_0_V *K15_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1633 = NULL;
-  /* ONCE */
-  {
-    K15_0_value = rtg::once_on_device<K15_0_V>("K15", loc, K15_0_pull{A});
-    A.K15_0_dev = K15_0_value;
-  }
-  /* MAP */
-  {
-    const int64_t t995 = 1;
-    v_x1633 = rtg_vec_new(RT_INT, t995);
-    A.v_x1633_d = v_x1633->data.i;
-    A.v_x1633_n = v_x1633->len;
-    rtg::map("K15", loc, K15_1_pull{A}, K15_1_store{A}, t995);
-  }
-  rtg_free(K15_0_value);
-  K15_0_value = NULL;
-  *out_v_x1633 = v_x1633;
-  return;
-fail:
-  rt_release(v_x1633);
-  rtg_free(K15_0_value);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1630, RtValue **out_v_x1633) {
-  RtValue *vals[] = {v_x1630};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K15_host(err, loc, run, v_x1630, out_v_x1633);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x1630, out_v_x1633);
-  }
-}
-
-/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1635_d = v_x1635->data.i;
-  const int64_t v_x1635_n = v_x1635->len;
-  int32_t *v_dev_1642_d = v_dev_1642->data.i;
-  const int64_t v_dev_1642_n = v_dev_1642->len;
-  RtValue *v_x1640 = NULL;
-  RtValue *v_x1641 = NULL;
-  /* SPLIT */
-  {
-    const int64_t t996 = v_x1635_n;
-    const int64_t t997 = t996 > 0 ? (t996 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t998 = (uint8_t *)rt_alloc_atomic((size_t)t996 + 1);
-    int64_t *t999 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t997 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t997 > 1)
-    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
-      int64_t kept[2] = {0};
-      const int64_t t1000_end = (t1000 + 1) * RT_CHUNK < t996 ? (t1000 + 1) * RT_CHUNK : t996;
-      for (int64_t t1001 = t1000 * RT_CHUNK; t1001 < t1000_end; t1001++) {
-        const int32_t t1002 = (int32_t)t1001;
-        int32_t t1000x0;
-        int32_t t1000x1;
-        int32_t t1005 = v_x1635_d[t1002];
-        t1000x0 = t1005;
-        t1000x1 = t1005;
-        uint8_t t1006;
-        uint8_t t1007;
-        int t1009 = 0; /* nonzero: a check below failed */
-        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n;
-        int32_t t1008 = t1010 ? v_dev_1642_d[0] : 0;
-        t1009 |= !t1010;
-        uint8_t t1012 = rt_lt_i(t1000x0, t1008);
-        uint8_t t1014 = rt_gt_i(t1000x1, t1008);
-        if (__builtin_expect(t1009 != 0, 0)) { /* again, recording the error */
-          int32_t t1015;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1642_n) {
-            t1015 = v_dev_1642_d[0];
-          } else {
-            NESSIE_RECORD(err, t1001, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1642_n, 0.0, 0);
-            t1015 = 0;
-          }
-          uint8_t t1017 = rt_lt_i(t1000x0, t1015);
-          uint8_t t1019 = rt_gt_i(t1000x1, t1015);
-        }
-        t1006 = t1012;
-        t1007 = t1014;
-        kept[0] += t1006 != 0;
-        kept[1] += t1007 != 0;
-        t998[t1001] = (uint8_t)((t1006 != 0) << 0 | (t1007 != 0) << 1);
-      }
-      t999[0 * t997 + t1000] = kept[0];
-      t999[1 * t997 + t1000] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t998);
-      rt_free(t999);
-      goto fail;
-    }
-    int64_t t1020 = 0;
-    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
-      const int64_t k = t999[0 * t997 + t1000];
-      t999[0 * t997 + t1000] = t1020;
-      t1020 += k;
-    }
-    v_x1640 = rt_value_new(rt_vec_type(RT_INT), t1020);
-    int32_t *v_x1640_d = v_x1640->data.i;
-    const int64_t v_x1640_n = v_x1640->len;
-    int64_t t1021 = 0;
-    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
-      const int64_t k = t999[1 * t997 + t1000];
-      t999[1 * t997 + t1000] = t1021;
-      t1021 += k;
-    }
-    v_x1641 = rt_value_new(rt_vec_type(RT_INT), t1021);
-    int32_t *v_x1641_d = v_x1641->data.i;
-    const int64_t v_x1641_n = v_x1641->len;
-    RT_PARALLEL_FOR_IF(t997 > 1)
-    for (int64_t t1000 = 0; t1000 < t997; t1000++) {
-      int64_t at[2];
-      at[0] = t999[0 * t997 + t1000];
-      at[1] = t999[1 * t997 + t1000];
-      const int64_t t1000_end = (t1000 + 1) * RT_CHUNK < t996 ? (t1000 + 1) * RT_CHUNK : t996;
-      for (int64_t t1001 = t1000 * RT_CHUNK; t1001 < t1000_end; t1001++) {
-        const int32_t t1002 = (int32_t)t1001;
-        if (!t998[t1001])
-          continue;
-        int32_t t1000y0;
-        int32_t t1000y1;
-        int32_t t1022 = v_x1635_d[t1002];
-        t1000y0 = t1022;
-        t1000y1 = t1022;
-        if (t998[t1001] >> 0 & 1) {
-          v_x1640_d[at[0]] = t1000y0;
-          at[0]++;
-        }
-        if (t998[t1001] >> 1 & 1) {
-          v_x1641_d[at[1]] = t1000y1;
-          at[1]++;
-        }
-      }
-    }
-    rt_free(t998);
-    rt_free(t999);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1640 = v_x1640;
-  *out_v_x1641 = v_x1641;
-  return;
-fail:
-  rt_release(v_x1640);
-  rt_release(v_x1641);
-}
-
-/* K16: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1635_d; int64_t v_x1635_n;
-  int32_t *v_dev_1642_d; int64_t v_dev_1642_n;
-  int32_t *v_x1640_d; int64_t v_x1640_n;
-  int32_t *v_x1641_d; int64_t v_x1641_n;
-};
-struct alignas(8) K16_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t1023 = A.v_x1635_d[ix];
-    return K16_0_V{t1023, t1023};
-  }
-};
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int c, int64_t i, const K16_0_V &v) const {
+  __device__ void operator()(int c, int64_t i, const K15_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1640_d[i] = v.v0;
+      A.v_x1546_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1641_d[i] = v.v1;
+      A.v_x1547_d[i] = v.v1;
       break;
     }
   }
 };
-struct K16_0_pred {
-  K16_A A;
-  __device__ unsigned operator()(int64_t i, const K16_0_V &v) const {
-    int t1025 = 0; /* nonzero: a check below failed */
-    int t1026 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n;
-    int32_t t1024 = t1026 ? A.v_dev_1642_d[0] : 0;
-    t1025 |= !t1026;
-    uint8_t t1028 = rt_lt_i(v.v0, t1024);
-    uint8_t t1030 = rt_gt_i(v.v1, t1024);
-    if (__builtin_expect(t1025 != 0, 0)) { /* again, recording the error */
-      int32_t t1031;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1642_n) {
-        t1031 = A.v_dev_1642_d[0];
+struct K15_0_pred {
+  K15_A A;
+  __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
+    int t901 = 0; /* nonzero: a check below failed */
+    int t902 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
+    int32_t t900 = t902 ? A.v_dev_1548_d[0] : 0;
+    t901 |= !t902;
+    uint8_t t904 = rt_lt_i(v.v0, t900);
+    uint8_t t906 = rt_gt_i(v.v1, t900);
+    if (__builtin_expect(t901 != 0, 0)) { /* again, recording the error */
+      int32_t t907;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
+        t907 = A.v_dev_1548_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1642_n, 0.0, 0);
-        t1031 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1548_n, 0.0, 0);
+        t907 = 0;
       }
-      uint8_t t1033 = rt_lt_i(v.v0, t1031);
-      uint8_t t1035 = rt_gt_i(v.v1, t1031);
+      uint8_t t909 = rt_lt_i(v.v0, t907);
+      uint8_t t911 = rt_gt_i(v.v1, t907);
     }
-    return ((unsigned)((t1028) != 0) << 0) | ((unsigned)((t1030) != 0) << 1);
+    return ((unsigned)((t904) != 0) << 0) | ((unsigned)((t906) != 0) << 1);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1635_d = v_x1635->data.i;
-  A.v_x1635_n = v_x1635->len;
-  A.v_dev_1642_d = v_dev_1642->data.i;
-  A.v_dev_1642_n = v_dev_1642->len;
-  RtValue *v_x1640 = NULL;
-  RtValue *v_x1641 = NULL;
+  A.v_x1541_d = v_x1541->data.i;
+  A.v_x1541_n = v_x1541->len;
+  A.v_dev_1548_d = v_dev_1548->data.i;
+  A.v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t1036; /* the slots of its classes' counts */
-  int64_t t1037; /* its size */
+  rtg::SplitCounts t912; /* the slots of its classes' counts */
+  int64_t t913; /* its size */
   {
-    const int64_t t1038 = v_x1635->len;
-    v_x1640 = rtg_vec_new(RT_INT, t1038);
-    A.v_x1640_d = v_x1640->data.i;
-    A.v_x1640_n = v_x1640->len;
-    v_x1641 = rtg_vec_new(RT_INT, t1038);
-    A.v_x1641_d = v_x1641->data.i;
-    A.v_x1641_n = v_x1641->len;
-    t1037 = t1038;
-    t1036 = rtg::split_launch<K16_0_V, 2>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t1038, K16_0_store{A});
+    const int64_t t914 = v_x1541->len;
+    v_x1546 = rtg_vec_new(RT_INT, t914);
+    A.v_x1546_d = v_x1546->data.i;
+    A.v_x1546_n = v_x1546->len;
+    v_x1547 = rtg_vec_new(RT_INT, t914);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+    t913 = t914;
+    t912 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t914, K15_0_store{A});
   }
   {
-    int64_t t1039[2];
-    t1039[0] = rtg::filter_count(t1036.at[0]);
-    t1039[1] = rtg::filter_count(t1036.at[1]);
-    v_x1640 = rtg_vec_fit(v_x1640, t1039[0]);
-    A.v_x1640_d = v_x1640->data.i;
-    A.v_x1640_n = v_x1640->len;
-    v_x1641 = rtg_vec_fit(v_x1641, t1039[1]);
-    A.v_x1641_d = v_x1641->data.i;
-    A.v_x1641_n = v_x1641->len;
+    int64_t t915[2];
+    t915[0] = rtg::filter_count(t912.at[0]);
+    t915[1] = rtg::filter_count(t912.at[1]);
+    v_x1546 = rtg_vec_fit(v_x1546, t915[0]);
+    A.v_x1546_d = v_x1546->data.i;
+    A.v_x1546_n = v_x1546->len;
+    v_x1547 = rtg_vec_fit(v_x1547, t915[1]);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
   }
-  *out_v_x1640 = v_x1640;
-  *out_v_x1641 = v_x1641;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1640);
-  rt_release(v_x1641);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1635, RtValue *v_dev_1642, RtValue **out_v_x1640, RtValue **out_v_x1641) {
-  RtValue *vals[] = {v_x1635, v_dev_1642};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+  RtValue *vals[] = {v_x1541, v_dev_1548};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K16_host(err, loc, run, v_x1635, v_dev_1642, out_v_x1640, out_v_x1641);
+    K15_host(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1635, v_dev_1642, out_v_x1640, out_v_x1641);
+    K15_gpu(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
   }
 }
 
@@ -4701,22 +4037,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1634 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K15, 2, v_x19, &v_dev_1634);
+    RtValue *v_dev_1540 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K16, 3, v_x19, v_dev_1634, &v_x42, &v_x60);
-    rt_release(v_dev_1634);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
+    rt_release(v_dev_1540);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1040 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1040->data.i[0] = v_x62;
-    t1040->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1040);
+    RtValue *t916 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t916->data.i[0] = v_x62;
+    t916->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t916);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4734,7 +4070,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 6, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4752,11 +4088,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x770 = NULL;
+  RtValue *v_x755 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x770 = v_x94;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
+    v_x755 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -4764,9 +4100,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x725 = NULL;
-    RtValue *v_x739 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x725, &v_x739);
+    RtValue *v_x710 = NULL;
+    RtValue *v_x724 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -4774,11 +4110,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
     rt_release(v_x233);
     rt_release(v_x243);
     int32_t v_x132 = 0;
@@ -4786,12 +4122,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
       RtValue *v_x264 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x264);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x264);
       v_x268 = v_x264;
     } else {
       v_x268 = v_x189;
@@ -4803,99 +4139,83 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
-    RtValue *v_x714 = NULL;
+    RtValue *v_x699 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
-      v_x714 = v_x272;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
+      v_x699 = v_x272;
     } else {
-      RtValue *v_x276 = NULL;
-      int32_t v_x290 = 0;
-      int32_t v_x291 = 0;
-      RtValue *v_x304 = NULL;
-      RtValue *v_x350 = NULL;
-      RtValue *v_x371 = NULL;
-      RtValue *v_x377 = NULL;
-      RtValue *v_x400 = NULL;
-      RtValue *v_x421 = NULL;
-      RtValue *v_x427 = NULL;
-      RtValue *v_x499 = NULL;
-      RtValue *v_x606 = NULL;
-      RtValue *v_x684 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x377, &v_x400, &v_x421, &v_x427, &v_x499, &v_x606, &v_x684, 2);
-      /* check subscript: made on the device by the run before it */
-      int32_t v_x437 = 0;
-      v_x437 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x445 = 0;
-      v_x445 = (int32_t)v_x400->len;
-      int32_t v_x444 = 0;
-      v_x444 = (int32_t)v_x350->len;
-      int32_t v_x446 = 0;
-      v_x446 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x444, v_x445);
-      int32_t v_x456 = 0;
-      v_x456 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x456, 1);
-      RtValue *v_x536 = NULL;
-      RtValue *v_x546 = NULL;
-      RtValue *v_x555 = NULL;
-      RtValue *v_x557 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x421, v_x437, v_x456, v_x133, v_x427, v_x444, v_x377, v_x446, &v_x536, &v_x546, &v_x555, &v_x557);
-      rt_release(v_x371);
-      rt_release(v_x377);
-      rt_release(v_x421);
-      rt_release(v_x427);
-      int32_t v_x561 = 0;
-      v_x561 = (int32_t)NESSIE_SEG_TOTAL(v_x555);
-      RtValue *v_x574 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x400, v_x446, v_x555, v_x557, v_x546, v_x536, &v_x574);
-      rt_release(v_x350);
-      rt_release(v_x400);
-      rt_release(v_x536);
-      rt_release(v_x546);
-      rt_release(v_x557);
-      RtValue *v_x576 = NULL;
-      rt_retain(v_x555);
-      rt_retain(v_x574);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x555, v_x574, &v_x576));
-      rt_release(v_x555);
-      rt_release(v_x574);
-      int32_t v_x596 = 0;
-      int32_t v_x597 = 0;
-      int32_t v_x598 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x499, &v_x596, &v_x597, &v_x598, 6);
-      rt_release(v_x276);
-      /* check subscript: made on the device by the run before it */
-      RtValue *v_x713 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 6, v_x499, v_x304, v_x606, v_x576, v_x684, &v_x713);
-      rt_release(v_x304);
-      rt_release(v_x499);
-      rt_release(v_x606);
-      rt_release(v_x684);
-      rt_release(v_x576);
-      v_x714 = v_x713;
+      RtValue *v_x289 = NULL;
+      RtValue *v_x335 = NULL;
+      RtValue *v_x356 = NULL;
+      RtValue *v_x362 = NULL;
+      RtValue *v_x385 = NULL;
+      RtValue *v_x406 = NULL;
+      RtValue *v_x412 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      rt_release(v_x289);
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x430 = 0;
+      v_x430 = (int32_t)v_x385->len;
+      int32_t v_x429 = 0;
+      v_x429 = (int32_t)v_x335->len;
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      int32_t v_x441 = 0;
+      v_x441 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
+      RtValue *v_x521 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x540 = NULL;
+      RtValue *v_x542 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      rt_release(v_x356);
+      rt_release(v_x362);
+      rt_release(v_x406);
+      rt_release(v_x412);
+      int32_t v_x546 = 0;
+      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
+      RtValue *v_x559 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      rt_release(v_x335);
+      rt_release(v_x385);
+      rt_release(v_x521);
+      rt_release(v_x531);
+      rt_release(v_x542);
+      RtValue *v_x561 = NULL;
+      rt_retain(v_x540);
+      rt_retain(v_x559);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
+      rt_release(v_x540);
+      rt_release(v_x559);
+      RtValue *v_x698 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      rt_release(v_x561);
+      v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x757 = 0;
-    v_x757 = (int32_t)v_x714->len;
-    int32_t v_x756 = 0;
-    v_x756 = (int32_t)v_x268->len;
-    int32_t v_x758 = 0;
-    v_x758 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x756, v_x757);
-    RtValue *v_x769 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x739, v_x132, v_x105, v_x725, v_x268, v_x714, v_x758, &v_x769);
+    int32_t v_x742 = 0;
+    v_x742 = (int32_t)v_x699->len;
+    int32_t v_x741 = 0;
+    v_x741 = (int32_t)v_x268->len;
+    int32_t v_x743 = 0;
+    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
+    RtValue *v_x754 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
     rt_release(v_x105);
-    rt_release(v_x725);
-    rt_release(v_x739);
+    rt_release(v_x710);
+    rt_release(v_x724);
     rt_release(v_x268);
-    rt_release(v_x714);
-    v_x770 = v_x769;
+    rt_release(v_x699);
+    v_x755 = v_x754;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x770;
+  *out_0 = v_x755;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -5014,16 +4334,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1041 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1041->data.i[0] = 3;
-  t1041->data.i[1] = 1;
-  t1041->data.i[2] = 4;
-  t1041->data.i[3] = 1;
-  t1041->data.i[4] = 5;
-  t1041->data.i[5] = 9;
-  t1041->data.i[6] = 2;
-  t1041->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1041);
+  RtValue *t917 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t917->data.i[0] = 3;
+  t917->data.i[1] = 1;
+  t917->data.i[2] = 4;
+  t917->data.i[3] = 1;
+  t917->data.i[4] = 5;
+  t917->data.i[5] = 9;
+  t917->data.i[6] = 2;
+  t917->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t917);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
