@@ -9,6 +9,18 @@ REF=eval JOBS=$JOBS sh tests/fuzz/diff.sh "$BUILD" "$OUT/programs" 1 200 flat lc
 sed -n 's/^fail \([0-9]*\):\(.*\)/\1 \2/p' "$OUT/programs/results" | sort -n | while read -r seed why; do
   fail "fuzz-diff/$seed" "$why (the program: $OUT/programs/$seed.nesl; reduce it with tests/fuzz/reduce.py)"
 done
+# subscripts under conditions on lengths (tests/fuzz/gen_bounds.py, seeds
+# 1 to 30): flatten/bounds.c leaves out the checks of those the
+# conditions keep in range, and one it took wrongly would read a zero
+# where eval fails
+for seed in $(seq 1 30); do
+  python3 tests/fuzz/gen_bounds.py "$seed" > "$OUT/bounds$seed.nesl"
+  r=$(REF=eval sh tests/fuzz/one.sh "$BUILD" "$OUT" "$OUT/bounds$seed.nesl" eval flat lcu 2>&1)
+  case $r in
+  "pass bounds$seed") pass "fuzz-diff/bounds$seed" ;;
+  *) fail "fuzz-diff/bounds$seed" "$r" ;;
+  esac
+done
 # seed 21041 once called a fuel loop with the largest int (found on the
 # GPU, sixteenth session): every call to a loop now bounds its fuel, and
 # a reference that runs out of time makes a reject, not a difference
