@@ -1070,6 +1070,40 @@ static void host_parts(Gx *x, int count, const char **slots, const char **sizes)
   }
 }
 
+static void host_filters(Gx *x, int count, const char **slots, const char **sizes);
+
+/* The 'count' SOACs from x->index on in one launch: a launch of parts
+   (tile_group, host_parts) or of FILTERs alone (filter_group,
+   host_filters); the slots of their counts and values, and the
+   FILTERs' sizes, declared before its block, for flush_filters. */
+static void host_group(Gx *x, int count, bool parts) {
+  Cg *cg = x->cg;
+  int i = x->index;
+  const char **slots = xmalloc(sizeof(char *) * (size_t)count);
+  const char **sizes = xmalloc(sizeof(char *) * (size_t)count);
+  cg_line(cg, "/* SOACs %d to %d: %sin one launch */", i, i + count - 1, parts ? "" : "FILTERs ");
+  for (int g = 0; g < count; g++) {
+    const LcuSoac *s = x->k->soacs.data[i + g];
+    slots[g] = sizes[g] = NULL;
+    if (s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION) {
+      slots[g] = cg_temp(cg);
+      sizes[g] = cg_temp(cg);
+      cg_line(cg, "int64_t *%s, %s; /* the slot of SOAC %d's count, its size */", slots[g], sizes[g], i + g);
+    } else if (s->kind == SOAC_REDUCE) {
+      slots[g] = cg_temp(cg);
+      cg_line(cg, "%s_%d_V *%s; /* the slot of SOAC %d's values */", x->k->name, i + g, slots[g], i + g);
+    }
+  }
+  cg_line(cg, "{");
+  cg->indent++;
+  if (parts)
+    host_parts(x, count, slots, sizes);
+  else
+    host_filters(x, count, slots, sizes);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
 /* The 'count' FILTERs and PARTITIONs from SOAC x->index on
    (filter_group), their slots 'slots' and sizes 'sizes', in one
    launch. */
@@ -1664,49 +1698,9 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
     x.index = i;
-    int parts = tile_group(cg, k, i);
-    if (parts > 1) {
-      const char **slots = xmalloc(sizeof(char *) * (size_t)parts);
-      const char **sizes = xmalloc(sizeof(char *) * (size_t)parts);
-      cg_line(cg, "/* SOACs %d to %d: in one launch */", i, i + parts - 1);
-      for (int g = 0; g < parts; g++) {
-        const LcuSoac *s = k->soacs.data[i + g];
-        slots[g] = sizes[g] = NULL;
-        if (s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION) {
-          slots[g] = cg_temp(cg);
-          sizes[g] = cg_temp(cg);
-          cg_line(cg, "int64_t *%s, %s; /* the slot of SOAC %d's count, its size */", slots[g], sizes[g], i + g);
-        } else if (s->kind == SOAC_REDUCE) {
-          slots[g] = cg_temp(cg);
-          cg_line(cg, "%s_%d_V *%s; /* the slot of SOAC %d's values */", k->name, i + g, slots[g], i + g);
-        }
-      }
-      cg_line(cg, "{");
-      cg->indent++;
-      x.index = i;
-      host_parts(&x, parts, slots, sizes);
-      cg->indent--;
-      cg_line(cg, "}");
-      i += parts - 1;
-      if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
-        flush_filters(&x);
-      continue;
-    }
-    int group = filter_group(k, i);
+    int parts = tile_group(cg, k, i), group = parts > 1 ? parts : filter_group(k, i);
     if (group > 1) {
-      const char **slots = xmalloc(sizeof(char *) * (size_t)group);
-      const char **sizes = xmalloc(sizeof(char *) * (size_t)group);
-      cg_line(cg, "/* SOACs %d to %d: FILTERs in one launch */", i, i + group - 1);
-      for (int g = 0; g < group; g++) {
-        slots[g] = cg_temp(cg);
-        sizes[g] = cg_temp(cg);
-        cg_line(cg, "int64_t *%s, %s; /* the slot of SOAC %d's count, its size */", slots[g], sizes[g], i + g);
-      }
-      cg_line(cg, "{");
-      cg->indent++;
-      host_filters(&x, group, slots, sizes);
-      cg->indent--;
-      cg_line(cg, "}");
+      host_group(&x, group, parts > 1);
       i += group - 1;
       if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
         flush_filters(&x);
