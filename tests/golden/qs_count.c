@@ -224,1587 +224,1642 @@ fail:
   rt_release(v_x93);
 }
 
-/* K4: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1481, RtValue *v_sd_1485, RtValue **out_v_x1484) {
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)run;
-  int32_t *v_x1481_d = v_x1481->data.i;
-  const int64_t v_x1481_n = v_x1481->len;
-  const int64_t *v_sd_1485_off = rt_seg_offsets(v_sd_1485);
-  const int64_t v_sd_1485_n = v_sd_1485->len;
-  RtValue *v_x1484 = NULL;
-  /* MAP */
-  {
-    const int64_t t25 = v_x1481_n;
-    v_x1484 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1484_d = v_x1484->data.i;
-    const int64_t v_x1484_n = v_x1484->len;
-    RT_PARALLEL_FOR_IF(t25 >= RT_PARALLEL_MIN)
-    for (int64_t t26 = 0; t26 < t25; t26++) {
-      const int32_t t27 = (int32_t)t26;
-      int t30 = 0; /* nonzero: a check below failed */
-      int32_t t28 = v_x1481_d[t27];
-      int t31 = (uint64_t)(int64_t)t28 < (uint64_t)v_sd_1485_n;
-      int32_t t29 = t31 ? (int32_t)(v_sd_1485_off[t28 + 1] - v_sd_1485_off[t28]) : 0;
-      t30 |= !t31;
-      if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
-        int32_t t32 = v_x1481_d[t27];
-        int32_t t33;
-        if ((uint64_t)(int64_t)t32 < (uint64_t)v_sd_1485_n) {
-          t33 = (int32_t)(v_sd_1485_off[t32 + 1] - v_sd_1485_off[t32]);
-        } else {
-          NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_sd_1485_n, 0.0, 0);
-          t33 = 0;
-        }
-      }
-      v_x1484_d[t26] = t29;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1484 = v_x1484;
-  return;
-fail:
-  rt_release(v_x1484);
-}
-
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1360_off = rt_seg_offsets(v_sd_1360);
-  const int64_t v_sd_1360_n = v_sd_1360->len;
-  int32_t *v_x1354_d = v_x1354->data.i;
-  const int64_t v_x1354_n = v_x1354->len;
-  int32_t *v_x1355_d = v_x1355->data.i;
-  const int64_t v_x1355_n = v_x1355->len;
-  int32_t *v_x1356_d = v_x1356->data.i;
-  const int64_t v_x1356_n = v_x1356->len;
-  RtValue *v_x1359 = NULL;
+  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
+  const int64_t v_sd_1387_n = v_sd_1387->len;
+  int32_t *v_x1381_d = v_x1381->data.i;
+  const int64_t v_x1381_n = v_x1381->len;
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t34 = v_sd_1360_off[v_sd_1360_n];
-    v_x1359 = rt_value_new(rt_vec_type(RT_INT), t34);
-    int32_t *v_x1359_d = v_x1359->data.i;
-    const int64_t v_x1359_n = v_x1359->len;
-    const int64_t t35 = (t34 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t35 > 1)
-    for (int64_t t36 = 0; t36 < t35; t36++) {
-      int64_t t39 = rt_segment_search(v_sd_1360_off, 0, v_sd_1360_n, t36 * RT_CHUNK);
-      const int64_t t36_end = (t36 + 1) * RT_CHUNK < t34 ? (t36 + 1) * RT_CHUNK : t34;
-      for (int64_t t37 = t36 * RT_CHUNK; t37 < t36_end; t37++) {
-        const int32_t t38 = (int32_t)t37;
-        while (v_sd_1360_off[t39 + 1] <= t37)
-          t39++;
-        const int32_t t40 = (int32_t)t39;
-        int t42 = 0; /* nonzero: a check below failed */
-        int t43 = (uint64_t)(int64_t)t40 < (uint64_t)v_x1356_n;
-        int32_t t41 = t43 ? v_x1356_d[t40] : 0;
-        t42 |= !t43;
-        int t45 = (uint64_t)(int64_t)t40 < (uint64_t)v_x1354_n;
-        int32_t t44 = t45 ? v_x1354_d[t40] : 0;
-        t42 |= !t45;
-        int32_t t47 = rt_sub_i(t38, t44);
-        int t49 = (uint64_t)(int64_t)t40 < (uint64_t)v_x1355_n;
-        int32_t t48 = t49 ? v_x1355_d[t40] : 0;
-        t42 |= !t49;
-        int32_t t51 = rt_mul_i(t47, t48);
-        int32_t t53 = rt_add_i(t41, t51);
-        if (__builtin_expect(t42 != 0, 0)) { /* again, recording the error */
-          int32_t t54;
-          if ((uint64_t)(int64_t)t40 < (uint64_t)v_x1356_n) {
-            t54 = v_x1356_d[t40];
+    const int64_t t25 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1386_d = v_x1386->data.i;
+    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t26 > 1)
+    for (int64_t t27 = 0; t27 < t26; t27++) {
+      int64_t t30 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t27 * RT_CHUNK);
+      const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
+      for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
+        const int32_t t29 = (int32_t)t28;
+        while (v_sd_1387_off[t30 + 1] <= t28)
+          t30++;
+        const int32_t t31 = (int32_t)t30;
+        int t33 = 0; /* nonzero: a check below failed */
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
+        int32_t t32 = t34 ? v_x1383_d[t31] : 0;
+        t33 |= !t34;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
+        int32_t t35 = t36 ? v_x1381_d[t31] : 0;
+        t33 |= !t36;
+        int32_t t38 = rt_sub_i(t29, t35);
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
+        int32_t t39 = t40 ? v_x1382_d[t31] : 0;
+        t33 |= !t40;
+        int32_t t42 = rt_mul_i(t38, t39);
+        int32_t t44 = rt_add_i(t32, t42);
+        if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
+          int32_t t45;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
+            t45 = v_x1383_d[t31];
           } else {
-            NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x1356_n, 0.0, 0);
-            t54 = 0;
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
+            t45 = 0;
           }
-          int32_t t55;
-          if ((uint64_t)(int64_t)t40 < (uint64_t)v_x1354_n) {
-            t55 = v_x1354_d[t40];
+          int32_t t46;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
+            t46 = v_x1381_d[t31];
           } else {
-            NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x1354_n, 0.0, 1);
-            t55 = 0;
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
+            t46 = 0;
           }
-          int32_t t57 = rt_sub_i(t38, t55);
-          int32_t t58;
-          if ((uint64_t)(int64_t)t40 < (uint64_t)v_x1355_n) {
-            t58 = v_x1355_d[t40];
+          int32_t t48 = rt_sub_i(t29, t46);
+          int32_t t49;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
+            t49 = v_x1382_d[t31];
           } else {
-            NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x1355_n, 0.0, 2);
-            t58 = 0;
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
+            t49 = 0;
           }
-          int32_t t60 = rt_mul_i(t57, t58);
-          int32_t t62 = rt_add_i(t54, t60);
+          int32_t t51 = rt_mul_i(t48, t49);
+          int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1359_d[t37] = t53;
+        v_x1386_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1359 = v_x1359;
+  *out_v_x1386 = v_x1386;
   return;
 fail:
-  rt_release(v_x1359);
+  rt_release(v_x1386);
 }
 
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, int32_t *out_v_x848, int32_t *out_v_x849) {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t v_x848 = 0;
-  int32_t v_x849 = 0;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
   /* ONCE */
   {
-    int t64 = 0; /* nonzero: a check below failed */
-    int t65 = (uint64_t)(int64_t)0 < (uint64_t)v_x847_n;
-    int32_t t63 = t65 ? v_x847_d[0] : 0;
-    t64 |= !t65;
-    int t67 = (uint64_t)(int64_t)1 < (uint64_t)v_x847_n;
-    int32_t t66 = t67 ? v_x847_d[1] : 0;
-    t64 |= !t67;
-    if (__builtin_expect(t64 != 0, 0)) { /* again, recording the error */
-      int32_t t68;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x847_n) {
-        t68 = v_x847_d[0];
+    int t55 = 0; /* nonzero: a check below failed */
+    int t56 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t54 = t56 ? v_x850_d[0] : 0;
+    t55 |= !t56;
+    int t58 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t57 = t58 ? v_x850_d[1] : 0;
+    t55 |= !t58;
+    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
+      int32_t t59;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+        t59 = v_x850_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x847_n, 0.0, 0);
-        t68 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+        t59 = 0;
       }
-      int32_t t69;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x847_n) {
-        t69 = v_x847_d[1];
+      int32_t t60;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+        t60 = v_x850_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x847_n, 0.0, 1);
-        t69 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+        t60 = 0;
       }
     }
-    v_x848 = t63;
-    v_x849 = t66;
+    v_x851 = t54;
+    v_x852 = t57;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x848 = v_x848;
-  *out_v_x849 = v_x849;
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
 }
 
-/* K7: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1364, int32_t v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1376, RtValue **out_v_x1392, RtValue **out_v_x1396, RtValue **out_v_x1398, RtValue **out_v_x1394, RtValue **out_v_x1397, RtValue **out_v_x1399) {
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)run;
-  int32_t *v_x1362_d = v_x1362->data.i;
-  const int64_t v_x1362_n = v_x1362->len;
-  int32_t *v_x1363_d = v_x1363->data.i;
-  const int64_t v_x1363_n = v_x1363->len;
-  int32_t *v_x1364_d = v_x1364->data.i;
-  const int64_t v_x1364_n = v_x1364->len;
-  int32_t *v_x1366_d = v_x1366->data.i;
-  const int64_t v_x1366_n = v_x1366->len;
-  (void)v_x1366_n; /* v_x1366's length is v_x1364's */
-  const int64_t *v_x1368_off = rt_seg_offsets(v_x1368);
-  const int64_t v_x1368_n = v_x1368->len;
-  RtValue *v_x1376 = NULL;
-  RtValue *v_x1377 = NULL;
-  RtValue *v_x1392 = NULL;
-  RtValue *v_x1393 = NULL;
-  RtValue *v_x1394 = NULL;
-  RtValue *v_x1395 = NULL;
-  RtValue *v_x1396 = NULL;
-  RtValue *v_x1397 = NULL;
-  RtValue *v_x1398 = NULL;
-  RtValue *v_x1399 = NULL;
+  int32_t *v_x1389_d = v_x1389->data.i;
+  const int64_t v_x1389_n = v_x1389->len;
+  int32_t *v_x1390_d = v_x1390->data.i;
+  const int64_t v_x1390_n = v_x1390->len;
+  int32_t *v_x1391_d = v_x1391->data.i;
+  const int64_t v_x1391_n = v_x1391->len;
+  int32_t *v_x1393_d = v_x1393->data.i;
+  const int64_t v_x1393_n = v_x1393->len;
+  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
+  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  const int64_t v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t70 = v_x1365;
-    if (t70 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t70, 0.0, 0);
+    const int64_t t61 = v_x1392;
+    if (t61 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t61, 0.0, 0);
       goto fail;
     }
-    v_x1376 = rt_value_new(rt_vec_type(RT_BOOL), t70);
-    uint8_t *v_x1376_d = v_x1376->data.b;
-    const int64_t v_x1376_n = v_x1376->len;
-    v_x1377 = rt_value_new(rt_vec_type(RT_INT), t70);
-    int32_t *v_x1377_d = v_x1377->data.i;
-    const int64_t v_x1377_n = v_x1377->len;
-    RT_PARALLEL_FOR_IF(t70 >= RT_PARALLEL_MIN)
-    for (int64_t t71 = 0; t71 < t70; t71++) {
-      const int32_t t72 = (int32_t)t71;
-      int t74 = 0; /* nonzero: a check below failed */
-      int t75 = (uint64_t)(int64_t)t72 < (uint64_t)v_x1364_n;
-      int32_t t73 = t75 ? v_x1366_d[t72] : 0;
-      t74 |= !t75;
-      int32_t t76 = t75 ? v_x1364_d[t72] : 0;
-      uint8_t t78 = rt_lt_i(0, t76);
-      int32_t t80 = (t78 ? t73 : -1);
-      uint8_t t82 = rt_ge_i(t80, 0);
-      int32_t t83;
-      if (t82) {
-        int t85 = (uint64_t)(int64_t)t80 < (uint64_t)v_x1363_n;
-        int32_t t84 = t85 ? v_x1363_d[t80] : 0;
-        t74 |= !t85;
-        t83 = t84;
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t61);
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t61);
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    RT_PARALLEL_FOR_IF(t61 >= RT_PARALLEL_MIN)
+    for (int64_t t62 = 0; t62 < t61; t62++) {
+      const int32_t t63 = (int32_t)t62;
+      int t65 = 0; /* nonzero: a check below failed */
+      int t66 = (uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n;
+      int32_t t64 = t66 ? v_x1393_d[t63] : 0;
+      t65 |= !t66;
+      int32_t t67 = t66 ? v_x1391_d[t63] : 0;
+      uint8_t t69 = rt_lt_i(0, t67);
+      int32_t t71 = (t69 ? t64 : -1);
+      uint8_t t73 = rt_ge_i(t71, 0);
+      int32_t t74;
+      if (t73) {
+        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1390_n;
+        int32_t t75 = t76 ? v_x1390_d[t71] : 0;
+        t65 |= !t76;
+        t74 = t75;
       } else {
-        t83 = 0;
+        t74 = 0;
       }
-      if (__builtin_expect(t74 != 0, 0)) { /* again, recording the error */
-        int32_t t86;
-        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x1364_n) {
-          t86 = v_x1366_d[t72];
+      if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
+        int32_t t77;
+        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
+          t77 = v_x1393_d[t63];
         } else {
-          NESSIE_RECORD(err, t71, RT_CHECK_INDEX, 2, 0, RT_GATHER, t72, v_x1364_n, 0.0, 1);
-          t86 = 0;
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 1);
+          t77 = 0;
         }
-        int32_t t87;
-        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x1364_n) {
-          t87 = v_x1364_d[t72];
+        int32_t t78;
+        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
+          t78 = v_x1391_d[t63];
         } else {
-          NESSIE_RECORD(err, t71, RT_CHECK_INDEX, 2, 0, RT_GATHER, t72, v_x1364_n, 0.0, 2);
-          t87 = 0;
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 2);
+          t78 = 0;
         }
-        uint8_t t89 = rt_lt_i(0, t87);
-        int32_t t91 = (t89 ? t86 : -1);
-        uint8_t t93 = rt_ge_i(t91, 0);
-        int32_t t94;
-        if (t93) {
-          int32_t t95;
-          if ((uint64_t)(int64_t)t91 < (uint64_t)v_x1363_n) {
-            t95 = v_x1363_d[t91];
+        uint8_t t80 = rt_lt_i(0, t78);
+        int32_t t82 = (t80 ? t77 : -1);
+        uint8_t t84 = rt_ge_i(t82, 0);
+        int32_t t85;
+        if (t84) {
+          int32_t t86;
+          if ((uint64_t)(int64_t)t82 < (uint64_t)v_x1390_n) {
+            t86 = v_x1390_d[t82];
           } else {
-            NESSIE_RECORD(err, t71, RT_CHECK_INDEX, 2, 0, RT_GATHER, t91, v_x1363_n, 0.0, 3);
-            t95 = 0;
+            NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t82, v_x1390_n, 0.0, 3);
+            t86 = 0;
           }
-          t94 = t95;
+          t85 = t86;
         } else {
-          t94 = 0;
+          t85 = 0;
         }
       }
-      v_x1376_d[t71] = 1;
-      v_x1377_d[t71] = t83;
+      v_x1403_d[t62] = 1;
+      v_x1404_d[t62] = t74;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1376_d = v_x1376->data.b;
-    const int64_t v_x1376_n = v_x1376->len;
-    int32_t *v_x1377_d = v_x1377->data.i;
-    const int64_t v_x1377_n = v_x1377->len;
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
     /* SPLIT */
     {
-      const int64_t t96 = v_x1362_n;
-      const int64_t t97 = t96 > 0 ? (t96 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t98 = (uint8_t *)rt_alloc_atomic((size_t)t96 + 1);
-      int64_t *t99 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t97 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t97 > 1)
-      for (int64_t t100 = 0; t100 < t97; t100++) {
+      const int64_t t87 = v_x1389_n;
+      const int64_t t88 = t87 > 0 ? (t87 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t89 = (uint8_t *)rt_alloc_atomic((size_t)t87 + 1);
+      int64_t *t90 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t88 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t88 > 1)
+      for (int64_t t91 = 0; t91 < t88; t91++) {
         int64_t kept[2] = {0};
-        int64_t t103 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t100 * RT_CHUNK);
-        const int64_t t100_end = (t100 + 1) * RT_CHUNK < t96 ? (t100 + 1) * RT_CHUNK : t96;
-        for (int64_t t101 = t100 * RT_CHUNK; t101 < t100_end; t101++) {
-          const int32_t t102 = (int32_t)t101;
-          while (v_x1368_off[t103 + 1] <= t101)
-            t103++;
-          const int32_t t104 = (int32_t)t103;
-          int32_t t100x0;
-          uint8_t t100x1;
-          int32_t t100x2;
-          uint8_t t100x3;
-          int t106 = 0; /* nonzero: a check below failed */
-          int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x1377_n;
-          int32_t t105 = t107 ? v_x1377_d[t104] : 0;
-          t106 |= !t107;
-          int32_t t108 = v_x1362_d[t102];
-          int t110 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1363_n;
-          int32_t t109 = t110 ? v_x1363_d[t108] : 0;
-          t106 |= !t110;
-          uint8_t t112 = rt_lt_i(t109, t105);
-          uint8_t t114 = rt_gt_i(t109, t105);
-          if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
-            int32_t t115;
-            if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1377_n) {
-              t115 = v_x1377_d[t104];
+        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
+        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+          const int32_t t93 = (int32_t)t92;
+          while (v_x1395_off[t94 + 1] <= t92)
+            t94++;
+          const int32_t t95 = (int32_t)t94;
+          int32_t t91x0;
+          uint8_t t91x1;
+          int32_t t91x2;
+          uint8_t t91x3;
+          int t97 = 0; /* nonzero: a check below failed */
+          int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+          int32_t t96 = t98 ? v_x1404_d[t95] : 0;
+          t97 |= !t98;
+          int32_t t99 = v_x1389_d[t93];
+          int t101 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1390_n;
+          int32_t t100 = t101 ? v_x1390_d[t99] : 0;
+          t97 |= !t101;
+          uint8_t t103 = rt_lt_i(t100, t96);
+          uint8_t t105 = rt_gt_i(t100, t96);
+          if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+            int32_t t106;
+            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+              t106 = v_x1404_d[t95];
             } else {
-              NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 3, 0, RT_GATHER, t104, v_x1377_n, 0.0, 4);
-              t115 = 0;
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 4);
+              t106 = 0;
             }
-            int32_t t116 = v_x1362_d[t102];
-            int32_t t117;
-            if ((uint64_t)(int64_t)t116 < (uint64_t)v_x1363_n) {
-              t117 = v_x1363_d[t116];
+            int32_t t107 = v_x1389_d[t93];
+            int32_t t108;
+            if ((uint64_t)(int64_t)t107 < (uint64_t)v_x1390_n) {
+              t108 = v_x1390_d[t107];
             } else {
-              NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 0, 0, RT_GATHER, t116, v_x1363_n, 0.0, 5);
-              t117 = 0;
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x1390_n, 0.0, 5);
+              t108 = 0;
             }
-            uint8_t t119 = rt_lt_i(t117, t115);
-            uint8_t t121 = rt_gt_i(t117, t115);
+            uint8_t t110 = rt_lt_i(t108, t106);
+            uint8_t t112 = rt_gt_i(t108, t106);
           }
-          t100x0 = t109;
-          t100x1 = t112;
-          t100x2 = t109;
-          t100x3 = t114;
-          uint8_t t122;
-          uint8_t t123;
-          t122 = t100x1;
-          t123 = t100x3;
-          kept[0] += t122 != 0;
-          kept[1] += t123 != 0;
-          t98[t101] = (uint8_t)((t122 != 0) << 0 | (t123 != 0) << 1);
+          t91x0 = t100;
+          t91x1 = t103;
+          t91x2 = t100;
+          t91x3 = t105;
+          uint8_t t113;
+          uint8_t t114;
+          t113 = t91x1;
+          t114 = t91x3;
+          kept[0] += t113 != 0;
+          kept[1] += t114 != 0;
+          t89[t92] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1);
         }
-        t99[0 * t97 + t100] = kept[0];
-        t99[1 * t97 + t100] = kept[1];
+        t90[0 * t88 + t91] = kept[0];
+        t90[1 * t88 + t91] = kept[1];
       }
       if (err->index != INT64_MAX) {
-        rt_free(t98);
-        rt_free(t99);
+        rt_free(t89);
+        rt_free(t90);
         goto fail;
       }
-      int64_t t124 = 0;
-      for (int64_t t100 = 0; t100 < t97; t100++) {
-        const int64_t k = t99[0 * t97 + t100];
-        t99[0 * t97 + t100] = t124;
-        t124 += k;
+      int64_t t115 = 0;
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        const int64_t k = t90[0 * t88 + t91];
+        t90[0 * t88 + t91] = t115;
+        t115 += k;
       }
-      v_x1392 = rt_value_new(rt_vec_type(RT_INT), t124);
-      int32_t *v_x1392_d = v_x1392->data.i;
-      const int64_t v_x1392_n = v_x1392->len;
-      int64_t t125 = 0;
-      for (int64_t t100 = 0; t100 < t97; t100++) {
-        const int64_t k = t99[1 * t97 + t100];
-        t99[1 * t97 + t100] = t125;
-        t125 += k;
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t115);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t116 = 0;
+      for (int64_t t91 = 0; t91 < t88; t91++) {
+        const int64_t k = t90[1 * t88 + t91];
+        t90[1 * t88 + t91] = t116;
+        t116 += k;
       }
-      v_x1394 = rt_value_new(rt_vec_type(RT_INT), t125);
-      int32_t *v_x1394_d = v_x1394->data.i;
-      const int64_t v_x1394_n = v_x1394->len;
-      v_x1396 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1396_d = v_x1396->data.i;
-      const int64_t v_x1396_n = v_x1396->len;
-      v_x1397 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1397_d = v_x1397->data.i;
-      const int64_t v_x1397_n = v_x1397->len;
-      RT_PARALLEL_FOR_IF(v_x1368_n > RT_CHUNK)
-      for (int64_t t126 = 0; t126 < v_x1368_n; t126++) {
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t116);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
+      for (int64_t t117 = 0; t117 < v_x1395_n; t117++) {
         int32_t in[2] = {0};
-        for (int64_t t127 = v_x1368_off[t126]; t127 < v_x1368_off[t126 + 1]; t127++) {
-          in[0] += t98[t127] >> 0 & 1;
-          in[1] += t98[t127] >> 1 & 1;
+        for (int64_t t118 = v_x1395_off[t117]; t118 < v_x1395_off[t117 + 1]; t118++) {
+          in[0] += t89[t118] >> 0 & 1;
+          in[1] += t89[t118] >> 1 & 1;
         }
-        v_x1396_d[t126] = in[0];
-        v_x1397_d[t126] = in[1];
+        v_x1423_d[t117] = in[0];
+        v_x1424_d[t117] = in[1];
       }
-      v_x1398 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1398_d = v_x1398->data.i;
-      const int64_t v_x1398_n = v_x1398->len;
-      for (int64_t t126 = 0, t128 = 0; t126 < v_x1368_n; t126++) {
-        v_x1398_d[t126] = (int32_t)t128;
-        t128 += v_x1396_d[t126];
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1425_d = v_x1425->data.i;
+      const int64_t v_x1425_n = v_x1425->len;
+      for (int64_t t117 = 0, t119 = 0; t117 < v_x1395_n; t117++) {
+        v_x1425_d[t117] = (int32_t)t119;
+        t119 += v_x1423_d[t117];
       }
-      v_x1399 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1399_d = v_x1399->data.i;
-      const int64_t v_x1399_n = v_x1399->len;
-      for (int64_t t126 = 0, t129 = 0; t126 < v_x1368_n; t126++) {
-        v_x1399_d[t126] = (int32_t)t129;
-        t129 += v_x1397_d[t126];
+      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1426_d = v_x1426->data.i;
+      const int64_t v_x1426_n = v_x1426->len;
+      for (int64_t t117 = 0, t120 = 0; t117 < v_x1395_n; t117++) {
+        v_x1426_d[t117] = (int32_t)t120;
+        t120 += v_x1424_d[t117];
       }
-      RT_PARALLEL_FOR_IF(t97 > 1)
-      for (int64_t t100 = 0; t100 < t97; t100++) {
+      RT_PARALLEL_FOR_IF(t88 > 1)
+      for (int64_t t91 = 0; t91 < t88; t91++) {
         int64_t at[2];
-        at[0] = t99[0 * t97 + t100];
-        at[1] = t99[1 * t97 + t100];
-        int64_t t103 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t100 * RT_CHUNK);
-        const int64_t t100_end = (t100 + 1) * RT_CHUNK < t96 ? (t100 + 1) * RT_CHUNK : t96;
-        for (int64_t t101 = t100 * RT_CHUNK; t101 < t100_end; t101++) {
-          const int32_t t102 = (int32_t)t101;
-          while (v_x1368_off[t103 + 1] <= t101)
-            t103++;
-          const int32_t t104 = (int32_t)t103;
-          if (!t98[t101])
+        at[0] = t90[0 * t88 + t91];
+        at[1] = t90[1 * t88 + t91];
+        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
+        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+          const int32_t t93 = (int32_t)t92;
+          while (v_x1395_off[t94 + 1] <= t92)
+            t94++;
+          const int32_t t95 = (int32_t)t94;
+          if (!t89[t92])
             continue;
-          int32_t t100y0;
-          uint8_t t100y1;
-          int32_t t100y2;
-          uint8_t t100y3;
-          int t131 = 0; /* nonzero: a check below failed */
-          int t132 = (uint64_t)(int64_t)t104 < (uint64_t)v_x1377_n;
-          int32_t t130 = t132 ? v_x1377_d[t104] : 0;
-          t131 |= !t132;
-          int32_t t133 = v_x1362_d[t102];
-          int t135 = (uint64_t)(int64_t)t133 < (uint64_t)v_x1363_n;
-          int32_t t134 = t135 ? v_x1363_d[t133] : 0;
-          t131 |= !t135;
-          uint8_t t137 = rt_lt_i(t134, t130);
-          uint8_t t139 = rt_gt_i(t134, t130);
-          if (__builtin_expect(t131 != 0, 0)) { /* again, recording the error */
-            int32_t t140;
-            if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1377_n) {
-              t140 = v_x1377_d[t104];
+          int32_t t91y0;
+          uint8_t t91y1;
+          int32_t t91y2;
+          uint8_t t91y3;
+          int t122 = 0; /* nonzero: a check below failed */
+          int t123 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+          int32_t t121 = t123 ? v_x1404_d[t95] : 0;
+          t122 |= !t123;
+          int32_t t124 = v_x1389_d[t93];
+          int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1390_n;
+          int32_t t125 = t126 ? v_x1390_d[t124] : 0;
+          t122 |= !t126;
+          uint8_t t128 = rt_lt_i(t125, t121);
+          uint8_t t130 = rt_gt_i(t125, t121);
+          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+            int32_t t131;
+            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+              t131 = v_x1404_d[t95];
             } else {
-              NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 3, 0, RT_GATHER, t104, v_x1377_n, 0.0, 6);
-              t140 = 0;
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 6);
+              t131 = 0;
             }
-            int32_t t141 = v_x1362_d[t102];
-            int32_t t142;
-            if ((uint64_t)(int64_t)t141 < (uint64_t)v_x1363_n) {
-              t142 = v_x1363_d[t141];
+            int32_t t132 = v_x1389_d[t93];
+            int32_t t133;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1390_n) {
+              t133 = v_x1390_d[t132];
             } else {
-              NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 0, 0, RT_GATHER, t141, v_x1363_n, 0.0, 7);
-              t142 = 0;
+              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1390_n, 0.0, 7);
+              t133 = 0;
             }
-            uint8_t t144 = rt_lt_i(t142, t140);
-            uint8_t t146 = rt_gt_i(t142, t140);
+            uint8_t t135 = rt_lt_i(t133, t131);
+            uint8_t t137 = rt_gt_i(t133, t131);
           }
-          t100y0 = t134;
-          t100y1 = t137;
-          t100y2 = t134;
-          t100y3 = t139;
-          if (t98[t101] >> 0 & 1) {
-            v_x1392_d[at[0]] = t100y0;
+          t91y0 = t125;
+          t91y1 = t128;
+          t91y2 = t125;
+          t91y3 = t130;
+          if (t89[t92] >> 0 & 1) {
+            v_x1419_d[at[0]] = t91y0;
             at[0]++;
           }
-          if (t98[t101] >> 1 & 1) {
-            v_x1394_d[at[1]] = t100y2;
+          if (t89[t92] >> 1 & 1) {
+            v_x1421_d[at[1]] = t91y2;
             at[1]++;
           }
         }
       }
-      rt_free(t98);
-      rt_free(t99);
+      rt_free(t89);
+      rt_free(t90);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1376 = v_x1376;
-  *out_v_x1392 = v_x1392;
-  *out_v_x1396 = v_x1396;
-  *out_v_x1398 = v_x1398;
-  *out_v_x1394 = v_x1394;
-  *out_v_x1397 = v_x1397;
-  *out_v_x1399 = v_x1399;
-  rt_release(v_x1377);
-  rt_release(v_x1393);
-  rt_release(v_x1395);
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
   return;
 fail:
-  rt_release(v_x1376);
-  rt_release(v_x1377);
-  rt_release(v_x1392);
-  rt_release(v_x1393);
-  rt_release(v_x1394);
-  rt_release(v_x1395);
-  rt_release(v_x1396);
-  rt_release(v_x1397);
-  rt_release(v_x1398);
-  rt_release(v_x1399);
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
 }
 
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x911, RtValue *v_x912, int32_t v_x913, int32_t v_x916, int32_t v_x923, RtValue *v_x930, int32_t v_x931, RtValue *v_x934, int32_t v_x943, RtValue **out_v_x938, RtValue **out_v_x942, RtValue **out_v_x944, RtValue **out_v_x946) {
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
   (void)loc;
   (void)run;
-  int32_t *v_x911_d = v_x911->data.i;
-  const int64_t v_x911_n = v_x911->len;
-  int32_t *v_x912_d = v_x912->data.i;
-  const int64_t v_x912_n = v_x912->len;
-  (void)v_x912_n; /* v_x912's length is v_x911's */
-  int32_t *v_x930_d = v_x930->data.i;
-  const int64_t v_x930_n = v_x930->len;
-  (void)v_x930_n; /* v_x930's length is v_x911's */
-  int32_t *v_x934_d = v_x934->data.i;
-  const int64_t v_x934_n = v_x934->len;
-  (void)v_x934_n; /* v_x934's length is v_x911's */
-  RtValue *v_x938 = NULL;
-  RtValue *v_x940 = NULL;
-  RtValue *v_x942 = NULL;
-  RtValue *v_x944 = NULL;
+  int32_t *v_x914_d = v_x914->data.i;
+  const int64_t v_x914_n = v_x914->len;
+  int32_t *v_x915_d = v_x915->data.i;
+  const int64_t v_x915_n = v_x915->len;
+  (void)v_x915_n; /* v_x915's length is v_x914's */
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x914's */
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
   RtValue *v_x945 = NULL;
-  RtValue *v_x946 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t147 = v_x916;
-    if (t147 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t147, 0.0, 0);
+    const int64_t t138 = v_x919;
+    if (t138 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t138, 0.0, 0);
       goto fail;
     }
-    v_x938 = rt_value_new(rt_vec_type(RT_INT), t147);
-    int32_t *v_x938_d = v_x938->data.i;
-    const int64_t v_x938_n = v_x938->len;
-    v_x940 = rt_value_new(rt_vec_type(RT_INT), t147);
-    int32_t *v_x940_d = v_x940->data.i;
-    const int64_t v_x940_n = v_x940->len;
-    v_x942 = rt_value_new(rt_vec_type(RT_INT), t147);
-    int32_t *v_x942_d = v_x942->data.i;
-    const int64_t v_x942_n = v_x942->len;
-    RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
-    for (int64_t t148 = 0; t148 < t147; t148++) {
-      const int32_t t149 = (int32_t)t148;
-      int t152 = 0; /* nonzero: a check below failed */
-      int32_t t151 = rt_div_i(t149, 2, &t152);
-      int32_t t154 = rt_rem_i(t149, 2, &t152);
-      int32_t t156 = rt_mul_i(t154, v_x923);
-      int32_t t158 = rt_add_i(t156, t151);
-      int t160 = (uint64_t)(int64_t)t158 < (uint64_t)v_x913;
-      int32_t t159 = t160 ? t158 : 0;
-      t152 |= !t160;
-      uint8_t t162 = rt_lt_i(t159, (int32_t)v_x911_n);
-      int32_t t163;
-      if (t162) {
-        int t165 = (uint64_t)(int64_t)t159 < (uint64_t)v_x911_n;
-        int32_t t164 = t165 ? v_x911_d[t159] : 0;
-        t152 |= !t165;
-        t163 = t164;
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t138);
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    RT_PARALLEL_FOR_IF(t138 >= RT_PARALLEL_MIN)
+    for (int64_t t139 = 0; t139 < t138; t139++) {
+      const int32_t t140 = (int32_t)t139;
+      int t143 = 0; /* nonzero: a check below failed */
+      int32_t t142 = rt_div_i(t140, 2, &t143);
+      int32_t t145 = rt_rem_i(t140, 2, &t143);
+      int32_t t147 = rt_mul_i(t145, v_x926);
+      int32_t t149 = rt_add_i(t147, t142);
+      int t151 = (uint64_t)(int64_t)t149 < (uint64_t)v_x916;
+      int32_t t150 = t151 ? t149 : 0;
+      t143 |= !t151;
+      uint8_t t153 = rt_lt_i(t150, (int32_t)v_x914_n);
+      int32_t t154;
+      if (t153) {
+        int t156 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
+        int32_t t155 = t156 ? v_x914_d[t150] : 0;
+        t143 |= !t156;
+        t154 = t155;
       } else {
-        int32_t t167 = rt_sub_i(t159, (int32_t)v_x911_n);
-        int t169 = (uint64_t)(int64_t)t167 < (uint64_t)v_x911_n;
-        int32_t t168 = t169 ? v_x912_d[t167] : 0;
-        t152 |= !t169;
-        t163 = t168;
+        int32_t t158 = rt_sub_i(t150, (int32_t)v_x914_n);
+        int t160 = (uint64_t)(int64_t)t158 < (uint64_t)v_x914_n;
+        int32_t t159 = t160 ? v_x915_d[t158] : 0;
+        t143 |= !t160;
+        t154 = t159;
       }
-      int32_t t170;
-      if (t162) {
-        int t172 = (uint64_t)(int64_t)t159 < (uint64_t)v_x911_n;
-        int32_t t171 = t172 ? v_x934_d[t159] : 0;
-        t152 |= !t172;
-        t170 = t171;
+      int32_t t161;
+      if (t153) {
+        int t163 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
+        int32_t t162 = t163 ? v_x937_d[t150] : 0;
+        t143 |= !t163;
+        t161 = t162;
       } else {
-        int32_t t174 = rt_sub_i(t159, (int32_t)v_x911_n);
-        int t176 = (uint64_t)(int64_t)t174 < (uint64_t)(int32_t)v_x911_n;
-        int32_t t175 = t176 ? t174 : 0;
-        t152 |= !t176;
-        int t178 = (uint64_t)(int64_t)t175 < (uint64_t)v_x911_n;
-        int32_t t177 = t178 ? v_x930_d[t175] : 0;
-        t152 |= !t178;
-        int32_t t180 = rt_add_i(t177, v_x931);
-        t170 = t180;
+        int32_t t165 = rt_sub_i(t150, (int32_t)v_x914_n);
+        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)(int32_t)v_x914_n;
+        int32_t t166 = t167 ? t165 : 0;
+        t143 |= !t167;
+        int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x914_n;
+        int32_t t168 = t169 ? v_x933_d[t166] : 0;
+        t143 |= !t169;
+        int32_t t171 = rt_add_i(t168, v_x934);
+        t161 = t171;
       }
-      int32_t t182 = rt_add_i(t170, t163);
-      if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-        int t183 = 0;
-        int32_t t184 = rt_div_i(t149, 2, &t183);
-        if (t183) {
-          NESSIE_RECORD(err, t148, RT_CHECK_SCALAR, 0, t183, RT_DIV, 0, 0, 0.0, 1);
+      int32_t t173 = rt_add_i(t161, t154);
+      if (__builtin_expect(t143 != 0, 0)) { /* again, recording the error */
+        int t174 = 0;
+        int32_t t175 = rt_div_i(t140, 2, &t174);
+        if (t174) {
+          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t174, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t185 = 0;
-        int32_t t186 = rt_rem_i(t149, 2, &t185);
-        if (t185) {
-          NESSIE_RECORD(err, t148, RT_CHECK_SCALAR, 0, t185, RT_REM, 0, 0, 0.0, 2);
+        int t176 = 0;
+        int32_t t177 = rt_rem_i(t140, 2, &t176);
+        if (t176) {
+          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t176, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t188 = rt_mul_i(t186, v_x923);
-        int32_t t190 = rt_add_i(t188, t184);
-        int32_t t191;
-        if ((uint64_t)(int64_t)t190 < (uint64_t)v_x913) {
-          t191 = t190;
+        int32_t t179 = rt_mul_i(t177, v_x926);
+        int32_t t181 = rt_add_i(t179, t175);
+        int32_t t182;
+        if ((uint64_t)(int64_t)t181 < (uint64_t)v_x916) {
+          t182 = t181;
         } else {
-          NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x913, 0.0, 3);
-          t191 = 0;
+          NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x916, 0.0, 3);
+          t182 = 0;
         }
-        uint8_t t193 = rt_lt_i(t191, (int32_t)v_x911_n);
-        int32_t t194;
-        if (t193) {
-          int32_t t195;
-          if ((uint64_t)(int64_t)t191 < (uint64_t)v_x911_n) {
-            t195 = v_x911_d[t191];
+        uint8_t t184 = rt_lt_i(t182, (int32_t)v_x914_n);
+        int32_t t185;
+        if (t184) {
+          int32_t t186;
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
+            t186 = v_x914_d[t182];
           } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x911_n, 0.0, 4);
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 4);
+            t186 = 0;
+          }
+          t185 = t186;
+        } else {
+          int32_t t188 = rt_sub_i(t182, (int32_t)v_x914_n);
+          int32_t t189;
+          if ((uint64_t)(int64_t)t188 < (uint64_t)v_x914_n) {
+            t189 = v_x915_d[t188];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x914_n, 0.0, 5);
+            t189 = 0;
+          }
+          t185 = t189;
+        }
+        int32_t t190;
+        if (t184) {
+          int32_t t191;
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
+            t191 = v_x937_d[t182];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 6);
+            t191 = 0;
+          }
+          t190 = t191;
+        } else {
+          int32_t t193 = rt_sub_i(t182, (int32_t)v_x914_n);
+          int32_t t194;
+          if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x914_n) {
+            t194 = t193;
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x914_n, 0.0, 7);
+            t194 = 0;
+          }
+          int32_t t195;
+          if ((uint64_t)(int64_t)t194 < (uint64_t)v_x914_n) {
+            t195 = v_x933_d[t194];
+          } else {
+            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x914_n, 0.0, 8);
             t195 = 0;
           }
-          t194 = t195;
-        } else {
-          int32_t t197 = rt_sub_i(t191, (int32_t)v_x911_n);
-          int32_t t198;
-          if ((uint64_t)(int64_t)t197 < (uint64_t)v_x911_n) {
-            t198 = v_x912_d[t197];
-          } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x911_n, 0.0, 5);
-            t198 = 0;
-          }
-          t194 = t198;
+          int32_t t197 = rt_add_i(t195, v_x934);
+          t190 = t197;
         }
-        int32_t t199;
-        if (t193) {
-          int32_t t200;
-          if ((uint64_t)(int64_t)t191 < (uint64_t)v_x911_n) {
-            t200 = v_x934_d[t191];
-          } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x911_n, 0.0, 6);
-            t200 = 0;
-          }
-          t199 = t200;
-        } else {
-          int32_t t202 = rt_sub_i(t191, (int32_t)v_x911_n);
-          int32_t t203;
-          if ((uint64_t)(int64_t)t202 < (uint64_t)(int32_t)v_x911_n) {
-            t203 = t202;
-          } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t202, (int32_t)v_x911_n, 0.0, 7);
-            t203 = 0;
-          }
-          int32_t t204;
-          if ((uint64_t)(int64_t)t203 < (uint64_t)v_x911_n) {
-            t204 = v_x930_d[t203];
-          } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x911_n, 0.0, 8);
-            t204 = 0;
-          }
-          int32_t t206 = rt_add_i(t204, v_x931);
-          t199 = t206;
-        }
-        int32_t t208 = rt_add_i(t199, t194);
+        int32_t t199 = rt_add_i(t190, t185);
       }
-      v_x938_d[t148] = t170;
-      v_x940_d[t148] = t182;
-      v_x942_d[t148] = 1;
+      v_x941_d[t139] = t161;
+      v_x943_d[t139] = t173;
+      v_x945_d[t139] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x938_d = v_x938->data.i;
-    const int64_t v_x938_n = v_x938->len;
-    int32_t *v_x940_d = v_x940->data.i;
-    const int64_t v_x940_n = v_x940->len;
-    int32_t *v_x942_d = v_x942->data.i;
-    const int64_t v_x942_n = v_x942->len;
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t209 = rt_range_segdes(loc, v_x938, v_x940, v_x942, &v_x945, &v_x946);
-      rt_seg_known_total(t209, v_x943);
-      v_x944 = t209;
-      const int64_t *v_x944_off = rt_seg_offsets(v_x944);
-      const int64_t v_x944_n = v_x944->len;
+      RtValue *t200 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t200, v_x946);
+      v_x947 = t200;
+      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
+      const int64_t v_x947_n = v_x947->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x938 = v_x938;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  *out_v_x946 = v_x946;
-  rt_release(v_x940);
-  rt_release(v_x945);
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
   return;
 fail:
-  rt_release(v_x938);
-  rt_release(v_x940);
-  rt_release(v_x942);
-  rt_release(v_x944);
+  rt_release(v_x941);
+  rt_release(v_x943);
   rt_release(v_x945);
-  rt_release(v_x946);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
 }
 
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1402, RtValue *v_x1403, int32_t v_x1404, RtValue *v_sd_1414, RtValue *v_x1406, RtValue *v_x1407, RtValue *v_x1408, RtValue **out_v_x1413) {
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
   (void)loc;
   (void)run;
-  int32_t *v_x1402_d = v_x1402->data.i;
-  const int64_t v_x1402_n = v_x1402->len;
-  int32_t *v_x1403_d = v_x1403->data.i;
-  const int64_t v_x1403_n = v_x1403->len;
-  const int64_t *v_sd_1414_off = rt_seg_offsets(v_sd_1414);
-  const int64_t v_sd_1414_n = v_sd_1414->len;
-  int32_t *v_x1406_d = v_x1406->data.i;
-  const int64_t v_x1406_n = v_x1406->len;
-  int32_t *v_x1407_d = v_x1407->data.i;
-  const int64_t v_x1407_n = v_x1407->len;
-  int32_t *v_x1408_d = v_x1408->data.i;
-  const int64_t v_x1408_n = v_x1408->len;
-  RtValue *v_x1413 = NULL;
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  int32_t *v_x1430_d = v_x1430->data.i;
+  const int64_t v_x1430_n = v_x1430->len;
+  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
+  const int64_t v_sd_1441_n = v_sd_1441->len;
+  int32_t *v_x1433_d = v_x1433->data.i;
+  const int64_t v_x1433_n = v_x1433->len;
+  int32_t *v_x1434_d = v_x1434->data.i;
+  const int64_t v_x1434_n = v_x1434->len;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t210 = v_sd_1414_off[v_sd_1414_n];
-    v_x1413 = rt_value_new(rt_vec_type(RT_INT), t210);
-    int32_t *v_x1413_d = v_x1413->data.i;
-    const int64_t v_x1413_n = v_x1413->len;
-    const int64_t t211 = (t210 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t211 > 1)
-    for (int64_t t212 = 0; t212 < t211; t212++) {
-      int64_t t215 = rt_segment_search(v_sd_1414_off, 0, v_sd_1414_n, t212 * RT_CHUNK);
-      const int64_t t212_end = (t212 + 1) * RT_CHUNK < t210 ? (t212 + 1) * RT_CHUNK : t210;
-      for (int64_t t213 = t212 * RT_CHUNK; t213 < t212_end; t213++) {
-        const int32_t t214 = (int32_t)t213;
-        while (v_sd_1414_off[t215 + 1] <= t213)
-          t215++;
-        const int32_t t216 = (int32_t)t215;
-        int t218 = 0; /* nonzero: a check below failed */
-        int t219 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1408_n;
-        int32_t t217 = t219 ? v_x1408_d[t216] : 0;
-        t218 |= !t219;
-        int t221 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1406_n;
-        int32_t t220 = t221 ? v_x1406_d[t216] : 0;
-        t218 |= !t221;
-        int32_t t223 = rt_sub_i(t214, t220);
-        int t225 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1407_n;
-        int32_t t224 = t225 ? v_x1407_d[t216] : 0;
-        t218 |= !t225;
-        int32_t t227 = rt_mul_i(t223, t224);
-        int32_t t229 = rt_add_i(t217, t227);
-        int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1404;
-        int32_t t230 = t231 ? t229 : 0;
-        t218 |= !t231;
-        uint8_t t233 = rt_lt_i(t230, (int32_t)v_x1402_n);
-        int32_t t234;
-        if (t233) {
-          int t236 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1402_n;
-          int32_t t235 = t236 ? v_x1402_d[t230] : 0;
-          t218 |= !t236;
-          t234 = t235;
+    const int64_t t201 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t201);
+    int32_t *v_x1440_d = v_x1440->data.i;
+    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t202 = (t201 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t202 > 1)
+    for (int64_t t203 = 0; t203 < t202; t203++) {
+      int64_t t206 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t203 * RT_CHUNK);
+      const int64_t t203_end = (t203 + 1) * RT_CHUNK < t201 ? (t203 + 1) * RT_CHUNK : t201;
+      for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t204++) {
+        const int32_t t205 = (int32_t)t204;
+        while (v_sd_1441_off[t206 + 1] <= t204)
+          t206++;
+        const int32_t t207 = (int32_t)t206;
+        int t209 = 0; /* nonzero: a check below failed */
+        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n;
+        int32_t t208 = t210 ? v_x1435_d[t207] : 0;
+        t209 |= !t210;
+        int t212 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n;
+        int32_t t211 = t212 ? v_x1433_d[t207] : 0;
+        t209 |= !t212;
+        int32_t t214 = rt_sub_i(t205, t211);
+        int t216 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n;
+        int32_t t215 = t216 ? v_x1434_d[t207] : 0;
+        t209 |= !t216;
+        int32_t t218 = rt_mul_i(t214, t215);
+        int32_t t220 = rt_add_i(t208, t218);
+        int t222 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1431;
+        int32_t t221 = t222 ? t220 : 0;
+        t209 |= !t222;
+        uint8_t t224 = rt_lt_i(t221, (int32_t)v_x1429_n);
+        int32_t t225;
+        if (t224) {
+          int t227 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1429_n;
+          int32_t t226 = t227 ? v_x1429_d[t221] : 0;
+          t209 |= !t227;
+          t225 = t226;
         } else {
-          int32_t t238 = rt_sub_i(t230, (int32_t)v_x1402_n);
-          int t240 = (uint64_t)(int64_t)t238 < (uint64_t)v_x1403_n;
-          int32_t t239 = t240 ? v_x1403_d[t238] : 0;
-          t218 |= !t240;
-          t234 = t239;
+          int32_t t229 = rt_sub_i(t221, (int32_t)v_x1429_n);
+          int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1430_n;
+          int32_t t230 = t231 ? v_x1430_d[t229] : 0;
+          t209 |= !t231;
+          t225 = t230;
         }
-        if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
-          int32_t t241;
-          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x1408_n) {
-            t241 = v_x1408_d[t216];
+        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+          int32_t t232;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n) {
+            t232 = v_x1435_d[t207];
           } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x1408_n, 0.0, 0);
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1435_n, 0.0, 0);
+            t232 = 0;
+          }
+          int32_t t233;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n) {
+            t233 = v_x1433_d[t207];
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1433_n, 0.0, 1);
+            t233 = 0;
+          }
+          int32_t t235 = rt_sub_i(t205, t233);
+          int32_t t236;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n) {
+            t236 = v_x1434_d[t207];
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1434_n, 0.0, 2);
+            t236 = 0;
+          }
+          int32_t t238 = rt_mul_i(t235, t236);
+          int32_t t240 = rt_add_i(t232, t238);
+          int32_t t241;
+          if ((uint64_t)(int64_t)t240 < (uint64_t)v_x1431) {
+            t241 = t240;
+          } else {
+            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x1431, 0.0, 3);
             t241 = 0;
           }
-          int32_t t242;
-          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x1406_n) {
-            t242 = v_x1406_d[t216];
-          } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x1406_n, 0.0, 1);
-            t242 = 0;
-          }
-          int32_t t244 = rt_sub_i(t214, t242);
-          int32_t t245;
-          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x1407_n) {
-            t245 = v_x1407_d[t216];
-          } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x1407_n, 0.0, 2);
-            t245 = 0;
-          }
-          int32_t t247 = rt_mul_i(t244, t245);
-          int32_t t249 = rt_add_i(t241, t247);
-          int32_t t250;
-          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1404) {
-            t250 = t249;
-          } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1404, 0.0, 3);
-            t250 = 0;
-          }
-          uint8_t t252 = rt_lt_i(t250, (int32_t)v_x1402_n);
-          int32_t t253;
-          if (t252) {
-            int32_t t254;
-            if ((uint64_t)(int64_t)t250 < (uint64_t)v_x1402_n) {
-              t254 = v_x1402_d[t250];
+          uint8_t t243 = rt_lt_i(t241, (int32_t)v_x1429_n);
+          int32_t t244;
+          if (t243) {
+            int32_t t245;
+            if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1429_n) {
+              t245 = v_x1429_d[t241];
             } else {
-              NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x1402_n, 0.0, 4);
-              t254 = 0;
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1429_n, 0.0, 4);
+              t245 = 0;
             }
-            t253 = t254;
+            t244 = t245;
           } else {
-            int32_t t256 = rt_sub_i(t250, (int32_t)v_x1402_n);
-            int32_t t257;
-            if ((uint64_t)(int64_t)t256 < (uint64_t)v_x1403_n) {
-              t257 = v_x1403_d[t256];
+            int32_t t247 = rt_sub_i(t241, (int32_t)v_x1429_n);
+            int32_t t248;
+            if ((uint64_t)(int64_t)t247 < (uint64_t)v_x1430_n) {
+              t248 = v_x1430_d[t247];
             } else {
-              NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x1403_n, 0.0, 5);
-              t257 = 0;
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x1430_n, 0.0, 5);
+              t248 = 0;
             }
-            t253 = t257;
+            t244 = t248;
           }
         }
-        v_x1413_d[t213] = t234;
+        v_x1440_d[t204] = t225;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1413 = v_x1413;
+  *out_v_x1440 = v_x1440;
   return;
 fail:
-  rt_release(v_x1413);
+  rt_release(v_x1440);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x961, RtValue *v_x975, RtValue **out_v_x993) {
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
   (void)loc;
   (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  RtValue *v_x993 = NULL;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t258 = v_x961;
-    if (t258 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t258, 0.0, 0);
+    const int64_t t249 = v_x964;
+    if (t249 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t249, 0.0, 0);
       goto fail;
     }
-    v_x993 = rt_value_new(rt_vec_type(RT_INT), t258);
-    int32_t *v_x993_d = v_x993->data.i;
-    const int64_t v_x993_n = v_x993->len;
-    RT_PARALLEL_FOR_IF(t258 >= RT_PARALLEL_MIN)
-    for (int64_t t259 = 0; t259 < t258; t259++) {
-      const int32_t t260 = (int32_t)t259;
-      int t269 = 0; /* nonzero: a check below failed */
-      int32_t t262 = rt_mul_i(t260, 2);
-      int32_t t264 = (1 ? t262 : -1);
-      uint8_t t266 = rt_ge_i(t264, 0);
-      int32_t t267;
-      if (t266) {
-        int t270 = (uint64_t)(int64_t)t264 < (uint64_t)v_x975_n;
-        int32_t t268 = t270 ? v_x975_d[t264] : 0;
-        t269 |= !t270;
-        t267 = t268;
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t249);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t249 >= RT_PARALLEL_MIN)
+    for (int64_t t250 = 0; t250 < t249; t250++) {
+      const int32_t t251 = (int32_t)t250;
+      int t260 = 0; /* nonzero: a check below failed */
+      int32_t t253 = rt_mul_i(t251, 2);
+      int32_t t255 = (1 ? t253 : -1);
+      uint8_t t257 = rt_ge_i(t255, 0);
+      int32_t t258;
+      if (t257) {
+        int t261 = (uint64_t)(int64_t)t255 < (uint64_t)v_x978_n;
+        int32_t t259 = t261 ? v_x978_d[t255] : 0;
+        t260 |= !t261;
+        t258 = t259;
       } else {
-        t267 = 0;
+        t258 = 0;
       }
-      int32_t t272 = rt_add_i(t267, 1);
-      int32_t t274 = rt_add_i(t262, 1);
-      int32_t t276 = (1 ? t274 : -1);
-      uint8_t t278 = rt_ge_i(t276, 0);
-      int32_t t279;
-      if (t278) {
-        int t281 = (uint64_t)(int64_t)t276 < (uint64_t)v_x975_n;
-        int32_t t280 = t281 ? v_x975_d[t276] : 0;
-        t269 |= !t281;
-        t279 = t280;
+      int32_t t263 = rt_add_i(t258, 1);
+      int32_t t265 = rt_add_i(t253, 1);
+      int32_t t267 = (1 ? t265 : -1);
+      uint8_t t269 = rt_ge_i(t267, 0);
+      int32_t t270;
+      if (t269) {
+        int t272 = (uint64_t)(int64_t)t267 < (uint64_t)v_x978_n;
+        int32_t t271 = t272 ? v_x978_d[t267] : 0;
+        t260 |= !t272;
+        t270 = t271;
       } else {
-        t279 = 0;
+        t270 = 0;
       }
-      int32_t t283 = rt_add_i(t272, t279);
-      if (__builtin_expect(t269 != 0, 0)) { /* again, recording the error */
-        int32_t t285 = rt_mul_i(t260, 2);
-        int32_t t287 = (1 ? t285 : -1);
-        uint8_t t289 = rt_ge_i(t287, 0);
-        int32_t t290;
-        if (t289) {
-          int32_t t291;
-          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x975_n) {
-            t291 = v_x975_d[t287];
+      int32_t t274 = rt_add_i(t263, t270);
+      if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
+        int32_t t276 = rt_mul_i(t251, 2);
+        int32_t t278 = (1 ? t276 : -1);
+        uint8_t t280 = rt_ge_i(t278, 0);
+        int32_t t281;
+        if (t280) {
+          int32_t t282;
+          if ((uint64_t)(int64_t)t278 < (uint64_t)v_x978_n) {
+            t282 = v_x978_d[t278];
           } else {
-            NESSIE_RECORD(err, t259, RT_CHECK_INDEX, 4, 0, RT_GATHER, t287, v_x975_n, 0.0, 1);
-            t291 = 0;
+            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 4, 0, RT_GATHER, t278, v_x978_n, 0.0, 1);
+            t282 = 0;
           }
-          t290 = t291;
+          t281 = t282;
         } else {
-          t290 = 0;
+          t281 = 0;
         }
-        int32_t t293 = rt_add_i(t290, 1);
-        int32_t t295 = rt_add_i(t285, 1);
-        int32_t t297 = (1 ? t295 : -1);
-        uint8_t t299 = rt_ge_i(t297, 0);
-        int32_t t300;
-        if (t299) {
-          int32_t t301;
-          if ((uint64_t)(int64_t)t297 < (uint64_t)v_x975_n) {
-            t301 = v_x975_d[t297];
+        int32_t t284 = rt_add_i(t281, 1);
+        int32_t t286 = rt_add_i(t276, 1);
+        int32_t t288 = (1 ? t286 : -1);
+        uint8_t t290 = rt_ge_i(t288, 0);
+        int32_t t291;
+        if (t290) {
+          int32_t t292;
+          if ((uint64_t)(int64_t)t288 < (uint64_t)v_x978_n) {
+            t292 = v_x978_d[t288];
           } else {
-            NESSIE_RECORD(err, t259, RT_CHECK_INDEX, 1, 0, RT_GATHER, t297, v_x975_n, 0.0, 2);
-            t301 = 0;
+            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 1, 0, RT_GATHER, t288, v_x978_n, 0.0, 2);
+            t292 = 0;
           }
-          t300 = t301;
+          t291 = t292;
         } else {
-          t300 = 0;
+          t291 = 0;
         }
-        int32_t t303 = rt_add_i(t293, t300);
+        int32_t t294 = rt_add_i(t284, t291);
       }
-      v_x993_d[t259] = t283;
+      v_x996_d[t250] = t274;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x993 = v_x993;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x993);
+  rt_release(v_x996);
 }
 
-/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1465, int32_t v_x1434, RtValue **out_v_x1451, RtValue **out_v_x1439, RtValue **out_v_x1441, int32_t *out_v_x1450, RtValue **out_v_x1463, RtValue **out_v_x1464) {
+/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
-  const int64_t v_sd_1465_n = v_sd_1465->len;
-  RtValue *v_x1439 = NULL;
-  RtValue *v_x1440 = NULL;
-  RtValue *v_x1441 = NULL;
-  RtValue *v_x1442 = NULL;
-  int32_t v_x1450 = 0;
+  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
+  const int64_t v_sd_1477_n = v_sd_1477->len;
   RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  int32_t v_x1462 = 0;
   RtValue *v_x1463 = NULL;
-  RtValue *v_x1464 = NULL;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t304 = v_x1434;
-    if (t304 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t304, 0.0, 0);
+    const int64_t t295 = v_x1446;
+    if (t295 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t295, 0.0, 0);
       goto fail;
     }
-    const int64_t t305 = t304 > 0 ? (t304 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t306 = (uint8_t *)rt_alloc_atomic((size_t)t304 + 1);
-    int64_t *t307 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t305 + 1));
-    RT_PARALLEL_FOR_IF(t305 > 1)
-    for (int64_t t308 = 0; t308 < t305; t308++) {
+    const int64_t t296 = t295 > 0 ? (t295 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t297 = (uint8_t *)rt_alloc_atomic((size_t)t295 + 1);
+    int64_t *t298 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t296 + 1));
+    RT_PARALLEL_FOR_IF(t296 > 1)
+    for (int64_t t299 = 0; t299 < t296; t299++) {
       int64_t kept = 0;
-      const int64_t t308_end = (t308 + 1) * RT_CHUNK < t304 ? (t308 + 1) * RT_CHUNK : t304;
-      for (int64_t t309 = t308 * RT_CHUNK; t309 < t308_end; t309++) {
-        const int32_t t310 = (int32_t)t309;
-        int32_t t308x0;
-        uint8_t t308x1;
-        int t312 = 0; /* nonzero: a check below failed */
-        int t313 = (uint64_t)(int64_t)t310 < (uint64_t)v_sd_1465_n;
-        int32_t t311 = t313 ? (int32_t)(v_sd_1465_off[t310 + 1] - v_sd_1465_off[t310]) : 0;
-        t312 |= !t313;
-        uint8_t t315 = rt_le_i(t311, 1);
-        if (__builtin_expect(t312 != 0, 0)) { /* again, recording the error */
-          int32_t t316;
-          if ((uint64_t)(int64_t)t310 < (uint64_t)v_sd_1465_n) {
-            t316 = (int32_t)(v_sd_1465_off[t310 + 1] - v_sd_1465_off[t310]);
+      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
+      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
+        const int32_t t301 = (int32_t)t300;
+        int32_t t299x0;
+        uint8_t t299x1;
+        int t303 = 0; /* nonzero: a check below failed */
+        int t304 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
+        int32_t t302 = t304 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
+        t303 |= !t304;
+        uint8_t t306 = rt_le_i(t302, 1);
+        if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
+          int32_t t307;
+          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
+            t307 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
           } else {
-            NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_sd_1465_n, 0.0, 1);
-            t316 = 0;
+            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 1);
+            t307 = 0;
           }
-          uint8_t t318 = rt_le_i(t316, 1);
+          uint8_t t309 = rt_le_i(t307, 1);
         }
-        t308x0 = t310;
-        t308x1 = t315;
-        uint8_t t319;
-        t319 = t308x1;
-        t306[t309] = t319 != 0;
-        kept += t319 != 0;
+        t299x0 = t301;
+        t299x1 = t306;
+        uint8_t t310;
+        t310 = t299x1;
+        t297[t300] = t310 != 0;
+        kept += t310 != 0;
       }
-      t307[t308] = kept;
+      t298[t299] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t306);
-      rt_free(t307);
+      rt_free(t297);
+      rt_free(t298);
       goto fail;
     }
-    int64_t t320 = 0;
-    for (int64_t t308 = 0; t308 < t305; t308++) {
-      const int64_t k = t307[t308];
-      t307[t308] = t320;
-      t320 += k;
+    int64_t t311 = 0;
+    for (int64_t t299 = 0; t299 < t296; t299++) {
+      const int64_t k = t298[t299];
+      t298[t299] = t311;
+      t311 += k;
     }
-    v_x1439 = rt_value_new(rt_vec_type(RT_INT), t320);
-    int32_t *v_x1439_d = v_x1439->data.i;
-    const int64_t v_x1439_n = v_x1439->len;
-    v_x1441 = rt_value_new(rt_vec_type(RT_INT), (t304 - t320));
-    int32_t *v_x1441_d = v_x1441->data.i;
-    const int64_t v_x1441_n = v_x1441->len;
-    RT_PARALLEL_FOR_IF(t305 > 1)
-    for (int64_t t308 = 0; t308 < t305; t308++) {
-      int64_t at = t307[t308];
-      int64_t at_not = t308 * RT_CHUNK - t307[t308];
-      const int64_t t308_end = (t308 + 1) * RT_CHUNK < t304 ? (t308 + 1) * RT_CHUNK : t304;
-      for (int64_t t309 = t308 * RT_CHUNK; t309 < t308_end; t309++) {
-        const int32_t t310 = (int32_t)t309;
-        int32_t t308y0;
-        uint8_t t308y1;
-        int t322 = 0; /* nonzero: a check below failed */
-        int t323 = (uint64_t)(int64_t)t310 < (uint64_t)v_sd_1465_n;
-        int32_t t321 = t323 ? (int32_t)(v_sd_1465_off[t310 + 1] - v_sd_1465_off[t310]) : 0;
-        t322 |= !t323;
-        uint8_t t325 = rt_le_i(t321, 1);
-        if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
-          int32_t t326;
-          if ((uint64_t)(int64_t)t310 < (uint64_t)v_sd_1465_n) {
-            t326 = (int32_t)(v_sd_1465_off[t310 + 1] - v_sd_1465_off[t310]);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t311);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t295 - t311));
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    RT_PARALLEL_FOR_IF(t296 > 1)
+    for (int64_t t299 = 0; t299 < t296; t299++) {
+      int64_t at = t298[t299];
+      int64_t at_not = t299 * RT_CHUNK - t298[t299];
+      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
+      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
+        const int32_t t301 = (int32_t)t300;
+        int32_t t299y0;
+        uint8_t t299y1;
+        int t313 = 0; /* nonzero: a check below failed */
+        int t314 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
+        int32_t t312 = t314 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
+        t313 |= !t314;
+        uint8_t t316 = rt_le_i(t312, 1);
+        if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
+          int32_t t317;
+          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
+            t317 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
           } else {
-            NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_sd_1465_n, 0.0, 2);
-            t326 = 0;
+            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 2);
+            t317 = 0;
           }
-          uint8_t t328 = rt_le_i(t326, 1);
+          uint8_t t319 = rt_le_i(t317, 1);
         }
-        t308y0 = t310;
-        t308y1 = t325;
-        if (t306[t309]) {
-          v_x1439_d[at] = t308y0;
+        t299y0 = t301;
+        t299y1 = t316;
+        if (t297[t300]) {
+          v_x1451_d[at] = t299y0;
           at++;
         } else {
-          v_x1441_d[at_not] = t308y0;
+          v_x1453_d[at_not] = t299y0;
           at_not++;
         }
       }
     }
-    rt_free(t306);
-    rt_free(t307);
+    rt_free(t297);
+    rt_free(t298);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1439_d = v_x1439->data.i;
-    const int64_t v_x1439_n = v_x1439->len;
-    int32_t *v_x1441_d = v_x1441->data.i;
-    const int64_t v_x1441_n = v_x1441->len;
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t329 = v_x1434;
-      if (t329 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t329, 0.0, 3);
+      const int64_t t320 = v_x1446;
+      if (t320 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t320, 0.0, 3);
         goto fail;
       }
-      const int64_t t330 = t329 > 0 ? (t329 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t331 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t330);
-      v_x1451 = rt_value_new(rt_vec_type(RT_BOOL), t329);
-      uint8_t *v_x1451_d = v_x1451->data.b;
-      const int64_t v_x1451_n = v_x1451->len;
-      RT_PARALLEL_FOR_IF(t330 > 1)
-      for (int64_t t332 = 0; t332 < t330; t332++) {
-        int32_t t332a0;
-        t332a0 = 0;
-        const int64_t t332_end = (t332 + 1) * RT_CHUNK < t329 ? (t332 + 1) * RT_CHUNK : t329;
-        for (int64_t t333 = t332 * RT_CHUNK; t333 < t332_end; t333++) {
-          const int32_t t334 = (int32_t)t333;
-          int32_t t332x0;
-          uint8_t t332x1;
-          int t336 = 0; /* nonzero: a check below failed */
-          int t337 = (uint64_t)(int64_t)t334 < (uint64_t)v_sd_1465_n;
-          int32_t t335 = t337 ? (int32_t)(v_sd_1465_off[t334 + 1] - v_sd_1465_off[t334]) : 0;
-          t336 |= !t337;
-          uint8_t t339 = rt_le_i(t335, 1);
-          int32_t t341 = (t339 ? 0 : t335);
-          if (__builtin_expect(t336 != 0, 0)) { /* again, recording the error */
-            int32_t t342;
-            if ((uint64_t)(int64_t)t334 < (uint64_t)v_sd_1465_n) {
-              t342 = (int32_t)(v_sd_1465_off[t334 + 1] - v_sd_1465_off[t334]);
+      const int64_t t321 = t320 > 0 ? (t320 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t322 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t321);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t320);
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      RT_PARALLEL_FOR_IF(t321 > 1)
+      for (int64_t t323 = 0; t323 < t321; t323++) {
+        int32_t t323a0;
+        t323a0 = 0;
+        const int64_t t323_end = (t323 + 1) * RT_CHUNK < t320 ? (t323 + 1) * RT_CHUNK : t320;
+        for (int64_t t324 = t323 * RT_CHUNK; t324 < t323_end; t324++) {
+          const int32_t t325 = (int32_t)t324;
+          int32_t t323x0;
+          uint8_t t323x1;
+          int t327 = 0; /* nonzero: a check below failed */
+          int t328 = (uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n;
+          int32_t t326 = t328 ? (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]) : 0;
+          t327 |= !t328;
+          uint8_t t330 = rt_le_i(t326, 1);
+          int32_t t332 = (t330 ? 0 : t326);
+          if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
+            int32_t t333;
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n) {
+              t333 = (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]);
             } else {
-              NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 0, 0, RT_GATHER, t334, v_sd_1465_n, 0.0, 4);
-              t342 = 0;
+              NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_sd_1477_n, 0.0, 4);
+              t333 = 0;
             }
-            uint8_t t344 = rt_le_i(t342, 1);
-            int32_t t346 = (t344 ? 0 : t342);
+            uint8_t t335 = rt_le_i(t333, 1);
+            int32_t t337 = (t335 ? 0 : t333);
           }
-          t332x0 = t341;
-          t332x1 = t339;
-          v_x1451_d[t333] = t332x1; /* a map column */
-          int32_t t348 = rt_add_i(t332a0, t332x0);
-          t332a0 = t348;
+          t323x0 = t332;
+          t323x1 = t330;
+          v_x1463_d[t324] = t323x1; /* a map column */
+          int32_t t339 = rt_add_i(t323a0, t323x0);
+          t323a0 = t339;
         }
-        t331[t332] = t332a0;
+        t322[t323] = t323a0;
       }
-      int32_t t332t0;
-      t332t0 = 0;
-      for (int64_t t332 = 0; t332 < t330; t332++) {
-        const int32_t t349 = t331[t332];
-        int32_t t351 = rt_add_i(t332t0, t349);
-        t332t0 = t351;
+      int32_t t323t0;
+      t323t0 = 0;
+      for (int64_t t323 = 0; t323 < t321; t323++) {
+        const int32_t t340 = t322[t323];
+        int32_t t342 = rt_add_i(t323t0, t340);
+        t323t0 = t342;
       }
-      v_x1450 = t332t0;
-      rt_free(t331);
+      v_x1462 = t323t0;
+      rt_free(t322);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1451_d = v_x1451->data.b;
-      const int64_t v_x1451_n = v_x1451->len;
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t352 = v_x1434;
-        if (t352 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t352, 0.0, 5);
+        const int64_t t343 = v_x1446;
+        if (t343 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0, 5);
           goto fail;
         }
-        const int64_t t353 = t352 > 0 ? (t352 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t354 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t353);
-        int32_t *t355 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t353);
-        RT_PARALLEL_FOR_IF(t353 > 1)
-        for (int64_t t356 = 0; t356 < t353; t356++) {
-          int32_t t356a0;
-          int32_t t356a1;
-          t356a0 = 0;
-          t356a1 = 0;
-          const int64_t t356_end = (t356 + 1) * RT_CHUNK < t352 ? (t356 + 1) * RT_CHUNK : t352;
-          for (int64_t t357 = t356 * RT_CHUNK; t357 < t356_end; t357++) {
-            const int32_t t358 = (int32_t)t357;
-            int32_t t356x0;
-            int32_t t356x1;
-            int t360 = 0; /* nonzero: a check below failed */
-            int t361 = (uint64_t)(int64_t)t358 < (uint64_t)v_sd_1465_n;
-            int32_t t359 = t361 ? (int32_t)(v_sd_1465_off[t358 + 1] - v_sd_1465_off[t358]) : 0;
-            t360 |= !t361;
-            uint8_t t363 = rt_le_i(t359, 1);
-            int32_t t365 = rt_btoi_b(t363);
-            uint8_t t367 = rt_not_b(t363);
-            int32_t t369 = rt_btoi_b(t367);
-            if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
-              int32_t t370;
-              if ((uint64_t)(int64_t)t358 < (uint64_t)v_sd_1465_n) {
-                t370 = (int32_t)(v_sd_1465_off[t358 + 1] - v_sd_1465_off[t358]);
+        const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
+        int32_t *t346 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
+        RT_PARALLEL_FOR_IF(t344 > 1)
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          int32_t t347a0;
+          int32_t t347a1;
+          t347a0 = 0;
+          t347a1 = 0;
+          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
+          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
+            const int32_t t349 = (int32_t)t348;
+            int32_t t347x0;
+            int32_t t347x1;
+            int t351 = 0; /* nonzero: a check below failed */
+            int t352 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
+            int32_t t350 = t352 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
+            t351 |= !t352;
+            uint8_t t354 = rt_le_i(t350, 1);
+            int32_t t356 = rt_btoi_b(t354);
+            uint8_t t358 = rt_not_b(t354);
+            int32_t t360 = rt_btoi_b(t358);
+            if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
+              int32_t t361;
+              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
+                t361 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
               } else {
-                NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_sd_1465_n, 0.0, 6);
-                t370 = 0;
+                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 6);
+                t361 = 0;
               }
-              uint8_t t372 = rt_le_i(t370, 1);
-              int32_t t374 = rt_btoi_b(t372);
-              uint8_t t376 = rt_not_b(t372);
-              int32_t t378 = rt_btoi_b(t376);
+              uint8_t t363 = rt_le_i(t361, 1);
+              int32_t t365 = rt_btoi_b(t363);
+              uint8_t t367 = rt_not_b(t363);
+              int32_t t369 = rt_btoi_b(t367);
             }
-            t356x0 = t365;
-            t356x1 = t369;
-            int32_t t380 = rt_add_i(t356a0, t356x0);
-            int32_t t382 = rt_add_i(t356a1, t356x1);
-            t356a0 = t380;
-            t356a1 = t382;
+            t347x0 = t356;
+            t347x1 = t360;
+            int32_t t371 = rt_add_i(t347a0, t347x0);
+            int32_t t373 = rt_add_i(t347a1, t347x1);
+            t347a0 = t371;
+            t347a1 = t373;
           }
-          t354[t356] = t356a0;
-          t355[t356] = t356a1;
+          t345[t347] = t347a0;
+          t346[t347] = t347a1;
         }
-        int32_t t356t0;
-        int32_t t356t1;
-        t356t0 = 0;
-        t356t1 = 0;
-        for (int64_t t356 = 0; t356 < t353; t356++) {
-          const int32_t t383 = t354[t356];
-          t354[t356] = t356t0;
-          const int32_t t384 = t355[t356];
-          t355[t356] = t356t1;
-          int32_t t386 = rt_add_i(t356t0, t383);
-          int32_t t388 = rt_add_i(t356t1, t384);
-          t356t0 = t386;
-          t356t1 = t388;
+        int32_t t347t0;
+        int32_t t347t1;
+        t347t0 = 0;
+        t347t1 = 0;
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          const int32_t t374 = t345[t347];
+          t345[t347] = t347t0;
+          const int32_t t375 = t346[t347];
+          t346[t347] = t347t1;
+          int32_t t377 = rt_add_i(t347t0, t374);
+          int32_t t379 = rt_add_i(t347t1, t375);
+          t347t0 = t377;
+          t347t1 = t379;
         }
-        v_x1463 = rt_value_new(rt_vec_type(RT_INT), t352);
-        int32_t *v_x1463_d = v_x1463->data.i;
-        const int64_t v_x1463_n = v_x1463->len;
-        v_x1464 = rt_value_new(rt_vec_type(RT_INT), t352);
-        int32_t *v_x1464_d = v_x1464->data.i;
-        const int64_t v_x1464_n = v_x1464->len;
-        RT_PARALLEL_FOR_IF(t353 > 1)
-        for (int64_t t356 = 0; t356 < t353; t356++) {
-          int32_t t356p0;
-          int32_t t356p1;
-          t356p0 = t354[t356];
-          t356p1 = t355[t356];
-          const int64_t t356_end = (t356 + 1) * RT_CHUNK < t352 ? (t356 + 1) * RT_CHUNK : t352;
-          for (int64_t t357 = t356 * RT_CHUNK; t357 < t356_end; t357++) {
-            const int32_t t358 = (int32_t)t357;
-            v_x1463_d[t357] = t356p0;
-            v_x1464_d[t357] = t356p1;
-            int32_t t356y0;
-            int32_t t356y1;
-            int t390 = 0; /* nonzero: a check below failed */
-            int t391 = (uint64_t)(int64_t)t358 < (uint64_t)v_sd_1465_n;
-            int32_t t389 = t391 ? (int32_t)(v_sd_1465_off[t358 + 1] - v_sd_1465_off[t358]) : 0;
-            t390 |= !t391;
-            uint8_t t393 = rt_le_i(t389, 1);
-            int32_t t395 = rt_btoi_b(t393);
-            uint8_t t397 = rt_not_b(t393);
-            int32_t t399 = rt_btoi_b(t397);
-            if (__builtin_expect(t390 != 0, 0)) { /* again, recording the error */
-              int32_t t400;
-              if ((uint64_t)(int64_t)t358 < (uint64_t)v_sd_1465_n) {
-                t400 = (int32_t)(v_sd_1465_off[t358 + 1] - v_sd_1465_off[t358]);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t343);
+        int32_t *v_x1475_d = v_x1475->data.i;
+        const int64_t v_x1475_n = v_x1475->len;
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t343);
+        int32_t *v_x1476_d = v_x1476->data.i;
+        const int64_t v_x1476_n = v_x1476->len;
+        RT_PARALLEL_FOR_IF(t344 > 1)
+        for (int64_t t347 = 0; t347 < t344; t347++) {
+          int32_t t347p0;
+          int32_t t347p1;
+          t347p0 = t345[t347];
+          t347p1 = t346[t347];
+          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
+          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
+            const int32_t t349 = (int32_t)t348;
+            v_x1475_d[t348] = t347p0;
+            v_x1476_d[t348] = t347p1;
+            int32_t t347y0;
+            int32_t t347y1;
+            int t381 = 0; /* nonzero: a check below failed */
+            int t382 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
+            int32_t t380 = t382 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
+            t381 |= !t382;
+            uint8_t t384 = rt_le_i(t380, 1);
+            int32_t t386 = rt_btoi_b(t384);
+            uint8_t t388 = rt_not_b(t384);
+            int32_t t390 = rt_btoi_b(t388);
+            if (__builtin_expect(t381 != 0, 0)) { /* again, recording the error */
+              int32_t t391;
+              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
+                t391 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
               } else {
-                NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_sd_1465_n, 0.0, 7);
-                t400 = 0;
+                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 7);
+                t391 = 0;
               }
-              uint8_t t402 = rt_le_i(t400, 1);
-              int32_t t404 = rt_btoi_b(t402);
-              uint8_t t406 = rt_not_b(t402);
-              int32_t t408 = rt_btoi_b(t406);
+              uint8_t t393 = rt_le_i(t391, 1);
+              int32_t t395 = rt_btoi_b(t393);
+              uint8_t t397 = rt_not_b(t393);
+              int32_t t399 = rt_btoi_b(t397);
             }
-            t356y0 = t395;
-            t356y1 = t399;
-            int32_t t410 = rt_add_i(t356p0, t356y0);
-            int32_t t412 = rt_add_i(t356p1, t356y1);
-            t356p0 = t410;
-            t356p1 = t412;
+            t347y0 = t386;
+            t347y1 = t390;
+            int32_t t401 = rt_add_i(t347p0, t347y0);
+            int32_t t403 = rt_add_i(t347p1, t347y1);
+            t347p0 = t401;
+            t347p1 = t403;
           }
         }
-        rt_free(t354);
-        rt_free(t355);
+        rt_free(t345);
+        rt_free(t346);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1451 = v_x1451;
-  *out_v_x1439 = v_x1439;
-  *out_v_x1441 = v_x1441;
-  *out_v_x1450 = v_x1450;
   *out_v_x1463 = v_x1463;
-  *out_v_x1464 = v_x1464;
-  rt_release(v_x1440);
-  rt_release(v_x1442);
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
   return;
 fail:
-  rt_release(v_x1439);
-  rt_release(v_x1440);
-  rt_release(v_x1441);
-  rt_release(v_x1442);
   rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
   rt_release(v_x1463);
-  rt_release(v_x1464);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
 }
 
-/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1466, RtValue *v_sd_1480, RtValue *v_sd_1468, int32_t v_x1469, RtValue **out_v_x1474, RtValue **out_v_x1473, RtValue **out_v_x1476, RtValue **out_v_x1477, RtValue **out_v_x1479) {
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
   (void)loc;
   (void)run;
-  int32_t *v_x1466_d = v_x1466->data.i;
-  const int64_t v_x1466_n = v_x1466->len;
-  const int64_t *v_sd_1480_off = rt_seg_offsets(v_sd_1480);
-  const int64_t v_sd_1480_n = v_sd_1480->len;
-  const int64_t *v_sd_1468_off = rt_seg_offsets(v_sd_1468);
-  const int64_t v_sd_1468_n = v_sd_1468->len;
-  RtValue *v_x1473 = NULL;
-  RtValue *v_x1474 = NULL;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  RtValue *v_x1479 = NULL;
+  int32_t *v_x1522_d = v_x1522->data.i;
+  const int64_t v_x1522_n = v_x1522->len;
+  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
+  const int64_t v_sd_1523_n = v_sd_1523->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t413 = v_x1466_n;
-    v_x1473 = rt_value_new(rt_vec_type(RT_INT), t413);
-    int32_t *v_x1473_d = v_x1473->data.i;
-    const int64_t v_x1473_n = v_x1473->len;
-    v_x1474 = rt_value_new(rt_vec_type(RT_INT), t413);
-    int32_t *v_x1474_d = v_x1474->data.i;
-    const int64_t v_x1474_n = v_x1474->len;
-    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t413);
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    v_x1476 = rt_value_new(rt_vec_type(RT_INT), t413);
-    int32_t *v_x1476_d = v_x1476->data.i;
-    const int64_t v_x1476_n = v_x1476->len;
-    RT_PARALLEL_FOR_IF(t413 >= RT_PARALLEL_MIN)
-    for (int64_t t414 = 0; t414 < t413; t414++) {
-      const int32_t t415 = (int32_t)t414;
-      int t418 = 0; /* nonzero: a check below failed */
-      int32_t t416 = v_x1466_d[t415];
-      int t419 = (uint64_t)(int64_t)t416 < (uint64_t)v_sd_1468_n;
-      int32_t t417 = t419 ? (int32_t)v_sd_1468_off[t416] : 0;
-      t418 |= !t419;
-      int t421 = (uint64_t)(int64_t)t416 < (uint64_t)v_sd_1480_n;
-      int32_t t420 = t421 ? (int32_t)(v_sd_1480_off[t416 + 1] - v_sd_1480_off[t416]) : 0;
-      t418 |= !t421;
-      int32_t t423 = rt_add_i(t417, t420);
-      if (__builtin_expect(t418 != 0, 0)) { /* again, recording the error */
-        int32_t t424 = v_x1466_d[t415];
-        int32_t t425;
-        if ((uint64_t)(int64_t)t424 < (uint64_t)v_sd_1468_n) {
-          t425 = (int32_t)v_sd_1468_off[t424];
+    const int64_t t404 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
+    for (int64_t t405 = 0; t405 < t404; t405++) {
+      const int32_t t406 = (int32_t)t405;
+      int t409 = 0; /* nonzero: a check below failed */
+      int32_t t407 = v_x1522_d[t406];
+      int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1535_n;
+      int32_t t408 = t410 ? (int32_t)v_sd_1535_off[t407] : 0;
+      t409 |= !t410;
+      int t412 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1523_n;
+      int32_t t411 = t412 ? (int32_t)(v_sd_1523_off[t407 + 1] - v_sd_1523_off[t407]) : 0;
+      t409 |= !t412;
+      int32_t t414 = rt_add_i(t408, t411);
+      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
+        int32_t t415 = v_x1522_d[t406];
+        int32_t t416;
+        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1535_n) {
+          t416 = (int32_t)v_sd_1535_off[t415];
         } else {
-          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 0, 0, RT_GATHER, t424, v_sd_1468_n, 0.0, 0);
-          t425 = 0;
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1535_n, 0.0, 0);
+          t416 = 0;
         }
-        int32_t t426;
-        if ((uint64_t)(int64_t)t424 < (uint64_t)v_sd_1480_n) {
-          t426 = (int32_t)(v_sd_1480_off[t424 + 1] - v_sd_1480_off[t424]);
+        int32_t t417;
+        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1523_n) {
+          t417 = (int32_t)(v_sd_1523_off[t415 + 1] - v_sd_1523_off[t415]);
         } else {
-          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 0, 0, RT_GATHER, t424, v_sd_1480_n, 0.0, 1);
-          t426 = 0;
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1523_n, 0.0, 1);
+          t417 = 0;
         }
-        int32_t t428 = rt_add_i(t425, t426);
+        int32_t t419 = rt_add_i(t416, t417);
       }
-      v_x1473_d[t414] = t417;
-      v_x1474_d[t414] = t420;
-      v_x1475_d[t414] = t423;
-      v_x1476_d[t414] = 1;
+      v_x1529_d[t405] = t408;
+      v_x1530_d[t405] = t414;
+      v_x1531_d[t405] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1473_d = v_x1473->data.i;
-    const int64_t v_x1473_n = v_x1473->len;
-    int32_t *v_x1474_d = v_x1474->data.i;
-    const int64_t v_x1474_n = v_x1474->len;
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    int32_t *v_x1476_d = v_x1476->data.i;
-    const int64_t v_x1476_n = v_x1476->len;
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t429 = rt_range_segdes(loc, v_x1473, v_x1475, v_x1476, &v_x1478, &v_x1479);
-      rt_seg_known_total(t429, v_x1469);
-      v_x1477 = t429;
-      const int64_t *v_x1477_off = rt_seg_offsets(v_x1477);
-      const int64_t v_x1477_n = v_x1477->len;
+      RtValue *t420 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t420, v_x1525);
+      v_x1532 = t420;
+      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
+      const int64_t v_x1532_n = v_x1532->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1474 = v_x1474;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1476 = v_x1476;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1479 = v_x1479;
-  rt_release(v_x1475);
-  rt_release(v_x1478);
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
   return;
 fail:
-  rt_release(v_x1473);
-  rt_release(v_x1474);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1479);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1282, int32_t v_x1283, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, RtValue *v_x1291, int32_t v_x1292, RtValue **out_v_x1296) {
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
   (void)loc;
   (void)run;
-  int32_t *v_x1282_d = v_x1282->data.i;
-  const int64_t v_x1282_n = v_x1282->len;
-  uint8_t *v_x1286_d = v_x1286->data.b;
-  const int64_t v_x1286_n = v_x1286->len;
-  (void)v_x1286_n; /* v_x1286's length is v_x1282's */
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  (void)v_x1287_n; /* v_x1287's length is v_x1282's */
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t *v_x1291_d = v_x1291->data.i;
-  const int64_t v_x1291_n = v_x1291->len;
-  RtValue *v_x1296 = NULL;
+  int32_t *v_x1507_d = v_x1507->data.i;
+  const int64_t v_x1507_n = v_x1507->len;
+  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
+  const int64_t v_sd_1508_n = v_sd_1508->len;
+  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
+  const int64_t v_sd_1521_n = v_sd_1521->len;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t430 = v_x1282_n;
-    v_x1296 = rt_value_new(rt_vec_type(RT_INT), t430);
-    int32_t *v_x1296_d = v_x1296->data.i;
-    const int64_t v_x1296_n = v_x1296->len;
-    RT_PARALLEL_FOR_IF(t430 >= RT_PARALLEL_MIN)
-    for (int64_t t431 = 0; t431 < t430; t431++) {
-      const int32_t t432 = (int32_t)t431;
-      int t441 = 0; /* nonzero: a check below failed */
-      int32_t t433 = v_x1282_d[t432];
-      int32_t t435 = rt_add_i(t433, v_x1283);
-      uint8_t t436 = v_x1286_d[t432];
-      int32_t t437 = v_x1287_d[t432];
-      int32_t t439 = (t436 ? t437 : t435);
-      int t442 = (uint64_t)(int64_t)t439 < (uint64_t)v_x1292;
-      int32_t t440 = t442 ? t439 : 0;
-      t441 |= !t442;
-      uint8_t t444 = rt_lt_i(t440, (int32_t)v_x1290_n);
-      int32_t t445;
-      if (t444) {
-        int t447 = (uint64_t)(int64_t)t440 < (uint64_t)v_x1290_n;
-        int32_t t446 = t447 ? v_x1290_d[t440] : 0;
-        t441 |= !t447;
-        t445 = t446;
-      } else {
-        int32_t t449 = rt_sub_i(t440, (int32_t)v_x1290_n);
-        int t451 = (uint64_t)(int64_t)t449 < (uint64_t)v_x1291_n;
-        int32_t t450 = t451 ? v_x1291_d[t449] : 0;
-        t441 |= !t451;
-        t445 = t450;
-      }
-      if (__builtin_expect(t441 != 0, 0)) { /* again, recording the error */
-        int32_t t452 = v_x1282_d[t432];
-        int32_t t454 = rt_add_i(t452, v_x1283);
-        uint8_t t455 = v_x1286_d[t432];
-        int32_t t456 = v_x1287_d[t432];
-        int32_t t458 = (t455 ? t456 : t454);
-        int32_t t459;
-        if ((uint64_t)(int64_t)t458 < (uint64_t)v_x1292) {
-          t459 = t458;
+    const int64_t t421 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t421);
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    RT_PARALLEL_FOR_IF(t421 >= RT_PARALLEL_MIN)
+    for (int64_t t422 = 0; t422 < t421; t422++) {
+      const int32_t t423 = (int32_t)t422;
+      int t426 = 0; /* nonzero: a check below failed */
+      int32_t t424 = v_x1507_d[t423];
+      int t427 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1521_n;
+      int32_t t425 = t427 ? (int32_t)v_sd_1521_off[t424] : 0;
+      t426 |= !t427;
+      int t429 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1508_n;
+      int32_t t428 = t429 ? (int32_t)(v_sd_1508_off[t424 + 1] - v_sd_1508_off[t424]) : 0;
+      t426 |= !t429;
+      int32_t t431 = rt_add_i(t425, t428);
+      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+        int32_t t432 = v_x1507_d[t423];
+        int32_t t433;
+        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1521_n) {
+          t433 = (int32_t)v_sd_1521_off[t432];
         } else {
-          NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x1292, 0.0, 0);
-          t459 = 0;
+          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1521_n, 0.0, 0);
+          t433 = 0;
         }
-        uint8_t t461 = rt_lt_i(t459, (int32_t)v_x1290_n);
-        int32_t t462;
-        if (t461) {
-          int32_t t463;
-          if ((uint64_t)(int64_t)t459 < (uint64_t)v_x1290_n) {
-            t463 = v_x1290_d[t459];
-          } else {
-            NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_x1290_n, 0.0, 1);
-            t463 = 0;
-          }
-          t462 = t463;
+        int32_t t434;
+        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1508_n) {
+          t434 = (int32_t)(v_sd_1508_off[t432 + 1] - v_sd_1508_off[t432]);
         } else {
-          int32_t t465 = rt_sub_i(t459, (int32_t)v_x1290_n);
-          int32_t t466;
-          if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1291_n) {
-            t466 = v_x1291_d[t465];
-          } else {
-            NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1291_n, 0.0, 2);
-            t466 = 0;
-          }
-          t462 = t466;
+          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1508_n, 0.0, 1);
+          t434 = 0;
         }
+        int32_t t436 = rt_add_i(t433, t434);
       }
-      v_x1296_d[t431] = t445;
+      v_x1514_d[t422] = t425;
+      v_x1515_d[t422] = t428;
+      v_x1516_d[t422] = t431;
+      v_x1517_d[t422] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1296 = v_x1296;
+  {
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    /* LIBRARY */
+    {
+      RtValue *t437 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t437, v_x1510);
+      v_x1518 = t437;
+      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
+      const int64_t v_x1518_n = v_x1518->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1296);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1301_d = v_x1301->data.i;
+  const int64_t v_x1301_n = v_x1301->len;
+  uint8_t *v_x1305_d = v_x1305->data.b;
+  const int64_t v_x1305_n = v_x1305->len;
+  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
+  int32_t *v_x1309_d = v_x1309->data.i;
+  const int64_t v_x1309_n = v_x1309->len;
+  int32_t *v_x1310_d = v_x1310->data.i;
+  const int64_t v_x1310_n = v_x1310->len;
+  RtValue *v_x1315 = NULL;
+  /* MAP */
+  {
+    const int64_t t438 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t438);
+    int32_t *v_x1315_d = v_x1315->data.i;
+    const int64_t v_x1315_n = v_x1315->len;
+    RT_PARALLEL_FOR_IF(t438 >= RT_PARALLEL_MIN)
+    for (int64_t t439 = 0; t439 < t438; t439++) {
+      const int32_t t440 = (int32_t)t439;
+      int t449 = 0; /* nonzero: a check below failed */
+      int32_t t441 = v_x1301_d[t440];
+      int32_t t443 = rt_add_i(t441, v_x1302);
+      uint8_t t444 = v_x1305_d[t440];
+      int32_t t445 = v_x1306_d[t440];
+      int32_t t447 = (t444 ? t445 : t443);
+      int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_x1311;
+      int32_t t448 = t450 ? t447 : 0;
+      t449 |= !t450;
+      uint8_t t452 = rt_lt_i(t448, (int32_t)v_x1309_n);
+      int32_t t453;
+      if (t452) {
+        int t455 = (uint64_t)(int64_t)t448 < (uint64_t)v_x1309_n;
+        int32_t t454 = t455 ? v_x1309_d[t448] : 0;
+        t449 |= !t455;
+        t453 = t454;
+      } else {
+        int32_t t457 = rt_sub_i(t448, (int32_t)v_x1309_n);
+        int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x1310_n;
+        int32_t t458 = t459 ? v_x1310_d[t457] : 0;
+        t449 |= !t459;
+        t453 = t458;
+      }
+      if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+        int32_t t460 = v_x1301_d[t440];
+        int32_t t462 = rt_add_i(t460, v_x1302);
+        uint8_t t463 = v_x1305_d[t440];
+        int32_t t464 = v_x1306_d[t440];
+        int32_t t466 = (t463 ? t464 : t462);
+        int32_t t467;
+        if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1311) {
+          t467 = t466;
+        } else {
+          NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1311, 0.0, 0);
+          t467 = 0;
+        }
+        uint8_t t469 = rt_lt_i(t467, (int32_t)v_x1309_n);
+        int32_t t470;
+        if (t469) {
+          int32_t t471;
+          if ((uint64_t)(int64_t)t467 < (uint64_t)v_x1309_n) {
+            t471 = v_x1309_d[t467];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x1309_n, 0.0, 1);
+            t471 = 0;
+          }
+          t470 = t471;
+        } else {
+          int32_t t473 = rt_sub_i(t467, (int32_t)v_x1309_n);
+          int32_t t474;
+          if ((uint64_t)(int64_t)t473 < (uint64_t)v_x1310_n) {
+            t474 = v_x1310_d[t473];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t473, v_x1310_n, 0.0, 2);
+            t474 = 0;
+          }
+          t470 = t474;
+        }
+      }
+      v_x1315_d[t439] = t453;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1315 = v_x1315;
+  return;
+fail:
+  rt_release(v_x1315);
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1486, RtValue **out_v_x1489) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)run;
-  int32_t *v_x1486_d = v_x1486->data.i;
-  const int64_t v_x1486_n = v_x1486->len;
-  int32_t v_x1487 = 0;
-  RtValue *v_x1489 = NULL;
+  int32_t *v_x1536_d = v_x1536->data.i;
+  const int64_t v_x1536_n = v_x1536->len;
+  int32_t v_x1537 = 0;
+  RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t468 = 0; /* nonzero: a check below failed */
-    int t469 = (uint64_t)(int64_t)0 < (uint64_t)v_x1486_n;
-    int32_t t467 = t469 ? v_x1486_d[0] : 0;
-    t468 |= !t469;
-    if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
-      int32_t t470;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1486_n) {
-        t470 = v_x1486_d[0];
+    int t476 = 0; /* nonzero: a check below failed */
+    int t477 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t475 = t477 ? v_x1536_d[0] : 0;
+    t476 |= !t477;
+    if (__builtin_expect(t476 != 0, 0)) { /* again, recording the error */
+      int32_t t478;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+        t478 = v_x1536_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1486_n, 0.0, 0);
-        t470 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+        t478 = 0;
       }
     }
-    v_x1487 = t467;
+    v_x1537 = t475;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t471 = 1;
-      v_x1489 = rt_value_new(rt_vec_type(RT_INT), t471);
-      int32_t *v_x1489_d = v_x1489->data.i;
-      const int64_t v_x1489_n = v_x1489->len;
-      RT_PARALLEL_FOR_IF(t471 >= RT_PARALLEL_MIN)
-      for (int64_t t472 = 0; t472 < t471; t472++) {
-        const int32_t t473 = (int32_t)t472;
-        v_x1489_d[t472] = v_x1487;
+      const int64_t t479 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t479);
+      int32_t *v_x1539_d = v_x1539->data.i;
+      const int64_t v_x1539_n = v_x1539->len;
+      RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
+      for (int64_t t480 = 0; t480 < t479; t480++) {
+        const int32_t t481 = (int32_t)t480;
+        v_x1539_d[t480] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1489 = v_x1489;
+  *out_v_x1539 = v_x1539;
   return;
 fail:
-  rt_release(v_x1489);
+  rt_release(v_x1539);
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_dev_1498, RtValue **out_v_x1496, RtValue **out_v_x1497) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)run;
-  int32_t *v_x1491_d = v_x1491->data.i;
-  const int64_t v_x1491_n = v_x1491->len;
-  int32_t *v_dev_1498_d = v_dev_1498->data.i;
-  const int64_t v_dev_1498_n = v_dev_1498->len;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
+  int32_t *v_x1541_d = v_x1541->data.i;
+  const int64_t v_x1541_n = v_x1541->len;
+  int32_t *v_dev_1548_d = v_dev_1548->data.i;
+  const int64_t v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t474 = v_x1491_n;
-    const int64_t t475 = t474 > 0 ? (t474 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t476 = (uint8_t *)rt_alloc_atomic((size_t)t474 + 1);
-    int64_t *t477 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t475 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t475 > 1)
-    for (int64_t t478 = 0; t478 < t475; t478++) {
+    const int64_t t482 = v_x1541_n;
+    const int64_t t483 = t482 > 0 ? (t482 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t484 = (uint8_t *)rt_alloc_atomic((size_t)t482 + 1);
+    int64_t *t485 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t483 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t483 > 1)
+    for (int64_t t486 = 0; t486 < t483; t486++) {
       int64_t kept[2] = {0};
-      const int64_t t478_end = (t478 + 1) * RT_CHUNK < t474 ? (t478 + 1) * RT_CHUNK : t474;
-      for (int64_t t479 = t478 * RT_CHUNK; t479 < t478_end; t479++) {
-        const int32_t t480 = (int32_t)t479;
-        int32_t t478x0;
-        int32_t t478x1;
-        int32_t t483 = v_x1491_d[t480];
-        t478x0 = t483;
-        t478x1 = t483;
-        uint8_t t484;
-        uint8_t t485;
-        int t487 = 0; /* nonzero: a check below failed */
-        int t488 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1498_n;
-        int32_t t486 = t488 ? v_dev_1498_d[0] : 0;
-        t487 |= !t488;
-        uint8_t t490 = rt_lt_i(t478x0, t486);
-        uint8_t t492 = rt_gt_i(t478x1, t486);
-        if (__builtin_expect(t487 != 0, 0)) { /* again, recording the error */
-          int32_t t493;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1498_n) {
-            t493 = v_dev_1498_d[0];
+      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+        const int32_t t488 = (int32_t)t487;
+        int32_t t486x0;
+        int32_t t486x1;
+        int32_t t491 = v_x1541_d[t488];
+        t486x0 = t491;
+        t486x1 = t491;
+        uint8_t t492;
+        uint8_t t493;
+        int t495 = 0; /* nonzero: a check below failed */
+        int t496 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t494 = t496 ? v_dev_1548_d[0] : 0;
+        t495 |= !t496;
+        uint8_t t498 = rt_lt_i(t486x0, t494);
+        uint8_t t500 = rt_gt_i(t486x1, t494);
+        if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
+          int32_t t501;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+            t501 = v_dev_1548_d[0];
           } else {
-            NESSIE_RECORD(err, t479, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1498_n, 0.0, 0);
-            t493 = 0;
+            NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t501 = 0;
           }
-          uint8_t t495 = rt_lt_i(t478x0, t493);
-          uint8_t t497 = rt_gt_i(t478x1, t493);
+          uint8_t t503 = rt_lt_i(t486x0, t501);
+          uint8_t t505 = rt_gt_i(t486x1, t501);
         }
-        t484 = t490;
-        t485 = t492;
-        kept[0] += t484 != 0;
-        kept[1] += t485 != 0;
-        t476[t479] = (uint8_t)((t484 != 0) << 0 | (t485 != 0) << 1);
+        t492 = t498;
+        t493 = t500;
+        kept[0] += t492 != 0;
+        kept[1] += t493 != 0;
+        t484[t487] = (uint8_t)((t492 != 0) << 0 | (t493 != 0) << 1);
       }
-      t477[0 * t475 + t478] = kept[0];
-      t477[1 * t475 + t478] = kept[1];
+      t485[0 * t483 + t486] = kept[0];
+      t485[1 * t483 + t486] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t476);
-      rt_free(t477);
+      rt_free(t484);
+      rt_free(t485);
       goto fail;
     }
-    int64_t t498 = 0;
-    for (int64_t t478 = 0; t478 < t475; t478++) {
-      const int64_t k = t477[0 * t475 + t478];
-      t477[0 * t475 + t478] = t498;
-      t498 += k;
+    int64_t t506 = 0;
+    for (int64_t t486 = 0; t486 < t483; t486++) {
+      const int64_t k = t485[0 * t483 + t486];
+      t485[0 * t483 + t486] = t506;
+      t506 += k;
     }
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t498);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    int64_t t499 = 0;
-    for (int64_t t478 = 0; t478 < t475; t478++) {
-      const int64_t k = t477[1 * t475 + t478];
-      t477[1 * t475 + t478] = t499;
-      t499 += k;
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t506);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t507 = 0;
+    for (int64_t t486 = 0; t486 < t483; t486++) {
+      const int64_t k = t485[1 * t483 + t486];
+      t485[1 * t483 + t486] = t507;
+      t507 += k;
     }
-    v_x1497 = rt_value_new(rt_vec_type(RT_INT), t499);
-    int32_t *v_x1497_d = v_x1497->data.i;
-    const int64_t v_x1497_n = v_x1497->len;
-    RT_PARALLEL_FOR_IF(t475 > 1)
-    for (int64_t t478 = 0; t478 < t475; t478++) {
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t483 > 1)
+    for (int64_t t486 = 0; t486 < t483; t486++) {
       int64_t at[2];
-      at[0] = t477[0 * t475 + t478];
-      at[1] = t477[1 * t475 + t478];
-      const int64_t t478_end = (t478 + 1) * RT_CHUNK < t474 ? (t478 + 1) * RT_CHUNK : t474;
-      for (int64_t t479 = t478 * RT_CHUNK; t479 < t478_end; t479++) {
-        const int32_t t480 = (int32_t)t479;
-        if (!t476[t479])
+      at[0] = t485[0 * t483 + t486];
+      at[1] = t485[1 * t483 + t486];
+      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+        const int32_t t488 = (int32_t)t487;
+        if (!t484[t487])
           continue;
-        int32_t t478y0;
-        int32_t t478y1;
-        int32_t t500 = v_x1491_d[t480];
-        t478y0 = t500;
-        t478y1 = t500;
-        if (t476[t479] >> 0 & 1) {
-          v_x1496_d[at[0]] = t478y0;
+        int32_t t486y0;
+        int32_t t486y1;
+        int32_t t508 = v_x1541_d[t488];
+        t486y0 = t508;
+        t486y1 = t508;
+        if (t484[t487] >> 0 & 1) {
+          v_x1546_d[at[0]] = t486y0;
           at[0]++;
         }
-        if (t476[t479] >> 1 & 1) {
-          v_x1497_d[at[1]] = t478y1;
+        if (t484[t487] >> 1 & 1) {
+          v_x1547_d[at[1]] = t486y1;
           at[1]++;
         }
       }
     }
-    rt_free(t476);
-    rt_free(t477);
+    rt_free(t484);
+    rt_free(t485);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1496);
-  rt_release(v_x1497);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -1817,22 +1872,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1490 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1490);
+    RtValue *v_dev_1540 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1490, &v_x42, &v_x60);
-    rt_release(v_dev_1490);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
+    rt_release(v_dev_1540);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t501 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t501->data.i[0] = v_x62;
-    t501->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t501);
+    RtValue *t509 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t509->data.i[0] = v_x62;
+    t509->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t509);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -1850,7 +1905,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -1868,19 +1923,23 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x752 = NULL;
+  RtValue *v_x755 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x752 = v_x94;
+    v_x755 = v_x94;
   } else {
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x89->len;
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x707 = NULL;
-    RtValue *v_x721 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x707, &v_x721);
+    RtValue *v_x710 = NULL;
+    RtValue *v_x724 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    int32_t v_x154 = 0;
+    v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
     RtValue *v_x223 = NULL;
     RtValue *v_x233 = NULL;
@@ -1890,108 +1949,108 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
     rt_release(v_x233);
     rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
-    RtValue *v_x162 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x128, v_x88, &v_x162);
+    RtValue *v_x189 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
-    RtValue *v_x265 = NULL;
+    RtValue *v_x268 = NULL;
     if (v_x261) {
       RtValue *v_x264 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x264);
-      v_x265 = v_x264;
+      v_x268 = v_x264;
     } else {
-      v_x265 = v_x162;
-      rt_retain(v_x162);
+      v_x268 = v_x189;
+      rt_retain(v_x189);
     }
-    rt_release(v_x162);
+    rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
     rt_release(v_x130);
-    uint8_t v_x266 = 0;
-    v_x266 = rt_eq_i(v_x133, 0);
-    RtValue *v_x696 = NULL;
-    if (v_x266) {
-      RtValue *v_x269 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x269);
-      v_x696 = v_x269;
+    uint8_t v_x269 = 0;
+    v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x699 = NULL;
+    if (v_x269) {
+      RtValue *v_x272 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
+      v_x699 = v_x272;
     } else {
-      RtValue *v_x286 = NULL;
-      RtValue *v_x332 = NULL;
-      RtValue *v_x353 = NULL;
-      RtValue *v_x359 = NULL;
-      RtValue *v_x382 = NULL;
-      RtValue *v_x403 = NULL;
-      RtValue *v_x409 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x286, &v_x332, &v_x353, &v_x359, &v_x382, &v_x403, &v_x409);
-      rt_release(v_x286);
-      int32_t v_x419 = 0;
-      v_x419 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x427 = 0;
-      v_x427 = (int32_t)v_x382->len;
-      int32_t v_x426 = 0;
-      v_x426 = (int32_t)v_x332->len;
-      int32_t v_x428 = 0;
-      v_x428 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x426, v_x427);
-      int32_t v_x438 = 0;
-      v_x438 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x438, 1);
-      RtValue *v_x518 = NULL;
-      RtValue *v_x528 = NULL;
-      RtValue *v_x537 = NULL;
-      RtValue *v_x539 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x353, v_x403, v_x419, v_x438, v_x133, v_x409, v_x426, v_x359, v_x428, &v_x518, &v_x528, &v_x537, &v_x539);
-      rt_release(v_x353);
-      rt_release(v_x359);
-      rt_release(v_x403);
-      rt_release(v_x409);
-      int32_t v_x543 = 0;
-      v_x543 = (int32_t)NESSIE_SEG_TOTAL(v_x537);
-      RtValue *v_x556 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x332, v_x382, v_x428, v_x537, v_x539, v_x528, v_x518, &v_x556);
-      rt_release(v_x332);
-      rt_release(v_x382);
-      rt_release(v_x518);
-      rt_release(v_x528);
-      rt_release(v_x539);
-      RtValue *v_x558 = NULL;
-      rt_retain(v_x537);
-      rt_retain(v_x556);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x537, v_x556, &v_x558));
-      rt_release(v_x537);
-      rt_release(v_x556);
-      RtValue *v_x695 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x133, v_x558, &v_x695);
-      rt_release(v_x558);
-      v_x696 = v_x695;
+      RtValue *v_x289 = NULL;
+      RtValue *v_x335 = NULL;
+      RtValue *v_x356 = NULL;
+      RtValue *v_x362 = NULL;
+      RtValue *v_x385 = NULL;
+      RtValue *v_x406 = NULL;
+      RtValue *v_x412 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      rt_release(v_x289);
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x430 = 0;
+      v_x430 = (int32_t)v_x385->len;
+      int32_t v_x429 = 0;
+      v_x429 = (int32_t)v_x335->len;
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      int32_t v_x441 = 0;
+      v_x441 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
+      RtValue *v_x521 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x540 = NULL;
+      RtValue *v_x542 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      rt_release(v_x356);
+      rt_release(v_x362);
+      rt_release(v_x406);
+      rt_release(v_x412);
+      int32_t v_x546 = 0;
+      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
+      RtValue *v_x559 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      rt_release(v_x335);
+      rt_release(v_x385);
+      rt_release(v_x521);
+      rt_release(v_x531);
+      rt_release(v_x542);
+      RtValue *v_x561 = NULL;
+      rt_retain(v_x540);
+      rt_retain(v_x559);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
+      rt_release(v_x540);
+      rt_release(v_x559);
+      RtValue *v_x698 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      rt_release(v_x561);
+      v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x739 = 0;
-    v_x739 = (int32_t)v_x696->len;
-    int32_t v_x738 = 0;
-    v_x738 = (int32_t)v_x265->len;
-    int32_t v_x740 = 0;
-    v_x740 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x738, v_x739);
-    RtValue *v_x751 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x721, v_x132, v_x105, v_x707, v_x265, v_x696, v_x740, &v_x751);
+    int32_t v_x742 = 0;
+    v_x742 = (int32_t)v_x699->len;
+    int32_t v_x741 = 0;
+    v_x741 = (int32_t)v_x268->len;
+    int32_t v_x743 = 0;
+    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
+    RtValue *v_x754 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
     rt_release(v_x105);
-    rt_release(v_x707);
-    rt_release(v_x721);
-    rt_release(v_x265);
-    rt_release(v_x696);
-    v_x752 = v_x751;
+    rt_release(v_x710);
+    rt_release(v_x724);
+    rt_release(v_x268);
+    rt_release(v_x699);
+    v_x755 = v_x754;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x752;
+  *out_0 = v_x755;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2110,16 +2169,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t502 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t502->data.i[0] = 3;
-  t502->data.i[1] = 1;
-  t502->data.i[2] = 4;
-  t502->data.i[3] = 1;
-  t502->data.i[4] = 5;
-  t502->data.i[5] = 9;
-  t502->data.i[6] = 2;
-  t502->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t502);
+  RtValue *t510 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t510->data.i[0] = 3;
+  t510->data.i[1] = 1;
+  t510->data.i[2] = 4;
+  t510->data.i[3] = 1;
+  t510->data.i[4] = 5;
+  t510->data.i[5] = 9;
+  t510->data.i[6] = 2;
+  t510->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t510);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

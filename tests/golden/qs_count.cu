@@ -440,371 +440,655 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   }
 }
 
-/* K4: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1481, RtValue *v_sd_1485, RtValue **out_v_x1484) {
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)run;
-  int32_t *v_x1481_d = v_x1481->data.i;
-  const int64_t v_x1481_n = v_x1481->len;
-  const int64_t *v_sd_1485_off = rt_seg_offsets(v_sd_1485);
-  const int64_t v_sd_1485_n = v_sd_1485->len;
-  RtValue *v_x1484 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
+  const int64_t v_sd_1387_n = v_sd_1387->len;
+  int32_t *v_x1381_d = v_x1381->data.i;
+  const int64_t v_x1381_n = v_x1381->len;
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t45 = v_x1481_n;
-    v_x1484 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1484_d = v_x1484->data.i;
-    const int64_t v_x1484_n = v_x1484->len;
-    RT_PARALLEL_FOR_IF(t45 >= RT_PARALLEL_MIN)
-    for (int64_t t46 = 0; t46 < t45; t46++) {
-      const int32_t t47 = (int32_t)t46;
-      int t50 = 0; /* nonzero: a check below failed */
-      int32_t t48 = v_x1481_d[t47];
-      int t51 = (uint64_t)(int64_t)t48 < (uint64_t)v_sd_1485_n;
-      int32_t t49 = t51 ? (int32_t)(v_sd_1485_off[t48 + 1] - v_sd_1485_off[t48]) : 0;
-      t50 |= !t51;
-      if (__builtin_expect(t50 != 0, 0)) { /* again, recording the error */
-        int32_t t52 = v_x1481_d[t47];
-        int32_t t53;
-        if ((uint64_t)(int64_t)t52 < (uint64_t)v_sd_1485_n) {
-          t53 = (int32_t)(v_sd_1485_off[t52 + 1] - v_sd_1485_off[t52]);
-        } else {
-          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t52, v_sd_1485_n, 0.0, 0);
-          t53 = 0;
+    const int64_t t45 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1386_d = v_x1386->data.i;
+    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t46 > 1)
+    for (int64_t t47 = 0; t47 < t46; t47++) {
+      int64_t t50 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t47 * RT_CHUNK);
+      const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
+      for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
+        const int32_t t49 = (int32_t)t48;
+        while (v_sd_1387_off[t50 + 1] <= t48)
+          t50++;
+        const int32_t t51 = (int32_t)t50;
+        int t53 = 0; /* nonzero: a check below failed */
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n;
+        int32_t t52 = t54 ? v_x1383_d[t51] : 0;
+        t53 |= !t54;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n;
+        int32_t t55 = t56 ? v_x1381_d[t51] : 0;
+        t53 |= !t56;
+        int32_t t58 = rt_sub_i(t49, t55);
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n;
+        int32_t t59 = t60 ? v_x1382_d[t51] : 0;
+        t53 |= !t60;
+        int32_t t62 = rt_mul_i(t58, t59);
+        int32_t t64 = rt_add_i(t52, t62);
+        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
+          int32_t t65;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n) {
+            t65 = v_x1383_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1383_n, 0.0, 0);
+            t65 = 0;
+          }
+          int32_t t66;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n) {
+            t66 = v_x1381_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1381_n, 0.0, 1);
+            t66 = 0;
+          }
+          int32_t t68 = rt_sub_i(t49, t66);
+          int32_t t69;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n) {
+            t69 = v_x1382_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1382_n, 0.0, 2);
+            t69 = 0;
+          }
+          int32_t t71 = rt_mul_i(t68, t69);
+          int32_t t73 = rt_add_i(t65, t71);
         }
+        v_x1386_d[t48] = t64;
       }
-      v_x1484_d[t46] = t49;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1484 = v_x1484;
+  *out_v_x1386 = v_x1386;
   return;
 fail:
-  rt_release(v_x1484);
+  rt_release(v_x1386);
 }
 
-/* K4: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1481_d; int64_t v_x1481_n;
-  const int64_t *v_sd_1485_off; int64_t v_sd_1485_n;
-  int32_t *v_x1484_d; int64_t v_x1484_n;
+  const int64_t *v_sd_1387_off; int64_t v_sd_1387_n;
+  int32_t *v_x1381_d; int64_t v_x1381_n;
+  int32_t *v_x1382_d; int64_t v_x1382_n;
+  int32_t *v_x1383_d; int64_t v_x1383_n;
+  int32_t *v_x1386_d; int64_t v_x1386_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
 };
 struct K4_0_pull {
   K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K4_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t56 = 0; /* nonzero: a check below failed */
-    int32_t t54 = A.v_x1481_d[ix];
-    int t57 = (uint64_t)(int64_t)t54 < (uint64_t)A.v_sd_1485_n;
-    int32_t t55 = t57 ? (int32_t)(A.v_sd_1485_off[t54 + 1] - A.v_sd_1485_off[t54]) : 0;
-    t56 |= !t57;
-    if (__builtin_expect(t56 != 0, 0)) { /* again, recording the error */
-      int32_t t58 = A.v_x1481_d[ix];
-      int32_t t59;
-      if ((uint64_t)(int64_t)t58 < (uint64_t)A.v_sd_1485_n) {
-        t59 = (int32_t)(A.v_sd_1485_off[t58 + 1] - A.v_sd_1485_off[t58]);
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t75 = 0; /* nonzero: a check below failed */
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n;
+    int32_t t74 = t76 ? A.v_x1383_d[sx] : 0;
+    t75 |= !t76;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n;
+    int32_t t77 = t78 ? A.v_x1381_d[sx] : 0;
+    t75 |= !t78;
+    int32_t t80 = rt_sub_i(ix, t77);
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n;
+    int32_t t81 = t82 ? A.v_x1382_d[sx] : 0;
+    t75 |= !t82;
+    int32_t t84 = rt_mul_i(t80, t81);
+    int32_t t86 = rt_add_i(t74, t84);
+    if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
+      int32_t t87;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n) {
+        t87 = A.v_x1383_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t58, A.v_sd_1485_n, 0.0, 0);
-        t59 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1383_n, 0.0, 0);
+        t87 = 0;
       }
+      int32_t t88;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n) {
+        t88 = A.v_x1381_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1381_n, 0.0, 1);
+        t88 = 0;
+      }
+      int32_t t90 = rt_sub_i(ix, t88);
+      int32_t t91;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n) {
+        t91 = A.v_x1382_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1382_n, 0.0, 2);
+        t91 = 0;
+      }
+      int32_t t93 = rt_mul_i(t90, t91);
+      int32_t t95 = rt_add_i(t87, t93);
     }
-    return K4_0_V{t55};
+    return K4_0_V{t86};
   }
 };
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1484_d[i] = v.v0;
+    A.v_x1386_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1481, RtValue *v_sd_1485, RtValue **out_v_x1484) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1481_d = v_x1481->data.i;
-  A.v_x1481_n = v_x1481->len;
-  A.v_sd_1485_off = rtg_seg_offsets(v_sd_1485);
-  A.v_sd_1485_n = v_sd_1485->len;
-  RtValue *v_x1484 = NULL;
-  /* MAP */
-  {
-    const int64_t t60 = v_x1481->len;
-    v_x1484 = rtg_vec_new(RT_INT, t60);
-    A.v_x1484_d = v_x1484->data.i;
-    A.v_x1484_n = v_x1484->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t60);
-  }
-  *out_v_x1484 = v_x1484;
-  return;
-fail:
-  rt_release(v_x1484);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1481, RtValue *v_sd_1485, RtValue **out_v_x1484) {
-  RtValue *vals[] = {v_x1481, v_sd_1485};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K4_host(err, loc, run, v_x1481, v_sd_1485, out_v_x1484);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x1481, v_sd_1485, out_v_x1484);
-  }
-}
-
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1360_off = rt_seg_offsets(v_sd_1360);
-  const int64_t v_sd_1360_n = v_sd_1360->len;
-  int32_t *v_x1354_d = v_x1354->data.i;
-  const int64_t v_x1354_n = v_x1354->len;
-  int32_t *v_x1355_d = v_x1355->data.i;
-  const int64_t v_x1355_n = v_x1355->len;
-  int32_t *v_x1356_d = v_x1356->data.i;
-  const int64_t v_x1356_n = v_x1356->len;
-  RtValue *v_x1359 = NULL;
+  A.v_sd_1387_off = rtg_seg_offsets(v_sd_1387);
+  A.v_sd_1387_n = v_sd_1387->len;
+  A.v_x1381_d = v_x1381->data.i;
+  A.v_x1381_n = v_x1381->len;
+  A.v_x1382_d = v_x1382->data.i;
+  A.v_x1382_n = v_x1382->len;
+  A.v_x1383_d = v_x1383->data.i;
+  A.v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t61 = v_sd_1360_off[v_sd_1360_n];
-    v_x1359 = rt_value_new(rt_vec_type(RT_INT), t61);
-    int32_t *v_x1359_d = v_x1359->data.i;
-    const int64_t v_x1359_n = v_x1359->len;
-    const int64_t t62 = (t61 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t62 > 1)
-    for (int64_t t63 = 0; t63 < t62; t63++) {
-      int64_t t66 = rt_segment_search(v_sd_1360_off, 0, v_sd_1360_n, t63 * RT_CHUNK);
-      const int64_t t63_end = (t63 + 1) * RT_CHUNK < t61 ? (t63 + 1) * RT_CHUNK : t61;
-      for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t64++) {
-        const int32_t t65 = (int32_t)t64;
-        while (v_sd_1360_off[t66 + 1] <= t64)
-          t66++;
-        const int32_t t67 = (int32_t)t66;
-        int t69 = 0; /* nonzero: a check below failed */
-        int t70 = (uint64_t)(int64_t)t67 < (uint64_t)v_x1356_n;
-        int32_t t68 = t70 ? v_x1356_d[t67] : 0;
-        t69 |= !t70;
-        int t72 = (uint64_t)(int64_t)t67 < (uint64_t)v_x1354_n;
-        int32_t t71 = t72 ? v_x1354_d[t67] : 0;
-        t69 |= !t72;
-        int32_t t74 = rt_sub_i(t65, t71);
-        int t76 = (uint64_t)(int64_t)t67 < (uint64_t)v_x1355_n;
-        int32_t t75 = t76 ? v_x1355_d[t67] : 0;
-        t69 |= !t76;
-        int32_t t78 = rt_mul_i(t74, t75);
-        int32_t t80 = rt_add_i(t68, t78);
-        if (__builtin_expect(t69 != 0, 0)) { /* again, recording the error */
-          int32_t t81;
-          if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1356_n) {
-            t81 = v_x1356_d[t67];
-          } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1356_n, 0.0, 0);
-            t81 = 0;
-          }
-          int32_t t82;
-          if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1354_n) {
-            t82 = v_x1354_d[t67];
-          } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1354_n, 0.0, 1);
-            t82 = 0;
-          }
-          int32_t t84 = rt_sub_i(t65, t82);
-          int32_t t85;
-          if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1355_n) {
-            t85 = v_x1355_d[t67];
-          } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1355_n, 0.0, 2);
-            t85 = 0;
-          }
-          int32_t t87 = rt_mul_i(t84, t85);
-          int32_t t89 = rt_add_i(t81, t87);
-        }
-        v_x1359_d[t64] = t80;
+    const int64_t t96 = rtg_seg_total(v_sd_1387);
+    v_x1386 = rtg_vec_new(RT_INT, t96);
+    A.v_x1386_d = v_x1386->data.i;
+    A.v_x1386_n = v_x1386->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1387, t96);
+  }
+  *out_v_x1386 = v_x1386;
+  return;
+fail:
+  rt_release(v_x1386);
+}
+
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+  RtValue *vals[] = {v_sd_1387, v_x1381, v_x1382, v_x1383};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K4_host(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+    rtg_host_ran();
+  } else {
+    K4_gpu(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+  }
+}
+
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
+  /* ONCE */
+  {
+    int t98 = 0; /* nonzero: a check below failed */
+    int t99 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t97 = t99 ? v_x850_d[0] : 0;
+    t98 |= !t99;
+    int t101 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t100 = t101 ? v_x850_d[1] : 0;
+    t98 |= !t101;
+    if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
+      int32_t t102;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+        t102 = v_x850_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+        t102 = 0;
+      }
+      int32_t t103;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+        t103 = v_x850_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+        t103 = 0;
       }
     }
+    v_x851 = t97;
+    v_x852 = t100;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1359 = v_x1359;
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rt_release(v_x1359);
 }
 
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1360_off; int64_t v_sd_1360_n;
-  int32_t *v_x1354_d; int64_t v_x1354_n;
-  int32_t *v_x1355_d; int64_t v_x1355_n;
-  int32_t *v_x1356_d; int64_t v_x1356_n;
-  int32_t *v_x1359_d; int64_t v_x1359_n;
+  int32_t *v_x850_d; int64_t v_x850_n;
+  int32_t v_x851;
+  int32_t v_x852;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K5_0_pull {
   K5_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K5_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t91 = 0; /* nonzero: a check below failed */
-    int t92 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1356_n;
-    int32_t t90 = t92 ? A.v_x1356_d[sx] : 0;
-    t91 |= !t92;
-    int t94 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1354_n;
-    int32_t t93 = t94 ? A.v_x1354_d[sx] : 0;
-    t91 |= !t94;
-    int32_t t96 = rt_sub_i(ix, t93);
-    int t98 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1355_n;
-    int32_t t97 = t98 ? A.v_x1355_d[sx] : 0;
-    t91 |= !t98;
-    int32_t t100 = rt_mul_i(t96, t97);
-    int32_t t102 = rt_add_i(t90, t100);
-    if (__builtin_expect(t91 != 0, 0)) { /* again, recording the error */
-      int32_t t103;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1356_n) {
-        t103 = A.v_x1356_d[sx];
+    int t105 = 0; /* nonzero: a check below failed */
+    int t106 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n;
+    int32_t t104 = t106 ? A.v_x850_d[0] : 0;
+    t105 |= !t106;
+    int t108 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n;
+    int32_t t107 = t108 ? A.v_x850_d[1] : 0;
+    t105 |= !t108;
+    if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
+      int32_t t109;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n) {
+        t109 = A.v_x850_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1356_n, 0.0, 0);
-        t103 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x850_n, 0.0, 0);
+        t109 = 0;
       }
-      int32_t t104;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1354_n) {
-        t104 = A.v_x1354_d[sx];
+      int32_t t110;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n) {
+        t110 = A.v_x850_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1354_n, 0.0, 1);
-        t104 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x850_n, 0.0, 1);
+        t110 = 0;
       }
-      int32_t t106 = rt_sub_i(ix, t104);
-      int32_t t107;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1355_n) {
-        t107 = A.v_x1355_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1355_n, 0.0, 2);
-        t107 = 0;
-      }
-      int32_t t109 = rt_mul_i(t106, t107);
-      int32_t t111 = rt_add_i(t103, t109);
     }
-    return K5_0_V{t102};
+    return K5_0_V{t104, t107};
   }
 };
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1359_d[i] = v.v0;
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1360_off = rtg_seg_offsets(v_sd_1360);
-  A.v_sd_1360_n = v_sd_1360->len;
-  A.v_x1354_d = v_x1354->data.i;
-  A.v_x1354_n = v_x1354->len;
-  A.v_x1355_d = v_x1355->data.i;
-  A.v_x1355_n = v_x1355->len;
-  A.v_x1356_d = v_x1356->data.i;
-  A.v_x1356_n = v_x1356->len;
-  RtValue *v_x1359 = NULL;
-  /* SEG_MAP */
+  A.v_x850_d = v_x850->data.i;
+  A.v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
+  /* ONCE */
+  K5_0_V *t111; /* the slot of its values */
   {
-    const int64_t t112 = rtg_seg_total(v_sd_1360);
-    v_x1359 = rtg_vec_new(RT_INT, t112);
-    A.v_x1359_d = v_x1359->data.i;
-    A.v_x1359_n = v_x1359->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1360, t112);
+    t111 = rtg::once_launch<K5_0_V>("K5", loc, K5_0_pull{A});
   }
-  *out_v_x1359 = v_x1359;
+  {
+    const K5_0_V t112 = rtg::once_read(t111);
+    v_x851 = t112.v0;
+    A.v_x851 = v_x851;
+    v_x852 = t112.v1;
+    A.v_x852 = v_x852;
+  }
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rt_release(v_x1359);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
-  RtValue *vals[] = {v_sd_1360, v_x1354, v_x1355, v_x1356};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+  RtValue *vals[] = {v_x850};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1360, v_x1354, v_x1355, v_x1356, out_v_x1359);
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K5_host(err, loc, run, v_x850, out_v_x851, out_v_x852);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1360, v_x1354, v_x1355, v_x1356, out_v_x1359);
+    K5_gpu(err, loc, run, v_x850, out_v_x851, out_v_x852);
   }
 }
 
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, int32_t *out_v_x848, int32_t *out_v_x849) {
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t v_x848 = 0;
-  int32_t v_x849 = 0;
-  /* ONCE */
+  int32_t *v_x1389_d = v_x1389->data.i;
+  const int64_t v_x1389_n = v_x1389->len;
+  int32_t *v_x1390_d = v_x1390->data.i;
+  const int64_t v_x1390_n = v_x1390->len;
+  int32_t *v_x1391_d = v_x1391->data.i;
+  const int64_t v_x1391_n = v_x1391->len;
+  int32_t *v_x1393_d = v_x1393->data.i;
+  const int64_t v_x1393_n = v_x1393->len;
+  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
+  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  const int64_t v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  /* MAP */
   {
-    int t114 = 0; /* nonzero: a check below failed */
-    int t115 = (uint64_t)(int64_t)0 < (uint64_t)v_x847_n;
-    int32_t t113 = t115 ? v_x847_d[0] : 0;
-    t114 |= !t115;
-    int t117 = (uint64_t)(int64_t)1 < (uint64_t)v_x847_n;
-    int32_t t116 = t117 ? v_x847_d[1] : 0;
-    t114 |= !t117;
-    if (__builtin_expect(t114 != 0, 0)) { /* again, recording the error */
-      int32_t t118;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x847_n) {
-        t118 = v_x847_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x847_n, 0.0, 0);
-        t118 = 0;
-      }
-      int32_t t119;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x847_n) {
-        t119 = v_x847_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x847_n, 0.0, 1);
-        t119 = 0;
-      }
+    const int64_t t113 = v_x1392;
+    if (t113 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0, 0);
+      goto fail;
     }
-    v_x848 = t113;
-    v_x849 = t116;
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t113);
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t113);
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    RT_PARALLEL_FOR_IF(t113 >= RT_PARALLEL_MIN)
+    for (int64_t t114 = 0; t114 < t113; t114++) {
+      const int32_t t115 = (int32_t)t114;
+      int t117 = 0; /* nonzero: a check below failed */
+      int t118 = (uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n;
+      int32_t t116 = t118 ? v_x1393_d[t115] : 0;
+      t117 |= !t118;
+      int32_t t119 = t118 ? v_x1391_d[t115] : 0;
+      uint8_t t121 = rt_lt_i(0, t119);
+      int32_t t123 = (t121 ? t116 : -1);
+      uint8_t t125 = rt_ge_i(t123, 0);
+      int32_t t126;
+      if (t125) {
+        int t128 = (uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n;
+        int32_t t127 = t128 ? v_x1390_d[t123] : 0;
+        t117 |= !t128;
+        t126 = t127;
+      } else {
+        t126 = 0;
+      }
+      if (__builtin_expect(t117 != 0, 0)) { /* again, recording the error */
+        int32_t t129;
+        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
+          t129 = v_x1393_d[t115];
+        } else {
+          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 1);
+          t129 = 0;
+        }
+        int32_t t130;
+        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
+          t130 = v_x1391_d[t115];
+        } else {
+          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 2);
+          t130 = 0;
+        }
+        uint8_t t132 = rt_lt_i(0, t130);
+        int32_t t134 = (t132 ? t129 : -1);
+        uint8_t t136 = rt_ge_i(t134, 0);
+        int32_t t137;
+        if (t136) {
+          int32_t t138;
+          if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1390_n) {
+            t138 = v_x1390_d[t134];
+          } else {
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1390_n, 0.0, 3);
+            t138 = 0;
+          }
+          t137 = t138;
+        } else {
+          t137 = 0;
+        }
+      }
+      v_x1403_d[t114] = 1;
+      v_x1404_d[t114] = t126;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x848 = v_x848;
-  *out_v_x849 = v_x849;
+  {
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    /* SPLIT */
+    {
+      const int64_t t139 = v_x1389_n;
+      const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
+      int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        int64_t kept[2] = {0};
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+          const int32_t t145 = (int32_t)t144;
+          while (v_x1395_off[t146 + 1] <= t144)
+            t146++;
+          const int32_t t147 = (int32_t)t146;
+          int32_t t143x0;
+          uint8_t t143x1;
+          int32_t t143x2;
+          uint8_t t143x3;
+          int t149 = 0; /* nonzero: a check below failed */
+          int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
+          int32_t t148 = t150 ? v_x1404_d[t147] : 0;
+          t149 |= !t150;
+          int32_t t151 = v_x1389_d[t145];
+          int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1390_n;
+          int32_t t152 = t153 ? v_x1390_d[t151] : 0;
+          t149 |= !t153;
+          uint8_t t155 = rt_lt_i(t152, t148);
+          uint8_t t157 = rt_gt_i(t152, t148);
+          if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
+            int32_t t158;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t158 = v_x1404_d[t147];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 4);
+              t158 = 0;
+            }
+            int32_t t159 = v_x1389_d[t145];
+            int32_t t160;
+            if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1390_n) {
+              t160 = v_x1390_d[t159];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1390_n, 0.0, 5);
+              t160 = 0;
+            }
+            uint8_t t162 = rt_lt_i(t160, t158);
+            uint8_t t164 = rt_gt_i(t160, t158);
+          }
+          t143x0 = t152;
+          t143x1 = t155;
+          t143x2 = t152;
+          t143x3 = t157;
+          uint8_t t165;
+          uint8_t t166;
+          t165 = t143x1;
+          t166 = t143x3;
+          kept[0] += t165 != 0;
+          kept[1] += t166 != 0;
+          t141[t144] = (uint8_t)((t165 != 0) << 0 | (t166 != 0) << 1);
+        }
+        t142[0 * t140 + t143] = kept[0];
+        t142[1 * t140 + t143] = kept[1];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t141);
+        rt_free(t142);
+        goto fail;
+      }
+      int64_t t167 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[0 * t140 + t143];
+        t142[0 * t140 + t143] = t167;
+        t167 += k;
+      }
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t168 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[1 * t140 + t143];
+        t142[1 * t140 + t143] = t168;
+        t168 += k;
+      }
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t168);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
+      for (int64_t t169 = 0; t169 < v_x1395_n; t169++) {
+        int32_t in[2] = {0};
+        for (int64_t t170 = v_x1395_off[t169]; t170 < v_x1395_off[t169 + 1]; t170++) {
+          in[0] += t141[t170] >> 0 & 1;
+          in[1] += t141[t170] >> 1 & 1;
+        }
+        v_x1423_d[t169] = in[0];
+        v_x1424_d[t169] = in[1];
+      }
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1425_d = v_x1425->data.i;
+      const int64_t v_x1425_n = v_x1425->len;
+      for (int64_t t169 = 0, t171 = 0; t169 < v_x1395_n; t169++) {
+        v_x1425_d[t169] = (int32_t)t171;
+        t171 += v_x1423_d[t169];
+      }
+      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1426_d = v_x1426->data.i;
+      const int64_t v_x1426_n = v_x1426->len;
+      for (int64_t t169 = 0, t172 = 0; t169 < v_x1395_n; t169++) {
+        v_x1426_d[t169] = (int32_t)t172;
+        t172 += v_x1424_d[t169];
+      }
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        int64_t at[2];
+        at[0] = t142[0 * t140 + t143];
+        at[1] = t142[1 * t140 + t143];
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+          const int32_t t145 = (int32_t)t144;
+          while (v_x1395_off[t146 + 1] <= t144)
+            t146++;
+          const int32_t t147 = (int32_t)t146;
+          if (!t141[t144])
+            continue;
+          int32_t t143y0;
+          uint8_t t143y1;
+          int32_t t143y2;
+          uint8_t t143y3;
+          int t174 = 0; /* nonzero: a check below failed */
+          int t175 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
+          int32_t t173 = t175 ? v_x1404_d[t147] : 0;
+          t174 |= !t175;
+          int32_t t176 = v_x1389_d[t145];
+          int t178 = (uint64_t)(int64_t)t176 < (uint64_t)v_x1390_n;
+          int32_t t177 = t178 ? v_x1390_d[t176] : 0;
+          t174 |= !t178;
+          uint8_t t180 = rt_lt_i(t177, t173);
+          uint8_t t182 = rt_gt_i(t177, t173);
+          if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
+            int32_t t183;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t183 = v_x1404_d[t147];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 6);
+              t183 = 0;
+            }
+            int32_t t184 = v_x1389_d[t145];
+            int32_t t185;
+            if ((uint64_t)(int64_t)t184 < (uint64_t)v_x1390_n) {
+              t185 = v_x1390_d[t184];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x1390_n, 0.0, 7);
+              t185 = 0;
+            }
+            uint8_t t187 = rt_lt_i(t185, t183);
+            uint8_t t189 = rt_gt_i(t185, t183);
+          }
+          t143y0 = t177;
+          t143y1 = t180;
+          t143y2 = t177;
+          t143y3 = t182;
+          if (t141[t144] >> 0 & 1) {
+            v_x1419_d[at[0]] = t143y0;
+            at[0]++;
+          }
+          if (t141[t144] >> 1 & 1) {
+            v_x1421_d[at[1]] = t143y2;
+            at[1]++;
+          }
+        }
+      }
+      rt_free(t141);
+      rt_free(t142);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
   return;
 fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
 }
 
-/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x847_d; int64_t v_x847_n;
-  int32_t v_x848;
-  int32_t v_x849;
+  int32_t *v_x1389_d; int64_t v_x1389_n;
+  int32_t *v_x1390_d; int64_t v_x1390_n;
+  int32_t *v_x1391_d; int64_t v_x1391_n;
+  int32_t v_x1392;
+  int32_t *v_x1393_d; int64_t v_x1393_n;
+  const int64_t *v_x1395_off; int64_t v_x1395_n;
+  uint8_t *v_x1403_d; int64_t v_x1403_n;
+  int32_t *v_x1404_d; int64_t v_x1404_n;
+  int32_t *v_x1419_d; int64_t v_x1419_n;
+  uint8_t *v_x1420_d; int64_t v_x1420_n;
+  int32_t *v_x1421_d; int64_t v_x1421_n;
+  uint8_t *v_x1422_d; int64_t v_x1422_n;
+  int32_t *v_x1423_d; int64_t v_x1423_n;
+  int32_t *v_x1424_d; int64_t v_x1424_n;
+  int32_t *v_x1425_d; int64_t v_x1425_n;
+  int32_t *v_x1426_d; int64_t v_x1426_n;
 };
 struct alignas(8) K6_0_V {
-  int32_t v0;
+  uint8_t v0;
   int32_t v1;
 };
 struct K6_0_pull {
@@ -812,2369 +1096,2201 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t121 = 0; /* nonzero: a check below failed */
-    int t122 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x847_n;
-    int32_t t120 = t122 ? A.v_x847_d[0] : 0;
-    t121 |= !t122;
-    int t124 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x847_n;
-    int32_t t123 = t124 ? A.v_x847_d[1] : 0;
-    t121 |= !t124;
-    if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-      int32_t t125;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x847_n) {
-        t125 = A.v_x847_d[0];
+    int t191 = 0; /* nonzero: a check below failed */
+    int t192 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
+    int32_t t190 = t192 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
+    t191 |= !t192;
+    int32_t t193 = t192 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
+    uint8_t t195 = rt_lt_i(0, t193);
+    int32_t t197 = (t195 ? t190 : -1);
+    uint8_t t199 = rt_ge_i(t197, 0);
+    int32_t t200;
+    if (t199) {
+      int t202 = (uint64_t)(int64_t)t197 < (uint64_t)A.v_x1390_n;
+      int32_t t201 = t202 ? A.v_x1390_d[t197] : 0;
+      t191 |= !t202;
+      t200 = t201;
+    } else {
+      t200 = 0;
+    }
+    if (__builtin_expect(t191 != 0, 0)) { /* again, recording the error */
+      int32_t t203;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
+        t203 = rtg::ld_stream(&A.v_x1393_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x847_n, 0.0, 0);
-        t125 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 0);
+        t203 = 0;
       }
-      int32_t t126;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x847_n) {
-        t126 = A.v_x847_d[1];
+      int32_t t204;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
+        t204 = rtg::ld_stream(&A.v_x1391_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x847_n, 0.0, 1);
-        t126 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 1);
+        t204 = 0;
+      }
+      uint8_t t206 = rt_lt_i(0, t204);
+      int32_t t208 = (t206 ? t203 : -1);
+      uint8_t t210 = rt_ge_i(t208, 0);
+      int32_t t211;
+      if (t210) {
+        int32_t t212;
+        if ((uint64_t)(int64_t)t208 < (uint64_t)A.v_x1390_n) {
+          t212 = A.v_x1390_d[t208];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t208, A.v_x1390_n, 0.0, 2);
+          t212 = 0;
+        }
+        t211 = t212;
+      } else {
+        t211 = 0;
       }
     }
-    return K6_0_V{t120, t123};
+    return K6_0_V{1, t200};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, int32_t *out_v_x848, int32_t *out_v_x849) {
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+    A.v_x1403_d[i] = v.v0;
+    A.v_x1404_d[i] = v.v1;
+  }
+};
+struct alignas(8) K6_1_V {
+  int32_t v0;
+  uint8_t v1;
+  int32_t v2;
+  uint8_t v3;
+};
+struct K6_1_pull {
+  K6_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K6_1_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t214 = 0; /* nonzero: a check below failed */
+    int t215 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
+    int32_t t213 = t215 ? A.v_x1404_d[sx] : 0;
+    t214 |= !t215;
+    int32_t t216 = rtg::ld_stream(&A.v_x1389_d[ix]);
+    int t218 = (uint64_t)(int64_t)t216 < (uint64_t)A.v_x1390_n;
+    int32_t t217 = t218 ? A.v_x1390_d[t216] : 0;
+    t214 |= !t218;
+    uint8_t t220 = rt_lt_i(t217, t213);
+    uint8_t t222 = rt_gt_i(t217, t213);
+    if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
+      int32_t t223;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n) {
+        t223 = A.v_x1404_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1404_n, 0.0, 3);
+        t223 = 0;
+      }
+      int32_t t224 = rtg::ld_stream(&A.v_x1389_d[ix]);
+      int32_t t225;
+      if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1390_n) {
+        t225 = A.v_x1390_d[t224];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, A.v_x1390_n, 0.0, 4);
+        t225 = 0;
+      }
+      uint8_t t227 = rt_lt_i(t225, t223);
+      uint8_t t229 = rt_gt_i(t225, t223);
+    }
+    return K6_1_V{t217, t220, t217, t222};
+  }
+};
+struct K6_1_store {
+  K6_A A;
+  __device__ void operator()(int c, int64_t i, const K6_1_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1419_d[i] = v.v0;
+      /* v.v1: v_x1420, read by nothing */
+      break;
+    case 1:
+      A.v_x1421_d[i] = v.v2;
+      /* v.v3: v_x1422, read by nothing */
+      break;
+    }
+  }
+};
+struct K6_1_pred {
+  K6_A A;
+  __device__ unsigned operator()(int64_t i, const K6_1_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x847_d = v_x847->data.i;
-  A.v_x847_n = v_x847->len;
-  int32_t v_x848 = 0;
-  int32_t v_x849 = 0;
-  /* ONCE */
-  K6_0_V *t127; /* the slot of its values */
-  {
-    t127 = rtg::once_launch<K6_0_V>("K6", loc, K6_0_pull{A});
-  }
-  {
-    const K6_0_V t128 = rtg::once_read(t127);
-    v_x848 = t128.v0;
-    A.v_x848 = v_x848;
-    v_x849 = t128.v1;
-    A.v_x849 = v_x849;
-  }
-  *out_v_x848 = v_x848;
-  *out_v_x849 = v_x849;
-  return;
-fail:
-}
-
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, int32_t *out_v_x848, int32_t *out_v_x849) {
-  RtValue *vals[] = {v_x847};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x847, out_v_x848, out_v_x849);
-    rtg_host_ran();
-  } else {
-    K6_gpu(err, loc, run, v_x847, out_v_x848, out_v_x849);
-  }
-}
-
-/* K7: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1364, int32_t v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1376, RtValue **out_v_x1392, RtValue **out_v_x1396, RtValue **out_v_x1398, RtValue **out_v_x1394, RtValue **out_v_x1397, RtValue **out_v_x1399) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1362_d = v_x1362->data.i;
-  const int64_t v_x1362_n = v_x1362->len;
-  int32_t *v_x1363_d = v_x1363->data.i;
-  const int64_t v_x1363_n = v_x1363->len;
-  int32_t *v_x1364_d = v_x1364->data.i;
-  const int64_t v_x1364_n = v_x1364->len;
-  int32_t *v_x1366_d = v_x1366->data.i;
-  const int64_t v_x1366_n = v_x1366->len;
-  (void)v_x1366_n; /* v_x1366's length is v_x1364's */
-  const int64_t *v_x1368_off = rt_seg_offsets(v_x1368);
-  const int64_t v_x1368_n = v_x1368->len;
-  RtValue *v_x1376 = NULL;
-  RtValue *v_x1377 = NULL;
-  RtValue *v_x1392 = NULL;
-  RtValue *v_x1393 = NULL;
-  RtValue *v_x1394 = NULL;
-  RtValue *v_x1395 = NULL;
-  RtValue *v_x1396 = NULL;
-  RtValue *v_x1397 = NULL;
-  RtValue *v_x1398 = NULL;
-  RtValue *v_x1399 = NULL;
+  A.v_x1389_d = v_x1389->data.i;
+  A.v_x1389_n = v_x1389->len;
+  A.v_x1390_d = v_x1390->data.i;
+  A.v_x1390_n = v_x1390->len;
+  A.v_x1391_d = v_x1391->data.i;
+  A.v_x1391_n = v_x1391->len;
+  A.v_x1392 = v_x1392;
+  A.v_x1393_d = v_x1393->data.i;
+  A.v_x1393_n = v_x1393->len;
+  A.v_x1395_off = rtg_seg_offsets(v_x1395);
+  A.v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t129 = v_x1365;
-    if (t129 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t129, 0.0, 0);
+    const int64_t t230 = v_x1392;
+    if (t230 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t230, 0.0, run, 5};
       goto fail;
     }
-    v_x1376 = rt_value_new(rt_vec_type(RT_BOOL), t129);
-    uint8_t *v_x1376_d = v_x1376->data.b;
-    const int64_t v_x1376_n = v_x1376->len;
-    v_x1377 = rt_value_new(rt_vec_type(RT_INT), t129);
-    int32_t *v_x1377_d = v_x1377->data.i;
-    const int64_t v_x1377_n = v_x1377->len;
-    RT_PARALLEL_FOR_IF(t129 >= RT_PARALLEL_MIN)
-    for (int64_t t130 = 0; t130 < t129; t130++) {
-      const int32_t t131 = (int32_t)t130;
-      int t133 = 0; /* nonzero: a check below failed */
-      int t134 = (uint64_t)(int64_t)t131 < (uint64_t)v_x1364_n;
-      int32_t t132 = t134 ? v_x1366_d[t131] : 0;
-      t133 |= !t134;
-      int32_t t135 = t134 ? v_x1364_d[t131] : 0;
-      uint8_t t137 = rt_lt_i(0, t135);
-      int32_t t139 = (t137 ? t132 : -1);
-      uint8_t t141 = rt_ge_i(t139, 0);
-      int32_t t142;
-      if (t141) {
-        int t144 = (uint64_t)(int64_t)t139 < (uint64_t)v_x1363_n;
-        int32_t t143 = t144 ? v_x1363_d[t139] : 0;
-        t133 |= !t144;
-        t142 = t143;
+    v_x1403 = rtg_vec_new(RT_BOOL, t230);
+    A.v_x1403_d = v_x1403->data.b;
+    A.v_x1403_n = v_x1403->len;
+    v_x1404 = rtg_vec_new(RT_INT, t230);
+    A.v_x1404_d = v_x1404->data.i;
+    A.v_x1404_n = v_x1404->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t230);
+  }
+  /* SPLIT */
+  rtg::SplitCounts t231; /* the slots of its classes' counts */
+  int64_t t232; /* its size */
+  {
+    const int64_t t233 = v_x1389->len;
+    v_x1419 = rtg_vec_new(RT_INT, t233);
+    A.v_x1419_d = v_x1419->data.i;
+    A.v_x1419_n = v_x1419->len;
+    v_x1421 = rtg_vec_new(RT_INT, t233);
+    A.v_x1421_d = v_x1421->data.i;
+    A.v_x1421_n = v_x1421->len;
+    t232 = t233;
+    v_x1423 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1423_d = v_x1423->data.i;
+    A.v_x1423_n = v_x1423->len;
+    v_x1424 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1424_d = v_x1424->data.i;
+    A.v_x1424_n = v_x1424->len;
+    RtValue *const t234[2] = {
+      v_x1423,
+      v_x1424,
+    };
+    v_x1425 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1425_d = v_x1425->data.i;
+    A.v_x1425_n = v_x1425->len;
+    v_x1426 = rtg_vec_new(RT_INT, v_x1395->len);
+    A.v_x1426_d = v_x1426->data.i;
+    A.v_x1426_n = v_x1426->len;
+    RtValue *const t235[2] = {
+      v_x1425,
+      v_x1426,
+    };
+    t231 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t233, K6_1_store{A}, v_x1395, t234, t235);
+  }
+  {
+    int64_t t236[2];
+    t236[0] = rtg::filter_count(t231.at[0]);
+    t236[1] = rtg::filter_count(t231.at[1]);
+    v_x1419 = rtg_vec_fit(v_x1419, t236[0]);
+    A.v_x1419_d = v_x1419->data.i;
+    A.v_x1419_n = v_x1419->len;
+    v_x1421 = rtg_vec_fit(v_x1421, t236[1]);
+    A.v_x1421_d = v_x1421->data.i;
+    A.v_x1421_n = v_x1421->len;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
+  return;
+fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+}
+
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+  RtValue *vals[] = {v_x1389, v_x1390, v_x1391, v_x1393, v_x1395};
+  const int64_t sizes[] = {(int64_t)v_x1392};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K6_host(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+    rtg_host_ran();
+  } else {
+    K6_gpu(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+  }
+}
+
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x914_d = v_x914->data.i;
+  const int64_t v_x914_n = v_x914->len;
+  int32_t *v_x915_d = v_x915->data.i;
+  const int64_t v_x915_n = v_x915->len;
+  (void)v_x915_n; /* v_x915's length is v_x914's */
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x914's */
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  /* MAP */
+  {
+    const int64_t t237 = v_x919;
+    if (t237 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, 0);
+      goto fail;
+    }
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    RT_PARALLEL_FOR_IF(t237 >= RT_PARALLEL_MIN)
+    for (int64_t t238 = 0; t238 < t237; t238++) {
+      const int32_t t239 = (int32_t)t238;
+      int t242 = 0; /* nonzero: a check below failed */
+      int32_t t241 = rt_div_i(t239, 2, &t242);
+      int32_t t244 = rt_rem_i(t239, 2, &t242);
+      int32_t t246 = rt_mul_i(t244, v_x926);
+      int32_t t248 = rt_add_i(t246, t241);
+      int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x916;
+      int32_t t249 = t250 ? t248 : 0;
+      t242 |= !t250;
+      uint8_t t252 = rt_lt_i(t249, (int32_t)v_x914_n);
+      int32_t t253;
+      if (t252) {
+        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
+        int32_t t254 = t255 ? v_x914_d[t249] : 0;
+        t242 |= !t255;
+        t253 = t254;
       } else {
-        t142 = 0;
+        int32_t t257 = rt_sub_i(t249, (int32_t)v_x914_n);
+        int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x914_n;
+        int32_t t258 = t259 ? v_x915_d[t257] : 0;
+        t242 |= !t259;
+        t253 = t258;
       }
-      if (__builtin_expect(t133 != 0, 0)) { /* again, recording the error */
-        int32_t t145;
-        if ((uint64_t)(int64_t)t131 < (uint64_t)v_x1364_n) {
-          t145 = v_x1366_d[t131];
-        } else {
-          NESSIE_RECORD(err, t130, RT_CHECK_INDEX, 2, 0, RT_GATHER, t131, v_x1364_n, 0.0, 1);
-          t145 = 0;
+      int32_t t260;
+      if (t252) {
+        int t262 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
+        int32_t t261 = t262 ? v_x937_d[t249] : 0;
+        t242 |= !t262;
+        t260 = t261;
+      } else {
+        int32_t t264 = rt_sub_i(t249, (int32_t)v_x914_n);
+        int t266 = (uint64_t)(int64_t)t264 < (uint64_t)(int32_t)v_x914_n;
+        int32_t t265 = t266 ? t264 : 0;
+        t242 |= !t266;
+        int t268 = (uint64_t)(int64_t)t265 < (uint64_t)v_x914_n;
+        int32_t t267 = t268 ? v_x933_d[t265] : 0;
+        t242 |= !t268;
+        int32_t t270 = rt_add_i(t267, v_x934);
+        t260 = t270;
+      }
+      int32_t t272 = rt_add_i(t260, t253);
+      if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
+        int t273 = 0;
+        int32_t t274 = rt_div_i(t239, 2, &t273);
+        if (t273) {
+          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t273, RT_DIV, 0, 0, 0.0, 1);
         }
-        int32_t t146;
-        if ((uint64_t)(int64_t)t131 < (uint64_t)v_x1364_n) {
-          t146 = v_x1364_d[t131];
-        } else {
-          NESSIE_RECORD(err, t130, RT_CHECK_INDEX, 2, 0, RT_GATHER, t131, v_x1364_n, 0.0, 2);
-          t146 = 0;
+        int t275 = 0;
+        int32_t t276 = rt_rem_i(t239, 2, &t275);
+        if (t275) {
+          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t275, RT_REM, 0, 0, 0.0, 2);
         }
-        uint8_t t148 = rt_lt_i(0, t146);
-        int32_t t150 = (t148 ? t145 : -1);
-        uint8_t t152 = rt_ge_i(t150, 0);
-        int32_t t153;
-        if (t152) {
-          int32_t t154;
-          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1363_n) {
-            t154 = v_x1363_d[t150];
+        int32_t t278 = rt_mul_i(t276, v_x926);
+        int32_t t280 = rt_add_i(t278, t274);
+        int32_t t281;
+        if ((uint64_t)(int64_t)t280 < (uint64_t)v_x916) {
+          t281 = t280;
+        } else {
+          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t280, v_x916, 0.0, 3);
+          t281 = 0;
+        }
+        uint8_t t283 = rt_lt_i(t281, (int32_t)v_x914_n);
+        int32_t t284;
+        if (t283) {
+          int32_t t285;
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
+            t285 = v_x914_d[t281];
           } else {
-            NESSIE_RECORD(err, t130, RT_CHECK_INDEX, 2, 0, RT_GATHER, t150, v_x1363_n, 0.0, 3);
-            t154 = 0;
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 4);
+            t285 = 0;
           }
-          t153 = t154;
+          t284 = t285;
         } else {
-          t153 = 0;
+          int32_t t287 = rt_sub_i(t281, (int32_t)v_x914_n);
+          int32_t t288;
+          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x914_n) {
+            t288 = v_x915_d[t287];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x914_n, 0.0, 5);
+            t288 = 0;
+          }
+          t284 = t288;
         }
+        int32_t t289;
+        if (t283) {
+          int32_t t290;
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
+            t290 = v_x937_d[t281];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 6);
+            t290 = 0;
+          }
+          t289 = t290;
+        } else {
+          int32_t t292 = rt_sub_i(t281, (int32_t)v_x914_n);
+          int32_t t293;
+          if ((uint64_t)(int64_t)t292 < (uint64_t)(int32_t)v_x914_n) {
+            t293 = t292;
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, (int32_t)v_x914_n, 0.0, 7);
+            t293 = 0;
+          }
+          int32_t t294;
+          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x914_n) {
+            t294 = v_x933_d[t293];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x914_n, 0.0, 8);
+            t294 = 0;
+          }
+          int32_t t296 = rt_add_i(t294, v_x934);
+          t289 = t296;
+        }
+        int32_t t298 = rt_add_i(t289, t284);
       }
-      v_x1376_d[t130] = 1;
-      v_x1377_d[t130] = t142;
+      v_x941_d[t238] = t260;
+      v_x943_d[t238] = t272;
+      v_x945_d[t238] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1376_d = v_x1376->data.b;
-    const int64_t v_x1376_n = v_x1376->len;
-    int32_t *v_x1377_d = v_x1377->data.i;
-    const int64_t v_x1377_n = v_x1377->len;
-    /* SPLIT */
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    /* LIBRARY */
     {
-      const int64_t t155 = v_x1362_n;
-      const int64_t t156 = t155 > 0 ? (t155 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t157 = (uint8_t *)rt_alloc_atomic((size_t)t155 + 1);
-      int64_t *t158 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t156 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t156 > 1)
-      for (int64_t t159 = 0; t159 < t156; t159++) {
-        int64_t kept[2] = {0};
-        int64_t t162 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t159 * RT_CHUNK);
-        const int64_t t159_end = (t159 + 1) * RT_CHUNK < t155 ? (t159 + 1) * RT_CHUNK : t155;
-        for (int64_t t160 = t159 * RT_CHUNK; t160 < t159_end; t160++) {
-          const int32_t t161 = (int32_t)t160;
-          while (v_x1368_off[t162 + 1] <= t160)
-            t162++;
-          const int32_t t163 = (int32_t)t162;
-          int32_t t159x0;
-          uint8_t t159x1;
-          int32_t t159x2;
-          uint8_t t159x3;
-          int t165 = 0; /* nonzero: a check below failed */
-          int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1377_n;
-          int32_t t164 = t166 ? v_x1377_d[t163] : 0;
-          t165 |= !t166;
-          int32_t t167 = v_x1362_d[t161];
-          int t169 = (uint64_t)(int64_t)t167 < (uint64_t)v_x1363_n;
-          int32_t t168 = t169 ? v_x1363_d[t167] : 0;
-          t165 |= !t169;
-          uint8_t t171 = rt_lt_i(t168, t164);
-          uint8_t t173 = rt_gt_i(t168, t164);
-          if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
-            int32_t t174;
-            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1377_n) {
-              t174 = v_x1377_d[t163];
-            } else {
-              NESSIE_RECORD(err, t160, RT_CHECK_INDEX, 3, 0, RT_GATHER, t163, v_x1377_n, 0.0, 4);
-              t174 = 0;
-            }
-            int32_t t175 = v_x1362_d[t161];
-            int32_t t176;
-            if ((uint64_t)(int64_t)t175 < (uint64_t)v_x1363_n) {
-              t176 = v_x1363_d[t175];
-            } else {
-              NESSIE_RECORD(err, t160, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x1363_n, 0.0, 5);
-              t176 = 0;
-            }
-            uint8_t t178 = rt_lt_i(t176, t174);
-            uint8_t t180 = rt_gt_i(t176, t174);
-          }
-          t159x0 = t168;
-          t159x1 = t171;
-          t159x2 = t168;
-          t159x3 = t173;
-          uint8_t t181;
-          uint8_t t182;
-          t181 = t159x1;
-          t182 = t159x3;
-          kept[0] += t181 != 0;
-          kept[1] += t182 != 0;
-          t157[t160] = (uint8_t)((t181 != 0) << 0 | (t182 != 0) << 1);
-        }
-        t158[0 * t156 + t159] = kept[0];
-        t158[1 * t156 + t159] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t157);
-        rt_free(t158);
-        goto fail;
-      }
-      int64_t t183 = 0;
-      for (int64_t t159 = 0; t159 < t156; t159++) {
-        const int64_t k = t158[0 * t156 + t159];
-        t158[0 * t156 + t159] = t183;
-        t183 += k;
-      }
-      v_x1392 = rt_value_new(rt_vec_type(RT_INT), t183);
-      int32_t *v_x1392_d = v_x1392->data.i;
-      const int64_t v_x1392_n = v_x1392->len;
-      int64_t t184 = 0;
-      for (int64_t t159 = 0; t159 < t156; t159++) {
-        const int64_t k = t158[1 * t156 + t159];
-        t158[1 * t156 + t159] = t184;
-        t184 += k;
-      }
-      v_x1394 = rt_value_new(rt_vec_type(RT_INT), t184);
-      int32_t *v_x1394_d = v_x1394->data.i;
-      const int64_t v_x1394_n = v_x1394->len;
-      v_x1396 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1396_d = v_x1396->data.i;
-      const int64_t v_x1396_n = v_x1396->len;
-      v_x1397 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1397_d = v_x1397->data.i;
-      const int64_t v_x1397_n = v_x1397->len;
-      RT_PARALLEL_FOR_IF(v_x1368_n > RT_CHUNK)
-      for (int64_t t185 = 0; t185 < v_x1368_n; t185++) {
-        int32_t in[2] = {0};
-        for (int64_t t186 = v_x1368_off[t185]; t186 < v_x1368_off[t185 + 1]; t186++) {
-          in[0] += t157[t186] >> 0 & 1;
-          in[1] += t157[t186] >> 1 & 1;
-        }
-        v_x1396_d[t185] = in[0];
-        v_x1397_d[t185] = in[1];
-      }
-      v_x1398 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1398_d = v_x1398->data.i;
-      const int64_t v_x1398_n = v_x1398->len;
-      for (int64_t t185 = 0, t187 = 0; t185 < v_x1368_n; t185++) {
-        v_x1398_d[t185] = (int32_t)t187;
-        t187 += v_x1396_d[t185];
-      }
-      v_x1399 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1399_d = v_x1399->data.i;
-      const int64_t v_x1399_n = v_x1399->len;
-      for (int64_t t185 = 0, t188 = 0; t185 < v_x1368_n; t185++) {
-        v_x1399_d[t185] = (int32_t)t188;
-        t188 += v_x1397_d[t185];
-      }
-      RT_PARALLEL_FOR_IF(t156 > 1)
-      for (int64_t t159 = 0; t159 < t156; t159++) {
-        int64_t at[2];
-        at[0] = t158[0 * t156 + t159];
-        at[1] = t158[1 * t156 + t159];
-        int64_t t162 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t159 * RT_CHUNK);
-        const int64_t t159_end = (t159 + 1) * RT_CHUNK < t155 ? (t159 + 1) * RT_CHUNK : t155;
-        for (int64_t t160 = t159 * RT_CHUNK; t160 < t159_end; t160++) {
-          const int32_t t161 = (int32_t)t160;
-          while (v_x1368_off[t162 + 1] <= t160)
-            t162++;
-          const int32_t t163 = (int32_t)t162;
-          if (!t157[t160])
-            continue;
-          int32_t t159y0;
-          uint8_t t159y1;
-          int32_t t159y2;
-          uint8_t t159y3;
-          int t190 = 0; /* nonzero: a check below failed */
-          int t191 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1377_n;
-          int32_t t189 = t191 ? v_x1377_d[t163] : 0;
-          t190 |= !t191;
-          int32_t t192 = v_x1362_d[t161];
-          int t194 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1363_n;
-          int32_t t193 = t194 ? v_x1363_d[t192] : 0;
-          t190 |= !t194;
-          uint8_t t196 = rt_lt_i(t193, t189);
-          uint8_t t198 = rt_gt_i(t193, t189);
-          if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
-            int32_t t199;
-            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1377_n) {
-              t199 = v_x1377_d[t163];
-            } else {
-              NESSIE_RECORD(err, t160, RT_CHECK_INDEX, 3, 0, RT_GATHER, t163, v_x1377_n, 0.0, 6);
-              t199 = 0;
-            }
-            int32_t t200 = v_x1362_d[t161];
-            int32_t t201;
-            if ((uint64_t)(int64_t)t200 < (uint64_t)v_x1363_n) {
-              t201 = v_x1363_d[t200];
-            } else {
-              NESSIE_RECORD(err, t160, RT_CHECK_INDEX, 0, 0, RT_GATHER, t200, v_x1363_n, 0.0, 7);
-              t201 = 0;
-            }
-            uint8_t t203 = rt_lt_i(t201, t199);
-            uint8_t t205 = rt_gt_i(t201, t199);
-          }
-          t159y0 = t193;
-          t159y1 = t196;
-          t159y2 = t193;
-          t159y3 = t198;
-          if (t157[t160] >> 0 & 1) {
-            v_x1392_d[at[0]] = t159y0;
-            at[0]++;
-          }
-          if (t157[t160] >> 1 & 1) {
-            v_x1394_d[at[1]] = t159y2;
-            at[1]++;
-          }
-        }
-      }
-      rt_free(t157);
-      rt_free(t158);
+      RtValue *t299 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t299, v_x946);
+      v_x947 = t299;
+      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
+      const int64_t v_x947_n = v_x947->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1376 = v_x1376;
-  *out_v_x1392 = v_x1392;
-  *out_v_x1396 = v_x1396;
-  *out_v_x1398 = v_x1398;
-  *out_v_x1394 = v_x1394;
-  *out_v_x1397 = v_x1397;
-  *out_v_x1399 = v_x1399;
-  rt_release(v_x1377);
-  rt_release(v_x1393);
-  rt_release(v_x1395);
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
   return;
 fail:
-  rt_release(v_x1376);
-  rt_release(v_x1377);
-  rt_release(v_x1392);
-  rt_release(v_x1393);
-  rt_release(v_x1394);
-  rt_release(v_x1395);
-  rt_release(v_x1396);
-  rt_release(v_x1397);
-  rt_release(v_x1398);
-  rt_release(v_x1399);
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
 }
 
-/* K7: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1362_d; int64_t v_x1362_n;
-  int32_t *v_x1363_d; int64_t v_x1363_n;
-  int32_t *v_x1364_d; int64_t v_x1364_n;
-  int32_t v_x1365;
-  int32_t *v_x1366_d; int64_t v_x1366_n;
-  const int64_t *v_x1368_off; int64_t v_x1368_n;
-  uint8_t *v_x1376_d; int64_t v_x1376_n;
-  int32_t *v_x1377_d; int64_t v_x1377_n;
-  int32_t *v_x1392_d; int64_t v_x1392_n;
-  uint8_t *v_x1393_d; int64_t v_x1393_n;
-  int32_t *v_x1394_d; int64_t v_x1394_n;
-  uint8_t *v_x1395_d; int64_t v_x1395_n;
-  int32_t *v_x1396_d; int64_t v_x1396_n;
-  int32_t *v_x1397_d; int64_t v_x1397_n;
-  int32_t *v_x1398_d; int64_t v_x1398_n;
-  int32_t *v_x1399_d; int64_t v_x1399_n;
+  int32_t *v_x914_d; int64_t v_x914_n;
+  int32_t *v_x915_d; int64_t v_x915_n;
+  int32_t v_x916;
+  int32_t v_x919;
+  int32_t v_x926;
+  int32_t *v_x933_d; int64_t v_x933_n;
+  int32_t v_x934;
+  int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t v_x946;
+  int32_t *v_x941_d; int64_t v_x941_n;
+  int32_t *v_x943_d; int64_t v_x943_n;
+  int32_t *v_x945_d; int64_t v_x945_n;
+  const int64_t *v_x947_off; int64_t v_x947_n;
+  int32_t *v_x948_d; int64_t v_x948_n;
+  int32_t *v_x949_d; int64_t v_x949_n;
 };
 struct alignas(8) K7_0_V {
-  uint8_t v0;
+  int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K7_0_pull {
   K7_A A;
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t207 = 0; /* nonzero: a check below failed */
-    int t208 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1364_n;
-    int32_t t206 = t208 ? rtg::ld_stream(&A.v_x1366_d[ix]) : 0;
-    t207 |= !t208;
-    int32_t t209 = t208 ? rtg::ld_stream(&A.v_x1364_d[ix]) : 0;
-    uint8_t t211 = rt_lt_i(0, t209);
-    int32_t t213 = (t211 ? t206 : -1);
-    uint8_t t215 = rt_ge_i(t213, 0);
-    int32_t t216;
-    if (t215) {
-      int t218 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x1363_n;
-      int32_t t217 = t218 ? A.v_x1363_d[t213] : 0;
-      t207 |= !t218;
-      t216 = t217;
+    int t302 = 0; /* nonzero: a check below failed */
+    int32_t t301 = rt_div_i(ix, 2, &t302);
+    int32_t t304 = rt_rem_i(ix, 2, &t302);
+    int32_t t306 = rt_mul_i(t304, A.v_x926);
+    int32_t t308 = rt_add_i(t306, t301);
+    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x916;
+    int32_t t309 = t310 ? t308 : 0;
+    t302 |= !t310;
+    uint8_t t312 = rt_lt_i(t309, (int32_t)A.v_x914_n);
+    int32_t t313;
+    if (t312) {
+      int t315 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
+      int32_t t314 = t315 ? A.v_x914_d[t309] : 0;
+      t302 |= !t315;
+      t313 = t314;
     } else {
-      t216 = 0;
+      int32_t t317 = rt_sub_i(t309, (int32_t)A.v_x914_n);
+      int t319 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x914_n;
+      int32_t t318 = t319 ? A.v_x915_d[t317] : 0;
+      t302 |= !t319;
+      t313 = t318;
     }
-    if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
-      int32_t t219;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1364_n) {
-        t219 = rtg::ld_stream(&A.v_x1366_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1364_n, 0.0, 0);
-        t219 = 0;
+    int32_t t320;
+    if (t312) {
+      int t322 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
+      int32_t t321 = t322 ? A.v_x937_d[t309] : 0;
+      t302 |= !t322;
+      t320 = t321;
+    } else {
+      int32_t t324 = rt_sub_i(t309, (int32_t)A.v_x914_n);
+      int t326 = (uint64_t)(int64_t)t324 < (uint64_t)(int32_t)A.v_x914_n;
+      int32_t t325 = t326 ? t324 : 0;
+      t302 |= !t326;
+      int t328 = (uint64_t)(int64_t)t325 < (uint64_t)A.v_x914_n;
+      int32_t t327 = t328 ? A.v_x933_d[t325] : 0;
+      t302 |= !t328;
+      int32_t t330 = rt_add_i(t327, A.v_x934);
+      t320 = t330;
+    }
+    int32_t t332 = rt_add_i(t320, t313);
+    if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
+      int t333 = 0;
+      int32_t t334 = rt_div_i(ix, 2, &t333);
+      if (t333) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t333, RT_DIV, 0, 0, 0.0, 0);
       }
-      int32_t t220;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1364_n) {
-        t220 = rtg::ld_stream(&A.v_x1364_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1364_n, 0.0, 1);
-        t220 = 0;
+      int t335 = 0;
+      int32_t t336 = rt_rem_i(ix, 2, &t335);
+      if (t335) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t335, RT_REM, 0, 0, 0.0, 1);
       }
-      uint8_t t222 = rt_lt_i(0, t220);
-      int32_t t224 = (t222 ? t219 : -1);
-      uint8_t t226 = rt_ge_i(t224, 0);
-      int32_t t227;
-      if (t226) {
-        int32_t t228;
-        if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1363_n) {
-          t228 = A.v_x1363_d[t224];
+      int32_t t338 = rt_mul_i(t336, A.v_x926);
+      int32_t t340 = rt_add_i(t338, t334);
+      int32_t t341;
+      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x916) {
+        t341 = t340;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x916, 0.0, 2);
+        t341 = 0;
+      }
+      uint8_t t343 = rt_lt_i(t341, (int32_t)A.v_x914_n);
+      int32_t t344;
+      if (t343) {
+        int32_t t345;
+        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
+          t345 = A.v_x914_d[t341];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t224, A.v_x1363_n, 0.0, 2);
-          t228 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 3);
+          t345 = 0;
         }
-        t227 = t228;
+        t344 = t345;
       } else {
-        t227 = 0;
+        int32_t t347 = rt_sub_i(t341, (int32_t)A.v_x914_n);
+        int32_t t348;
+        if ((uint64_t)(int64_t)t347 < (uint64_t)A.v_x914_n) {
+          t348 = A.v_x915_d[t347];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, A.v_x914_n, 0.0, 4);
+          t348 = 0;
+        }
+        t344 = t348;
       }
+      int32_t t349;
+      if (t343) {
+        int32_t t350;
+        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
+          t350 = A.v_x937_d[t341];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 5);
+          t350 = 0;
+        }
+        t349 = t350;
+      } else {
+        int32_t t352 = rt_sub_i(t341, (int32_t)A.v_x914_n);
+        int32_t t353;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)(int32_t)A.v_x914_n) {
+          t353 = t352;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, (int32_t)A.v_x914_n, 0.0, 6);
+          t353 = 0;
+        }
+        int32_t t354;
+        if ((uint64_t)(int64_t)t353 < (uint64_t)A.v_x914_n) {
+          t354 = A.v_x933_d[t353];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, A.v_x914_n, 0.0, 7);
+          t354 = 0;
+        }
+        int32_t t356 = rt_add_i(t354, A.v_x934);
+        t349 = t356;
+      }
+      int32_t t358 = rt_add_i(t349, t344);
     }
-    return K7_0_V{1, t216};
+    return K7_0_V{t320, t332, 1};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1376_d[i] = v.v0;
-    A.v_x1377_d[i] = v.v1;
+    A.v_x941_d[i] = v.v0;
+    A.v_x943_d[i] = v.v1;
+    A.v_x945_d[i] = v.v2;
   }
 };
-struct alignas(8) K7_1_V {
-  int32_t v0;
-  uint8_t v1;
-  int32_t v2;
-  uint8_t v3;
-};
-struct K7_1_pull {
+struct K7_1_ride {
   K7_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K7_1_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t230 = 0; /* nonzero: a check below failed */
-    int t231 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1377_n;
-    int32_t t229 = t231 ? A.v_x1377_d[sx] : 0;
-    t230 |= !t231;
-    int32_t t232 = rtg::ld_stream(&A.v_x1362_d[ix]);
-    int t234 = (uint64_t)(int64_t)t232 < (uint64_t)A.v_x1363_n;
-    int32_t t233 = t234 ? A.v_x1363_d[t232] : 0;
-    t230 |= !t234;
-    uint8_t t236 = rt_lt_i(t233, t229);
-    uint8_t t238 = rt_gt_i(t233, t229);
-    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-      int32_t t239;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1377_n) {
-        t239 = A.v_x1377_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1377_n, 0.0, 3);
-        t239 = 0;
-      }
-      int32_t t240 = rtg::ld_stream(&A.v_x1362_d[ix]);
-      int32_t t241;
-      if ((uint64_t)(int64_t)t240 < (uint64_t)A.v_x1363_n) {
-        t241 = A.v_x1363_d[t240];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, A.v_x1363_n, 0.0, 4);
-        t241 = 0;
-      }
-      uint8_t t243 = rt_lt_i(t241, t239);
-      uint8_t t245 = rt_gt_i(t241, t239);
-    }
-    return K7_1_V{t233, t236, t233, t238};
+  __device__ void operator()(int64_t i) const {
+    K7_0_store{A}(i, K7_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-struct K7_1_store {
-  K7_A A;
-  __device__ void operator()(int c, int64_t i, const K7_1_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x1392_d[i] = v.v0;
-      /* v.v1: v_x1393, read by nothing */
-      break;
-    case 1:
-      A.v_x1394_d[i] = v.v2;
-      /* v.v3: v_x1395, read by nothing */
-      break;
-    }
-  }
-};
-struct K7_1_pred {
-  K7_A A;
-  __device__ unsigned operator()(int64_t i, const K7_1_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1364, int32_t v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1376, RtValue **out_v_x1392, RtValue **out_v_x1396, RtValue **out_v_x1398, RtValue **out_v_x1394, RtValue **out_v_x1397, RtValue **out_v_x1399) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1362_d = v_x1362->data.i;
-  A.v_x1362_n = v_x1362->len;
-  A.v_x1363_d = v_x1363->data.i;
-  A.v_x1363_n = v_x1363->len;
-  A.v_x1364_d = v_x1364->data.i;
-  A.v_x1364_n = v_x1364->len;
-  A.v_x1365 = v_x1365;
-  A.v_x1366_d = v_x1366->data.i;
-  A.v_x1366_n = v_x1366->len;
-  A.v_x1368_off = rtg_seg_offsets(v_x1368);
-  A.v_x1368_n = v_x1368->len;
-  RtValue *v_x1376 = NULL;
-  RtValue *v_x1377 = NULL;
-  RtValue *v_x1392 = NULL;
-  RtValue *v_x1393 = NULL;
-  RtValue *v_x1394 = NULL;
-  RtValue *v_x1395 = NULL;
-  RtValue *v_x1396 = NULL;
-  RtValue *v_x1397 = NULL;
-  RtValue *v_x1398 = NULL;
-  RtValue *v_x1399 = NULL;
+  A.v_x914_d = v_x914->data.i;
+  A.v_x914_n = v_x914->len;
+  A.v_x915_d = v_x915->data.i;
+  A.v_x915_n = v_x915->len;
+  A.v_x916 = v_x916;
+  A.v_x919 = v_x919;
+  A.v_x926 = v_x926;
+  A.v_x933_d = v_x933->data.i;
+  A.v_x933_n = v_x933->len;
+  A.v_x934 = v_x934;
+  A.v_x937_d = v_x937->data.i;
+  A.v_x937_n = v_x937->len;
+  A.v_x946 = v_x946;
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t246 = v_x1365;
-    if (t246 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t246, 0.0, run, 5};
+    const int64_t t359 = v_x919;
+    if (t359 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 8};
       goto fail;
     }
-    v_x1376 = rtg_vec_new(RT_BOOL, t246);
-    A.v_x1376_d = v_x1376->data.b;
-    A.v_x1376_n = v_x1376->len;
-    v_x1377 = rtg_vec_new(RT_INT, t246);
-    A.v_x1377_d = v_x1377->data.i;
-    A.v_x1377_n = v_x1377->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t246);
+    v_x941 = rtg_vec_new(RT_INT, t359);
+    A.v_x941_d = v_x941->data.i;
+    A.v_x941_n = v_x941->len;
+    v_x943 = rtg_vec_new(RT_INT, t359);
+    A.v_x943_d = v_x943->data.i;
+    A.v_x943_n = v_x943->len;
+    v_x945 = rtg_vec_new(RT_INT, t359);
+    A.v_x945_d = v_x945->data.i;
+    A.v_x945_n = v_x945->len;
+    /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
-  /* SPLIT */
-  rtg::SplitCounts t247; /* the slots of its classes' counts */
-  int64_t t248; /* its size */
+  /* LIBRARY */
   {
-    const int64_t t249 = v_x1362->len;
-    v_x1392 = rtg_vec_new(RT_INT, t249);
-    A.v_x1392_d = v_x1392->data.i;
-    A.v_x1392_n = v_x1392->len;
-    v_x1394 = rtg_vec_new(RT_INT, t249);
-    A.v_x1394_d = v_x1394->data.i;
-    A.v_x1394_n = v_x1394->len;
-    t248 = t249;
-    v_x1396 = rtg_vec_new(RT_INT, v_x1368->len);
-    A.v_x1396_d = v_x1396->data.i;
-    A.v_x1396_n = v_x1396->len;
-    v_x1397 = rtg_vec_new(RT_INT, v_x1368->len);
-    A.v_x1397_d = v_x1397->data.i;
-    A.v_x1397_n = v_x1397->len;
-    RtValue *const t250[2] = {
-      v_x1396,
-      v_x1397,
-    };
-    v_x1398 = rtg_vec_new(RT_INT, v_x1368->len);
-    A.v_x1398_d = v_x1398->data.i;
-    A.v_x1398_n = v_x1398->len;
-    v_x1399 = rtg_vec_new(RT_INT, v_x1368->len);
-    A.v_x1399_d = v_x1399->data.i;
-    A.v_x1399_n = v_x1399->len;
-    RtValue *const t251[2] = {
-      v_x1398,
-      v_x1399,
-    };
-    t247 = rtg::split_launch<K7_1_V, 2>("K7", loc, K7_1_pull{A}, K7_1_pred{A}, t249, K7_1_store{A}, v_x1368, t250, t251);
+    RtValue *t360 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
+    rtg_seg_known_total(t360, v_x946);
+    v_x947 = t360;
+    A.v_x947_off = rtg_seg_offsets(v_x947);
+    A.v_x947_n = v_x947->len;
   }
-  {
-    int64_t t252[2];
-    t252[0] = rtg::filter_count(t247.at[0]);
-    t252[1] = rtg::filter_count(t247.at[1]);
-    v_x1392 = rtg_vec_fit(v_x1392, t252[0]);
-    A.v_x1392_d = v_x1392->data.i;
-    A.v_x1392_n = v_x1392->len;
-    v_x1394 = rtg_vec_fit(v_x1394, t252[1]);
-    A.v_x1394_d = v_x1394->data.i;
-    A.v_x1394_n = v_x1394->len;
-  }
-  *out_v_x1376 = v_x1376;
-  *out_v_x1392 = v_x1392;
-  *out_v_x1396 = v_x1396;
-  *out_v_x1398 = v_x1398;
-  *out_v_x1394 = v_x1394;
-  *out_v_x1397 = v_x1397;
-  *out_v_x1399 = v_x1399;
-  rt_release(v_x1377);
-  rt_release(v_x1393);
-  rt_release(v_x1395);
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
   return;
 fail:
-  rt_release(v_x1376);
-  rt_release(v_x1377);
-  rt_release(v_x1392);
-  rt_release(v_x1393);
-  rt_release(v_x1394);
-  rt_release(v_x1395);
-  rt_release(v_x1396);
-  rt_release(v_x1397);
-  rt_release(v_x1398);
-  rt_release(v_x1399);
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1364, int32_t v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1376, RtValue **out_v_x1392, RtValue **out_v_x1396, RtValue **out_v_x1398, RtValue **out_v_x1394, RtValue **out_v_x1397, RtValue **out_v_x1399) {
-  RtValue *vals[] = {v_x1362, v_x1363, v_x1364, v_x1366, v_x1368};
-  const int64_t sizes[] = {(int64_t)v_x1365};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K7_host(err, loc, run, v_x1362, v_x1363, v_x1364, v_x1365, v_x1366, v_x1368, out_v_x1376, out_v_x1392, out_v_x1396, out_v_x1398, out_v_x1394, out_v_x1397, out_v_x1399);
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  RtValue *vals[] = {v_x914, v_x915, v_x933, v_x937};
+  const int64_t sizes[] = {(int64_t)v_x919};
+  if (rtg_choose_host(vals, 4, sizes, 1)) {
+    K7_host(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x1362, v_x1363, v_x1364, v_x1365, v_x1366, v_x1368, out_v_x1376, out_v_x1392, out_v_x1396, out_v_x1398, out_v_x1394, out_v_x1397, out_v_x1399);
+    K7_gpu(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
   }
 }
 
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x911, RtValue *v_x912, int32_t v_x913, int32_t v_x916, int32_t v_x923, RtValue *v_x930, int32_t v_x931, RtValue *v_x934, int32_t v_x943, RtValue **out_v_x938, RtValue **out_v_x942, RtValue **out_v_x944, RtValue **out_v_x946) {
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
   (void)loc;
   (void)run;
-  int32_t *v_x911_d = v_x911->data.i;
-  const int64_t v_x911_n = v_x911->len;
-  int32_t *v_x912_d = v_x912->data.i;
-  const int64_t v_x912_n = v_x912->len;
-  (void)v_x912_n; /* v_x912's length is v_x911's */
-  int32_t *v_x930_d = v_x930->data.i;
-  const int64_t v_x930_n = v_x930->len;
-  (void)v_x930_n; /* v_x930's length is v_x911's */
-  int32_t *v_x934_d = v_x934->data.i;
-  const int64_t v_x934_n = v_x934->len;
-  (void)v_x934_n; /* v_x934's length is v_x911's */
-  RtValue *v_x938 = NULL;
-  RtValue *v_x940 = NULL;
-  RtValue *v_x942 = NULL;
-  RtValue *v_x944 = NULL;
-  RtValue *v_x945 = NULL;
-  RtValue *v_x946 = NULL;
-  /* MAP */
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  int32_t *v_x1430_d = v_x1430->data.i;
+  const int64_t v_x1430_n = v_x1430->len;
+  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
+  const int64_t v_sd_1441_n = v_sd_1441->len;
+  int32_t *v_x1433_d = v_x1433->data.i;
+  const int64_t v_x1433_n = v_x1433->len;
+  int32_t *v_x1434_d = v_x1434->data.i;
+  const int64_t v_x1434_n = v_x1434->len;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t253 = v_x916;
-    if (t253 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t253, 0.0, 0);
-      goto fail;
-    }
-    v_x938 = rt_value_new(rt_vec_type(RT_INT), t253);
-    int32_t *v_x938_d = v_x938->data.i;
-    const int64_t v_x938_n = v_x938->len;
-    v_x940 = rt_value_new(rt_vec_type(RT_INT), t253);
-    int32_t *v_x940_d = v_x940->data.i;
-    const int64_t v_x940_n = v_x940->len;
-    v_x942 = rt_value_new(rt_vec_type(RT_INT), t253);
-    int32_t *v_x942_d = v_x942->data.i;
-    const int64_t v_x942_n = v_x942->len;
-    RT_PARALLEL_FOR_IF(t253 >= RT_PARALLEL_MIN)
-    for (int64_t t254 = 0; t254 < t253; t254++) {
-      const int32_t t255 = (int32_t)t254;
-      int t258 = 0; /* nonzero: a check below failed */
-      int32_t t257 = rt_div_i(t255, 2, &t258);
-      int32_t t260 = rt_rem_i(t255, 2, &t258);
-      int32_t t262 = rt_mul_i(t260, v_x923);
-      int32_t t264 = rt_add_i(t262, t257);
-      int t266 = (uint64_t)(int64_t)t264 < (uint64_t)v_x913;
-      int32_t t265 = t266 ? t264 : 0;
-      t258 |= !t266;
-      uint8_t t268 = rt_lt_i(t265, (int32_t)v_x911_n);
-      int32_t t269;
-      if (t268) {
-        int t271 = (uint64_t)(int64_t)t265 < (uint64_t)v_x911_n;
-        int32_t t270 = t271 ? v_x911_d[t265] : 0;
-        t258 |= !t271;
-        t269 = t270;
-      } else {
-        int32_t t273 = rt_sub_i(t265, (int32_t)v_x911_n);
-        int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x911_n;
-        int32_t t274 = t275 ? v_x912_d[t273] : 0;
-        t258 |= !t275;
-        t269 = t274;
-      }
-      int32_t t276;
-      if (t268) {
-        int t278 = (uint64_t)(int64_t)t265 < (uint64_t)v_x911_n;
-        int32_t t277 = t278 ? v_x934_d[t265] : 0;
-        t258 |= !t278;
-        t276 = t277;
-      } else {
-        int32_t t280 = rt_sub_i(t265, (int32_t)v_x911_n);
-        int t282 = (uint64_t)(int64_t)t280 < (uint64_t)(int32_t)v_x911_n;
-        int32_t t281 = t282 ? t280 : 0;
-        t258 |= !t282;
-        int t284 = (uint64_t)(int64_t)t281 < (uint64_t)v_x911_n;
-        int32_t t283 = t284 ? v_x930_d[t281] : 0;
-        t258 |= !t284;
-        int32_t t286 = rt_add_i(t283, v_x931);
-        t276 = t286;
-      }
-      int32_t t288 = rt_add_i(t276, t269);
-      if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
-        int t289 = 0;
-        int32_t t290 = rt_div_i(t255, 2, &t289);
-        if (t289) {
-          NESSIE_RECORD(err, t254, RT_CHECK_SCALAR, 0, t289, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t291 = 0;
-        int32_t t292 = rt_rem_i(t255, 2, &t291);
-        if (t291) {
-          NESSIE_RECORD(err, t254, RT_CHECK_SCALAR, 0, t291, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t294 = rt_mul_i(t292, v_x923);
-        int32_t t296 = rt_add_i(t294, t290);
-        int32_t t297;
-        if ((uint64_t)(int64_t)t296 < (uint64_t)v_x913) {
-          t297 = t296;
+    const int64_t t361 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t361);
+    int32_t *v_x1440_d = v_x1440->data.i;
+    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t362 > 1)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      int64_t t366 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t363 * RT_CHUNK);
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        while (v_sd_1441_off[t366 + 1] <= t364)
+          t366++;
+        const int32_t t367 = (int32_t)t366;
+        int t369 = 0; /* nonzero: a check below failed */
+        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n;
+        int32_t t368 = t370 ? v_x1435_d[t367] : 0;
+        t369 |= !t370;
+        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n;
+        int32_t t371 = t372 ? v_x1433_d[t367] : 0;
+        t369 |= !t372;
+        int32_t t374 = rt_sub_i(t365, t371);
+        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n;
+        int32_t t375 = t376 ? v_x1434_d[t367] : 0;
+        t369 |= !t376;
+        int32_t t378 = rt_mul_i(t374, t375);
+        int32_t t380 = rt_add_i(t368, t378);
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1431;
+        int32_t t381 = t382 ? t380 : 0;
+        t369 |= !t382;
+        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1429_n);
+        int32_t t385;
+        if (t384) {
+          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1429_n;
+          int32_t t386 = t387 ? v_x1429_d[t381] : 0;
+          t369 |= !t387;
+          t385 = t386;
         } else {
-          NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t296, v_x913, 0.0, 3);
-          t297 = 0;
+          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1429_n);
+          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1430_n;
+          int32_t t390 = t391 ? v_x1430_d[t389] : 0;
+          t369 |= !t391;
+          t385 = t390;
         }
-        uint8_t t299 = rt_lt_i(t297, (int32_t)v_x911_n);
-        int32_t t300;
-        if (t299) {
-          int32_t t301;
-          if ((uint64_t)(int64_t)t297 < (uint64_t)v_x911_n) {
-            t301 = v_x911_d[t297];
+        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
+          int32_t t392;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n) {
+            t392 = v_x1435_d[t367];
           } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x911_n, 0.0, 4);
-            t301 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1435_n, 0.0, 0);
+            t392 = 0;
           }
-          t300 = t301;
-        } else {
-          int32_t t303 = rt_sub_i(t297, (int32_t)v_x911_n);
-          int32_t t304;
-          if ((uint64_t)(int64_t)t303 < (uint64_t)v_x911_n) {
-            t304 = v_x912_d[t303];
+          int32_t t393;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n) {
+            t393 = v_x1433_d[t367];
           } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t303, v_x911_n, 0.0, 5);
-            t304 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1433_n, 0.0, 1);
+            t393 = 0;
           }
-          t300 = t304;
+          int32_t t395 = rt_sub_i(t365, t393);
+          int32_t t396;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n) {
+            t396 = v_x1434_d[t367];
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1434_n, 0.0, 2);
+            t396 = 0;
+          }
+          int32_t t398 = rt_mul_i(t395, t396);
+          int32_t t400 = rt_add_i(t392, t398);
+          int32_t t401;
+          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1431) {
+            t401 = t400;
+          } else {
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1431, 0.0, 3);
+            t401 = 0;
+          }
+          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1429_n);
+          int32_t t404;
+          if (t403) {
+            int32_t t405;
+            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1429_n) {
+              t405 = v_x1429_d[t401];
+            } else {
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1429_n, 0.0, 4);
+              t405 = 0;
+            }
+            t404 = t405;
+          } else {
+            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1429_n);
+            int32_t t408;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1430_n) {
+              t408 = v_x1430_d[t407];
+            } else {
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1430_n, 0.0, 5);
+              t408 = 0;
+            }
+            t404 = t408;
+          }
         }
-        int32_t t305;
-        if (t299) {
-          int32_t t306;
-          if ((uint64_t)(int64_t)t297 < (uint64_t)v_x911_n) {
-            t306 = v_x934_d[t297];
-          } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x911_n, 0.0, 6);
-            t306 = 0;
-          }
-          t305 = t306;
-        } else {
-          int32_t t308 = rt_sub_i(t297, (int32_t)v_x911_n);
-          int32_t t309;
-          if ((uint64_t)(int64_t)t308 < (uint64_t)(int32_t)v_x911_n) {
-            t309 = t308;
-          } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t308, (int32_t)v_x911_n, 0.0, 7);
-            t309 = 0;
-          }
-          int32_t t310;
-          if ((uint64_t)(int64_t)t309 < (uint64_t)v_x911_n) {
-            t310 = v_x930_d[t309];
-          } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x911_n, 0.0, 8);
-            t310 = 0;
-          }
-          int32_t t312 = rt_add_i(t310, v_x931);
-          t305 = t312;
-        }
-        int32_t t314 = rt_add_i(t305, t300);
+        v_x1440_d[t364] = t385;
       }
-      v_x938_d[t254] = t276;
-      v_x940_d[t254] = t288;
-      v_x942_d[t254] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x938_d = v_x938->data.i;
-    const int64_t v_x938_n = v_x938->len;
-    int32_t *v_x940_d = v_x940->data.i;
-    const int64_t v_x940_n = v_x940->len;
-    int32_t *v_x942_d = v_x942->data.i;
-    const int64_t v_x942_n = v_x942->len;
-    /* LIBRARY */
-    {
-      RtValue *t315 = rt_range_segdes(loc, v_x938, v_x940, v_x942, &v_x945, &v_x946);
-      rt_seg_known_total(t315, v_x943);
-      v_x944 = t315;
-      const int64_t *v_x944_off = rt_seg_offsets(v_x944);
-      const int64_t v_x944_n = v_x944->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x938 = v_x938;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  *out_v_x946 = v_x946;
-  rt_release(v_x940);
-  rt_release(v_x945);
+  *out_v_x1440 = v_x1440;
   return;
 fail:
-  rt_release(v_x938);
-  rt_release(v_x940);
-  rt_release(v_x942);
-  rt_release(v_x944);
-  rt_release(v_x945);
-  rt_release(v_x946);
+  rt_release(v_x1440);
 }
 
-/* K8: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x911_d; int64_t v_x911_n;
-  int32_t *v_x912_d; int64_t v_x912_n;
-  int32_t v_x913;
-  int32_t v_x916;
-  int32_t v_x923;
-  int32_t *v_x930_d; int64_t v_x930_n;
-  int32_t v_x931;
-  int32_t *v_x934_d; int64_t v_x934_n;
-  int32_t v_x943;
-  int32_t *v_x938_d; int64_t v_x938_n;
-  int32_t *v_x940_d; int64_t v_x940_n;
-  int32_t *v_x942_d; int64_t v_x942_n;
-  const int64_t *v_x944_off; int64_t v_x944_n;
-  int32_t *v_x945_d; int64_t v_x945_n;
-  int32_t *v_x946_d; int64_t v_x946_n;
+  int32_t *v_x1429_d; int64_t v_x1429_n;
+  int32_t *v_x1430_d; int64_t v_x1430_n;
+  int32_t v_x1431;
+  const int64_t *v_sd_1441_off; int64_t v_sd_1441_n;
+  int32_t *v_x1433_d; int64_t v_x1433_n;
+  int32_t *v_x1434_d; int64_t v_x1434_n;
+  int32_t *v_x1435_d; int64_t v_x1435_n;
+  int32_t *v_x1440_d; int64_t v_x1440_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K8_0_pull {
   K8_A A;
-  __device__ K8_0_V operator()(int64_t i) const {
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t318 = 0; /* nonzero: a check below failed */
-    int32_t t317 = rt_div_i(ix, 2, &t318);
-    int32_t t320 = rt_rem_i(ix, 2, &t318);
-    int32_t t322 = rt_mul_i(t320, A.v_x923);
-    int32_t t324 = rt_add_i(t322, t317);
-    int t326 = (uint64_t)(int64_t)t324 < (uint64_t)A.v_x913;
-    int32_t t325 = t326 ? t324 : 0;
-    t318 |= !t326;
-    uint8_t t328 = rt_lt_i(t325, (int32_t)A.v_x911_n);
-    int32_t t329;
-    if (t328) {
-      int t331 = (uint64_t)(int64_t)t325 < (uint64_t)A.v_x911_n;
-      int32_t t330 = t331 ? A.v_x911_d[t325] : 0;
-      t318 |= !t331;
-      t329 = t330;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t410 = 0; /* nonzero: a check below failed */
+    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
+    int32_t t409 = t411 ? A.v_x1435_d[sx] : 0;
+    t410 |= !t411;
+    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
+    int32_t t412 = t413 ? A.v_x1433_d[sx] : 0;
+    t410 |= !t413;
+    int32_t t415 = rt_sub_i(ix, t412);
+    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
+    int32_t t416 = t417 ? A.v_x1434_d[sx] : 0;
+    t410 |= !t417;
+    int32_t t419 = rt_mul_i(t415, t416);
+    int32_t t421 = rt_add_i(t409, t419);
+    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1431;
+    int32_t t422 = t423 ? t421 : 0;
+    t410 |= !t423;
+    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1429_n);
+    int32_t t426;
+    if (t425) {
+      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1429_n;
+      int32_t t427 = t428 ? A.v_x1429_d[t422] : 0;
+      t410 |= !t428;
+      t426 = t427;
     } else {
-      int32_t t333 = rt_sub_i(t325, (int32_t)A.v_x911_n);
-      int t335 = (uint64_t)(int64_t)t333 < (uint64_t)A.v_x911_n;
-      int32_t t334 = t335 ? A.v_x912_d[t333] : 0;
-      t318 |= !t335;
-      t329 = t334;
+      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1429_n);
+      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1430_n;
+      int32_t t431 = t432 ? A.v_x1430_d[t430] : 0;
+      t410 |= !t432;
+      t426 = t431;
     }
-    int32_t t336;
-    if (t328) {
-      int t338 = (uint64_t)(int64_t)t325 < (uint64_t)A.v_x911_n;
-      int32_t t337 = t338 ? A.v_x934_d[t325] : 0;
-      t318 |= !t338;
-      t336 = t337;
-    } else {
-      int32_t t340 = rt_sub_i(t325, (int32_t)A.v_x911_n);
-      int t342 = (uint64_t)(int64_t)t340 < (uint64_t)(int32_t)A.v_x911_n;
-      int32_t t341 = t342 ? t340 : 0;
-      t318 |= !t342;
-      int t344 = (uint64_t)(int64_t)t341 < (uint64_t)A.v_x911_n;
-      int32_t t343 = t344 ? A.v_x930_d[t341] : 0;
-      t318 |= !t344;
-      int32_t t346 = rt_add_i(t343, A.v_x931);
-      t336 = t346;
+    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
+      int32_t t433;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n) {
+        t433 = A.v_x1435_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1435_n, 0.0, 0);
+        t433 = 0;
+      }
+      int32_t t434;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n) {
+        t434 = A.v_x1433_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1433_n, 0.0, 1);
+        t434 = 0;
+      }
+      int32_t t436 = rt_sub_i(ix, t434);
+      int32_t t437;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n) {
+        t437 = A.v_x1434_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1434_n, 0.0, 2);
+        t437 = 0;
+      }
+      int32_t t439 = rt_mul_i(t436, t437);
+      int32_t t441 = rt_add_i(t433, t439);
+      int32_t t442;
+      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1431) {
+        t442 = t441;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1431, 0.0, 3);
+        t442 = 0;
+      }
+      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1429_n);
+      int32_t t445;
+      if (t444) {
+        int32_t t446;
+        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1429_n) {
+          t446 = A.v_x1429_d[t442];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1429_n, 0.0, 4);
+          t446 = 0;
+        }
+        t445 = t446;
+      } else {
+        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1429_n);
+        int32_t t449;
+        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1430_n) {
+          t449 = A.v_x1430_d[t448];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1430_n, 0.0, 5);
+          t449 = 0;
+        }
+        t445 = t449;
+      }
     }
-    int32_t t348 = rt_add_i(t336, t329);
-    if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
-      int t349 = 0;
-      int32_t t350 = rt_div_i(ix, 2, &t349);
-      if (t349) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t349, RT_DIV, 0, 0, 0.0, 0);
-      }
-      int t351 = 0;
-      int32_t t352 = rt_rem_i(ix, 2, &t351);
-      if (t351) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t351, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t354 = rt_mul_i(t352, A.v_x923);
-      int32_t t356 = rt_add_i(t354, t350);
-      int32_t t357;
-      if ((uint64_t)(int64_t)t356 < (uint64_t)A.v_x913) {
-        t357 = t356;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, A.v_x913, 0.0, 2);
-        t357 = 0;
-      }
-      uint8_t t359 = rt_lt_i(t357, (int32_t)A.v_x911_n);
-      int32_t t360;
-      if (t359) {
-        int32_t t361;
-        if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x911_n) {
-          t361 = A.v_x911_d[t357];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x911_n, 0.0, 3);
-          t361 = 0;
-        }
-        t360 = t361;
-      } else {
-        int32_t t363 = rt_sub_i(t357, (int32_t)A.v_x911_n);
-        int32_t t364;
-        if ((uint64_t)(int64_t)t363 < (uint64_t)A.v_x911_n) {
-          t364 = A.v_x912_d[t363];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, A.v_x911_n, 0.0, 4);
-          t364 = 0;
-        }
-        t360 = t364;
-      }
-      int32_t t365;
-      if (t359) {
-        int32_t t366;
-        if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x911_n) {
-          t366 = A.v_x934_d[t357];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x911_n, 0.0, 5);
-          t366 = 0;
-        }
-        t365 = t366;
-      } else {
-        int32_t t368 = rt_sub_i(t357, (int32_t)A.v_x911_n);
-        int32_t t369;
-        if ((uint64_t)(int64_t)t368 < (uint64_t)(int32_t)A.v_x911_n) {
-          t369 = t368;
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, (int32_t)A.v_x911_n, 0.0, 6);
-          t369 = 0;
-        }
-        int32_t t370;
-        if ((uint64_t)(int64_t)t369 < (uint64_t)A.v_x911_n) {
-          t370 = A.v_x930_d[t369];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, A.v_x911_n, 0.0, 7);
-          t370 = 0;
-        }
-        int32_t t372 = rt_add_i(t370, A.v_x931);
-        t365 = t372;
-      }
-      int32_t t374 = rt_add_i(t365, t360);
-    }
-    return K8_0_V{t336, t348, 1};
+    return K8_0_V{t426};
   }
 };
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x938_d[i] = v.v0;
-    A.v_x940_d[i] = v.v1;
-    A.v_x942_d[i] = v.v2;
+    A.v_x1440_d[i] = v.v0;
   }
 };
-struct K8_1_ride {
-  K8_A A;
-  __device__ void operator()(int64_t i) const {
-    K8_0_store{A}(i, K8_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x911, RtValue *v_x912, int32_t v_x913, int32_t v_x916, int32_t v_x923, RtValue *v_x930, int32_t v_x931, RtValue *v_x934, int32_t v_x943, RtValue **out_v_x938, RtValue **out_v_x942, RtValue **out_v_x944, RtValue **out_v_x946) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x911_d = v_x911->data.i;
-  A.v_x911_n = v_x911->len;
-  A.v_x912_d = v_x912->data.i;
-  A.v_x912_n = v_x912->len;
-  A.v_x913 = v_x913;
-  A.v_x916 = v_x916;
-  A.v_x923 = v_x923;
-  A.v_x930_d = v_x930->data.i;
-  A.v_x930_n = v_x930->len;
-  A.v_x931 = v_x931;
-  A.v_x934_d = v_x934->data.i;
-  A.v_x934_n = v_x934->len;
-  A.v_x943 = v_x943;
-  RtValue *v_x938 = NULL;
-  RtValue *v_x940 = NULL;
-  RtValue *v_x942 = NULL;
-  RtValue *v_x944 = NULL;
-  RtValue *v_x945 = NULL;
-  RtValue *v_x946 = NULL;
-  /* MAP */
-  {
-    const int64_t t375 = v_x916;
-    if (t375 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t375, 0.0, run, 8};
-      goto fail;
-    }
-    v_x938 = rtg_vec_new(RT_INT, t375);
-    A.v_x938_d = v_x938->data.i;
-    A.v_x938_n = v_x938->len;
-    v_x940 = rtg_vec_new(RT_INT, t375);
-    A.v_x940_d = v_x940->data.i;
-    A.v_x940_n = v_x940->len;
-    v_x942 = rtg_vec_new(RT_INT, t375);
-    A.v_x942_d = v_x942->data.i;
-    A.v_x942_n = v_x942->len;
-    /* computed in the launch of SOAC 1 (K8_1_ride) */
-  }
-  /* LIBRARY */
-  {
-    RtValue *t376 = rtg::range_segdes(loc, A.run, v_x938, v_x940, v_x942, &v_x945, &v_x946, K8_1_ride{A});
-    rtg_seg_known_total(t376, v_x943);
-    v_x944 = t376;
-    A.v_x944_off = rtg_seg_offsets(v_x944);
-    A.v_x944_n = v_x944->len;
-  }
-  *out_v_x938 = v_x938;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  *out_v_x946 = v_x946;
-  rt_release(v_x940);
-  rt_release(v_x945);
-  return;
-fail:
-  rt_release(v_x938);
-  rt_release(v_x940);
-  rt_release(v_x942);
-  rt_release(v_x944);
-  rt_release(v_x945);
-  rt_release(v_x946);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x911, RtValue *v_x912, int32_t v_x913, int32_t v_x916, int32_t v_x923, RtValue *v_x930, int32_t v_x931, RtValue *v_x934, int32_t v_x943, RtValue **out_v_x938, RtValue **out_v_x942, RtValue **out_v_x944, RtValue **out_v_x946) {
-  RtValue *vals[] = {v_x911, v_x912, v_x930, v_x934};
-  const int64_t sizes[] = {(int64_t)v_x916};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K8_host(err, loc, run, v_x911, v_x912, v_x913, v_x916, v_x923, v_x930, v_x931, v_x934, v_x943, out_v_x938, out_v_x942, out_v_x944, out_v_x946);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x911, v_x912, v_x913, v_x916, v_x923, v_x930, v_x931, v_x934, v_x943, out_v_x938, out_v_x942, out_v_x944, out_v_x946);
-  }
-}
-
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1402, RtValue *v_x1403, int32_t v_x1404, RtValue *v_sd_1414, RtValue *v_x1406, RtValue *v_x1407, RtValue *v_x1408, RtValue **out_v_x1413) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1402_d = v_x1402->data.i;
-  const int64_t v_x1402_n = v_x1402->len;
-  int32_t *v_x1403_d = v_x1403->data.i;
-  const int64_t v_x1403_n = v_x1403->len;
-  const int64_t *v_sd_1414_off = rt_seg_offsets(v_sd_1414);
-  const int64_t v_sd_1414_n = v_sd_1414->len;
-  int32_t *v_x1406_d = v_x1406->data.i;
-  const int64_t v_x1406_n = v_x1406->len;
-  int32_t *v_x1407_d = v_x1407->data.i;
-  const int64_t v_x1407_n = v_x1407->len;
-  int32_t *v_x1408_d = v_x1408->data.i;
-  const int64_t v_x1408_n = v_x1408->len;
-  RtValue *v_x1413 = NULL;
+  A.v_x1429_d = v_x1429->data.i;
+  A.v_x1429_n = v_x1429->len;
+  A.v_x1430_d = v_x1430->data.i;
+  A.v_x1430_n = v_x1430->len;
+  A.v_x1431 = v_x1431;
+  A.v_sd_1441_off = rtg_seg_offsets(v_sd_1441);
+  A.v_sd_1441_n = v_sd_1441->len;
+  A.v_x1433_d = v_x1433->data.i;
+  A.v_x1433_n = v_x1433->len;
+  A.v_x1434_d = v_x1434->data.i;
+  A.v_x1434_n = v_x1434->len;
+  A.v_x1435_d = v_x1435->data.i;
+  A.v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t377 = v_sd_1414_off[v_sd_1414_n];
-    v_x1413 = rt_value_new(rt_vec_type(RT_INT), t377);
-    int32_t *v_x1413_d = v_x1413->data.i;
-    const int64_t v_x1413_n = v_x1413->len;
-    const int64_t t378 = (t377 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t378 > 1)
-    for (int64_t t379 = 0; t379 < t378; t379++) {
-      int64_t t382 = rt_segment_search(v_sd_1414_off, 0, v_sd_1414_n, t379 * RT_CHUNK);
-      const int64_t t379_end = (t379 + 1) * RT_CHUNK < t377 ? (t379 + 1) * RT_CHUNK : t377;
-      for (int64_t t380 = t379 * RT_CHUNK; t380 < t379_end; t380++) {
-        const int32_t t381 = (int32_t)t380;
-        while (v_sd_1414_off[t382 + 1] <= t380)
-          t382++;
-        const int32_t t383 = (int32_t)t382;
-        int t385 = 0; /* nonzero: a check below failed */
-        int t386 = (uint64_t)(int64_t)t383 < (uint64_t)v_x1408_n;
-        int32_t t384 = t386 ? v_x1408_d[t383] : 0;
-        t385 |= !t386;
-        int t388 = (uint64_t)(int64_t)t383 < (uint64_t)v_x1406_n;
-        int32_t t387 = t388 ? v_x1406_d[t383] : 0;
-        t385 |= !t388;
-        int32_t t390 = rt_sub_i(t381, t387);
-        int t392 = (uint64_t)(int64_t)t383 < (uint64_t)v_x1407_n;
-        int32_t t391 = t392 ? v_x1407_d[t383] : 0;
-        t385 |= !t392;
-        int32_t t394 = rt_mul_i(t390, t391);
-        int32_t t396 = rt_add_i(t384, t394);
-        int t398 = (uint64_t)(int64_t)t396 < (uint64_t)v_x1404;
-        int32_t t397 = t398 ? t396 : 0;
-        t385 |= !t398;
-        uint8_t t400 = rt_lt_i(t397, (int32_t)v_x1402_n);
-        int32_t t401;
-        if (t400) {
-          int t403 = (uint64_t)(int64_t)t397 < (uint64_t)v_x1402_n;
-          int32_t t402 = t403 ? v_x1402_d[t397] : 0;
-          t385 |= !t403;
-          t401 = t402;
-        } else {
-          int32_t t405 = rt_sub_i(t397, (int32_t)v_x1402_n);
-          int t407 = (uint64_t)(int64_t)t405 < (uint64_t)v_x1403_n;
-          int32_t t406 = t407 ? v_x1403_d[t405] : 0;
-          t385 |= !t407;
-          t401 = t406;
-        }
-        if (__builtin_expect(t385 != 0, 0)) { /* again, recording the error */
-          int32_t t408;
-          if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1408_n) {
-            t408 = v_x1408_d[t383];
-          } else {
-            NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1408_n, 0.0, 0);
-            t408 = 0;
-          }
-          int32_t t409;
-          if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1406_n) {
-            t409 = v_x1406_d[t383];
-          } else {
-            NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1406_n, 0.0, 1);
-            t409 = 0;
-          }
-          int32_t t411 = rt_sub_i(t381, t409);
-          int32_t t412;
-          if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1407_n) {
-            t412 = v_x1407_d[t383];
-          } else {
-            NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1407_n, 0.0, 2);
-            t412 = 0;
-          }
-          int32_t t414 = rt_mul_i(t411, t412);
-          int32_t t416 = rt_add_i(t408, t414);
-          int32_t t417;
-          if ((uint64_t)(int64_t)t416 < (uint64_t)v_x1404) {
-            t417 = t416;
-          } else {
-            NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t416, v_x1404, 0.0, 3);
-            t417 = 0;
-          }
-          uint8_t t419 = rt_lt_i(t417, (int32_t)v_x1402_n);
-          int32_t t420;
-          if (t419) {
-            int32_t t421;
-            if ((uint64_t)(int64_t)t417 < (uint64_t)v_x1402_n) {
-              t421 = v_x1402_d[t417];
-            } else {
-              NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1402_n, 0.0, 4);
-              t421 = 0;
-            }
-            t420 = t421;
-          } else {
-            int32_t t423 = rt_sub_i(t417, (int32_t)v_x1402_n);
-            int32_t t424;
-            if ((uint64_t)(int64_t)t423 < (uint64_t)v_x1403_n) {
-              t424 = v_x1403_d[t423];
-            } else {
-              NESSIE_RECORD(err, t380, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x1403_n, 0.0, 5);
-              t424 = 0;
-            }
-            t420 = t424;
-          }
-        }
-        v_x1413_d[t380] = t401;
+    const int64_t t450 = rtg_seg_total(v_sd_1441);
+    v_x1440 = rtg_vec_new(RT_INT, t450);
+    A.v_x1440_d = v_x1440->data.i;
+    A.v_x1440_n = v_x1440->len;
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t450);
+  }
+  *out_v_x1440 = v_x1440;
+  return;
+fail:
+  rt_release(v_x1440);
+}
+
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  RtValue *vals[] = {v_x1429, v_x1430, v_sd_1441, v_x1433, v_x1434, v_x1435};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 6, sizes, 0)) {
+    K8_host(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+    rtg_host_ran();
+  } else {
+    K8_gpu(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+  }
+}
+
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
+  /* MAP */
+  {
+    const int64_t t451 = v_x964;
+    if (t451 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
+      goto fail;
+    }
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t451);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
+    for (int64_t t452 = 0; t452 < t451; t452++) {
+      const int32_t t453 = (int32_t)t452;
+      int t462 = 0; /* nonzero: a check below failed */
+      int32_t t455 = rt_mul_i(t453, 2);
+      int32_t t457 = (1 ? t455 : -1);
+      uint8_t t459 = rt_ge_i(t457, 0);
+      int32_t t460;
+      if (t459) {
+        int t463 = (uint64_t)(int64_t)t457 < (uint64_t)v_x978_n;
+        int32_t t461 = t463 ? v_x978_d[t457] : 0;
+        t462 |= !t463;
+        t460 = t461;
+      } else {
+        t460 = 0;
       }
+      int32_t t465 = rt_add_i(t460, 1);
+      int32_t t467 = rt_add_i(t455, 1);
+      int32_t t469 = (1 ? t467 : -1);
+      uint8_t t471 = rt_ge_i(t469, 0);
+      int32_t t472;
+      if (t471) {
+        int t474 = (uint64_t)(int64_t)t469 < (uint64_t)v_x978_n;
+        int32_t t473 = t474 ? v_x978_d[t469] : 0;
+        t462 |= !t474;
+        t472 = t473;
+      } else {
+        t472 = 0;
+      }
+      int32_t t476 = rt_add_i(t465, t472);
+      if (__builtin_expect(t462 != 0, 0)) { /* again, recording the error */
+        int32_t t478 = rt_mul_i(t453, 2);
+        int32_t t480 = (1 ? t478 : -1);
+        uint8_t t482 = rt_ge_i(t480, 0);
+        int32_t t483;
+        if (t482) {
+          int32_t t484;
+          if ((uint64_t)(int64_t)t480 < (uint64_t)v_x978_n) {
+            t484 = v_x978_d[t480];
+          } else {
+            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 4, 0, RT_GATHER, t480, v_x978_n, 0.0, 1);
+            t484 = 0;
+          }
+          t483 = t484;
+        } else {
+          t483 = 0;
+        }
+        int32_t t486 = rt_add_i(t483, 1);
+        int32_t t488 = rt_add_i(t478, 1);
+        int32_t t490 = (1 ? t488 : -1);
+        uint8_t t492 = rt_ge_i(t490, 0);
+        int32_t t493;
+        if (t492) {
+          int32_t t494;
+          if ((uint64_t)(int64_t)t490 < (uint64_t)v_x978_n) {
+            t494 = v_x978_d[t490];
+          } else {
+            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 1, 0, RT_GATHER, t490, v_x978_n, 0.0, 2);
+            t494 = 0;
+          }
+          t493 = t494;
+        } else {
+          t493 = 0;
+        }
+        int32_t t496 = rt_add_i(t486, t493);
+      }
+      v_x996_d[t452] = t476;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1413 = v_x1413;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x1413);
+  rt_release(v_x996);
 }
 
-/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1402_d; int64_t v_x1402_n;
-  int32_t *v_x1403_d; int64_t v_x1403_n;
-  int32_t v_x1404;
-  const int64_t *v_sd_1414_off; int64_t v_sd_1414_n;
-  int32_t *v_x1406_d; int64_t v_x1406_n;
-  int32_t *v_x1407_d; int64_t v_x1407_n;
-  int32_t *v_x1408_d; int64_t v_x1408_n;
-  int32_t *v_x1413_d; int64_t v_x1413_n;
+  int32_t v_x964;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  int32_t *v_x996_d; int64_t v_x996_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
 };
 struct K9_0_pull {
   K9_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K9_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t426 = 0; /* nonzero: a check below failed */
-    int t427 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n;
-    int32_t t425 = t427 ? A.v_x1408_d[sx] : 0;
-    t426 |= !t427;
-    int t429 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1406_n;
-    int32_t t428 = t429 ? A.v_x1406_d[sx] : 0;
-    t426 |= !t429;
-    int32_t t431 = rt_sub_i(ix, t428);
-    int t433 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1407_n;
-    int32_t t432 = t433 ? A.v_x1407_d[sx] : 0;
-    t426 |= !t433;
-    int32_t t435 = rt_mul_i(t431, t432);
-    int32_t t437 = rt_add_i(t425, t435);
-    int t439 = (uint64_t)(int64_t)t437 < (uint64_t)A.v_x1404;
-    int32_t t438 = t439 ? t437 : 0;
-    t426 |= !t439;
-    uint8_t t441 = rt_lt_i(t438, (int32_t)A.v_x1402_n);
-    int32_t t442;
-    if (t441) {
-      int t444 = (uint64_t)(int64_t)t438 < (uint64_t)A.v_x1402_n;
-      int32_t t443 = t444 ? A.v_x1402_d[t438] : 0;
-      t426 |= !t444;
-      t442 = t443;
+    int t505 = 0; /* nonzero: a check below failed */
+    int32_t t498 = rt_mul_i(ix, 2);
+    int32_t t500 = (1 ? t498 : -1);
+    uint8_t t502 = rt_ge_i(t500, 0);
+    int32_t t503;
+    if (t502) {
+      int t506 = (uint64_t)(int64_t)t500 < (uint64_t)A.v_x978_n;
+      int32_t t504 = t506 ? A.v_x978_d[t500] : 0;
+      t505 |= !t506;
+      t503 = t504;
     } else {
-      int32_t t446 = rt_sub_i(t438, (int32_t)A.v_x1402_n);
-      int t448 = (uint64_t)(int64_t)t446 < (uint64_t)A.v_x1403_n;
-      int32_t t447 = t448 ? A.v_x1403_d[t446] : 0;
-      t426 |= !t448;
-      t442 = t447;
+      t503 = 0;
     }
-    if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-      int32_t t449;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n) {
-        t449 = A.v_x1408_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1408_n, 0.0, 0);
-        t449 = 0;
-      }
-      int32_t t450;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1406_n) {
-        t450 = A.v_x1406_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1406_n, 0.0, 1);
-        t450 = 0;
-      }
-      int32_t t452 = rt_sub_i(ix, t450);
-      int32_t t453;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1407_n) {
-        t453 = A.v_x1407_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1407_n, 0.0, 2);
-        t453 = 0;
-      }
-      int32_t t455 = rt_mul_i(t452, t453);
-      int32_t t457 = rt_add_i(t449, t455);
-      int32_t t458;
-      if ((uint64_t)(int64_t)t457 < (uint64_t)A.v_x1404) {
-        t458 = t457;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, A.v_x1404, 0.0, 3);
-        t458 = 0;
-      }
-      uint8_t t460 = rt_lt_i(t458, (int32_t)A.v_x1402_n);
-      int32_t t461;
-      if (t460) {
-        int32_t t462;
-        if ((uint64_t)(int64_t)t458 < (uint64_t)A.v_x1402_n) {
-          t462 = A.v_x1402_d[t458];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, A.v_x1402_n, 0.0, 4);
-          t462 = 0;
-        }
-        t461 = t462;
-      } else {
-        int32_t t464 = rt_sub_i(t458, (int32_t)A.v_x1402_n);
-        int32_t t465;
-        if ((uint64_t)(int64_t)t464 < (uint64_t)A.v_x1403_n) {
-          t465 = A.v_x1403_d[t464];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, A.v_x1403_n, 0.0, 5);
-          t465 = 0;
-        }
-        t461 = t465;
-      }
+    int32_t t508 = rt_add_i(t503, 1);
+    int32_t t510 = rt_add_i(t498, 1);
+    int32_t t512 = (1 ? t510 : -1);
+    uint8_t t514 = rt_ge_i(t512, 0);
+    int32_t t515;
+    if (t514) {
+      int t517 = (uint64_t)(int64_t)t512 < (uint64_t)A.v_x978_n;
+      int32_t t516 = t517 ? A.v_x978_d[t512] : 0;
+      t505 |= !t517;
+      t515 = t516;
+    } else {
+      t515 = 0;
     }
-    return K9_0_V{t442};
+    int32_t t519 = rt_add_i(t508, t515);
+    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
+      int32_t t521 = rt_mul_i(ix, 2);
+      int32_t t523 = (1 ? t521 : -1);
+      uint8_t t525 = rt_ge_i(t523, 0);
+      int32_t t526;
+      if (t525) {
+        int32_t t527;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x978_n) {
+          t527 = A.v_x978_d[t523];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t523, A.v_x978_n, 0.0, 0);
+          t527 = 0;
+        }
+        t526 = t527;
+      } else {
+        t526 = 0;
+      }
+      int32_t t529 = rt_add_i(t526, 1);
+      int32_t t531 = rt_add_i(t521, 1);
+      int32_t t533 = (1 ? t531 : -1);
+      uint8_t t535 = rt_ge_i(t533, 0);
+      int32_t t536;
+      if (t535) {
+        int32_t t537;
+        if ((uint64_t)(int64_t)t533 < (uint64_t)A.v_x978_n) {
+          t537 = A.v_x978_d[t533];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t533, A.v_x978_n, 0.0, 1);
+          t537 = 0;
+        }
+        t536 = t537;
+      } else {
+        t536 = 0;
+      }
+      int32_t t539 = rt_add_i(t529, t536);
+    }
+    return K9_0_V{t519};
   }
 };
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1413_d[i] = v.v0;
+    A.v_x996_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1402, RtValue *v_x1403, int32_t v_x1404, RtValue *v_sd_1414, RtValue *v_x1406, RtValue *v_x1407, RtValue *v_x1408, RtValue **out_v_x1413) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1402_d = v_x1402->data.i;
-  A.v_x1402_n = v_x1402->len;
-  A.v_x1403_d = v_x1403->data.i;
-  A.v_x1403_n = v_x1403->len;
-  A.v_x1404 = v_x1404;
-  A.v_sd_1414_off = rtg_seg_offsets(v_sd_1414);
-  A.v_sd_1414_n = v_sd_1414->len;
-  A.v_x1406_d = v_x1406->data.i;
-  A.v_x1406_n = v_x1406->len;
-  A.v_x1407_d = v_x1407->data.i;
-  A.v_x1407_n = v_x1407->len;
-  A.v_x1408_d = v_x1408->data.i;
-  A.v_x1408_n = v_x1408->len;
-  RtValue *v_x1413 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t466 = rtg_seg_total(v_sd_1414);
-    v_x1413 = rtg_vec_new(RT_INT, t466);
-    A.v_x1413_d = v_x1413->data.i;
-    A.v_x1413_n = v_x1413->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1414, t466);
-  }
-  *out_v_x1413 = v_x1413;
-  return;
-fail:
-  rt_release(v_x1413);
-}
-
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1402, RtValue *v_x1403, int32_t v_x1404, RtValue *v_sd_1414, RtValue *v_x1406, RtValue *v_x1407, RtValue *v_x1408, RtValue **out_v_x1413) {
-  RtValue *vals[] = {v_x1402, v_x1403, v_sd_1414, v_x1406, v_x1407, v_x1408};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K9_host(err, loc, run, v_x1402, v_x1403, v_x1404, v_sd_1414, v_x1406, v_x1407, v_x1408, out_v_x1413);
-    rtg_host_ran();
-  } else {
-    K9_gpu(err, loc, run, v_x1402, v_x1403, v_x1404, v_sd_1414, v_x1406, v_x1407, v_x1408, out_v_x1413);
-  }
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x961, RtValue *v_x975, RtValue **out_v_x993) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  RtValue *v_x993 = NULL;
+  A.v_x964 = v_x964;
+  A.v_x978_d = v_x978->data.i;
+  A.v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t467 = v_x961;
-    if (t467 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t467, 0.0, 0);
+    const int64_t t540 = v_x964;
+    if (t540 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t540, 0.0, run, 2};
       goto fail;
     }
-    v_x993 = rt_value_new(rt_vec_type(RT_INT), t467);
-    int32_t *v_x993_d = v_x993->data.i;
-    const int64_t v_x993_n = v_x993->len;
-    RT_PARALLEL_FOR_IF(t467 >= RT_PARALLEL_MIN)
-    for (int64_t t468 = 0; t468 < t467; t468++) {
-      const int32_t t469 = (int32_t)t468;
-      int t478 = 0; /* nonzero: a check below failed */
-      int32_t t471 = rt_mul_i(t469, 2);
-      int32_t t473 = (1 ? t471 : -1);
-      uint8_t t475 = rt_ge_i(t473, 0);
-      int32_t t476;
-      if (t475) {
-        int t479 = (uint64_t)(int64_t)t473 < (uint64_t)v_x975_n;
-        int32_t t477 = t479 ? v_x975_d[t473] : 0;
-        t478 |= !t479;
-        t476 = t477;
-      } else {
-        t476 = 0;
-      }
-      int32_t t481 = rt_add_i(t476, 1);
-      int32_t t483 = rt_add_i(t471, 1);
-      int32_t t485 = (1 ? t483 : -1);
-      uint8_t t487 = rt_ge_i(t485, 0);
-      int32_t t488;
-      if (t487) {
-        int t490 = (uint64_t)(int64_t)t485 < (uint64_t)v_x975_n;
-        int32_t t489 = t490 ? v_x975_d[t485] : 0;
-        t478 |= !t490;
-        t488 = t489;
-      } else {
-        t488 = 0;
-      }
-      int32_t t492 = rt_add_i(t481, t488);
-      if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
-        int32_t t494 = rt_mul_i(t469, 2);
-        int32_t t496 = (1 ? t494 : -1);
-        uint8_t t498 = rt_ge_i(t496, 0);
-        int32_t t499;
-        if (t498) {
-          int32_t t500;
-          if ((uint64_t)(int64_t)t496 < (uint64_t)v_x975_n) {
-            t500 = v_x975_d[t496];
-          } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 4, 0, RT_GATHER, t496, v_x975_n, 0.0, 1);
-            t500 = 0;
-          }
-          t499 = t500;
-        } else {
-          t499 = 0;
-        }
-        int32_t t502 = rt_add_i(t499, 1);
-        int32_t t504 = rt_add_i(t494, 1);
-        int32_t t506 = (1 ? t504 : -1);
-        uint8_t t508 = rt_ge_i(t506, 0);
-        int32_t t509;
-        if (t508) {
-          int32_t t510;
-          if ((uint64_t)(int64_t)t506 < (uint64_t)v_x975_n) {
-            t510 = v_x975_d[t506];
-          } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 1, 0, RT_GATHER, t506, v_x975_n, 0.0, 2);
-            t510 = 0;
-          }
-          t509 = t510;
-        } else {
-          t509 = 0;
-        }
-        int32_t t512 = rt_add_i(t502, t509);
-      }
-      v_x993_d[t468] = t492;
-    }
+    v_x996 = rtg_vec_new(RT_INT, t540);
+    A.v_x996_d = v_x996->data.i;
+    A.v_x996_n = v_x996->len;
+    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t540);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x993 = v_x993;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x993);
+  rt_release(v_x996);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x961;
-  int32_t *v_x975_d; int64_t v_x975_n;
-  int32_t *v_x993_d; int64_t v_x993_n;
-};
-struct alignas(8) K10_0_V {
-  int32_t v0;
-};
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t521 = 0; /* nonzero: a check below failed */
-    int32_t t514 = rt_mul_i(ix, 2);
-    int32_t t516 = (1 ? t514 : -1);
-    uint8_t t518 = rt_ge_i(t516, 0);
-    int32_t t519;
-    if (t518) {
-      int t522 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x975_n;
-      int32_t t520 = t522 ? A.v_x975_d[t516] : 0;
-      t521 |= !t522;
-      t519 = t520;
-    } else {
-      t519 = 0;
-    }
-    int32_t t524 = rt_add_i(t519, 1);
-    int32_t t526 = rt_add_i(t514, 1);
-    int32_t t528 = (1 ? t526 : -1);
-    uint8_t t530 = rt_ge_i(t528, 0);
-    int32_t t531;
-    if (t530) {
-      int t533 = (uint64_t)(int64_t)t528 < (uint64_t)A.v_x975_n;
-      int32_t t532 = t533 ? A.v_x975_d[t528] : 0;
-      t521 |= !t533;
-      t531 = t532;
-    } else {
-      t531 = 0;
-    }
-    int32_t t535 = rt_add_i(t524, t531);
-    if (__builtin_expect(t521 != 0, 0)) { /* again, recording the error */
-      int32_t t537 = rt_mul_i(ix, 2);
-      int32_t t539 = (1 ? t537 : -1);
-      uint8_t t541 = rt_ge_i(t539, 0);
-      int32_t t542;
-      if (t541) {
-        int32_t t543;
-        if ((uint64_t)(int64_t)t539 < (uint64_t)A.v_x975_n) {
-          t543 = A.v_x975_d[t539];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t539, A.v_x975_n, 0.0, 0);
-          t543 = 0;
-        }
-        t542 = t543;
-      } else {
-        t542 = 0;
-      }
-      int32_t t545 = rt_add_i(t542, 1);
-      int32_t t547 = rt_add_i(t537, 1);
-      int32_t t549 = (1 ? t547 : -1);
-      uint8_t t551 = rt_ge_i(t549, 0);
-      int32_t t552;
-      if (t551) {
-        int32_t t553;
-        if ((uint64_t)(int64_t)t549 < (uint64_t)A.v_x975_n) {
-          t553 = A.v_x975_d[t549];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t549, A.v_x975_n, 0.0, 1);
-          t553 = 0;
-        }
-        t552 = t553;
-      } else {
-        t552 = 0;
-      }
-      int32_t t555 = rt_add_i(t545, t552);
-    }
-    return K10_0_V{t535};
-  }
-};
-struct K10_0_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x993_d[i] = v.v0;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x961, RtValue *v_x975, RtValue **out_v_x993) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x961 = v_x961;
-  A.v_x975_d = v_x975->data.i;
-  A.v_x975_n = v_x975->len;
-  RtValue *v_x993 = NULL;
-  /* MAP */
-  {
-    const int64_t t556 = v_x961;
-    if (t556 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0, run, 2};
-      goto fail;
-    }
-    v_x993 = rtg_vec_new(RT_INT, t556);
-    A.v_x993_d = v_x993->data.i;
-    A.v_x993_n = v_x993->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t556);
-  }
-  *out_v_x993 = v_x993;
-  return;
-fail:
-  rt_release(v_x993);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x961, RtValue *v_x975, RtValue **out_v_x993) {
-  RtValue *vals[] = {v_x975};
-  const int64_t sizes[] = {(int64_t)v_x961};
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  RtValue *vals[] = {v_x978};
+  const int64_t sizes[] = {(int64_t)v_x964};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K10_host(err, loc, run, v_x961, v_x975, out_v_x993);
+    K9_host(err, loc, run, v_x964, v_x978, out_v_x996);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x961, v_x975, out_v_x993);
+    K9_gpu(err, loc, run, v_x964, v_x978, out_v_x996);
   }
 }
 
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1465, int32_t v_x1434, RtValue **out_v_x1451, RtValue **out_v_x1439, RtValue **out_v_x1441, int32_t *out_v_x1450, RtValue **out_v_x1463, RtValue **out_v_x1464) {
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
-  const int64_t v_sd_1465_n = v_sd_1465->len;
-  RtValue *v_x1439 = NULL;
-  RtValue *v_x1440 = NULL;
-  RtValue *v_x1441 = NULL;
-  RtValue *v_x1442 = NULL;
+  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
+  const int64_t v_sd_1477_n = v_sd_1477->len;
   RtValue *v_x1451 = NULL;
-  int32_t v_x1450 = 0;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
   RtValue *v_x1463 = NULL;
-  RtValue *v_x1464 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t557 = v_x1434;
-    if (t557 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t557, 0.0, 0);
+    const int64_t t541 = v_x1446;
+    if (t541 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0, 0);
       goto fail;
     }
-    const int64_t t558 = t557 > 0 ? (t557 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t559 = (uint8_t *)rt_alloc_atomic((size_t)t557 + 1);
-    int64_t *t560 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t558 + 1));
-    RT_PARALLEL_FOR_IF(t558 > 1)
-    for (int64_t t561 = 0; t561 < t558; t561++) {
+    const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t543 = (uint8_t *)rt_alloc_atomic((size_t)t541 + 1);
+    int64_t *t544 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t542 + 1));
+    RT_PARALLEL_FOR_IF(t542 > 1)
+    for (int64_t t545 = 0; t545 < t542; t545++) {
       int64_t kept = 0;
-      const int64_t t561_end = (t561 + 1) * RT_CHUNK < t557 ? (t561 + 1) * RT_CHUNK : t557;
-      for (int64_t t562 = t561 * RT_CHUNK; t562 < t561_end; t562++) {
-        const int32_t t563 = (int32_t)t562;
-        int32_t t561x0;
-        uint8_t t561x1;
-        int t565 = 0; /* nonzero: a check below failed */
-        int t566 = (uint64_t)(int64_t)t563 < (uint64_t)v_sd_1465_n;
-        int32_t t564 = t566 ? (int32_t)(v_sd_1465_off[t563 + 1] - v_sd_1465_off[t563]) : 0;
-        t565 |= !t566;
-        uint8_t t568 = rt_le_i(t564, 1);
-        if (__builtin_expect(t565 != 0, 0)) { /* again, recording the error */
-          int32_t t569;
-          if ((uint64_t)(int64_t)t563 < (uint64_t)v_sd_1465_n) {
-            t569 = (int32_t)(v_sd_1465_off[t563 + 1] - v_sd_1465_off[t563]);
+      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
+      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
+        const int32_t t547 = (int32_t)t546;
+        int32_t t545x0;
+        uint8_t t545x1;
+        int t549 = 0; /* nonzero: a check below failed */
+        int t550 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
+        int32_t t548 = t550 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
+        t549 |= !t550;
+        uint8_t t552 = rt_le_i(t548, 1);
+        if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
+          int32_t t553;
+          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
+            t553 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
           } else {
-            NESSIE_RECORD(err, t562, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_sd_1465_n, 0.0, 1);
-            t569 = 0;
+            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 1);
+            t553 = 0;
           }
-          uint8_t t571 = rt_le_i(t569, 1);
+          uint8_t t555 = rt_le_i(t553, 1);
         }
-        t561x0 = t563;
-        t561x1 = t568;
-        uint8_t t572;
-        t572 = t561x1;
-        t559[t562] = t572 != 0;
-        kept += t572 != 0;
+        t545x0 = t547;
+        t545x1 = t552;
+        uint8_t t556;
+        t556 = t545x1;
+        t543[t546] = t556 != 0;
+        kept += t556 != 0;
       }
-      t560[t561] = kept;
+      t544[t545] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t559);
-      rt_free(t560);
+      rt_free(t543);
+      rt_free(t544);
       goto fail;
     }
-    int64_t t573 = 0;
-    for (int64_t t561 = 0; t561 < t558; t561++) {
-      const int64_t k = t560[t561];
-      t560[t561] = t573;
-      t573 += k;
+    int64_t t557 = 0;
+    for (int64_t t545 = 0; t545 < t542; t545++) {
+      const int64_t k = t544[t545];
+      t544[t545] = t557;
+      t557 += k;
     }
-    v_x1439 = rt_value_new(rt_vec_type(RT_INT), t573);
-    int32_t *v_x1439_d = v_x1439->data.i;
-    const int64_t v_x1439_n = v_x1439->len;
-    v_x1441 = rt_value_new(rt_vec_type(RT_INT), (t557 - t573));
-    int32_t *v_x1441_d = v_x1441->data.i;
-    const int64_t v_x1441_n = v_x1441->len;
-    RT_PARALLEL_FOR_IF(t558 > 1)
-    for (int64_t t561 = 0; t561 < t558; t561++) {
-      int64_t at = t560[t561];
-      int64_t at_not = t561 * RT_CHUNK - t560[t561];
-      const int64_t t561_end = (t561 + 1) * RT_CHUNK < t557 ? (t561 + 1) * RT_CHUNK : t557;
-      for (int64_t t562 = t561 * RT_CHUNK; t562 < t561_end; t562++) {
-        const int32_t t563 = (int32_t)t562;
-        int32_t t561y0;
-        uint8_t t561y1;
-        int t575 = 0; /* nonzero: a check below failed */
-        int t576 = (uint64_t)(int64_t)t563 < (uint64_t)v_sd_1465_n;
-        int32_t t574 = t576 ? (int32_t)(v_sd_1465_off[t563 + 1] - v_sd_1465_off[t563]) : 0;
-        t575 |= !t576;
-        uint8_t t578 = rt_le_i(t574, 1);
-        if (__builtin_expect(t575 != 0, 0)) { /* again, recording the error */
-          int32_t t579;
-          if ((uint64_t)(int64_t)t563 < (uint64_t)v_sd_1465_n) {
-            t579 = (int32_t)(v_sd_1465_off[t563 + 1] - v_sd_1465_off[t563]);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t557);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t541 - t557));
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    RT_PARALLEL_FOR_IF(t542 > 1)
+    for (int64_t t545 = 0; t545 < t542; t545++) {
+      int64_t at = t544[t545];
+      int64_t at_not = t545 * RT_CHUNK - t544[t545];
+      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
+      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
+        const int32_t t547 = (int32_t)t546;
+        int32_t t545y0;
+        uint8_t t545y1;
+        int t559 = 0; /* nonzero: a check below failed */
+        int t560 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
+        int32_t t558 = t560 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
+        t559 |= !t560;
+        uint8_t t562 = rt_le_i(t558, 1);
+        if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
+          int32_t t563;
+          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
+            t563 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
           } else {
-            NESSIE_RECORD(err, t562, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_sd_1465_n, 0.0, 2);
-            t579 = 0;
+            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 2);
+            t563 = 0;
           }
-          uint8_t t581 = rt_le_i(t579, 1);
+          uint8_t t565 = rt_le_i(t563, 1);
         }
-        t561y0 = t563;
-        t561y1 = t578;
-        if (t559[t562]) {
-          v_x1439_d[at] = t561y0;
+        t545y0 = t547;
+        t545y1 = t562;
+        if (t543[t546]) {
+          v_x1451_d[at] = t545y0;
           at++;
         } else {
-          v_x1441_d[at_not] = t561y0;
+          v_x1453_d[at_not] = t545y0;
           at_not++;
         }
       }
     }
-    rt_free(t559);
-    rt_free(t560);
+    rt_free(t543);
+    rt_free(t544);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1439_d = v_x1439->data.i;
-    const int64_t v_x1439_n = v_x1439->len;
-    int32_t *v_x1441_d = v_x1441->data.i;
-    const int64_t v_x1441_n = v_x1441->len;
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
     /* MAP */
     {
-      const int64_t t582 = v_x1434;
-      if (t582 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, 3);
+      const int64_t t566 = v_x1446;
+      if (t566 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, 3);
         goto fail;
       }
-      v_x1451 = rt_value_new(rt_vec_type(RT_BOOL), t582);
-      uint8_t *v_x1451_d = v_x1451->data.b;
-      const int64_t v_x1451_n = v_x1451->len;
-      RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
-      for (int64_t t583 = 0; t583 < t582; t583++) {
-        const int32_t t584 = (int32_t)t583;
-        int t586 = 0; /* nonzero: a check below failed */
-        int t587 = (uint64_t)(int64_t)t584 < (uint64_t)v_sd_1465_n;
-        int32_t t585 = t587 ? (int32_t)(v_sd_1465_off[t584 + 1] - v_sd_1465_off[t584]) : 0;
-        t586 |= !t587;
-        uint8_t t589 = rt_le_i(t585, 1);
-        if (__builtin_expect(t586 != 0, 0)) { /* again, recording the error */
-          int32_t t590;
-          if ((uint64_t)(int64_t)t584 < (uint64_t)v_sd_1465_n) {
-            t590 = (int32_t)(v_sd_1465_off[t584 + 1] - v_sd_1465_off[t584]);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t566);
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      RT_PARALLEL_FOR_IF(t566 >= RT_PARALLEL_MIN)
+      for (int64_t t567 = 0; t567 < t566; t567++) {
+        const int32_t t568 = (int32_t)t567;
+        int t570 = 0; /* nonzero: a check below failed */
+        int t571 = (uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n;
+        int32_t t569 = t571 ? (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]) : 0;
+        t570 |= !t571;
+        uint8_t t573 = rt_le_i(t569, 1);
+        if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
+          int32_t t574;
+          if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n) {
+            t574 = (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]);
           } else {
-            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, v_sd_1465_n, 0.0, 4);
-            t590 = 0;
+            NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1477_n, 0.0, 4);
+            t574 = 0;
           }
-          uint8_t t592 = rt_le_i(t590, 1);
+          uint8_t t576 = rt_le_i(t574, 1);
         }
-        v_x1451_d[t583] = t589;
+        v_x1463_d[t567] = t573;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1451_d = v_x1451->data.b;
-      const int64_t v_x1451_n = v_x1451->len;
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
       /* REDUCE */
       {
-        const int64_t t593 = v_x1434;
-        if (t593 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t593, 0.0, 5);
+        const int64_t t577 = v_x1446;
+        if (t577 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t577, 0.0, 5);
           goto fail;
         }
-        const int64_t t594 = t593 > 0 ? (t593 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t595 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t594);
-        RT_PARALLEL_FOR_IF(t594 > 1)
-        for (int64_t t596 = 0; t596 < t594; t596++) {
-          int32_t t596a0;
-          t596a0 = 0;
-          const int64_t t596_end = (t596 + 1) * RT_CHUNK < t593 ? (t596 + 1) * RT_CHUNK : t593;
-          for (int64_t t597 = t596 * RT_CHUNK; t597 < t596_end; t597++) {
-            const int32_t t598 = (int32_t)t597;
-            int32_t t596x0;
-            int t600 = 0; /* nonzero: a check below failed */
-            int t601 = (uint64_t)(int64_t)t598 < (uint64_t)v_sd_1465_n;
-            int32_t t599 = t601 ? (int32_t)(v_sd_1465_off[t598 + 1] - v_sd_1465_off[t598]) : 0;
-            t600 |= !t601;
-            uint8_t t603 = rt_le_i(t599, 1);
-            int32_t t605 = (t603 ? 0 : t599);
-            if (__builtin_expect(t600 != 0, 0)) { /* again, recording the error */
-              int32_t t606;
-              if ((uint64_t)(int64_t)t598 < (uint64_t)v_sd_1465_n) {
-                t606 = (int32_t)(v_sd_1465_off[t598 + 1] - v_sd_1465_off[t598]);
+        const int64_t t578 = t577 > 0 ? (t577 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t579 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t578);
+        RT_PARALLEL_FOR_IF(t578 > 1)
+        for (int64_t t580 = 0; t580 < t578; t580++) {
+          int32_t t580a0;
+          t580a0 = 0;
+          const int64_t t580_end = (t580 + 1) * RT_CHUNK < t577 ? (t580 + 1) * RT_CHUNK : t577;
+          for (int64_t t581 = t580 * RT_CHUNK; t581 < t580_end; t581++) {
+            const int32_t t582 = (int32_t)t581;
+            int32_t t580x0;
+            int t584 = 0; /* nonzero: a check below failed */
+            int t585 = (uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n;
+            int32_t t583 = t585 ? (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]) : 0;
+            t584 |= !t585;
+            uint8_t t587 = rt_le_i(t583, 1);
+            int32_t t589 = (t587 ? 0 : t583);
+            if (__builtin_expect(t584 != 0, 0)) { /* again, recording the error */
+              int32_t t590;
+              if ((uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n) {
+                t590 = (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]);
               } else {
-                NESSIE_RECORD(err, t597, RT_CHECK_INDEX, 0, 0, RT_GATHER, t598, v_sd_1465_n, 0.0, 6);
-                t606 = 0;
+                NESSIE_RECORD(err, t581, RT_CHECK_INDEX, 0, 0, RT_GATHER, t582, v_sd_1477_n, 0.0, 6);
+                t590 = 0;
               }
-              uint8_t t608 = rt_le_i(t606, 1);
-              int32_t t610 = (t608 ? 0 : t606);
+              uint8_t t592 = rt_le_i(t590, 1);
+              int32_t t594 = (t592 ? 0 : t590);
             }
-            t596x0 = t605;
-            int32_t t612 = rt_add_i(t596a0, t596x0);
-            t596a0 = t612;
+            t580x0 = t589;
+            int32_t t596 = rt_add_i(t580a0, t580x0);
+            t580a0 = t596;
           }
-          t595[t596] = t596a0;
+          t579[t580] = t580a0;
         }
-        int32_t t596t0;
-        t596t0 = 0;
-        for (int64_t t596 = 0; t596 < t594; t596++) {
-          const int32_t t613 = t595[t596];
-          int32_t t615 = rt_add_i(t596t0, t613);
-          t596t0 = t615;
+        int32_t t580t0;
+        t580t0 = 0;
+        for (int64_t t580 = 0; t580 < t578; t580++) {
+          const int32_t t597 = t579[t580];
+          int32_t t599 = rt_add_i(t580t0, t597);
+          t580t0 = t599;
         }
-        v_x1450 = t596t0;
-        rt_free(t595);
+        v_x1462 = t580t0;
+        rt_free(t579);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t616 = v_x1434;
-          if (t616 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t616, 0.0, 7);
+          const int64_t t600 = v_x1446;
+          if (t600 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t600, 0.0, 7);
             goto fail;
           }
-          const int64_t t617 = t616 > 0 ? (t616 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t618 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t617);
-          int32_t *t619 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t617);
-          RT_PARALLEL_FOR_IF(t617 > 1)
-          for (int64_t t620 = 0; t620 < t617; t620++) {
-            int32_t t620a0;
-            int32_t t620a1;
-            t620a0 = 0;
-            t620a1 = 0;
-            const int64_t t620_end = (t620 + 1) * RT_CHUNK < t616 ? (t620 + 1) * RT_CHUNK : t616;
-            for (int64_t t621 = t620 * RT_CHUNK; t621 < t620_end; t621++) {
-              const int32_t t622 = (int32_t)t621;
-              int32_t t620x0;
-              int32_t t620x1;
-              int t624 = 0; /* nonzero: a check below failed */
-              int t625 = (uint64_t)(int64_t)t622 < (uint64_t)v_sd_1465_n;
-              int32_t t623 = t625 ? (int32_t)(v_sd_1465_off[t622 + 1] - v_sd_1465_off[t622]) : 0;
-              t624 |= !t625;
-              uint8_t t627 = rt_le_i(t623, 1);
-              int32_t t629 = rt_btoi_b(t627);
-              uint8_t t631 = rt_not_b(t627);
-              int32_t t633 = rt_btoi_b(t631);
-              if (__builtin_expect(t624 != 0, 0)) { /* again, recording the error */
-                int32_t t634;
-                if ((uint64_t)(int64_t)t622 < (uint64_t)v_sd_1465_n) {
-                  t634 = (int32_t)(v_sd_1465_off[t622 + 1] - v_sd_1465_off[t622]);
+          const int64_t t601 = t600 > 0 ? (t600 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t602 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
+          int32_t *t603 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
+          RT_PARALLEL_FOR_IF(t601 > 1)
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            int32_t t604a0;
+            int32_t t604a1;
+            t604a0 = 0;
+            t604a1 = 0;
+            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
+            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
+              const int32_t t606 = (int32_t)t605;
+              int32_t t604x0;
+              int32_t t604x1;
+              int t608 = 0; /* nonzero: a check below failed */
+              int t609 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
+              int32_t t607 = t609 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
+              t608 |= !t609;
+              uint8_t t611 = rt_le_i(t607, 1);
+              int32_t t613 = rt_btoi_b(t611);
+              uint8_t t615 = rt_not_b(t611);
+              int32_t t617 = rt_btoi_b(t615);
+              if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
+                int32_t t618;
+                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
+                  t618 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
                 } else {
-                  NESSIE_RECORD(err, t621, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_sd_1465_n, 0.0, 8);
-                  t634 = 0;
+                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 8);
+                  t618 = 0;
                 }
-                uint8_t t636 = rt_le_i(t634, 1);
-                int32_t t638 = rt_btoi_b(t636);
-                uint8_t t640 = rt_not_b(t636);
-                int32_t t642 = rt_btoi_b(t640);
+                uint8_t t620 = rt_le_i(t618, 1);
+                int32_t t622 = rt_btoi_b(t620);
+                uint8_t t624 = rt_not_b(t620);
+                int32_t t626 = rt_btoi_b(t624);
               }
-              t620x0 = t629;
-              t620x1 = t633;
-              int32_t t644 = rt_add_i(t620a0, t620x0);
-              int32_t t646 = rt_add_i(t620a1, t620x1);
-              t620a0 = t644;
-              t620a1 = t646;
+              t604x0 = t613;
+              t604x1 = t617;
+              int32_t t628 = rt_add_i(t604a0, t604x0);
+              int32_t t630 = rt_add_i(t604a1, t604x1);
+              t604a0 = t628;
+              t604a1 = t630;
             }
-            t618[t620] = t620a0;
-            t619[t620] = t620a1;
+            t602[t604] = t604a0;
+            t603[t604] = t604a1;
           }
-          int32_t t620t0;
-          int32_t t620t1;
-          t620t0 = 0;
-          t620t1 = 0;
-          for (int64_t t620 = 0; t620 < t617; t620++) {
-            const int32_t t647 = t618[t620];
-            t618[t620] = t620t0;
-            const int32_t t648 = t619[t620];
-            t619[t620] = t620t1;
-            int32_t t650 = rt_add_i(t620t0, t647);
-            int32_t t652 = rt_add_i(t620t1, t648);
-            t620t0 = t650;
-            t620t1 = t652;
+          int32_t t604t0;
+          int32_t t604t1;
+          t604t0 = 0;
+          t604t1 = 0;
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            const int32_t t631 = t602[t604];
+            t602[t604] = t604t0;
+            const int32_t t632 = t603[t604];
+            t603[t604] = t604t1;
+            int32_t t634 = rt_add_i(t604t0, t631);
+            int32_t t636 = rt_add_i(t604t1, t632);
+            t604t0 = t634;
+            t604t1 = t636;
           }
-          v_x1463 = rt_value_new(rt_vec_type(RT_INT), t616);
-          int32_t *v_x1463_d = v_x1463->data.i;
-          const int64_t v_x1463_n = v_x1463->len;
-          v_x1464 = rt_value_new(rt_vec_type(RT_INT), t616);
-          int32_t *v_x1464_d = v_x1464->data.i;
-          const int64_t v_x1464_n = v_x1464->len;
-          RT_PARALLEL_FOR_IF(t617 > 1)
-          for (int64_t t620 = 0; t620 < t617; t620++) {
-            int32_t t620p0;
-            int32_t t620p1;
-            t620p0 = t618[t620];
-            t620p1 = t619[t620];
-            const int64_t t620_end = (t620 + 1) * RT_CHUNK < t616 ? (t620 + 1) * RT_CHUNK : t616;
-            for (int64_t t621 = t620 * RT_CHUNK; t621 < t620_end; t621++) {
-              const int32_t t622 = (int32_t)t621;
-              v_x1463_d[t621] = t620p0;
-              v_x1464_d[t621] = t620p1;
-              int32_t t620y0;
-              int32_t t620y1;
-              int t654 = 0; /* nonzero: a check below failed */
-              int t655 = (uint64_t)(int64_t)t622 < (uint64_t)v_sd_1465_n;
-              int32_t t653 = t655 ? (int32_t)(v_sd_1465_off[t622 + 1] - v_sd_1465_off[t622]) : 0;
-              t654 |= !t655;
-              uint8_t t657 = rt_le_i(t653, 1);
-              int32_t t659 = rt_btoi_b(t657);
-              uint8_t t661 = rt_not_b(t657);
-              int32_t t663 = rt_btoi_b(t661);
-              if (__builtin_expect(t654 != 0, 0)) { /* again, recording the error */
-                int32_t t664;
-                if ((uint64_t)(int64_t)t622 < (uint64_t)v_sd_1465_n) {
-                  t664 = (int32_t)(v_sd_1465_off[t622 + 1] - v_sd_1465_off[t622]);
+          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t600);
+          int32_t *v_x1475_d = v_x1475->data.i;
+          const int64_t v_x1475_n = v_x1475->len;
+          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t600);
+          int32_t *v_x1476_d = v_x1476->data.i;
+          const int64_t v_x1476_n = v_x1476->len;
+          RT_PARALLEL_FOR_IF(t601 > 1)
+          for (int64_t t604 = 0; t604 < t601; t604++) {
+            int32_t t604p0;
+            int32_t t604p1;
+            t604p0 = t602[t604];
+            t604p1 = t603[t604];
+            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
+            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
+              const int32_t t606 = (int32_t)t605;
+              v_x1475_d[t605] = t604p0;
+              v_x1476_d[t605] = t604p1;
+              int32_t t604y0;
+              int32_t t604y1;
+              int t638 = 0; /* nonzero: a check below failed */
+              int t639 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
+              int32_t t637 = t639 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
+              t638 |= !t639;
+              uint8_t t641 = rt_le_i(t637, 1);
+              int32_t t643 = rt_btoi_b(t641);
+              uint8_t t645 = rt_not_b(t641);
+              int32_t t647 = rt_btoi_b(t645);
+              if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
+                int32_t t648;
+                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
+                  t648 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
                 } else {
-                  NESSIE_RECORD(err, t621, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_sd_1465_n, 0.0, 9);
-                  t664 = 0;
+                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 9);
+                  t648 = 0;
                 }
-                uint8_t t666 = rt_le_i(t664, 1);
-                int32_t t668 = rt_btoi_b(t666);
-                uint8_t t670 = rt_not_b(t666);
-                int32_t t672 = rt_btoi_b(t670);
+                uint8_t t650 = rt_le_i(t648, 1);
+                int32_t t652 = rt_btoi_b(t650);
+                uint8_t t654 = rt_not_b(t650);
+                int32_t t656 = rt_btoi_b(t654);
               }
-              t620y0 = t659;
-              t620y1 = t663;
-              int32_t t674 = rt_add_i(t620p0, t620y0);
-              int32_t t676 = rt_add_i(t620p1, t620y1);
-              t620p0 = t674;
-              t620p1 = t676;
+              t604y0 = t643;
+              t604y1 = t647;
+              int32_t t658 = rt_add_i(t604p0, t604y0);
+              int32_t t660 = rt_add_i(t604p1, t604y1);
+              t604p0 = t658;
+              t604p1 = t660;
             }
           }
-          rt_free(t618);
-          rt_free(t619);
+          rt_free(t602);
+          rt_free(t603);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1451 = v_x1451;
-  *out_v_x1439 = v_x1439;
-  *out_v_x1441 = v_x1441;
-  *out_v_x1450 = v_x1450;
   *out_v_x1463 = v_x1463;
-  *out_v_x1464 = v_x1464;
-  rt_release(v_x1440);
-  rt_release(v_x1442);
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
   return;
 fail:
-  rt_release(v_x1439);
-  rt_release(v_x1440);
-  rt_release(v_x1441);
-  rt_release(v_x1442);
   rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
   rt_release(v_x1463);
-  rt_release(v_x1464);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
 }
 
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K10_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1477_off; int64_t v_sd_1477_n;
+  int32_t v_x1446;
+  int32_t *v_x1451_d; int64_t v_x1451_n;
+  uint8_t *v_x1452_d; int64_t v_x1452_n;
+  int32_t *v_x1453_d; int64_t v_x1453_n;
+  uint8_t *v_x1454_d; int64_t v_x1454_n;
+  uint8_t *v_x1463_d; int64_t v_x1463_n;
+  int32_t v_x1462;
+  int32_t *v_x1475_d; int64_t v_x1475_n;
+  int32_t *v_x1476_d; int64_t v_x1476_n;
+};
+struct alignas(8) K10_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t662 = 0; /* nonzero: a check below failed */
+    int t663 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t661 = t663 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t662 |= !t663;
+    uint8_t t665 = rt_le_i(t661, 1);
+    if (__builtin_expect(t662 != 0, 0)) { /* again, recording the error */
+      int32_t t666;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t666 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 0);
+        t666 = 0;
+      }
+      uint8_t t668 = rt_le_i(t666, 1);
+    }
+    return K10_0_V{ix, t665};
+  }
+};
+struct K10_0_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1451_d[i] = v.v0;
+    /* v.v1: v_x1452, read by nothing (its checks are the pull's) */
+  }
+};
+struct K10_0_pred {
+  K10_A A;
+  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K10_0_other {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1453_d[i] = v.v0;
+    /* v.v1: v_x1454, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K10_1_V {
+  uint8_t v0;
+};
+struct K10_1_pull {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t670 = 0; /* nonzero: a check below failed */
+    int t671 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t669 = t671 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t670 |= !t671;
+    uint8_t t673 = rt_le_i(t669, 1);
+    if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
+      int32_t t674;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t674 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 1);
+        t674 = 0;
+      }
+      uint8_t t676 = rt_le_i(t674, 1);
+    }
+    return K10_1_V{t673};
+  }
+};
+struct K10_1_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+    A.v_x1463_d[i] = v.v0;
+  }
+};
+struct alignas(8) K10_2_V {
+  int32_t v0;
+};
+struct K10_2_pull {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t678 = 0; /* nonzero: a check below failed */
+    int t679 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t677 = t679 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t678 |= !t679;
+    uint8_t t681 = rt_le_i(t677, 1);
+    int32_t t683 = (t681 ? 0 : t677);
+    if (__builtin_expect(t678 != 0, 0)) { /* again, recording the error */
+      int32_t t684;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t684 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 2);
+        t684 = 0;
+      }
+      uint8_t t686 = rt_le_i(t684, 1);
+      int32_t t688 = (t686 ? 0 : t684);
+    }
+    return K10_2_V{t683};
+  }
+};
+struct K10_2_op {
+  K10_A A;
+  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
+    int32_t t690 = rt_add_i(a.v0, b.v0);
+    return K10_2_V{t690};
+  }
+};
+struct K10_2_ride {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    K10_1_store{A}(i, K10_1_pull{A}(i)); /* MAP 1 rides here */
+    return K10_2_pull{A}(i);
+  }
+};
+struct alignas(8) K10_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K10_3_pull {
+  K10_A A;
+  __device__ K10_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t692 = 0; /* nonzero: a check below failed */
+    int t693 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t691 = t693 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t692 |= !t693;
+    uint8_t t695 = rt_le_i(t691, 1);
+    int32_t t697 = rt_btoi_b(t695);
+    uint8_t t699 = rt_not_b(t695);
+    int32_t t701 = rt_btoi_b(t699);
+    if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
+      int32_t t702;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
+        t702 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 3);
+        t702 = 0;
+      }
+      uint8_t t704 = rt_le_i(t702, 1);
+      int32_t t706 = rt_btoi_b(t704);
+      uint8_t t708 = rt_not_b(t704);
+      int32_t t710 = rt_btoi_b(t708);
+    }
+    return K10_3_V{t697, t701};
+  }
+};
+struct K10_3_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_3_V &v) const {
+    A.v_x1475_d[i] = v.v0;
+    A.v_x1476_d[i] = v.v1;
+  }
+};
+struct K10_3_op {
+  K10_A A;
+  __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
+    int32_t t712 = rt_add_i(a.v0, b.v0);
+    int32_t t714 = rt_add_i(a.v1, b.v1);
+    return K10_3_V{t712, t714};
+  }
+};
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  (void)loc;
+  (void)err;
+  K10_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1477_off = rtg_seg_offsets(v_sd_1477);
+  A.v_sd_1477_n = v_sd_1477->len;
+  A.v_x1446 = v_x1446;
+  RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  RtValue *v_x1463 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  /* SOACs 0 to 3: in one launch */
+  int64_t *t715, t716; /* the slot of SOAC 0's count, its size */
+  K10_2_V *t717; /* the slot of SOAC 2's values */
+  {
+    const int64_t t718 = v_x1446;
+    if (t718 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t718, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1451 = rtg_vec_new(RT_INT, t718);
+    A.v_x1451_d = v_x1451->data.i;
+    A.v_x1451_n = v_x1451->len;
+    v_x1453 = rtg_vec_new(RT_INT, t718);
+    A.v_x1453_d = v_x1453->data.i;
+    A.v_x1453_n = v_x1453->len;
+    t716 = t718;
+    const int64_t t719 = v_x1446;
+    if (t719 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t719, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1463 = rtg_vec_new(RT_BOOL, t719);
+    A.v_x1463_d = v_x1463->data.b;
+    A.v_x1463_n = v_x1463->len;
+    /* computed in the launch of SOAC 2 (K10_2_ride) */
+    const int64_t t720 = v_x1446;
+    if (t720 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t720, 0.0, run, 6};
+      goto fail;
+    }
+    const int64_t t721 = v_x1446;
+    if (t721 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, run, 7};
+      goto fail;
+    }
+    v_x1475 = rtg_vec_new(RT_INT, t721);
+    A.v_x1475_d = v_x1475->data.i;
+    A.v_x1475_n = v_x1475->len;
+    v_x1476 = rtg_vec_new(RT_INT, t721);
+    A.v_x1476_d = v_x1476->data.i;
+    A.v_x1476_n = v_x1476->len;
+    rtg::parts_launch("K10", loc, t721, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t715), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t717), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
+  }
+  {
+    const int64_t t722 = rtg::filter_count(t715);
+    v_x1451 = rtg_vec_fit(v_x1451, t722);
+    A.v_x1451_d = v_x1451->data.i;
+    A.v_x1451_n = v_x1451->len;
+    v_x1453 = rtg_vec_fit(v_x1453, t716 - t722);
+    A.v_x1453_d = v_x1453->data.i;
+    A.v_x1453_n = v_x1453->len;
+  }
+  {
+    const K10_2_V t723 = rtg::reduce_read(t717, K10_2_V{0});
+    v_x1462 = t723.v0;
+    A.v_x1462 = v_x1462;
+  }
+  *out_v_x1463 = v_x1463;
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
+  return;
+fail:
+  rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
+  rt_release(v_x1463);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  RtValue *vals[] = {v_sd_1477};
+  const int64_t sizes[] = {(int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K10_host(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+  }
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1522_d = v_x1522->data.i;
+  const int64_t v_x1522_n = v_x1522->len;
+  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
+  const int64_t v_sd_1523_n = v_sd_1523->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
+  {
+    const int64_t t724 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t724);
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    RT_PARALLEL_FOR_IF(t724 >= RT_PARALLEL_MIN)
+    for (int64_t t725 = 0; t725 < t724; t725++) {
+      const int32_t t726 = (int32_t)t725;
+      int t729 = 0; /* nonzero: a check below failed */
+      int32_t t727 = v_x1522_d[t726];
+      int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1535_n;
+      int32_t t728 = t730 ? (int32_t)v_sd_1535_off[t727] : 0;
+      t729 |= !t730;
+      int t732 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1523_n;
+      int32_t t731 = t732 ? (int32_t)(v_sd_1523_off[t727 + 1] - v_sd_1523_off[t727]) : 0;
+      t729 |= !t732;
+      int32_t t734 = rt_add_i(t728, t731);
+      if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
+        int32_t t735 = v_x1522_d[t726];
+        int32_t t736;
+        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1535_n) {
+          t736 = (int32_t)v_sd_1535_off[t735];
+        } else {
+          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1535_n, 0.0, 0);
+          t736 = 0;
+        }
+        int32_t t737;
+        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1523_n) {
+          t737 = (int32_t)(v_sd_1523_off[t735 + 1] - v_sd_1523_off[t735]);
+        } else {
+          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1523_n, 0.0, 1);
+          t737 = 0;
+        }
+        int32_t t739 = rt_add_i(t736, t737);
+      }
+      v_x1529_d[t725] = t728;
+      v_x1530_d[t725] = t734;
+      v_x1531_d[t725] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    /* LIBRARY */
+    {
+      RtValue *t740 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t740, v_x1525);
+      v_x1532 = t740;
+      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
+      const int64_t v_x1532_n = v_x1532->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
+  return;
+fail:
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K11_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1465_off; int64_t v_sd_1465_n;
-  int32_t v_x1434;
-  int32_t *v_x1439_d; int64_t v_x1439_n;
-  uint8_t *v_x1440_d; int64_t v_x1440_n;
-  int32_t *v_x1441_d; int64_t v_x1441_n;
-  uint8_t *v_x1442_d; int64_t v_x1442_n;
-  uint8_t *v_x1451_d; int64_t v_x1451_n;
-  int32_t v_x1450;
-  int32_t *v_x1463_d; int64_t v_x1463_n;
-  int32_t *v_x1464_d; int64_t v_x1464_n;
+  int32_t *v_x1522_d; int64_t v_x1522_n;
+  const int64_t *v_sd_1523_off; int64_t v_sd_1523_n;
+  const int64_t *v_sd_1535_off; int64_t v_sd_1535_n;
+  int32_t v_x1525;
+  int32_t *v_x1529_d; int64_t v_x1529_n;
+  int32_t *v_x1530_d; int64_t v_x1530_n;
+  int32_t *v_x1531_d; int64_t v_x1531_n;
+  const int64_t *v_x1532_off; int64_t v_x1532_n;
+  int32_t *v_x1533_d; int64_t v_x1533_n;
+  int32_t *v_x1534_d; int64_t v_x1534_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t678 = 0; /* nonzero: a check below failed */
-    int t679 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n;
-    int32_t t677 = t679 ? (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]) : 0;
-    t678 |= !t679;
-    uint8_t t681 = rt_le_i(t677, 1);
-    if (__builtin_expect(t678 != 0, 0)) { /* again, recording the error */
-      int32_t t682;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n) {
-        t682 = (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]);
+    int t743 = 0; /* nonzero: a check below failed */
+    int32_t t741 = A.v_x1522_d[ix];
+    int t744 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1535_n;
+    int32_t t742 = t744 ? (int32_t)A.v_sd_1535_off[t741] : 0;
+    t743 |= !t744;
+    int t746 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1523_n;
+    int32_t t745 = t746 ? (int32_t)(A.v_sd_1523_off[t741 + 1] - A.v_sd_1523_off[t741]) : 0;
+    t743 |= !t746;
+    int32_t t748 = rt_add_i(t742, t745);
+    if (__builtin_expect(t743 != 0, 0)) { /* again, recording the error */
+      int32_t t749 = A.v_x1522_d[ix];
+      int32_t t750;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1535_n) {
+        t750 = (int32_t)A.v_sd_1535_off[t749];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1465_n, 0.0, 0);
-        t682 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1535_n, 0.0, 0);
+        t750 = 0;
       }
-      uint8_t t684 = rt_le_i(t682, 1);
+      int32_t t751;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1523_n) {
+        t751 = (int32_t)(A.v_sd_1523_off[t749 + 1] - A.v_sd_1523_off[t749]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1523_n, 0.0, 1);
+        t751 = 0;
+      }
+      int32_t t753 = rt_add_i(t750, t751);
     }
-    return K11_0_V{ix, t681};
+    return K11_0_V{t742, t748, 1};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1439_d[i] = v.v0;
-    /* v.v1: v_x1440, read by nothing (its checks are the pull's) */
+    A.v_x1529_d[i] = v.v0;
+    A.v_x1530_d[i] = v.v1;
+    A.v_x1531_d[i] = v.v2;
   }
 };
-struct K11_0_pred {
+struct K11_1_ride {
   K11_A A;
-  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
-    return (bool)v.v1;
+  __device__ void operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-struct K11_0_other {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1441_d[i] = v.v0;
-    /* v.v1: v_x1442, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K11_1_V {
-  uint8_t v0;
-};
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t686 = 0; /* nonzero: a check below failed */
-    int t687 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n;
-    int32_t t685 = t687 ? (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]) : 0;
-    t686 |= !t687;
-    uint8_t t689 = rt_le_i(t685, 1);
-    if (__builtin_expect(t686 != 0, 0)) { /* again, recording the error */
-      int32_t t690;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n) {
-        t690 = (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1465_n, 0.0, 1);
-        t690 = 0;
-      }
-      uint8_t t692 = rt_le_i(t690, 1);
-    }
-    return K11_1_V{t689};
-  }
-};
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x1451_d[i] = v.v0;
-  }
-};
-struct alignas(8) K11_2_V {
-  int32_t v0;
-};
-struct K11_2_pull {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t694 = 0; /* nonzero: a check below failed */
-    int t695 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n;
-    int32_t t693 = t695 ? (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]) : 0;
-    t694 |= !t695;
-    uint8_t t697 = rt_le_i(t693, 1);
-    int32_t t699 = (t697 ? 0 : t693);
-    if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
-      int32_t t700;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n) {
-        t700 = (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1465_n, 0.0, 2);
-        t700 = 0;
-      }
-      uint8_t t702 = rt_le_i(t700, 1);
-      int32_t t704 = (t702 ? 0 : t700);
-    }
-    return K11_2_V{t699};
-  }
-};
-struct K11_2_op {
-  K11_A A;
-  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
-    int32_t t706 = rt_add_i(a.v0, b.v0);
-    return K11_2_V{t706};
-  }
-};
-struct K11_2_ride {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    K11_1_store{A}(i, K11_1_pull{A}(i)); /* MAP 1 rides here */
-    return K11_2_pull{A}(i);
-  }
-};
-struct alignas(8) K11_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K11_3_pull {
-  K11_A A;
-  __device__ K11_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t708 = 0; /* nonzero: a check below failed */
-    int t709 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n;
-    int32_t t707 = t709 ? (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]) : 0;
-    t708 |= !t709;
-    uint8_t t711 = rt_le_i(t707, 1);
-    int32_t t713 = rt_btoi_b(t711);
-    uint8_t t715 = rt_not_b(t711);
-    int32_t t717 = rt_btoi_b(t715);
-    if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
-      int32_t t718;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1465_n) {
-        t718 = (int32_t)(A.v_sd_1465_off[ix + 1] - A.v_sd_1465_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1465_n, 0.0, 3);
-        t718 = 0;
-      }
-      uint8_t t720 = rt_le_i(t718, 1);
-      int32_t t722 = rt_btoi_b(t720);
-      uint8_t t724 = rt_not_b(t720);
-      int32_t t726 = rt_btoi_b(t724);
-    }
-    return K11_3_V{t713, t717};
-  }
-};
-struct K11_3_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_3_V &v) const {
-    A.v_x1463_d[i] = v.v0;
-    A.v_x1464_d[i] = v.v1;
-  }
-};
-struct K11_3_op {
-  K11_A A;
-  __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
-    int32_t t728 = rt_add_i(a.v0, b.v0);
-    int32_t t730 = rt_add_i(a.v1, b.v1);
-    return K11_3_V{t728, t730};
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1465, int32_t v_x1434, RtValue **out_v_x1451, RtValue **out_v_x1439, RtValue **out_v_x1441, int32_t *out_v_x1450, RtValue **out_v_x1463, RtValue **out_v_x1464) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1465_off = rtg_seg_offsets(v_sd_1465);
-  A.v_sd_1465_n = v_sd_1465->len;
-  A.v_x1434 = v_x1434;
-  RtValue *v_x1439 = NULL;
-  RtValue *v_x1440 = NULL;
-  RtValue *v_x1441 = NULL;
-  RtValue *v_x1442 = NULL;
-  RtValue *v_x1451 = NULL;
-  int32_t v_x1450 = 0;
-  RtValue *v_x1463 = NULL;
-  RtValue *v_x1464 = NULL;
-  /* SOACs 0 to 3: in one launch */
-  int64_t *t731, t732; /* the slot of SOAC 0's count, its size */
-  K11_2_V *t733; /* the slot of SOAC 2's values */
+  A.v_x1522_d = v_x1522->data.i;
+  A.v_x1522_n = v_x1522->len;
+  A.v_sd_1523_off = rtg_seg_offsets(v_sd_1523);
+  A.v_sd_1523_n = v_sd_1523->len;
+  A.v_sd_1535_off = rtg_seg_offsets(v_sd_1535);
+  A.v_sd_1535_n = v_sd_1535->len;
+  A.v_x1525 = v_x1525;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
   {
-    const int64_t t734 = v_x1434;
-    if (t734 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t734, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1439 = rtg_vec_new(RT_INT, t734);
-    A.v_x1439_d = v_x1439->data.i;
-    A.v_x1439_n = v_x1439->len;
-    v_x1441 = rtg_vec_new(RT_INT, t734);
-    A.v_x1441_d = v_x1441->data.i;
-    A.v_x1441_n = v_x1441->len;
-    t732 = t734;
-    const int64_t t735 = v_x1434;
-    if (t735 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1451 = rtg_vec_new(RT_BOOL, t735);
-    A.v_x1451_d = v_x1451->data.b;
-    A.v_x1451_n = v_x1451->len;
-    /* computed in the launch of SOAC 2 (K11_2_ride) */
-    const int64_t t736 = v_x1434;
-    if (t736 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, run, 6};
-      goto fail;
-    }
-    const int64_t t737 = v_x1434;
-    if (t737 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t737, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1463 = rtg_vec_new(RT_INT, t737);
-    A.v_x1463_d = v_x1463->data.i;
-    A.v_x1463_n = v_x1463->len;
-    v_x1464 = rtg_vec_new(RT_INT, t737);
-    A.v_x1464_d = v_x1464->data.i;
-    A.v_x1464_n = v_x1464->len;
-    rtg::parts_launch("K11", loc, t737, rtg::filter_tiles<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_other{A}, true, &t731), rtg::reduce_tiles<K11_2_V>(K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, &t733), rtg::scan_tiles<K11_3_V>(K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, K11_3_store{A}));
+    const int64_t t754 = v_x1522->len;
+    v_x1529 = rtg_vec_new(RT_INT, t754);
+    A.v_x1529_d = v_x1529->data.i;
+    A.v_x1529_n = v_x1529->len;
+    v_x1530 = rtg_vec_new(RT_INT, t754);
+    A.v_x1530_d = v_x1530->data.i;
+    A.v_x1530_n = v_x1530->len;
+    v_x1531 = rtg_vec_new(RT_INT, t754);
+    A.v_x1531_d = v_x1531->data.i;
+    A.v_x1531_n = v_x1531->len;
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
+  /* LIBRARY */
   {
-    const int64_t t738 = rtg::filter_count(t731);
-    v_x1439 = rtg_vec_fit(v_x1439, t738);
-    A.v_x1439_d = v_x1439->data.i;
-    A.v_x1439_n = v_x1439->len;
-    v_x1441 = rtg_vec_fit(v_x1441, t732 - t738);
-    A.v_x1441_d = v_x1441->data.i;
-    A.v_x1441_n = v_x1441->len;
+    RtValue *t755 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
+    rtg_seg_known_total(t755, v_x1525);
+    v_x1532 = t755;
+    A.v_x1532_off = rtg_seg_offsets(v_x1532);
+    A.v_x1532_n = v_x1532->len;
   }
-  {
-    const K11_2_V t739 = rtg::reduce_read(t733, K11_2_V{0});
-    v_x1450 = t739.v0;
-    A.v_x1450 = v_x1450;
-  }
-  *out_v_x1451 = v_x1451;
-  *out_v_x1439 = v_x1439;
-  *out_v_x1441 = v_x1441;
-  *out_v_x1450 = v_x1450;
-  *out_v_x1463 = v_x1463;
-  *out_v_x1464 = v_x1464;
-  rt_release(v_x1440);
-  rt_release(v_x1442);
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
   return;
 fail:
-  rt_release(v_x1439);
-  rt_release(v_x1440);
-  rt_release(v_x1441);
-  rt_release(v_x1442);
-  rt_release(v_x1451);
-  rt_release(v_x1463);
-  rt_release(v_x1464);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1465, int32_t v_x1434, RtValue **out_v_x1451, RtValue **out_v_x1439, RtValue **out_v_x1441, int32_t *out_v_x1450, RtValue **out_v_x1463, RtValue **out_v_x1464) {
-  RtValue *vals[] = {v_sd_1465};
-  const int64_t sizes[] = {(int64_t)v_x1434, (int64_t)v_x1434, (int64_t)v_x1434, (int64_t)v_x1434};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K11_host(err, loc, run, v_sd_1465, v_x1434, out_v_x1451, out_v_x1439, out_v_x1441, out_v_x1450, out_v_x1463, out_v_x1464);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  RtValue *vals[] = {v_x1522, v_sd_1523, v_sd_1535};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K11_host(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_sd_1465, v_x1434, out_v_x1451, out_v_x1439, out_v_x1441, out_v_x1450, out_v_x1463, out_v_x1464);
+    K11_gpu(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
   }
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1466, RtValue *v_sd_1480, RtValue *v_sd_1468, int32_t v_x1469, RtValue **out_v_x1474, RtValue **out_v_x1473, RtValue **out_v_x1476, RtValue **out_v_x1477, RtValue **out_v_x1479) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
   (void)loc;
   (void)run;
-  int32_t *v_x1466_d = v_x1466->data.i;
-  const int64_t v_x1466_n = v_x1466->len;
-  const int64_t *v_sd_1480_off = rt_seg_offsets(v_sd_1480);
-  const int64_t v_sd_1480_n = v_sd_1480->len;
-  const int64_t *v_sd_1468_off = rt_seg_offsets(v_sd_1468);
-  const int64_t v_sd_1468_n = v_sd_1468->len;
-  RtValue *v_x1473 = NULL;
-  RtValue *v_x1474 = NULL;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  RtValue *v_x1479 = NULL;
+  int32_t *v_x1507_d = v_x1507->data.i;
+  const int64_t v_x1507_n = v_x1507->len;
+  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
+  const int64_t v_sd_1508_n = v_sd_1508->len;
+  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
+  const int64_t v_sd_1521_n = v_sd_1521->len;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t740 = v_x1466_n;
-    v_x1473 = rt_value_new(rt_vec_type(RT_INT), t740);
-    int32_t *v_x1473_d = v_x1473->data.i;
-    const int64_t v_x1473_n = v_x1473->len;
-    v_x1474 = rt_value_new(rt_vec_type(RT_INT), t740);
-    int32_t *v_x1474_d = v_x1474->data.i;
-    const int64_t v_x1474_n = v_x1474->len;
-    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t740);
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    v_x1476 = rt_value_new(rt_vec_type(RT_INT), t740);
-    int32_t *v_x1476_d = v_x1476->data.i;
-    const int64_t v_x1476_n = v_x1476->len;
-    RT_PARALLEL_FOR_IF(t740 >= RT_PARALLEL_MIN)
-    for (int64_t t741 = 0; t741 < t740; t741++) {
-      const int32_t t742 = (int32_t)t741;
-      int t745 = 0; /* nonzero: a check below failed */
-      int32_t t743 = v_x1466_d[t742];
-      int t746 = (uint64_t)(int64_t)t743 < (uint64_t)v_sd_1468_n;
-      int32_t t744 = t746 ? (int32_t)v_sd_1468_off[t743] : 0;
-      t745 |= !t746;
-      int t748 = (uint64_t)(int64_t)t743 < (uint64_t)v_sd_1480_n;
-      int32_t t747 = t748 ? (int32_t)(v_sd_1480_off[t743 + 1] - v_sd_1480_off[t743]) : 0;
-      t745 |= !t748;
-      int32_t t750 = rt_add_i(t744, t747);
-      if (__builtin_expect(t745 != 0, 0)) { /* again, recording the error */
-        int32_t t751 = v_x1466_d[t742];
-        int32_t t752;
-        if ((uint64_t)(int64_t)t751 < (uint64_t)v_sd_1468_n) {
-          t752 = (int32_t)v_sd_1468_off[t751];
+    const int64_t t756 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t756);
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    RT_PARALLEL_FOR_IF(t756 >= RT_PARALLEL_MIN)
+    for (int64_t t757 = 0; t757 < t756; t757++) {
+      const int32_t t758 = (int32_t)t757;
+      int t761 = 0; /* nonzero: a check below failed */
+      int32_t t759 = v_x1507_d[t758];
+      int t762 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1521_n;
+      int32_t t760 = t762 ? (int32_t)v_sd_1521_off[t759] : 0;
+      t761 |= !t762;
+      int t764 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1508_n;
+      int32_t t763 = t764 ? (int32_t)(v_sd_1508_off[t759 + 1] - v_sd_1508_off[t759]) : 0;
+      t761 |= !t764;
+      int32_t t766 = rt_add_i(t760, t763);
+      if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
+        int32_t t767 = v_x1507_d[t758];
+        int32_t t768;
+        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1521_n) {
+          t768 = (int32_t)v_sd_1521_off[t767];
         } else {
-          NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, v_sd_1468_n, 0.0, 0);
-          t752 = 0;
+          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1521_n, 0.0, 0);
+          t768 = 0;
         }
-        int32_t t753;
-        if ((uint64_t)(int64_t)t751 < (uint64_t)v_sd_1480_n) {
-          t753 = (int32_t)(v_sd_1480_off[t751 + 1] - v_sd_1480_off[t751]);
+        int32_t t769;
+        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1508_n) {
+          t769 = (int32_t)(v_sd_1508_off[t767 + 1] - v_sd_1508_off[t767]);
         } else {
-          NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, v_sd_1480_n, 0.0, 1);
-          t753 = 0;
+          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1508_n, 0.0, 1);
+          t769 = 0;
         }
-        int32_t t755 = rt_add_i(t752, t753);
+        int32_t t771 = rt_add_i(t768, t769);
       }
-      v_x1473_d[t741] = t744;
-      v_x1474_d[t741] = t747;
-      v_x1475_d[t741] = t750;
-      v_x1476_d[t741] = 1;
+      v_x1514_d[t757] = t760;
+      v_x1515_d[t757] = t763;
+      v_x1516_d[t757] = t766;
+      v_x1517_d[t757] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1473_d = v_x1473->data.i;
-    const int64_t v_x1473_n = v_x1473->len;
-    int32_t *v_x1474_d = v_x1474->data.i;
-    const int64_t v_x1474_n = v_x1474->len;
-    int32_t *v_x1475_d = v_x1475->data.i;
-    const int64_t v_x1475_n = v_x1475->len;
-    int32_t *v_x1476_d = v_x1476->data.i;
-    const int64_t v_x1476_n = v_x1476->len;
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t756 = rt_range_segdes(loc, v_x1473, v_x1475, v_x1476, &v_x1478, &v_x1479);
-      rt_seg_known_total(t756, v_x1469);
-      v_x1477 = t756;
-      const int64_t *v_x1477_off = rt_seg_offsets(v_x1477);
-      const int64_t v_x1477_n = v_x1477->len;
+      RtValue *t772 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t772, v_x1510);
+      v_x1518 = t772;
+      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
+      const int64_t v_x1518_n = v_x1518->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1474 = v_x1474;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1476 = v_x1476;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1479 = v_x1479;
-  rt_release(v_x1475);
-  rt_release(v_x1478);
+  *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1473);
-  rt_release(v_x1474);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1479);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1466_d; int64_t v_x1466_n;
-  const int64_t *v_sd_1480_off; int64_t v_sd_1480_n;
-  const int64_t *v_sd_1468_off; int64_t v_sd_1468_n;
-  int32_t v_x1469;
-  int32_t *v_x1473_d; int64_t v_x1473_n;
-  int32_t *v_x1474_d; int64_t v_x1474_n;
-  int32_t *v_x1475_d; int64_t v_x1475_n;
-  int32_t *v_x1476_d; int64_t v_x1476_n;
-  const int64_t *v_x1477_off; int64_t v_x1477_n;
-  int32_t *v_x1478_d; int64_t v_x1478_n;
-  int32_t *v_x1479_d; int64_t v_x1479_n;
+  int32_t *v_x1507_d; int64_t v_x1507_n;
+  const int64_t *v_sd_1508_off; int64_t v_sd_1508_n;
+  const int64_t *v_sd_1521_off; int64_t v_sd_1521_n;
+  int32_t v_x1510;
+  int32_t *v_x1514_d; int64_t v_x1514_n;
+  int32_t *v_x1515_d; int64_t v_x1515_n;
+  int32_t *v_x1516_d; int64_t v_x1516_n;
+  int32_t *v_x1517_d; int64_t v_x1517_n;
+  const int64_t *v_x1518_off; int64_t v_x1518_n;
+  int32_t *v_x1519_d; int64_t v_x1519_n;
+  int32_t *v_x1520_d; int64_t v_x1520_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -3187,43 +3303,43 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t759 = 0; /* nonzero: a check below failed */
-    int32_t t757 = A.v_x1466_d[ix];
-    int t760 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_sd_1468_n;
-    int32_t t758 = t760 ? (int32_t)A.v_sd_1468_off[t757] : 0;
-    t759 |= !t760;
-    int t762 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_sd_1480_n;
-    int32_t t761 = t762 ? (int32_t)(A.v_sd_1480_off[t757 + 1] - A.v_sd_1480_off[t757]) : 0;
-    t759 |= !t762;
-    int32_t t764 = rt_add_i(t758, t761);
-    if (__builtin_expect(t759 != 0, 0)) { /* again, recording the error */
-      int32_t t765 = A.v_x1466_d[ix];
-      int32_t t766;
-      if ((uint64_t)(int64_t)t765 < (uint64_t)A.v_sd_1468_n) {
-        t766 = (int32_t)A.v_sd_1468_off[t765];
+    int t775 = 0; /* nonzero: a check below failed */
+    int32_t t773 = A.v_x1507_d[ix];
+    int t776 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1521_n;
+    int32_t t774 = t776 ? (int32_t)A.v_sd_1521_off[t773] : 0;
+    t775 |= !t776;
+    int t778 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1508_n;
+    int32_t t777 = t778 ? (int32_t)(A.v_sd_1508_off[t773 + 1] - A.v_sd_1508_off[t773]) : 0;
+    t775 |= !t778;
+    int32_t t780 = rt_add_i(t774, t777);
+    if (__builtin_expect(t775 != 0, 0)) { /* again, recording the error */
+      int32_t t781 = A.v_x1507_d[ix];
+      int32_t t782;
+      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1521_n) {
+        t782 = (int32_t)A.v_sd_1521_off[t781];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, A.v_sd_1468_n, 0.0, 0);
-        t766 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1521_n, 0.0, 0);
+        t782 = 0;
       }
-      int32_t t767;
-      if ((uint64_t)(int64_t)t765 < (uint64_t)A.v_sd_1480_n) {
-        t767 = (int32_t)(A.v_sd_1480_off[t765 + 1] - A.v_sd_1480_off[t765]);
+      int32_t t783;
+      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1508_n) {
+        t783 = (int32_t)(A.v_sd_1508_off[t781 + 1] - A.v_sd_1508_off[t781]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, A.v_sd_1480_n, 0.0, 1);
-        t767 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1508_n, 0.0, 1);
+        t783 = 0;
       }
-      int32_t t769 = rt_add_i(t766, t767);
+      int32_t t785 = rt_add_i(t782, t783);
     }
-    return K12_0_V{t758, t761, t764, 1};
+    return K12_0_V{t774, t777, t780, 1};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1473_d[i] = v.v0;
-    A.v_x1474_d[i] = v.v1;
-    A.v_x1475_d[i] = v.v2;
-    A.v_x1476_d[i] = v.v3;
+    A.v_x1514_d[i] = v.v0;
+    A.v_x1515_d[i] = v.v1;
+    A.v_x1516_d[i] = v.v2;
+    A.v_x1517_d[i] = v.v3;
   }
 };
 struct K12_1_ride {
@@ -3232,189 +3348,189 @@ struct K12_1_ride {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1466, RtValue *v_sd_1480, RtValue *v_sd_1468, int32_t v_x1469, RtValue **out_v_x1474, RtValue **out_v_x1473, RtValue **out_v_x1476, RtValue **out_v_x1477, RtValue **out_v_x1479) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1466_d = v_x1466->data.i;
-  A.v_x1466_n = v_x1466->len;
-  A.v_sd_1480_off = rtg_seg_offsets(v_sd_1480);
-  A.v_sd_1480_n = v_sd_1480->len;
-  A.v_sd_1468_off = rtg_seg_offsets(v_sd_1468);
-  A.v_sd_1468_n = v_sd_1468->len;
-  A.v_x1469 = v_x1469;
-  RtValue *v_x1473 = NULL;
-  RtValue *v_x1474 = NULL;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  RtValue *v_x1477 = NULL;
-  RtValue *v_x1478 = NULL;
-  RtValue *v_x1479 = NULL;
+  A.v_x1507_d = v_x1507->data.i;
+  A.v_x1507_n = v_x1507->len;
+  A.v_sd_1508_off = rtg_seg_offsets(v_sd_1508);
+  A.v_sd_1508_n = v_sd_1508->len;
+  A.v_sd_1521_off = rtg_seg_offsets(v_sd_1521);
+  A.v_sd_1521_n = v_sd_1521->len;
+  A.v_x1510 = v_x1510;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t770 = v_x1466->len;
-    v_x1473 = rtg_vec_new(RT_INT, t770);
-    A.v_x1473_d = v_x1473->data.i;
-    A.v_x1473_n = v_x1473->len;
-    v_x1474 = rtg_vec_new(RT_INT, t770);
-    A.v_x1474_d = v_x1474->data.i;
-    A.v_x1474_n = v_x1474->len;
-    v_x1475 = rtg_vec_new(RT_INT, t770);
-    A.v_x1475_d = v_x1475->data.i;
-    A.v_x1475_n = v_x1475->len;
-    v_x1476 = rtg_vec_new(RT_INT, t770);
-    A.v_x1476_d = v_x1476->data.i;
-    A.v_x1476_n = v_x1476->len;
+    const int64_t t786 = v_x1507->len;
+    v_x1514 = rtg_vec_new(RT_INT, t786);
+    A.v_x1514_d = v_x1514->data.i;
+    A.v_x1514_n = v_x1514->len;
+    v_x1515 = rtg_vec_new(RT_INT, t786);
+    A.v_x1515_d = v_x1515->data.i;
+    A.v_x1515_n = v_x1515->len;
+    v_x1516 = rtg_vec_new(RT_INT, t786);
+    A.v_x1516_d = v_x1516->data.i;
+    A.v_x1516_n = v_x1516->len;
+    v_x1517 = rtg_vec_new(RT_INT, t786);
+    A.v_x1517_d = v_x1517->data.i;
+    A.v_x1517_n = v_x1517->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t771 = rtg::range_segdes(loc, A.run, v_x1473, v_x1475, v_x1476, &v_x1478, &v_x1479, K12_1_ride{A});
-    rtg_seg_known_total(t771, v_x1469);
-    v_x1477 = t771;
-    A.v_x1477_off = rtg_seg_offsets(v_x1477);
-    A.v_x1477_n = v_x1477->len;
+    RtValue *t787 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
+    rtg_seg_known_total(t787, v_x1510);
+    v_x1518 = t787;
+    A.v_x1518_off = rtg_seg_offsets(v_x1518);
+    A.v_x1518_n = v_x1518->len;
   }
-  *out_v_x1474 = v_x1474;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1476 = v_x1476;
-  *out_v_x1477 = v_x1477;
-  *out_v_x1479 = v_x1479;
-  rt_release(v_x1475);
-  rt_release(v_x1478);
+  *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  rt_release(v_x1516);
+  rt_release(v_x1519);
   return;
 fail:
-  rt_release(v_x1473);
-  rt_release(v_x1474);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-  rt_release(v_x1477);
-  rt_release(v_x1478);
-  rt_release(v_x1479);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1466, RtValue *v_sd_1480, RtValue *v_sd_1468, int32_t v_x1469, RtValue **out_v_x1474, RtValue **out_v_x1473, RtValue **out_v_x1476, RtValue **out_v_x1477, RtValue **out_v_x1479) {
-  RtValue *vals[] = {v_x1466, v_sd_1480, v_sd_1468};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+  RtValue *vals[] = {v_x1507, v_sd_1508, v_sd_1521};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K12_host(err, loc, run, v_x1466, v_sd_1480, v_sd_1468, v_x1469, out_v_x1474, out_v_x1473, out_v_x1476, out_v_x1477, out_v_x1479);
+    K12_host(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1466, v_sd_1480, v_sd_1468, v_x1469, out_v_x1474, out_v_x1473, out_v_x1476, out_v_x1477, out_v_x1479);
+    K12_gpu(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
   }
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1282, int32_t v_x1283, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, RtValue *v_x1291, int32_t v_x1292, RtValue **out_v_x1296) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)run;
-  int32_t *v_x1282_d = v_x1282->data.i;
-  const int64_t v_x1282_n = v_x1282->len;
-  uint8_t *v_x1286_d = v_x1286->data.b;
-  const int64_t v_x1286_n = v_x1286->len;
-  (void)v_x1286_n; /* v_x1286's length is v_x1282's */
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  (void)v_x1287_n; /* v_x1287's length is v_x1282's */
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t *v_x1291_d = v_x1291->data.i;
-  const int64_t v_x1291_n = v_x1291->len;
-  RtValue *v_x1296 = NULL;
+  int32_t *v_x1301_d = v_x1301->data.i;
+  const int64_t v_x1301_n = v_x1301->len;
+  uint8_t *v_x1305_d = v_x1305->data.b;
+  const int64_t v_x1305_n = v_x1305->len;
+  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
+  int32_t *v_x1309_d = v_x1309->data.i;
+  const int64_t v_x1309_n = v_x1309->len;
+  int32_t *v_x1310_d = v_x1310->data.i;
+  const int64_t v_x1310_n = v_x1310->len;
+  RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t772 = v_x1282_n;
-    v_x1296 = rt_value_new(rt_vec_type(RT_INT), t772);
-    int32_t *v_x1296_d = v_x1296->data.i;
-    const int64_t v_x1296_n = v_x1296->len;
-    RT_PARALLEL_FOR_IF(t772 >= RT_PARALLEL_MIN)
-    for (int64_t t773 = 0; t773 < t772; t773++) {
-      const int32_t t774 = (int32_t)t773;
-      int t783 = 0; /* nonzero: a check below failed */
-      int32_t t775 = v_x1282_d[t774];
-      int32_t t777 = rt_add_i(t775, v_x1283);
-      uint8_t t778 = v_x1286_d[t774];
-      int32_t t779 = v_x1287_d[t774];
-      int32_t t781 = (t778 ? t779 : t777);
-      int t784 = (uint64_t)(int64_t)t781 < (uint64_t)v_x1292;
-      int32_t t782 = t784 ? t781 : 0;
-      t783 |= !t784;
-      uint8_t t786 = rt_lt_i(t782, (int32_t)v_x1290_n);
-      int32_t t787;
-      if (t786) {
-        int t789 = (uint64_t)(int64_t)t782 < (uint64_t)v_x1290_n;
-        int32_t t788 = t789 ? v_x1290_d[t782] : 0;
-        t783 |= !t789;
-        t787 = t788;
+    const int64_t t788 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t788);
+    int32_t *v_x1315_d = v_x1315->data.i;
+    const int64_t v_x1315_n = v_x1315->len;
+    RT_PARALLEL_FOR_IF(t788 >= RT_PARALLEL_MIN)
+    for (int64_t t789 = 0; t789 < t788; t789++) {
+      const int32_t t790 = (int32_t)t789;
+      int t799 = 0; /* nonzero: a check below failed */
+      int32_t t791 = v_x1301_d[t790];
+      int32_t t793 = rt_add_i(t791, v_x1302);
+      uint8_t t794 = v_x1305_d[t790];
+      int32_t t795 = v_x1306_d[t790];
+      int32_t t797 = (t794 ? t795 : t793);
+      int t800 = (uint64_t)(int64_t)t797 < (uint64_t)v_x1311;
+      int32_t t798 = t800 ? t797 : 0;
+      t799 |= !t800;
+      uint8_t t802 = rt_lt_i(t798, (int32_t)v_x1309_n);
+      int32_t t803;
+      if (t802) {
+        int t805 = (uint64_t)(int64_t)t798 < (uint64_t)v_x1309_n;
+        int32_t t804 = t805 ? v_x1309_d[t798] : 0;
+        t799 |= !t805;
+        t803 = t804;
       } else {
-        int32_t t791 = rt_sub_i(t782, (int32_t)v_x1290_n);
-        int t793 = (uint64_t)(int64_t)t791 < (uint64_t)v_x1291_n;
-        int32_t t792 = t793 ? v_x1291_d[t791] : 0;
-        t783 |= !t793;
-        t787 = t792;
+        int32_t t807 = rt_sub_i(t798, (int32_t)v_x1309_n);
+        int t809 = (uint64_t)(int64_t)t807 < (uint64_t)v_x1310_n;
+        int32_t t808 = t809 ? v_x1310_d[t807] : 0;
+        t799 |= !t809;
+        t803 = t808;
       }
-      if (__builtin_expect(t783 != 0, 0)) { /* again, recording the error */
-        int32_t t794 = v_x1282_d[t774];
-        int32_t t796 = rt_add_i(t794, v_x1283);
-        uint8_t t797 = v_x1286_d[t774];
-        int32_t t798 = v_x1287_d[t774];
-        int32_t t800 = (t797 ? t798 : t796);
-        int32_t t801;
-        if ((uint64_t)(int64_t)t800 < (uint64_t)v_x1292) {
-          t801 = t800;
+      if (__builtin_expect(t799 != 0, 0)) { /* again, recording the error */
+        int32_t t810 = v_x1301_d[t790];
+        int32_t t812 = rt_add_i(t810, v_x1302);
+        uint8_t t813 = v_x1305_d[t790];
+        int32_t t814 = v_x1306_d[t790];
+        int32_t t816 = (t813 ? t814 : t812);
+        int32_t t817;
+        if ((uint64_t)(int64_t)t816 < (uint64_t)v_x1311) {
+          t817 = t816;
         } else {
-          NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t800, v_x1292, 0.0, 0);
-          t801 = 0;
+          NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x1311, 0.0, 0);
+          t817 = 0;
         }
-        uint8_t t803 = rt_lt_i(t801, (int32_t)v_x1290_n);
-        int32_t t804;
-        if (t803) {
-          int32_t t805;
-          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1290_n) {
-            t805 = v_x1290_d[t801];
+        uint8_t t819 = rt_lt_i(t817, (int32_t)v_x1309_n);
+        int32_t t820;
+        if (t819) {
+          int32_t t821;
+          if ((uint64_t)(int64_t)t817 < (uint64_t)v_x1309_n) {
+            t821 = v_x1309_d[t817];
           } else {
-            NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1290_n, 0.0, 1);
-            t805 = 0;
+            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t817, v_x1309_n, 0.0, 1);
+            t821 = 0;
           }
-          t804 = t805;
+          t820 = t821;
         } else {
-          int32_t t807 = rt_sub_i(t801, (int32_t)v_x1290_n);
-          int32_t t808;
-          if ((uint64_t)(int64_t)t807 < (uint64_t)v_x1291_n) {
-            t808 = v_x1291_d[t807];
+          int32_t t823 = rt_sub_i(t817, (int32_t)v_x1309_n);
+          int32_t t824;
+          if ((uint64_t)(int64_t)t823 < (uint64_t)v_x1310_n) {
+            t824 = v_x1310_d[t823];
           } else {
-            NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t807, v_x1291_n, 0.0, 2);
-            t808 = 0;
+            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, v_x1310_n, 0.0, 2);
+            t824 = 0;
           }
-          t804 = t808;
+          t820 = t824;
         }
       }
-      v_x1296_d[t773] = t787;
+      v_x1315_d[t789] = t803;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1296 = v_x1296;
+  *out_v_x1315 = v_x1315;
   return;
 fail:
-  rt_release(v_x1296);
+  rt_release(v_x1315);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1282_d; int64_t v_x1282_n;
-  int32_t v_x1283;
-  uint8_t *v_x1286_d; int64_t v_x1286_n;
-  int32_t *v_x1287_d; int64_t v_x1287_n;
-  int32_t *v_x1290_d; int64_t v_x1290_n;
-  int32_t *v_x1291_d; int64_t v_x1291_n;
-  int32_t v_x1292;
-  int32_t *v_x1296_d; int64_t v_x1296_n;
+  int32_t *v_x1301_d; int64_t v_x1301_n;
+  int32_t v_x1302;
+  uint8_t *v_x1305_d; int64_t v_x1305_n;
+  int32_t *v_x1306_d; int64_t v_x1306_n;
+  int32_t *v_x1309_d; int64_t v_x1309_n;
+  int32_t *v_x1310_d; int64_t v_x1310_n;
+  int32_t v_x1311;
+  int32_t *v_x1315_d; int64_t v_x1315_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -3424,166 +3540,166 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t817 = 0; /* nonzero: a check below failed */
-    int32_t t809 = rtg::ld_stream(&A.v_x1282_d[ix]);
-    int32_t t811 = rt_add_i(t809, A.v_x1283);
-    uint8_t t812 = rtg::ld_stream(&A.v_x1286_d[ix]);
-    int32_t t813 = rtg::ld_stream(&A.v_x1287_d[ix]);
-    int32_t t815 = (t812 ? t813 : t811);
-    int t818 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_x1292;
-    int32_t t816 = t818 ? t815 : 0;
-    t817 |= !t818;
-    uint8_t t820 = rt_lt_i(t816, (int32_t)A.v_x1290_n);
-    int32_t t821;
-    if (t820) {
-      int t823 = (uint64_t)(int64_t)t816 < (uint64_t)A.v_x1290_n;
-      int32_t t822 = t823 ? A.v_x1290_d[t816] : 0;
-      t817 |= !t823;
-      t821 = t822;
+    int t833 = 0; /* nonzero: a check below failed */
+    int32_t t825 = rtg::ld_stream(&A.v_x1301_d[ix]);
+    int32_t t827 = rt_add_i(t825, A.v_x1302);
+    uint8_t t828 = rtg::ld_stream(&A.v_x1305_d[ix]);
+    int32_t t829 = rtg::ld_stream(&A.v_x1306_d[ix]);
+    int32_t t831 = (t828 ? t829 : t827);
+    int t834 = (uint64_t)(int64_t)t831 < (uint64_t)A.v_x1311;
+    int32_t t832 = t834 ? t831 : 0;
+    t833 |= !t834;
+    uint8_t t836 = rt_lt_i(t832, (int32_t)A.v_x1309_n);
+    int32_t t837;
+    if (t836) {
+      int t839 = (uint64_t)(int64_t)t832 < (uint64_t)A.v_x1309_n;
+      int32_t t838 = t839 ? A.v_x1309_d[t832] : 0;
+      t833 |= !t839;
+      t837 = t838;
     } else {
-      int32_t t825 = rt_sub_i(t816, (int32_t)A.v_x1290_n);
-      int t827 = (uint64_t)(int64_t)t825 < (uint64_t)A.v_x1291_n;
-      int32_t t826 = t827 ? A.v_x1291_d[t825] : 0;
-      t817 |= !t827;
-      t821 = t826;
+      int32_t t841 = rt_sub_i(t832, (int32_t)A.v_x1309_n);
+      int t843 = (uint64_t)(int64_t)t841 < (uint64_t)A.v_x1310_n;
+      int32_t t842 = t843 ? A.v_x1310_d[t841] : 0;
+      t833 |= !t843;
+      t837 = t842;
     }
-    if (__builtin_expect(t817 != 0, 0)) { /* again, recording the error */
-      int32_t t828 = rtg::ld_stream(&A.v_x1282_d[ix]);
-      int32_t t830 = rt_add_i(t828, A.v_x1283);
-      uint8_t t831 = rtg::ld_stream(&A.v_x1286_d[ix]);
-      int32_t t832 = rtg::ld_stream(&A.v_x1287_d[ix]);
-      int32_t t834 = (t831 ? t832 : t830);
-      int32_t t835;
-      if ((uint64_t)(int64_t)t834 < (uint64_t)A.v_x1292) {
-        t835 = t834;
+    if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
+      int32_t t844 = rtg::ld_stream(&A.v_x1301_d[ix]);
+      int32_t t846 = rt_add_i(t844, A.v_x1302);
+      uint8_t t847 = rtg::ld_stream(&A.v_x1305_d[ix]);
+      int32_t t848 = rtg::ld_stream(&A.v_x1306_d[ix]);
+      int32_t t850 = (t847 ? t848 : t846);
+      int32_t t851;
+      if ((uint64_t)(int64_t)t850 < (uint64_t)A.v_x1311) {
+        t851 = t850;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, A.v_x1292, 0.0, 0);
-        t835 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t850, A.v_x1311, 0.0, 0);
+        t851 = 0;
       }
-      uint8_t t837 = rt_lt_i(t835, (int32_t)A.v_x1290_n);
-      int32_t t838;
-      if (t837) {
-        int32_t t839;
-        if ((uint64_t)(int64_t)t835 < (uint64_t)A.v_x1290_n) {
-          t839 = A.v_x1290_d[t835];
+      uint8_t t853 = rt_lt_i(t851, (int32_t)A.v_x1309_n);
+      int32_t t854;
+      if (t853) {
+        int32_t t855;
+        if ((uint64_t)(int64_t)t851 < (uint64_t)A.v_x1309_n) {
+          t855 = A.v_x1309_d[t851];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t835, A.v_x1290_n, 0.0, 1);
-          t839 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t851, A.v_x1309_n, 0.0, 1);
+          t855 = 0;
         }
-        t838 = t839;
+        t854 = t855;
       } else {
-        int32_t t841 = rt_sub_i(t835, (int32_t)A.v_x1290_n);
-        int32_t t842;
-        if ((uint64_t)(int64_t)t841 < (uint64_t)A.v_x1291_n) {
-          t842 = A.v_x1291_d[t841];
+        int32_t t857 = rt_sub_i(t851, (int32_t)A.v_x1309_n);
+        int32_t t858;
+        if ((uint64_t)(int64_t)t857 < (uint64_t)A.v_x1310_n) {
+          t858 = A.v_x1310_d[t857];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t841, A.v_x1291_n, 0.0, 2);
-          t842 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, A.v_x1310_n, 0.0, 2);
+          t858 = 0;
         }
-        t838 = t842;
+        t854 = t858;
       }
     }
-    return K13_0_V{t821};
+    return K13_0_V{t837};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1296_d[i] = v.v0;
+    A.v_x1315_d[i] = v.v0;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1282, int32_t v_x1283, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, RtValue *v_x1291, int32_t v_x1292, RtValue **out_v_x1296) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1282_d = v_x1282->data.i;
-  A.v_x1282_n = v_x1282->len;
-  A.v_x1283 = v_x1283;
-  A.v_x1286_d = v_x1286->data.b;
-  A.v_x1286_n = v_x1286->len;
-  A.v_x1287_d = v_x1287->data.i;
-  A.v_x1287_n = v_x1287->len;
-  A.v_x1290_d = v_x1290->data.i;
-  A.v_x1290_n = v_x1290->len;
-  A.v_x1291_d = v_x1291->data.i;
-  A.v_x1291_n = v_x1291->len;
-  A.v_x1292 = v_x1292;
-  RtValue *v_x1296 = NULL;
+  A.v_x1301_d = v_x1301->data.i;
+  A.v_x1301_n = v_x1301->len;
+  A.v_x1302 = v_x1302;
+  A.v_x1305_d = v_x1305->data.b;
+  A.v_x1305_n = v_x1305->len;
+  A.v_x1306_d = v_x1306->data.i;
+  A.v_x1306_n = v_x1306->len;
+  A.v_x1309_d = v_x1309->data.i;
+  A.v_x1309_n = v_x1309->len;
+  A.v_x1310_d = v_x1310->data.i;
+  A.v_x1310_n = v_x1310->len;
+  A.v_x1311 = v_x1311;
+  RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t843 = v_x1286->len;
-    v_x1296 = rtg_vec_new(RT_INT, t843);
-    A.v_x1296_d = v_x1296->data.i;
-    A.v_x1296_n = v_x1296->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t843);
+    const int64_t t859 = v_x1305->len;
+    v_x1315 = rtg_vec_new(RT_INT, t859);
+    A.v_x1315_d = v_x1315->data.i;
+    A.v_x1315_n = v_x1315->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t859);
   }
-  *out_v_x1296 = v_x1296;
+  *out_v_x1315 = v_x1315;
   return;
 fail:
-  rt_release(v_x1296);
+  rt_release(v_x1315);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1282, int32_t v_x1283, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, RtValue *v_x1291, int32_t v_x1292, RtValue **out_v_x1296) {
-  RtValue *vals[] = {v_x1282, v_x1286, v_x1287, v_x1290, v_x1291};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+  RtValue *vals[] = {v_x1301, v_x1305, v_x1306, v_x1309, v_x1310};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K13_host(err, loc, run, v_x1282, v_x1283, v_x1286, v_x1287, v_x1290, v_x1291, v_x1292, out_v_x1296);
+    K13_host(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1282, v_x1283, v_x1286, v_x1287, v_x1290, v_x1291, v_x1292, out_v_x1296);
+    K13_gpu(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
   }
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1486, RtValue **out_v_x1489) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)run;
-  int32_t *v_x1486_d = v_x1486->data.i;
-  const int64_t v_x1486_n = v_x1486->len;
-  int32_t v_x1487 = 0;
-  RtValue *v_x1489 = NULL;
+  int32_t *v_x1536_d = v_x1536->data.i;
+  const int64_t v_x1536_n = v_x1536->len;
+  int32_t v_x1537 = 0;
+  RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t845 = 0; /* nonzero: a check below failed */
-    int t846 = (uint64_t)(int64_t)0 < (uint64_t)v_x1486_n;
-    int32_t t844 = t846 ? v_x1486_d[0] : 0;
-    t845 |= !t846;
-    if (__builtin_expect(t845 != 0, 0)) { /* again, recording the error */
-      int32_t t847;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1486_n) {
-        t847 = v_x1486_d[0];
+    int t861 = 0; /* nonzero: a check below failed */
+    int t862 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t860 = t862 ? v_x1536_d[0] : 0;
+    t861 |= !t862;
+    if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
+      int32_t t863;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+        t863 = v_x1536_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1486_n, 0.0, 0);
-        t847 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+        t863 = 0;
       }
     }
-    v_x1487 = t844;
+    v_x1537 = t860;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t848 = 1;
-      v_x1489 = rt_value_new(rt_vec_type(RT_INT), t848);
-      int32_t *v_x1489_d = v_x1489->data.i;
-      const int64_t v_x1489_n = v_x1489->len;
-      RT_PARALLEL_FOR_IF(t848 >= RT_PARALLEL_MIN)
-      for (int64_t t849 = 0; t849 < t848; t849++) {
-        const int32_t t850 = (int32_t)t849;
-        v_x1489_d[t849] = v_x1487;
+      const int64_t t864 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t864);
+      int32_t *v_x1539_d = v_x1539->data.i;
+      const int64_t v_x1539_n = v_x1539->len;
+      RT_PARALLEL_FOR_IF(t864 >= RT_PARALLEL_MIN)
+      for (int64_t t865 = 0; t865 < t864; t865++) {
+        const int32_t t866 = (int32_t)t865;
+        v_x1539_d[t865] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1489 = v_x1489;
+  *out_v_x1539 = v_x1539;
   return;
 fail:
-  rt_release(v_x1489);
+  rt_release(v_x1539);
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -3592,8 +3708,8 @@ struct K14_A {
   RtKernelError *err;
   int run;
   const K14_0_V *K14_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1486_d; int64_t v_x1486_n;
-  int32_t *v_x1489_d; int64_t v_x1489_n;
+  int32_t *v_x1536_d; int64_t v_x1536_n;
+  int32_t *v_x1539_d; int64_t v_x1539_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -3603,20 +3719,20 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t852 = 0; /* nonzero: a check below failed */
-    int t853 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1486_n;
-    int32_t t851 = t853 ? A.v_x1486_d[0] : 0;
-    t852 |= !t853;
-    if (__builtin_expect(t852 != 0, 0)) { /* again, recording the error */
-      int32_t t854;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1486_n) {
-        t854 = A.v_x1486_d[0];
+    int t868 = 0; /* nonzero: a check below failed */
+    int t869 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
+    int32_t t867 = t869 ? A.v_x1536_d[0] : 0;
+    t868 |= !t869;
+    if (__builtin_expect(t868 != 0, 0)) { /* again, recording the error */
+      int32_t t870;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n) {
+        t870 = A.v_x1536_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1486_n, 0.0, 0);
-        t854 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1536_n, 0.0, 0);
+        t870 = 0;
       }
     }
-    return K14_0_V{t851};
+    return K14_0_V{t867};
   }
 };
 struct alignas(8) K14_1_V {
@@ -3633,20 +3749,20 @@ struct K14_1_pull {
 struct K14_1_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x1489_d[i] = v.v0;
+    A.v_x1539_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1486, RtValue **out_v_x1489) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1486_d = v_x1486->data.i;
-  A.v_x1486_n = v_x1486->len;
+  A.v_x1536_d = v_x1536->data.i;
+  A.v_x1536_n = v_x1536->len;
   K14_0_V *K14_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1489 = NULL;
+  RtValue *v_x1539 = NULL;
   /* ONCE */
   {
     K14_0_value = rtg::once_on_device<K14_0_V>("K14", loc, K14_0_pull{A});
@@ -3654,156 +3770,156 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1486, Rt
   }
   /* MAP */
   {
-    const int64_t t855 = 1;
-    v_x1489 = rtg_vec_new(RT_INT, t855);
-    A.v_x1489_d = v_x1489->data.i;
-    A.v_x1489_n = v_x1489->len;
-    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t855);
+    const int64_t t871 = 1;
+    v_x1539 = rtg_vec_new(RT_INT, t871);
+    A.v_x1539_d = v_x1539->data.i;
+    A.v_x1539_n = v_x1539->len;
+    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t871);
   }
   rtg_free(K14_0_value);
   K14_0_value = NULL;
-  *out_v_x1489 = v_x1489;
+  *out_v_x1539 = v_x1539;
   return;
 fail:
-  rt_release(v_x1489);
+  rt_release(v_x1539);
   rtg_free(K14_0_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1486, RtValue **out_v_x1489) {
-  RtValue *vals[] = {v_x1486};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+  RtValue *vals[] = {v_x1536};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K14_host(err, loc, run, v_x1486, out_v_x1489);
+    K14_host(err, loc, run, v_x1536, out_v_x1539);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1486, out_v_x1489);
+    K14_gpu(err, loc, run, v_x1536, out_v_x1539);
   }
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_dev_1498, RtValue **out_v_x1496, RtValue **out_v_x1497) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)run;
-  int32_t *v_x1491_d = v_x1491->data.i;
-  const int64_t v_x1491_n = v_x1491->len;
-  int32_t *v_dev_1498_d = v_dev_1498->data.i;
-  const int64_t v_dev_1498_n = v_dev_1498->len;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
+  int32_t *v_x1541_d = v_x1541->data.i;
+  const int64_t v_x1541_n = v_x1541->len;
+  int32_t *v_dev_1548_d = v_dev_1548->data.i;
+  const int64_t v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t856 = v_x1491_n;
-    const int64_t t857 = t856 > 0 ? (t856 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t858 = (uint8_t *)rt_alloc_atomic((size_t)t856 + 1);
-    int64_t *t859 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t857 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t857 > 1)
-    for (int64_t t860 = 0; t860 < t857; t860++) {
+    const int64_t t872 = v_x1541_n;
+    const int64_t t873 = t872 > 0 ? (t872 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t874 = (uint8_t *)rt_alloc_atomic((size_t)t872 + 1);
+    int64_t *t875 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t873 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t873 > 1)
+    for (int64_t t876 = 0; t876 < t873; t876++) {
       int64_t kept[2] = {0};
-      const int64_t t860_end = (t860 + 1) * RT_CHUNK < t856 ? (t860 + 1) * RT_CHUNK : t856;
-      for (int64_t t861 = t860 * RT_CHUNK; t861 < t860_end; t861++) {
-        const int32_t t862 = (int32_t)t861;
-        int32_t t860x0;
-        int32_t t860x1;
-        int32_t t865 = v_x1491_d[t862];
-        t860x0 = t865;
-        t860x1 = t865;
-        uint8_t t866;
-        uint8_t t867;
-        int t869 = 0; /* nonzero: a check below failed */
-        int t870 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1498_n;
-        int32_t t868 = t870 ? v_dev_1498_d[0] : 0;
-        t869 |= !t870;
-        uint8_t t872 = rt_lt_i(t860x0, t868);
-        uint8_t t874 = rt_gt_i(t860x1, t868);
-        if (__builtin_expect(t869 != 0, 0)) { /* again, recording the error */
-          int32_t t875;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1498_n) {
-            t875 = v_dev_1498_d[0];
+      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
+      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
+        const int32_t t878 = (int32_t)t877;
+        int32_t t876x0;
+        int32_t t876x1;
+        int32_t t881 = v_x1541_d[t878];
+        t876x0 = t881;
+        t876x1 = t881;
+        uint8_t t882;
+        uint8_t t883;
+        int t885 = 0; /* nonzero: a check below failed */
+        int t886 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t884 = t886 ? v_dev_1548_d[0] : 0;
+        t885 |= !t886;
+        uint8_t t888 = rt_lt_i(t876x0, t884);
+        uint8_t t890 = rt_gt_i(t876x1, t884);
+        if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
+          int32_t t891;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+            t891 = v_dev_1548_d[0];
           } else {
-            NESSIE_RECORD(err, t861, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1498_n, 0.0, 0);
-            t875 = 0;
+            NESSIE_RECORD(err, t877, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t891 = 0;
           }
-          uint8_t t877 = rt_lt_i(t860x0, t875);
-          uint8_t t879 = rt_gt_i(t860x1, t875);
+          uint8_t t893 = rt_lt_i(t876x0, t891);
+          uint8_t t895 = rt_gt_i(t876x1, t891);
         }
-        t866 = t872;
-        t867 = t874;
-        kept[0] += t866 != 0;
-        kept[1] += t867 != 0;
-        t858[t861] = (uint8_t)((t866 != 0) << 0 | (t867 != 0) << 1);
+        t882 = t888;
+        t883 = t890;
+        kept[0] += t882 != 0;
+        kept[1] += t883 != 0;
+        t874[t877] = (uint8_t)((t882 != 0) << 0 | (t883 != 0) << 1);
       }
-      t859[0 * t857 + t860] = kept[0];
-      t859[1 * t857 + t860] = kept[1];
+      t875[0 * t873 + t876] = kept[0];
+      t875[1 * t873 + t876] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t858);
-      rt_free(t859);
+      rt_free(t874);
+      rt_free(t875);
       goto fail;
     }
-    int64_t t880 = 0;
-    for (int64_t t860 = 0; t860 < t857; t860++) {
-      const int64_t k = t859[0 * t857 + t860];
-      t859[0 * t857 + t860] = t880;
-      t880 += k;
+    int64_t t896 = 0;
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      const int64_t k = t875[0 * t873 + t876];
+      t875[0 * t873 + t876] = t896;
+      t896 += k;
     }
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t880);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
-    int64_t t881 = 0;
-    for (int64_t t860 = 0; t860 < t857; t860++) {
-      const int64_t k = t859[1 * t857 + t860];
-      t859[1 * t857 + t860] = t881;
-      t881 += k;
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t896);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t897 = 0;
+    for (int64_t t876 = 0; t876 < t873; t876++) {
+      const int64_t k = t875[1 * t873 + t876];
+      t875[1 * t873 + t876] = t897;
+      t897 += k;
     }
-    v_x1497 = rt_value_new(rt_vec_type(RT_INT), t881);
-    int32_t *v_x1497_d = v_x1497->data.i;
-    const int64_t v_x1497_n = v_x1497->len;
-    RT_PARALLEL_FOR_IF(t857 > 1)
-    for (int64_t t860 = 0; t860 < t857; t860++) {
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t897);
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t873 > 1)
+    for (int64_t t876 = 0; t876 < t873; t876++) {
       int64_t at[2];
-      at[0] = t859[0 * t857 + t860];
-      at[1] = t859[1 * t857 + t860];
-      const int64_t t860_end = (t860 + 1) * RT_CHUNK < t856 ? (t860 + 1) * RT_CHUNK : t856;
-      for (int64_t t861 = t860 * RT_CHUNK; t861 < t860_end; t861++) {
-        const int32_t t862 = (int32_t)t861;
-        if (!t858[t861])
+      at[0] = t875[0 * t873 + t876];
+      at[1] = t875[1 * t873 + t876];
+      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
+      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
+        const int32_t t878 = (int32_t)t877;
+        if (!t874[t877])
           continue;
-        int32_t t860y0;
-        int32_t t860y1;
-        int32_t t882 = v_x1491_d[t862];
-        t860y0 = t882;
-        t860y1 = t882;
-        if (t858[t861] >> 0 & 1) {
-          v_x1496_d[at[0]] = t860y0;
+        int32_t t876y0;
+        int32_t t876y1;
+        int32_t t898 = v_x1541_d[t878];
+        t876y0 = t898;
+        t876y1 = t898;
+        if (t874[t877] >> 0 & 1) {
+          v_x1546_d[at[0]] = t876y0;
           at[0]++;
         }
-        if (t858[t861] >> 1 & 1) {
-          v_x1497_d[at[1]] = t860y1;
+        if (t874[t877] >> 1 & 1) {
+          v_x1547_d[at[1]] = t876y1;
           at[1]++;
         }
       }
     }
-    rt_free(t858);
-    rt_free(t859);
+    rt_free(t874);
+    rt_free(t875);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1496);
-  rt_release(v_x1497);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1491_d; int64_t v_x1491_n;
-  int32_t *v_dev_1498_d; int64_t v_dev_1498_n;
-  int32_t *v_x1496_d; int64_t v_x1496_n;
-  int32_t *v_x1497_d; int64_t v_x1497_n;
+  int32_t *v_x1541_d; int64_t v_x1541_n;
+  int32_t *v_dev_1548_d; int64_t v_dev_1548_n;
+  int32_t *v_x1546_d; int64_t v_x1546_n;
+  int32_t *v_x1547_d; int64_t v_x1547_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -3814,8 +3930,8 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t883 = A.v_x1491_d[ix];
-    return K15_0_V{t883, t883};
+    int32_t t899 = A.v_x1541_d[ix];
+    return K15_0_V{t899, t899};
   }
 };
 struct K15_0_store {
@@ -3823,10 +3939,10 @@ struct K15_0_store {
   __device__ void operator()(int c, int64_t i, const K15_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1496_d[i] = v.v0;
+      A.v_x1546_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1497_d[i] = v.v1;
+      A.v_x1547_d[i] = v.v1;
       break;
     }
   }
@@ -3834,80 +3950,80 @@ struct K15_0_store {
 struct K15_0_pred {
   K15_A A;
   __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
-    int t885 = 0; /* nonzero: a check below failed */
-    int t886 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1498_n;
-    int32_t t884 = t886 ? A.v_dev_1498_d[0] : 0;
-    t885 |= !t886;
-    uint8_t t888 = rt_lt_i(v.v0, t884);
-    uint8_t t890 = rt_gt_i(v.v1, t884);
-    if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
-      int32_t t891;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1498_n) {
-        t891 = A.v_dev_1498_d[0];
+    int t901 = 0; /* nonzero: a check below failed */
+    int t902 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
+    int32_t t900 = t902 ? A.v_dev_1548_d[0] : 0;
+    t901 |= !t902;
+    uint8_t t904 = rt_lt_i(v.v0, t900);
+    uint8_t t906 = rt_gt_i(v.v1, t900);
+    if (__builtin_expect(t901 != 0, 0)) { /* again, recording the error */
+      int32_t t907;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
+        t907 = A.v_dev_1548_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1498_n, 0.0, 0);
-        t891 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1548_n, 0.0, 0);
+        t907 = 0;
       }
-      uint8_t t893 = rt_lt_i(v.v0, t891);
-      uint8_t t895 = rt_gt_i(v.v1, t891);
+      uint8_t t909 = rt_lt_i(v.v0, t907);
+      uint8_t t911 = rt_gt_i(v.v1, t907);
     }
-    return ((unsigned)((t888) != 0) << 0) | ((unsigned)((t890) != 0) << 1);
+    return ((unsigned)((t904) != 0) << 0) | ((unsigned)((t906) != 0) << 1);
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_dev_1498, RtValue **out_v_x1496, RtValue **out_v_x1497) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1491_d = v_x1491->data.i;
-  A.v_x1491_n = v_x1491->len;
-  A.v_dev_1498_d = v_dev_1498->data.i;
-  A.v_dev_1498_n = v_dev_1498->len;
-  RtValue *v_x1496 = NULL;
-  RtValue *v_x1497 = NULL;
+  A.v_x1541_d = v_x1541->data.i;
+  A.v_x1541_n = v_x1541->len;
+  A.v_dev_1548_d = v_dev_1548->data.i;
+  A.v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t896; /* the slots of its classes' counts */
-  int64_t t897; /* its size */
+  rtg::SplitCounts t912; /* the slots of its classes' counts */
+  int64_t t913; /* its size */
   {
-    const int64_t t898 = v_x1491->len;
-    v_x1496 = rtg_vec_new(RT_INT, t898);
-    A.v_x1496_d = v_x1496->data.i;
-    A.v_x1496_n = v_x1496->len;
-    v_x1497 = rtg_vec_new(RT_INT, t898);
-    A.v_x1497_d = v_x1497->data.i;
-    A.v_x1497_n = v_x1497->len;
-    t897 = t898;
-    t896 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t898, K15_0_store{A});
+    const int64_t t914 = v_x1541->len;
+    v_x1546 = rtg_vec_new(RT_INT, t914);
+    A.v_x1546_d = v_x1546->data.i;
+    A.v_x1546_n = v_x1546->len;
+    v_x1547 = rtg_vec_new(RT_INT, t914);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
+    t913 = t914;
+    t912 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t914, K15_0_store{A});
   }
   {
-    int64_t t899[2];
-    t899[0] = rtg::filter_count(t896.at[0]);
-    t899[1] = rtg::filter_count(t896.at[1]);
-    v_x1496 = rtg_vec_fit(v_x1496, t899[0]);
-    A.v_x1496_d = v_x1496->data.i;
-    A.v_x1496_n = v_x1496->len;
-    v_x1497 = rtg_vec_fit(v_x1497, t899[1]);
-    A.v_x1497_d = v_x1497->data.i;
-    A.v_x1497_n = v_x1497->len;
+    int64_t t915[2];
+    t915[0] = rtg::filter_count(t912.at[0]);
+    t915[1] = rtg::filter_count(t912.at[1]);
+    v_x1546 = rtg_vec_fit(v_x1546, t915[0]);
+    A.v_x1546_d = v_x1546->data.i;
+    A.v_x1546_n = v_x1546->len;
+    v_x1547 = rtg_vec_fit(v_x1547, t915[1]);
+    A.v_x1547_d = v_x1547->data.i;
+    A.v_x1547_n = v_x1547->len;
   }
-  *out_v_x1496 = v_x1496;
-  *out_v_x1497 = v_x1497;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
   return;
 fail:
-  rt_release(v_x1496);
-  rt_release(v_x1497);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_dev_1498, RtValue **out_v_x1496, RtValue **out_v_x1497) {
-  RtValue *vals[] = {v_x1491, v_dev_1498};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+  RtValue *vals[] = {v_x1541, v_dev_1548};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x1491, v_dev_1498, out_v_x1496, out_v_x1497);
+    K15_host(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1491, v_dev_1498, out_v_x1496, out_v_x1497);
+    K15_gpu(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
   }
 }
 
@@ -3921,22 +4037,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1490 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1490);
+    RtValue *v_dev_1540 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1490, &v_x42, &v_x60);
-    rt_release(v_dev_1490);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
+    rt_release(v_dev_1540);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t900 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t900->data.i[0] = v_x62;
-    t900->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t900);
+    RtValue *t916 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t916->data.i[0] = v_x62;
+    t916->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t916);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -3954,7 +4070,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -3972,19 +4088,23 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x752 = NULL;
+  RtValue *v_x755 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x752 = v_x94;
+    v_x755 = v_x94;
   } else {
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x89->len;
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x707 = NULL;
-    RtValue *v_x721 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x707, &v_x721);
+    RtValue *v_x710 = NULL;
+    RtValue *v_x724 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    int32_t v_x154 = 0;
+    v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
     RtValue *v_x223 = NULL;
     RtValue *v_x233 = NULL;
@@ -3994,108 +4114,108 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
     rt_release(v_x233);
     rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
-    RtValue *v_x162 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x128, v_x88, &v_x162);
+    RtValue *v_x189 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
-    RtValue *v_x265 = NULL;
+    RtValue *v_x268 = NULL;
     if (v_x261) {
       RtValue *v_x264 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x264);
-      v_x265 = v_x264;
+      v_x268 = v_x264;
     } else {
-      v_x265 = v_x162;
-      rt_retain(v_x162);
+      v_x268 = v_x189;
+      rt_retain(v_x189);
     }
-    rt_release(v_x162);
+    rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
     rt_release(v_x130);
-    uint8_t v_x266 = 0;
-    v_x266 = rt_eq_i(v_x133, 0);
-    RtValue *v_x696 = NULL;
-    if (v_x266) {
-      RtValue *v_x269 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x269);
-      v_x696 = v_x269;
+    uint8_t v_x269 = 0;
+    v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x699 = NULL;
+    if (v_x269) {
+      RtValue *v_x272 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
+      v_x699 = v_x272;
     } else {
-      RtValue *v_x286 = NULL;
-      RtValue *v_x332 = NULL;
-      RtValue *v_x353 = NULL;
-      RtValue *v_x359 = NULL;
-      RtValue *v_x382 = NULL;
-      RtValue *v_x403 = NULL;
-      RtValue *v_x409 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x286, &v_x332, &v_x353, &v_x359, &v_x382, &v_x403, &v_x409);
-      rt_release(v_x286);
-      int32_t v_x419 = 0;
-      v_x419 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x427 = 0;
-      v_x427 = (int32_t)v_x382->len;
-      int32_t v_x426 = 0;
-      v_x426 = (int32_t)v_x332->len;
-      int32_t v_x428 = 0;
-      v_x428 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x426, v_x427);
-      int32_t v_x438 = 0;
-      v_x438 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x438, 1);
-      RtValue *v_x518 = NULL;
-      RtValue *v_x528 = NULL;
-      RtValue *v_x537 = NULL;
-      RtValue *v_x539 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x353, v_x403, v_x419, v_x438, v_x133, v_x409, v_x426, v_x359, v_x428, &v_x518, &v_x528, &v_x537, &v_x539);
-      rt_release(v_x353);
-      rt_release(v_x359);
-      rt_release(v_x403);
-      rt_release(v_x409);
-      int32_t v_x543 = 0;
-      v_x543 = (int32_t)NESSIE_SEG_TOTAL(v_x537);
-      RtValue *v_x556 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x332, v_x382, v_x428, v_x537, v_x539, v_x528, v_x518, &v_x556);
-      rt_release(v_x332);
-      rt_release(v_x382);
-      rt_release(v_x518);
-      rt_release(v_x528);
-      rt_release(v_x539);
-      RtValue *v_x558 = NULL;
-      rt_retain(v_x537);
-      rt_retain(v_x556);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x537, v_x556, &v_x558));
-      rt_release(v_x537);
-      rt_release(v_x556);
-      RtValue *v_x695 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x133, v_x558, &v_x695);
-      rt_release(v_x558);
-      v_x696 = v_x695;
+      RtValue *v_x289 = NULL;
+      RtValue *v_x335 = NULL;
+      RtValue *v_x356 = NULL;
+      RtValue *v_x362 = NULL;
+      RtValue *v_x385 = NULL;
+      RtValue *v_x406 = NULL;
+      RtValue *v_x412 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      rt_release(v_x289);
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x430 = 0;
+      v_x430 = (int32_t)v_x385->len;
+      int32_t v_x429 = 0;
+      v_x429 = (int32_t)v_x335->len;
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      int32_t v_x441 = 0;
+      v_x441 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
+      RtValue *v_x521 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x540 = NULL;
+      RtValue *v_x542 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      rt_release(v_x356);
+      rt_release(v_x362);
+      rt_release(v_x406);
+      rt_release(v_x412);
+      int32_t v_x546 = 0;
+      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
+      RtValue *v_x559 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      rt_release(v_x335);
+      rt_release(v_x385);
+      rt_release(v_x521);
+      rt_release(v_x531);
+      rt_release(v_x542);
+      RtValue *v_x561 = NULL;
+      rt_retain(v_x540);
+      rt_retain(v_x559);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
+      rt_release(v_x540);
+      rt_release(v_x559);
+      RtValue *v_x698 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      rt_release(v_x561);
+      v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x739 = 0;
-    v_x739 = (int32_t)v_x696->len;
-    int32_t v_x738 = 0;
-    v_x738 = (int32_t)v_x265->len;
-    int32_t v_x740 = 0;
-    v_x740 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x738, v_x739);
-    RtValue *v_x751 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x721, v_x132, v_x105, v_x707, v_x265, v_x696, v_x740, &v_x751);
+    int32_t v_x742 = 0;
+    v_x742 = (int32_t)v_x699->len;
+    int32_t v_x741 = 0;
+    v_x741 = (int32_t)v_x268->len;
+    int32_t v_x743 = 0;
+    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
+    RtValue *v_x754 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
     rt_release(v_x105);
-    rt_release(v_x707);
-    rt_release(v_x721);
-    rt_release(v_x265);
-    rt_release(v_x696);
-    v_x752 = v_x751;
+    rt_release(v_x710);
+    rt_release(v_x724);
+    rt_release(v_x268);
+    rt_release(v_x699);
+    v_x755 = v_x754;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x752;
+  *out_0 = v_x755;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -4214,16 +4334,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t901 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t901->data.i[0] = 3;
-  t901->data.i[1] = 1;
-  t901->data.i[2] = 4;
-  t901->data.i[3] = 1;
-  t901->data.i[4] = 5;
-  t901->data.i[5] = 9;
-  t901->data.i[6] = 2;
-  t901->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t901);
+  RtValue *t917 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t917->data.i[0] = 3;
+  t917->data.i[1] = 1;
+  t917->data.i[2] = 4;
+  t917->data.i[3] = 1;
+  t917->data.i[4] = 5;
+  t917->data.i[5] = 9;
+  t917->data.i[6] = 2;
+  t917->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t917);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
