@@ -7,9 +7,10 @@
  * condition adds to each branch what it says there (`#a < 2` false:
  * #a >= 2; `#a == 0` false: #a >= 1; `and` in the then branch, `or` in
  * the else branch, `not`); an apply-to-each's filter adds nothing
- * (below).  A
- * pattern that binds a name again hides what was known of it (a record
- * without a bound).
+ * (below).  A let that binds an int to `#a`, `#a / c`, `#a - c` or a
+ * constant makes it an alias, read through where a condition or an
+ * index names it.  A pattern that binds a name again hides what was
+ * known of it, and the aliases that read it.
  */
 #include "flatten/bounds.h"
 
@@ -17,18 +18,28 @@
 
 #include "frontend/typecheck.h"
 
-enum { UNKNOWN = -1 };
+/* What a record of the list says of its name: a lower bound on its
+   length, that it was bound again (nothing known of it from here on,
+   nor of an alias that reads it), or that it is a local int bound to
+   an expression of lengths (`let m = #a / 2`), read through it. */
+typedef enum FactKind { FACT_MIN, FACT_HIDE, FACT_ALIAS } FactKind;
 
 typedef struct Fact {
+  FactKind kind;
   const char *name;
-  int64_t min; /* #name >= min; UNKNOWN: bound again, nothing known */
+  int64_t min;        /* FACT_MIN: #name >= min */
+  const Expr *value;  /* FACT_ALIAS */
   const struct Fact *next;
 } Fact;
 
-static const Fact *add_fact(const Fact *f, const char *name, int64_t min) {
+static const Fact *add(const Fact *f, FactKind kind, const char *name, int64_t min, const Expr *value) {
   Fact *n = NEW(Fact);
-  *n = (Fact){name, min, f};
+  *n = (Fact){kind, name, min, value, f};
   return n;
+}
+
+static const Fact *add_fact(const Fact *f, const char *name, int64_t min) {
+  return add(f, FACT_MIN, name, min, NULL);
 }
 
 /* The least length known of local 'name', 0 where nothing is known. */
@@ -36,9 +47,10 @@ static int64_t min_length(const Fact *f, const char *name) {
   int64_t best = 0;
   for (; f; f = f->next)
     if (strcmp(f->name, name) == 0) {
-      if (f->min == UNKNOWN)
+      if (f->kind == FACT_HIDE)
         break;
-      best = f->min > best ? f->min : best;
+      if (f->kind == FACT_MIN && f->min > best)
+        best = f->min;
     }
   return best;
 }
@@ -47,16 +59,59 @@ static const Fact *hide(const Fact *f, const Pattern *p) {
   Vec names = {0};
   ast_pattern_names(p, &names);
   for (int i = 0; i < names.len; i++)
-    f = add_fact(f, names.data[i], UNKNOWN);
+    f = add(f, FACT_HIDE, names.data[i], 0, NULL);
   return f;
 }
 
-/* `#x` of a local variable x: x's name, else NULL. */
-static const char *length_of_local(const Expr *e) {
+static bool is_local(const Expr *e) { return e->kind == EX_VAR && !e->u.ref.def; }
+
+/* The expression local 'name' was bound to (FACT_ALIAS), where neither
+   it nor a variable that expression reads has been bound again since;
+   else NULL. */
+static const Expr *alias_of(const Fact *f, const char *name) {
+  Vec hidden = {0};
+  for (; f; f = f->next) {
+    if (f->kind == FACT_HIDE && strcmp(f->name, name) != 0) {
+      vec_push(&hidden, (void *)f->name);
+      continue;
+    }
+    if (strcmp(f->name, name) != 0 || f->kind == FACT_MIN)
+      continue;
+    if (f->kind == FACT_HIDE)
+      return NULL;
+    /* the variable its `#x` reads, if any, is the same binding */
+    const Expr *v = f->value;
+    const Expr *len = v->kind == EX_BINOP ? v->u.op.lhs : v;
+    const Expr *x = len->kind == EX_UNOP ? len->u.op.lhs : len;
+    if (is_local(x))
+      for (int i = 0; i < hidden.len; i++)
+        if (strcmp(hidden.data[i], x->u.ref.name) == 0)
+          return NULL;
+    return v;
+  }
+  return NULL;
+}
+
+/* `#x` of a local variable x, or a local bound to one: x's name, else
+   NULL. */
+static const char *length_of_local(const Expr *e, const Fact *f) {
+  if (is_local(e)) {
+    const Expr *v = alias_of(f, e->u.ref.name);
+    return v && v->kind == EX_UNOP ? length_of_local(v, NULL) : NULL;
+  }
   if (e->kind != EX_UNOP || e->u.op.op != UN_LENGTH)
     return NULL;
   const Expr *x = e->u.op.lhs;
-  return x->kind == EX_VAR && !x->u.ref.def ? x->u.ref.name : NULL;
+  return is_local(x) ? x->u.ref.name : NULL;
+}
+
+/* An expression a local may stand for: `#x`, `#x / c`, `#x - c` (c a
+   constant, #x perhaps through a local bound to it) or a constant. */
+static bool aliasable(const Expr *v, const Fact *f) {
+  if (v->kind == EX_INT || length_of_local(v, NULL))
+    return true;
+  return v->kind == EX_BINOP && (v->u.op.op == BIN_DIV || v->u.op.op == BIN_SUB) &&
+         v->u.op.rhs->kind == EX_INT && length_of_local(v->u.op.lhs, f);
 }
 
 static BinOp flipped(BinOp op) { /* k op #x as #x op' k */
@@ -120,10 +175,10 @@ static const Fact *facts_of(const Expr *c, bool truth, const Fact *f) {
   default:
     return f;
   }
-  const char *name = length_of_local(l);
+  const char *name = length_of_local(l, f);
   const Expr *k = r;
   if (!name) {
-    name = length_of_local(r);
+    name = length_of_local(r, f);
     k = l;
     op = flipped(op);
   }
@@ -150,13 +205,17 @@ static const Fact *facts_of(const Expr *c, bool truth, const Fact *f) {
 }
 
 /* Is 'i' an index into local 'name', at least 'n' long, that cannot be
-   out of range? */
-static bool index_in_range(const Expr *i, const char *name, int64_t n) {
+   out of range ('f': the locals i may be read through)? */
+static bool index_in_range(const Expr *i, const char *name, int64_t n, const Fact *f) {
+  if (is_local(i)) {
+    const Expr *v = alias_of(f, i->u.ref.name);
+    return v && index_in_range(v, name, n, f);
+  }
   if (i->kind == EX_INT)
     return i->u.ival >= 0 && i->u.ival < n;
   if (i->kind != EX_BINOP || i->u.op.rhs->kind != EX_INT)
     return false;
-  const char *of = length_of_local(i->u.op.lhs);
+  const char *of = length_of_local(i->u.op.lhs, f);
   if (!of || strcmp(of, name) != 0)
     return false;
   int64_t c = i->u.op.rhs->u.ival;
@@ -182,7 +241,7 @@ static void walk(Expr *e, const Fact *f) {
     walk(e->u.index.index, f);
     const Expr *s = e->u.index.seq;
     if (s->kind == EX_VAR && !s->u.ref.def &&
-        index_in_range(e->u.index.index, s->u.ref.name, min_length(f, s->u.ref.name)))
+        index_in_range(e->u.index.index, s->u.ref.name, min_length(f, s->u.ref.name), f))
       e->u.index.in_range = true;
     return;
   }
@@ -195,7 +254,10 @@ static void walk(Expr *e, const Fact *f) {
     for (int i = 0; i < e->u.let.binds.len; i++) {
       Binding *b = e->u.let.binds.data[i];
       walk(b->value, f);
+      const Fact *before = f;
       f = hide(f, b->pat);
+      if (b->pat->kind == PAT_VAR && aliasable(b->value, before))
+        f = add(f, FACT_ALIAS, b->pat->name, 0, b->value);
     }
     walk(e->u.let.body, f);
     return;

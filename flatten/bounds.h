@@ -7,7 +7,8 @@
  * and a kernel more (quicksort's pivot `a[#a / 2]`).  Where an
  * enclosing `if` says that `#a` is at least some n, some indices cannot
  * fail: a constant below n, `#a / c` for a constant c >= 2 where n >= 1,
- * `#a - c` for 1 <= c <= n.  Such a
+ * `#a - c` for 1 <= c <= n, or a local a let bound to one of them (or to
+ * `#a`, in a condition).  Such a
  * subscript is marked (Expr.u.index.in_range) and flattening leaves
  * its check out; its gather reads as before.
  */
