@@ -29,17 +29,20 @@
  *
  *   MAP         rtg::map: a grid-stride loop (rtg::map_uneven, one element
  *               a thread, when the thunk calls a scalar loop)
- *   REDUCE      rtg::reduce: ordered, by tiles, one launch (the last
- *               block combines the blocks'); the result read back
- *               (rtg::reduce_commutative for a commutative operator)
+ *   REDUCE      rtg::reduce_launch: ordered, by tiles, one launch (the
+ *               last block combines the blocks'), or in a grid for a
+ *               commutative operator; the result read back with the
+ *               kernel's counts (flush_filters)
  *   SCAN        rtg::scan: exclusive, ordered; one pass (a decoupled
  *               look-back) where no value is a float, else three
  *   FILTER,     rtg::partition_launch: one pass (a decoupled look-back)
  *   PARTITION   into vectors of the SOAC's size, cut to the count read back
- *               (one wait for a kernel's independent ones)
+ *               (one wait for a kernel's independent ones); with SCANs
+ *               and REDUCEs of its size, rtg::parts_launch
  *   PERMUTE     rtg::permute; `into` a copy of D, the highest index
  *               writing a place winning it
- *   ONCE        rtg::once: one thread; the values read back
+ *   ONCE        rtg::once_launch: one thread; the values read back with
+ *               the kernel's counts
  *   SEG_REDUCE, rtg::segmented: a warp per segment (rtg::segmented_sum,
  *   SEG_SCAN    atomics, for a SEG_REDUCE of int sums)
  *   SEG_FILTER, the unsegmented select over all the elements, then the

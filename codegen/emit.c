@@ -465,7 +465,7 @@ static bool of_both(const LcuExp *e, const LcuVar *a, const LcuVar *b) {
 }
 
 /* True if REDUCE 's''s operator is commutative, so that its elements may
-   be combined in any order (rtg::reduce_commutative): each result is
+   be combined in any order (rtg::launch_reduce_commutative): each result is
    `a OP b` or `b OP a` of its two arguments' components, OP one of +, *,
    and, or, xor, or an int (char, bool) minimum or maximum, `if a CMP b
    then a else b`.  (A float maximum is not taken: of 0.0 and -0.0, which

@@ -382,17 +382,6 @@ void launch_reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t 
   rtg_launched(name, loc);
 }
 
-/* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
-template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  if (n <= 0)
-    return id; /* no launch and no wait: an empty context's test of its subscripts */
-  V *out = result_slot<V>();
-  launch_reduce(name, loc, pull, op, id, n, out);
-  V r;
-  rtg_read_result(&r, out, sizeof(V));
-  return r;
-}
-
 /* ---- REDUCE of a commutative operator ----
    When every result of the operator is the sum, product, and, or, xor,
    minimum or maximum of its two arguments' components (cuda.c,
@@ -481,17 +470,6 @@ void launch_reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V 
   rtg_launched(name, loc);
 }
 
-template <class V, class Pull, class Op>
-V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  if (n <= 0)
-    return id;
-  V *out = result_slot<V>();
-  launch_reduce_commutative(name, loc, pull, op, id, n, out);
-  V r;
-  rtg_read_result(&r, out, sizeof(V));
-  return r;
-}
-
 /* The reduction into a result slot, without a wait (NULL for no
    elements): the kernel's code reads it with the counts of the FILTERs
    launched around it (codegen/cuda.c, flush_filters), so that a
@@ -517,6 +495,18 @@ template <class V> V reduce_read(V *slot, V id) {
   V r;
   rtg_read_result(&r, slot, sizeof(V));
   return r;
+}
+
+/* The two at once: the reduction of pull(0 .. n-1) by op from id, read
+   back (a sync; none for no elements), ordered or (reduce_commutative)
+   in reduce_commutative_kernel's grid (the self-tests call them). */
+template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  return reduce_read(reduce_launch<false>(name, loc, pull, op, id, n), id);
+}
+
+template <class V, class Pull, class Op>
+V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  return reduce_read(reduce_launch<true>(name, loc, pull, op, id, n), id);
 }
 
 /* ---- a REDUCE that only argument checks read ----
@@ -1873,7 +1863,7 @@ template <class V, class Pull> V *once_on_device(const char *name, RtLoc loc, Pu
 }
 
 /* ONCE into a result slot, without a wait, read by once_read with the
-   kernel's other pending values (reduce_launch). */
+   kernel's other pending values (as reduce_launch's). */
 template <class V, class Pull> V *once_launch(const char *name, RtLoc loc, Pull pull) {
   V *out = result_slot<V>();
   rtg_launching("once");
@@ -1886,10 +1876,6 @@ template <class V> V once_read(V *slot) {
   V r;
   rtg_read_result(&r, slot, sizeof(V));
   return r;
-}
-
-template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
-  return once_read(once_launch<V>(name, loc, pull));
 }
 
 /* ---- the segmented SOACs: a warp per segment ---- */
