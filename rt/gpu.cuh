@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 
 #include "gpu.h"
 
@@ -1135,7 +1136,7 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
    back, where select_count and select_write take four launches (the
    flags, CUB's scan of them in two, the select), two temporary arrays,
    and each element's pull twice.  Each block takes one tile of THREADS *
-   K elements (K = FILTER_ITEMS<V>), computes each element's value and
+   K elements (K = filter_items<V, Store>), computes each element's value and
    predicate once, keeping them in registers, and counts its kept ones
    (warp ballots, in element order); the tile's start among the kept
    comes from the look-back.  The kept values go to 'store' in order, at
@@ -1176,6 +1177,24 @@ static_assert(NESSIE_FILTER_ITEMS4 >= 1 && NESSIE_FILTER_ITEMS4 <= 16 && NESSIE_
                   NESSIE_FILTER_ITEMS8 <= 16,
               "a tile's warp counts fit the first warp's four a lane");
 
+/* What a FILTER's tile stages of each value: the whole V, or where the
+   store functor says so (its `staged` type and `stage` function,
+   codegen/cuda.c), the part of V it stores.  A predicate's flag computed
+   by the pull is part of V but is stored by nothing: radix sort's pass
+   staged 8 bytes a value (its int and its flag) in tiles of 8 a thread,
+   and moved its 80 MB at 1.5 TB/s where a FILTER of 4-byte values, 16 a
+   thread, moved 60 MB at 2.2 (docs/gpu-runs.md, thirty-seventh
+   session).  The tile's size follows the staged type. */
+template <class V, class Store, class = void> struct Staged {
+  typedef V type;
+  __device__ static const V &of(const V &v) { return v; }
+};
+template <class V, class Store> struct Staged<V, Store, std::void_t<typename Store::staged>> {
+  typedef typename Store::staged type;
+  __device__ static type of(const V &v) { return Store::stage(v); }
+};
+template <class V, class Store> constexpr int filter_items = FILTER_ITEMS<typename Staged<V, Store>::type>;
+
 /* The shared memory that a block's FILTERs stage their values in: one
    buffer for every FILTER of a launch (filters_kernel runs its parts one
    after another), whatever their types. */
@@ -1188,7 +1207,9 @@ template <int K, class V, class Pull, class Pred, class Store, class Other>
 __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
                                             const Other &other, bool partition, RtgTileState st, int64_t *count) {
   constexpr int WARPS = THREADS / 32, PER_TILE = THREADS * K;
-  constexpr bool STAGED = NESSIE_FILTER_STAGE && sizeof(V) * PER_TILE <= FILTER_STAGE_BYTES;
+  typedef Staged<V, Store> St;
+  typedef typename St::type S;
+  constexpr bool STAGED = NESSIE_FILTER_STAGE && sizeof(S) * PER_TILE <= FILTER_STAGE_BYTES;
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start;
   __shared__ int tile_kept;
@@ -1225,15 +1246,15 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   if constexpr (STAGED) {
     /* each value to its place in the tile: the kept in order, then (a
        PARTITION's) the others in order */
-    V *stage = reinterpret_cast<V *>(filter_stage());
+    S *stage = reinterpret_cast<S *>(filter_stage());
     const int kept = tile_kept;
     for (int r = 0; r < K; r++) {
       int at = r * THREADS + threadIdx.x; /* the element's place in the tile */
       int kept_before = warp_counts[r][w] + __popc(mask[r] & below);
       if (mask[r] >> lane & 1)
-        stage[kept_before] = v[r];
+        stage[kept_before] = St::of(v[r]);
       else if (partition && base + at < n)
-        stage[kept + at - kept_before] = v[r];
+        stage[kept + at - kept_before] = St::of(v[r]);
     }
     __syncthreads();
     const int64_t start = tile_start;
@@ -1253,9 +1274,9 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
       int64_t kept_before = tile_start + warp_counts[r][w] + __popc(mask[r] & below);
       int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
       if (mask[r] >> lane & 1)
-        store(kept_before, v[r]);
+        store(kept_before, St::of(v[r]));
       else if (partition && j < n)
-        other(j - kept_before, v[r]);
+        other(j - kept_before, St::of(v[r]));
     }
   }
 }
@@ -1274,9 +1295,10 @@ __global__ void __launch_bounds__(THREADS)
    waits only for blocks before it, as in one FILTER's launch.  A
    quicksort level's three filters of one input (lesser, equal, greater)
    took three launches.  The parts' tiles are one size: the smallest
-   FILTER_ITEMS of their types. */
+   of their ITEMS (filter_items of their staged types). */
 template <class V_, class Pull, class Pred, class Store, class Other> struct FilterPart {
   typedef V_ V;
+  static constexpr int ITEMS = filter_items<V_, Store>;
   Pull pull;
   Pred pred;
   Store store;
@@ -1312,13 +1334,13 @@ FilterPart<V, Pull, Pred, Store, Other> filter_part(Pull pull, Pred pred, Store 
    as reduce_launch does: an exact operator gives the same value in any
    grouping. */
 template <class V_, class Pull, class Pred, class Store, class Other> struct TiledFilter {
-  static constexpr int PER_TILE = THREADS * FILTER_ITEMS<V_>;
+  static constexpr int PER_TILE = THREADS * filter_items<V_, Store>;
   FilterPart<V_, Pull, Pred, Store, Other> f;
   int64_t **count_out; /* where the launch puts the count's slot */
   int64_t tiles;
   __device__ void run_tile(int64_t n) const {
     if ((int64_t)blockIdx.x < tiles)
-      f.template run<FILTER_ITEMS<V_>>(n);
+      f.template run<filter_items<V_, Store>>(n);
   }
   void prepare(RtgTileState st) {
     f.st = st;
@@ -1439,7 +1461,7 @@ template <int K, class... Parts> __global__ void __launch_bounds__(THREADS) filt
    partition_launch's: each read by filter_count, after the launch. */
 template <class First, class... Parts>
 void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, First first, Parts... parts) {
-  constexpr int K = std::min({FILTER_ITEMS<typename First::V>, FILTER_ITEMS<typename Parts::V>...});
+  constexpr int K = std::min({First::ITEMS, Parts::ITEMS...});
   constexpr int per_tile = THREADS * K;
   if (n <= 0) {
     for (size_t i = 0; i < 1 + sizeof...(Parts); i++)
@@ -1474,7 +1496,7 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
                           bool partition) {
   if (n <= 0)
     return NULL;
-  constexpr int K = FILTER_ITEMS<V>, per_tile = THREADS * K;
+  constexpr int K = filter_items<V, Store>, per_tile = THREADS * K;
   int64_t tiles = (n + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   int64_t *count = result_slot<int64_t>();

@@ -1163,6 +1163,52 @@ template <int BYTES> static void test_filter(int64_t n, int pattern, bool partit
          (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
+/* A store that stages only the first word of a BYTES-byte value
+   (rtg::Staged), as codegen's store of a FILTER whose V holds the
+   predicate's flag: the tile holds 4-byte values and so 16 a thread. */
+template <int BYTES> struct StagedFStore {
+  typedef FValue<4> staged;
+  __device__ static FValue<4> stage(const FValue<BYTES> &v) { return FValue<4>{{v.w[0]}}; }
+  FValue<4> *y;
+  __device__ void operator()(int64_t i, const FValue<4> &v) const { y[i] = v; }
+};
+
+/* rtg::filter or rtg::partition of BYTES-byte values through stores
+   that stage their first word: the kept values' first words in order,
+   and the others'. */
+template <int BYTES> static void test_filter_staged(int64_t n, int pattern, bool partition) {
+  typedef FValue<BYTES> V;
+  typedef FValue<4> S;
+  static_assert(rtg::filter_items<V, StagedFStore<BYTES>> == rtg::FILTER_ITEMS<S>, "tiles of the staged type");
+  std::vector<int64_t> want, others;
+  for (int64_t i = 0; i < n; i++)
+    (filter_keeps(pattern, i, n) ? want : others).push_back(i);
+  S *dy = (S *)rtg_alloc(sizeof(S) * (size_t)(n + GUARD));
+  S *dz = (S *)rtg_alloc(sizeof(S) * (size_t)(n + GUARD));
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(S) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  cuda_check(cudaMemsetAsync(dz, FILL, sizeof(S) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  int64_t kept = partition ? rtg::partition<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n},
+                                              n, StagedFStore<BYTES>{dy}, StagedFStore<BYTES>{dz})
+                           : rtg::filter<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
+                                            StagedFStore<BYTES>{dy});
+  std::vector<S> got = read_back(dy, (size_t)(n + GUARD));
+  std::vector<S> got_other = read_back(dz, (size_t)(n + GUARD));
+  rtg_free(dy);
+  rtg_free(dz);
+  std::string wrong;
+  char buf[200];
+  if (kept != (int64_t)want.size()) {
+    snprintf(buf, sizeof buf, "counted %lld, expected %lld", (long long)kept, (long long)want.size());
+    wrong = buf;
+  }
+  if (wrong.empty())
+    wrong = check_values<4>(got, want, n + GUARD, "kept");
+  if (wrong.empty())
+    wrong = check_values<4>(got_other, partition ? others : std::vector<int64_t>(), n + GUARD, "other");
+  result(wrong.empty(), "%s: %d-byte values staged as 4, n=%lld, keep %s%s%s", partition ? "partition" : "filter",
+         BYTES, (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
+}
+
 /* Three of them in one launch (rtg::filters_launch, as a kernel's FILTERs
    of one input are generated): a FILTER, a PARTITION and a FILTER with
    patterns p, p + 1 and p + 2, each checked as test_filter checks one. */
@@ -1477,8 +1523,12 @@ static void test_filters(bool quick) {
       }
       if (n <= 1000003 || pattern == 3) {
         test_filter<4>(n, pattern, true);
-        if (n <= 65537)
+        test_filter_staged<8>(n, pattern, true);
+        if (n <= 65537) {
           test_filter<80>(n, pattern, true);
+          test_filter_staged<8>(n, pattern, false);
+          test_filter_staged<40>(n, pattern, true);
+        }
       }
       if (n <= 1000003 || pattern == 3) {
         test_filters_together(n, pattern);
@@ -1556,6 +1606,14 @@ struct IntStore {
   int32_t *y;
   __device__ void operator()(int64_t i, const VInt &v) const { y[i] = v.x; }
 };
+/* The same, staging the int alone (rtg::Staged), as codegen's store of
+   a PARTITION whose V holds the flag does since session 40. */
+struct StagedIntStore {
+  typedef int32_t staged;
+  __device__ static int32_t stage(const VInt &v) { return v.x; }
+  int32_t *y;
+  __device__ void operator()(int64_t i, int32_t v) const { y[i] = v; }
+};
 
 /* The single-pass kernels' timing (informative, not a test): FILTER of
    4-byte values, half kept at random, the one-pass SCAN of int32 +, each
@@ -1595,13 +1653,21 @@ static void timing_single_pass(void) {
       slots.push_back(rtg::partition_launch<VInt>("segtest", RT_LOC(NULL, 0, 0), BitPull{px}, BitPred{}, n,
                                                   IntStore{py}, IntStore{pz}, true));
     cudaEventRecord(d, rtg_stream());
+    for (int r = 0; r < runs; r++)
+      slots.push_back(rtg::partition_launch<VInt>("segtest", RT_LOC(NULL, 0, 0), BitPull{px}, BitPred{}, n,
+                                                  StagedIntStore{py}, StagedIntStore{pz}, true));
+    cudaEvent_t e;
+    cudaEventCreate(&e);
+    cudaEventRecord(e, rtg_stream());
     wait_device("timing");
     for (int64_t *slot : slots)
       rtg::filter_count(slot);
-    float ms_filter = 0, ms_scan = 0, ms_partition = 0;
+    float ms_filter = 0, ms_scan = 0, ms_partition = 0, ms_staged = 0;
     cudaEventElapsedTime(&ms_filter, a, b);
     cudaEventElapsedTime(&ms_scan, b, c);
     cudaEventElapsedTime(&ms_partition, c, d);
+    cudaEventElapsedTime(&ms_staged, d, e);
+    cudaEventDestroy(e);
     /* a quicksort level's SPLIT: three classes counted in each of n / 10
        segments, each pull given its segment, with the offsets */
     const int64_t nseg = n / 10;
@@ -1633,9 +1699,10 @@ static void timing_single_pass(void) {
       rt_value_free(soffs[c]);
     }
     rt_value_free(sd);
-    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f | partition of ints %8.1f | split counted %8.1f\n",
+    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f | partition of ints %8.1f | the same, the int staged "
+           "%8.1f | split counted %8.1f\n",
            (long long)n, 1000.0 * ms_filter / runs, 1000.0 * ms_scan / runs, 1000.0 * ms_partition / runs,
-           1000.0 * ms_split / runs);
+           1000.0 * ms_staged / runs, 1000.0 * ms_split / runs);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     cudaEventDestroy(c);
