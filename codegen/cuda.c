@@ -269,8 +269,12 @@ static void open_functor_with(Gx *x, const char *what, const char *signature, co
   cg_line(cg, "struct %s {", kname(x, what));
   cg->indent++;
   cg_line(cg, "%s_A A;", x->k->name);
-  if (member)
-    cg_line(cg, "%s", member);
+  for (const char *m = member; m && *m;) { /* a line of the member's each */
+    const char *end = strchr(m, '\n');
+    int len = end ? (int)(end - m) : (int)strlen(m);
+    cg_line(cg, "%.*s", len, m);
+    m = end ? end + 1 : m + len;
+  }
   cg_line(cg, "__device__ %s {", signature);
   cg->indent++;
 }
@@ -426,19 +430,73 @@ static void gen_index(Gx *x) {
 
 static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x->k, x->index, v); }
 
-/* A store functor 'name': writes V's values 'from' .. 'from + n' to the
-   results 'first' .. of the SOAC, at position i (the dead results of a
-   MAP, a FILTER or a PARTITION not: dead_result). */
-static void gen_store(Gx *x, const char *name, int first) {
+/* The stores of a store functor's operator(): V's values to the results
+   'first' .. of the SOAC, at position i (the dead results of a MAP, a
+   FILTER or a PARTITION not: dead_result). */
+static void store_lines(Gx *x, int first) {
   Cg *cg = x->cg;
-  int nv = nvalues(x->s);
-  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
-  for (int i = 0; i < nv; i++)
+  for (int i = 0; i < nvalues(x->s); i++)
     if (!dead_result(x, x->s->results.data[first + i]))
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
       cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
               cg_name(x->s->results.data[first + i]));
+}
+
+/* A store functor 'name': writes V's values to the results 'first' ..
+   of the SOAC, at position i. */
+static void gen_store(Gx *x, const char *name, int first) {
+  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  store_lines(x, first);
+  close_functor(x->cg);
+}
+
+/* Is value i of a FILTER's or PARTITION's V stored (as a kept value, or
+   a PARTITION's other)? */
+static bool filter_value_stored(Gx *x, int i) {
+  int nv = nvalues(x->s);
+  return !dead_result(x, x->s->results.data[i]) ||
+         (x->s->kind == SOAC_PARTITION && !dead_result(x, x->s->results.data[nv + i]));
+}
+
+/* Does a FILTER's or PARTITION's tile stage less than V: some of V's
+   values stored and some not (the predicate's flag, which the pull
+   computes and nothing stores)?  Then K_s_S holds the stored ones and
+   the store functors say so (rtg::Staged). */
+static bool filter_stages_part(Gx *x) {
+  if (x->s->kind != SOAC_FILTER && x->s->kind != SOAC_PARTITION)
+    return false;
+  int stored = 0, nv = nvalues(x->s);
+  for (int i = 0; i < nv; i++)
+    stored += filter_value_stored(x, i);
+  return stored > 0 && stored < nv;
+}
+
+/* K_s_S: the values of V that a FILTER's or PARTITION's stores write,
+   under V's names. */
+static void gen_staged_struct(Gx *x) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct %s { /* what a tile stages of %s: the values stored */", kname(x, "S"), kname(x, "V"));
+  for (int i = 0; i < nvalues(x->s); i++)
+    if (filter_value_stored(x, i))
+      cg_line(cg, "  %s v%d;", cg_ctype(value_base(x->s, i)), i);
+  cg_line(cg, "};");
+}
+
+/* A FILTER's or PARTITION's store functor 'name' where the tile stages
+   K_s_S (filter_stages_part): V to S, and S's values to the results
+   'first' .. */
+static void gen_staged_store(Gx *x, const char *name, int first) {
+  Cg *cg = x->cg;
+  const char *v = kname(x, "V"), *st = kname(x, "S");
+  Buf b = {0};
+  for (int i = 0; i < nvalues(x->s); i++)
+    if (filter_value_stored(x, i))
+      buf_printf(&b, "%sv.v%d", b.len ? ", " : "", i);
+  open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", st),
+                    xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }", st,
+                            st, v, st, buf_str(&b)));
+  store_lines(x, first);
   close_functor(cg);
 }
 
@@ -704,6 +762,15 @@ static void gen_functors(Gx *x) {
     break;
   case SOAC_FILTER:
   case SOAC_PARTITION:
+    if (filter_stages_part(x)) {
+      gen_staged_struct(x);
+      gen_staged_store(x, "store", 0);
+      if (s->kind == SOAC_PARTITION)
+        gen_staged_store(x, "other", nv);
+      gen_pred(x);
+      break;
+    }
+    /* fall through */
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
     gen_store(x, "store", 0);

@@ -598,9 +598,15 @@ struct K4_0_pull {
     return K4_0_V{t56, t57, t60, t57};
   }
 };
+struct K4_0_S { /* what a tile stages of K4_0_V: the values stored */
+  int32_t v0;
+  int32_t v2;
+};
 struct K4_0_store {
   K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
+  typedef K4_0_S staged;
+  __device__ static K4_0_S stage(const K4_0_V &v) { return K4_0_S{v.v0, v.v2}; }
+  __device__ void operator()(int64_t i, const K4_0_S &v) const {
     A.v_x153_d[i] = v.v0;
     /* v.v1: v_x154, read by nothing (its checks are the pull's) */
     A.v_x159_d[i] = v.v2;

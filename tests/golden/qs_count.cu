@@ -2684,24 +2684,31 @@ struct K10_0_pull {
     return K10_0_V{ix, t665};
   }
 };
+struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
+  int32_t v0;
+};
 struct K10_0_store {
   K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+  typedef K10_0_S staged;
+  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K10_0_S &v) const {
     A.v_x1451_d[i] = v.v0;
     /* v.v1: v_x1452, read by nothing (its checks are the pull's) */
+  }
+};
+struct K10_0_other {
+  K10_A A;
+  typedef K10_0_S staged;
+  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K10_0_S &v) const {
+    A.v_x1453_d[i] = v.v0;
+    /* v.v1: v_x1454, read by nothing (its checks are the pull's) */
   }
 };
 struct K10_0_pred {
   K10_A A;
   __device__ bool operator()(int64_t i, const K10_0_V &v) const {
     return (bool)v.v1;
-  }
-};
-struct K10_0_other {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x1453_d[i] = v.v0;
-    /* v.v1: v_x1454, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K10_1_V {
