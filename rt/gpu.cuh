@@ -734,8 +734,17 @@ template <int N, class T> __device__ inline T tile_counts_scan(T *counts) {
    The MAPs that make a make_segdes's or range_segdes's arguments ride on
    its launch (codegen/cuda.c): 'ride' computes and stores the MAPs'
    element j, in the thread that then reads what it stored.  NoRide is
-   the launch without them. */
-enum { OFFSETS_ITEMS = 8 };
+   the launch without them.
+
+   A thread takes OFFSETS_ITEMS segments, or one where the segments are
+   fewer than OFFSETS_ONE_TILES tiles of THREADS an SM
+   (rtg_offsets_items, rt/gpu.cu; NESSIE_OFFSETS_ITEMS=1 or 8 forces
+   either, to measure them): a ride's reads of a segment (gathers, a
+   lifted if's pack of segment offsets) wait one after another in a
+   thread, its stores between them, so that eight a thread made a
+   quicksort level's range_segdes of a few thousand segments, in a few
+   blocks, 15 µs a launch (H100, docs/gpu-runs.md, fortieth session). */
+enum { OFFSETS_ITEMS = 8, OFFSETS_ONE_TILES = 16 };
 
 enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
 
@@ -783,11 +792,11 @@ __device__ __forceinline__ int64_t offsets_length(const void *in, const RangesIn
    timing, H200).  A row's prefix within a warp comes from a shuffle
    scan, and the rows' and warps' sums, in segment order, from the first
    warp's scan of them (tile_counts_scan). */
-template <int FROM, class Ride>
+template <int FROM, int K, class Ride>
 __global__ void __launch_bounds__(THREADS)
     offsets_kernel(const void *in, RangesIn ranges, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
                    RtKernelError *err, int run, Ride ride) {
-  constexpr int K = OFFSETS_ITEMS, WARPS = THREADS / 32;
+  constexpr int WARPS = THREADS / 32;
   __shared__ int64_t row_sums[K][WARPS];
   __shared__ int64_t tile_start;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -840,13 +849,21 @@ int64_t *make_offsets(RtValue *d, const void *in, RangesIn ranges, RtLoc loc, in
     rtg_check(cudaMemsetAsync(off, 0, sizeof(int64_t), rtg_stream()), "a segdes's offsets");
     return off;
   }
-  const int64_t per_tile = (int64_t)THREADS * OFFSETS_ITEMS;
+  /* one segment a thread while that makes fewer tiles than
+     OFFSETS_ONE_TILES an SM (rtg_offsets_items) */
+  const bool one = rtg_offsets_items(d->len) == 1;
+  const int64_t per_tile = (int64_t)THREADS * (one ? 1 : OFFSETS_ITEMS);
   int64_t tiles = (d->len + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   rtg_launching(FROM == FROM_NARROW ? "lengths and offsets" : FROM == FROM_RANGES ? "range lengths and offsets" : "offsets");
-  offsets_kernel<FROM><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
-      in, ranges, d->len, FROM == FROM_WIDE ? NULL : d->lengths, off, st, FROM == FROM_WIDE ? NULL : rtg_error(),
-      FROM == FROM_WIDE ? 0 : run, ride);
+  int64_t *lengths = FROM == FROM_WIDE ? NULL : d->lengths;
+  RtKernelError *err = FROM == FROM_WIDE ? NULL : rtg_error();
+  if (one)
+    offsets_kernel<FROM, 1><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(in, ranges, d->len, lengths, off, st, err,
+                                                                           FROM == FROM_WIDE ? 0 : run, ride);
+  else
+    offsets_kernel<FROM, OFFSETS_ITEMS><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
+        in, ranges, d->len, lengths, off, st, err, FROM == FROM_WIDE ? 0 : run, ride);
   rtg_launched(FROM == FROM_NARROW ? "make_segdes" : FROM == FROM_RANGES ? "range_segdes" : "seg_offsets", loc);
   return off;
 }

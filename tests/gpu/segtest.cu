@@ -310,6 +310,75 @@ static void test_segdes_riding(int64_t nseg) {
   wait_device("a free");
 }
 
+/* A range_segdes whose ride gathers, as a lifted if's pack of segments
+   does (quicksort's): range j is the whole segment idx[j] of a sd, its
+   start and length read through idx.  Timed at each count of segments
+   (informative, not a test); NESSIE_OFFSETS_ITEMS=1 or 8 forces the
+   segments a thread. */
+struct PackRide {
+  const int32_t *idx;
+  const int64_t *off, *len;
+  int32_t *starts, *ends, *strides;
+  __device__ void operator()(int64_t j) const {
+    int32_t k = idx[j];
+    int32_t a = (int32_t)off[k];
+    starts[j] = a;
+    ends[j] = a + (int32_t)len[k];
+    strides[j] = 1;
+  }
+};
+
+static void timing_segdes_ride(void) {
+  printf("timing: range_segdes with a ride that gathers (µs per call, mean of 20; not a test; %d segments a "
+         "thread below %lld segments)\n",
+         rtg_offsets_items(1), (long long)rtg::OFFSETS_ONE_TILES * rtg::THREADS * rtg_sm_count());
+  static const int64_t nsegs[] = {1000, 10000, 100000, 1000000, 4000000};
+  for (int64_t nseg : nsegs) {
+    int64_t nsrc = 2 * nseg;
+    std::vector<int64_t> len((size_t)nsrc);
+    for (int64_t s = 0; s < nsrc; s++)
+      len[s] = s % 7;
+    RtValue *src = device_segdes(len, true);
+    const int64_t *off = rtg_seg_offsets(src);
+    std::vector<int32_t> idx((size_t)nseg);
+    for (int64_t j = 0; j < nseg; j++)
+      idx[j] = (int32_t)((j * 2654435761u) % (uint64_t)nsrc);
+    int32_t *didx = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)nseg);
+    cuda_check(cudaMemcpyAsync(didx, idx.data(), sizeof(int32_t) * (size_t)nseg, cudaMemcpyHostToDevice, rtg_stream()),
+               "a copy of indices");
+    RtValue *a = rtg_vec_new(RT_INT, nseg), *e = rtg_vec_new(RT_INT, nseg), *st = rtg_vec_new(RT_INT, nseg);
+    const int runs = 20;
+    std::vector<RtValue *> made;
+    cudaEvent_t t0, t1;
+    cudaEventCreate(&t0);
+    cudaEventCreate(&t1);
+    wait_device("timing");
+    cudaEventRecord(t0, rtg_stream());
+    for (int r = 0; r < runs; r++) {
+      RtValue *lengths = NULL, *offsets = NULL;
+      made.push_back(rtg::range_segdes(RT_LOC(NULL, 0, 0), 0, a, e, st, &lengths, &offsets,
+                                       PackRide{didx, off, src->lengths, a->data.i, e->data.i, st->data.i}));
+      made.push_back(lengths);
+      made.push_back(offsets);
+    }
+    cudaEventRecord(t1, rtg_stream());
+    wait_device("timing");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, t0, t1);
+    printf("  nseg %8lld: %8.1f\n", (long long)nseg, 1000.0 * ms / runs);
+    for (RtValue *v : made)
+      rt_value_free(v);
+    rt_value_free(a);
+    rt_value_free(e);
+    rt_value_free(st);
+    rt_value_free(src);
+    rtg_free(didx);
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    wait_device("a free");
+  }
+}
+
 /* ---- A: ids ---- */
 
 static std::vector<int32_t> ids_of(const std::vector<int64_t> &len) {
@@ -1725,6 +1794,7 @@ int main(int argc, char **argv) {
          prop.name, rtg_sm_count(), 2 * (long long)rtg_sm_count(), (long long)rtg::SEG_BALANCED_MIN);
 
   if (only_timing) {
+    timing_segdes_ride();
     timing();
     timing_single_pass();
     timing_ids();
@@ -1738,7 +1808,8 @@ int main(int argc, char **argv) {
     test_offsets(nseg, 1000, "lengths 0..1000");
   test_offsets(5000, (int64_t)1 << 40, "lengths 0..2^40");
   test_offsets(20000, (int64_t)1 << 40, "lengths 0..2^40");
-  static const int64_t mnsegs[] = {0, 1, 7, 2047, 2048, 2049, 100000, 1000000};
+  test_offsets(2000000, 1000, "lengths 0..1000"); /* OFFSETS_ITEMS a thread (rtg_offsets_items) */
+  static const int64_t mnsegs[] = {0, 1, 7, 2047, 2048, 2049, 100000, 1000000, 2000000};
   for (int64_t nseg : mnsegs) {
     test_make_segdes(nseg, 1000);
     test_make_segdes(nseg, INT32_MAX);
@@ -1794,6 +1865,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!quick) {
+    timing_segdes_ride();
     timing();
     timing_single_pass();
     timing_ids();
