@@ -312,9 +312,8 @@ static void test_segdes_riding(int64_t nseg) {
 
 /* A range_segdes whose ride gathers, as a lifted if's pack of segments
    does (quicksort's): range j is the whole segment idx[j] of a sd, its
-   start and length read through idx.  Timed at each count of segments
-   (informative, not a test); NESSIE_OFFSETS_ITEMS=1 or 8 forces the
-   segments a thread. */
+   start and length read through idx, one segment a thread.  Timed at
+   each count of segments (informative, not a test). */
 struct PackRide {
   const int32_t *idx;
   const int64_t *off, *len;
@@ -329,9 +328,7 @@ struct PackRide {
 };
 
 static void timing_segdes_ride(void) {
-  printf("timing: range_segdes with a ride that gathers (µs per call, mean of 20; not a test; %d segments a "
-         "thread below %lld segments)\n",
-         rtg_offsets_items(1), (long long)rtg::OFFSETS_ONE_TILES * rtg::THREADS * rtg_sm_count());
+  printf("timing: range_segdes with a ride that gathers (µs per call, mean of 20; not a test)\n");
   static const int64_t nsegs[] = {1000, 10000, 100000, 1000000, 4000000};
   for (int64_t nseg : nsegs) {
     int64_t nsrc = 2 * nseg;
