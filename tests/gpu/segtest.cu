@@ -1196,39 +1196,6 @@ static void test_flats(void) {
   }
 }
 
-/* rtg::filter, or with 'partition' rtg::partition (the others too, to a
-   second vector, in order). */
-template <int BYTES> static void test_filter(int64_t n, int pattern, bool partition) {
-  typedef FValue<BYTES> V;
-  std::vector<int64_t> want, others;
-  for (int64_t i = 0; i < n; i++)
-    (filter_keeps(pattern, i, n) ? want : others).push_back(i);
-  V *dy = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
-  V *dz = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
-  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
-  cuda_check(cudaMemsetAsync(dz, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
-  int64_t kept = partition ? rtg::partition<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n},
-                                              n, FStore<BYTES>{dy}, FStore<BYTES>{dz})
-                           : rtg::filter<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
-                                            FStore<BYTES>{dy});
-  std::vector<V> got = read_back(dy, (size_t)(n + GUARD));
-  std::vector<V> got_other = read_back(dz, (size_t)(n + GUARD));
-  rtg_free(dy);
-  rtg_free(dz);
-  std::string wrong;
-  char buf[200];
-  if (kept != (int64_t)want.size()) {
-    snprintf(buf, sizeof buf, "counted %lld, expected %lld", (long long)kept, (long long)want.size());
-    wrong = buf;
-  }
-  if (wrong.empty())
-    wrong = check_values<BYTES>(got, want, n + GUARD, "kept");
-  if (wrong.empty())
-    wrong = check_values<BYTES>(got_other, partition ? others : std::vector<int64_t>(), n + GUARD, "other");
-  result(wrong.empty(), "%s: %d-byte values, n=%lld, keep %s%s%s", partition ? "partition" : "filter", BYTES,
-         (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
-}
-
 /* A store that stages only the first word of a BYTES-byte value
    (rtg::Staged), as codegen's store of a FILTER whose V holds the
    predicate's flag: the tile holds 4-byte values and so 16 a thread. */
@@ -1239,13 +1206,15 @@ template <int BYTES> struct StagedFStore {
   __device__ void operator()(int64_t i, const FValue<4> &v) const { y[i] = v; }
 };
 
-/* rtg::filter or rtg::partition of BYTES-byte values through stores
-   that stage their first word: the kept values' first words in order,
-   and the others'. */
-template <int BYTES> static void test_filter_staged(int64_t n, int pattern, bool partition) {
+/* rtg::filter, or with 'partition' rtg::partition (the others too, to a
+   second vector, in order), of BYTES-byte values; with SBYTES 4 (less
+   than BYTES) through stores that stage their first word alone
+   (StagedFStore), and the first words are checked. */
+template <int BYTES, int SBYTES = BYTES> static void test_filter(int64_t n, int pattern, bool partition) {
   typedef FValue<BYTES> V;
-  typedef FValue<4> S;
-  static_assert(rtg::filter_items<V, StagedFStore<BYTES>> == rtg::FILTER_ITEMS<S>, "tiles of the staged type");
+  typedef FValue<SBYTES> S;
+  typedef typename std::conditional<SBYTES == BYTES, FStore<BYTES>, StagedFStore<BYTES>>::type St;
+  static_assert(rtg::filter_items<V, St> == rtg::FILTER_ITEMS<S>, "tiles of the staged type");
   std::vector<int64_t> want, others;
   for (int64_t i = 0; i < n; i++)
     (filter_keeps(pattern, i, n) ? want : others).push_back(i);
@@ -1254,9 +1223,9 @@ template <int BYTES> static void test_filter_staged(int64_t n, int pattern, bool
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(S) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   cuda_check(cudaMemsetAsync(dz, FILL, sizeof(S) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   int64_t kept = partition ? rtg::partition<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n},
-                                              n, StagedFStore<BYTES>{dy}, StagedFStore<BYTES>{dz})
+                                              n, St{dy}, St{dz})
                            : rtg::filter<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
-                                            StagedFStore<BYTES>{dy});
+                                            St{dy});
   std::vector<S> got = read_back(dy, (size_t)(n + GUARD));
   std::vector<S> got_other = read_back(dz, (size_t)(n + GUARD));
   rtg_free(dy);
@@ -1268,11 +1237,12 @@ template <int BYTES> static void test_filter_staged(int64_t n, int pattern, bool
     wrong = buf;
   }
   if (wrong.empty())
-    wrong = check_values<4>(got, want, n + GUARD, "kept");
+    wrong = check_values<SBYTES>(got, want, n + GUARD, "kept");
   if (wrong.empty())
-    wrong = check_values<4>(got_other, partition ? others : std::vector<int64_t>(), n + GUARD, "other");
-  result(wrong.empty(), "%s: %d-byte values staged as 4, n=%lld, keep %s%s%s", partition ? "partition" : "filter",
-         BYTES, (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
+    wrong = check_values<SBYTES>(got_other, partition ? others : std::vector<int64_t>(), n + GUARD, "other");
+  result(wrong.empty(), "%s: %d-byte values%s, n=%lld, keep %s%s%s", partition ? "partition" : "filter", BYTES,
+         SBYTES < BYTES ? " staged as 4" : "", (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ",
+         wrong.c_str());
 }
 
 /* Three of them in one launch (rtg::filters_launch, as a kernel's FILTERs
@@ -1589,11 +1559,11 @@ static void test_filters(bool quick) {
       }
       if (n <= 1000003 || pattern == 3) {
         test_filter<4>(n, pattern, true);
-        test_filter_staged<8>(n, pattern, true);
+        test_filter<8, 4>(n, pattern, true);
         if (n <= 65537) {
           test_filter<80>(n, pattern, true);
-          test_filter_staged<8>(n, pattern, false);
-          test_filter_staged<40>(n, pattern, true);
+          test_filter<8, 4>(n, pattern, false);
+          test_filter<40, 4>(n, pattern, true);
         }
       }
       if (n <= 1000003 || pattern == 3) {
