@@ -585,21 +585,6 @@ int rtg_max_blocks(void) { return 8 * sm_count; }
 
 int rtg_sm_count(void) { return sm_count; }
 
-/* NESSIE_OFFSETS_ITEMS: 1 or 8 forces the segments a thread of the
-   offsets kernel takes (to measure them); else 0, and the count of
-   segments chooses. */
-static int offsets_items_forced = -1;
-
-int rtg_offsets_items(int64_t nseg) {
-  if (offsets_items_forced < 0) {
-    const char *env = getenv("NESSIE_OFFSETS_ITEMS");
-    offsets_items_forced = env && strcmp(env, "1") == 0 ? 1 : env && strcmp(env, "8") == 0 ? rtg::OFFSETS_ITEMS : 0;
-  }
-  if (offsets_items_forced)
-    return offsets_items_forced;
-  return nseg < (int64_t)rtg::OFFSETS_ONE_TILES * rtg::THREADS * sm_count ? 1 : rtg::OFFSETS_ITEMS;
-}
-
 RtKernelError *rtg_error(void) { return error_slot; }
 
 /* ---- memory ---- */

@@ -736,18 +736,15 @@ template <int N, class T> __device__ inline T tile_counts_scan(T *counts) {
    element j, in the thread that then reads what it stored.  NoRide is
    the launch without them.
 
-   A thread takes one segment where a MAP rides on the launch: a ride's
-   reads of a segment (gathers, a lifted if's pack of segment offsets)
-   wait one after another in a thread, its stores between them, so that
-   eight a thread made a quicksort level's range_segdes of a few
-   thousand segments, in a few blocks, 17 µs a launch, 9.5 with one
-   (H100, docs/gpu-runs.md, fortieth session; eight were 6% faster at
-   4·10^6 segments, a second kernel for each ride costs a program's
-   build more).  Without a ride (the library's launches) it takes
-   OFFSETS_ITEMS, or one where the segments are fewer than
-   OFFSETS_ONE_TILES tiles of THREADS an SM (rtg_offsets_items, rt/gpu.cu;
-   NESSIE_OFFSETS_ITEMS=1 or 8 forces either, to measure them). */
-enum { OFFSETS_ITEMS = 8, OFFSETS_ONE_TILES = 16 };
+   A thread takes OFFSETS_ITEMS segments, or one where a MAP rides on
+   the launch (offsets_items): a ride's reads of a segment (gathers, a
+   lifted if's pack of segment offsets) wait one after another in a
+   thread, its stores between them, so that eight a thread made a
+   quicksort level's range_segdes of a few thousand segments, in a few
+   blocks, 17 µs a launch, 9.5 with one (H100, docs/gpu-runs.md,
+   fortieth session; eight were 6% faster only at 4·10^6 segments, and
+   a kernel of each size for each ride costs a program's build more). */
+enum { OFFSETS_ITEMS = 8 };
 
 enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
 
@@ -761,6 +758,8 @@ struct RangesIn {
 struct NoRide {
   __device__ void operator()(int64_t) const {}
 };
+
+template <class Ride> constexpr int offsets_items = std::is_same<Ride, NoRide>::value ? OFFSETS_ITEMS : 1;
 
 /* Segment j's length, read (and, from NARROW or RANGES, checked and
    stored) as the FROM says. */
@@ -852,23 +851,14 @@ int64_t *make_offsets(RtValue *d, const void *in, RangesIn ranges, RtLoc loc, in
     rtg_check(cudaMemsetAsync(off, 0, sizeof(int64_t), rtg_stream()), "a segdes's offsets");
     return off;
   }
-  /* one segment a thread where a MAP rides on the launch, or while that
-     makes fewer tiles than OFFSETS_ONE_TILES an SM (rtg_offsets_items) */
-  constexpr bool rides = !std::is_same<Ride, NoRide>::value;
-  const bool one = rides || rtg_offsets_items(d->len) == 1;
-  const int64_t per_tile = (int64_t)THREADS * (one ? 1 : OFFSETS_ITEMS);
+  constexpr int K = offsets_items<Ride>;
+  const int64_t per_tile = (int64_t)THREADS * K;
   int64_t tiles = (d->len + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   rtg_launching(FROM == FROM_NARROW ? "lengths and offsets" : FROM == FROM_RANGES ? "range lengths and offsets" : "offsets");
-  int64_t *lengths = FROM == FROM_WIDE ? NULL : d->lengths;
-  RtKernelError *err = FROM == FROM_WIDE ? NULL : rtg_error();
-  if (one)
-    offsets_kernel<FROM, 1><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(in, ranges, d->len, lengths, off, st, err,
-                                                                           FROM == FROM_WIDE ? 0 : run, ride);
-  if constexpr (!rides) /* (the library's launches: a program's rides instantiate the one kernel) */
-    if (!one)
-      offsets_kernel<FROM, OFFSETS_ITEMS><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
-          in, ranges, d->len, lengths, off, st, err, FROM == FROM_WIDE ? 0 : run, ride);
+  offsets_kernel<FROM, K><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
+      in, ranges, d->len, FROM == FROM_WIDE ? NULL : d->lengths, off, st, FROM == FROM_WIDE ? NULL : rtg_error(),
+      FROM == FROM_WIDE ? 0 : run, ride);
   rtg_launched(FROM == FROM_NARROW ? "make_segdes" : FROM == FROM_RANGES ? "range_segdes" : "seg_offsets", loc);
   return off;
 }

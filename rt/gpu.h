@@ -40,9 +40,6 @@ void rtg_check(cudaError_t e, const char *what);
 int rtg_max_blocks(void);
 /* The device's streaming multiprocessors. */
 int rtg_sm_count(void);
-/* The segments a thread of a segdes's offsets kernel without a ride
-   takes for 'nseg' segments: 1 or OFFSETS_ITEMS (gpu.cuh, make_offsets). */
-int rtg_offsets_items(int64_t nseg);
 
 /* Device memory of 'bytes' (at least 1), on the stream: an error of the
    statement, with the size asked for and the memory free, if there is

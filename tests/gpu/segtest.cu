@@ -1775,7 +1775,7 @@ int main(int argc, char **argv) {
     test_offsets(nseg, 1000, "lengths 0..1000");
   test_offsets(5000, (int64_t)1 << 40, "lengths 0..2^40");
   test_offsets(20000, (int64_t)1 << 40, "lengths 0..2^40");
-  test_offsets(2000000, 1000, "lengths 0..1000"); /* OFFSETS_ITEMS a thread (rtg_offsets_items) */
+  test_offsets(2000000, 1000, "lengths 0..1000");
   static const int64_t mnsegs[] = {0, 1, 7, 2047, 2048, 2049, 100000, 1000000, 2000000};
   for (int64_t nseg : mnsegs) {
     test_make_segdes(nseg, 1000);
