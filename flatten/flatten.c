@@ -1849,6 +1849,71 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   return true;
 }
 
+/* Is 'e' the subscript v[q] of variable v by the integer literal q? */
+static bool var_at(const Expr *e, const Expr *v, int q) {
+  if (e->kind != EX_INDEX || e->u.index.seq->kind != EX_VAR || e->u.index.index->kind != EX_INT ||
+      e->u.index.index->u.ival != q)
+    return false;
+  const Expr *w = e->u.index.seq;
+  return w == v || (w->u.ref.def == v->u.ref.def && strcmp(w->u.ref.name, v->u.ref.name) == 0);
+}
+
+/* v[0] ++ v[1] ++ ... ++ v[k-1] at the host, v a variable of k segments
+   or more: where v has exactly k it is flatten(v), v's elements as they
+   lie, with no copy; otherwise the parts are appended as NESL says
+   (their subscripts' errors included).  A split's result appended back
+   (`let parts = split(xs, flags) in parts[0] ++ parts[1]`, radix sort's
+   pass) extracted each part, a segdes, a gather and a read of its length
+   each, and then gathered both into a third vector.  The parts name one
+   variable in one expression, with no binding between them, so they read
+   the same value.  Not lifted (a lifted if would split the elements by
+   the test: lifted_append's views read the parts in place there), nor
+   under the cost model, which charges each subscript and `++`. */
+static bool whole_append(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
+  if (ctx->lifted || fl->cost || !is_append(e))
+    return false;
+  int k = 1;
+  const Expr *x = e;
+  for (; is_append(x); x = x->u.op.lhs)
+    k++;
+  if (x->kind != EX_INDEX || x->u.index.seq->kind != EX_VAR)
+    return false;
+  const Expr *v = x->u.index.seq;
+  int q = k - 1;
+  for (x = e; is_append(x); x = x->u.op.lhs)
+    if (!var_at(x->u.op.rhs, v, q--))
+      return false;
+  if (!var_at(x, v, 0))
+    return false;
+  Vals whole = tr(fl, ctx, env, (Expr *)v);
+  fl->loc = e->loc;
+  FlatAtom *segments = op(fl, FLAT_SEG_COUNT, int_scalar(), 1, vec_get(&whole, 0));
+  FlatAtom *exact = binary(fl, FLAT_EQ, segments, int_const(k));
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, exact);
+  FlatBlock *saved;
+  s->then = enter_block(fl, &saved);
+  for (int i = 1; i < whole.len; i++)
+    vec_push(&fl->block->results, whole.data[i]);
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  Vals a = tr(fl, ctx, env, e->u.op.lhs);
+  Vals b = tr(fl, ctx, env, e->u.op.rhs);
+  fl->loc = e->loc;
+  Vals r = call(fl, ctx, e->callee, concat(a, b));
+  for (int i = 0; i < r.len; i++)
+    vec_push(&fl->block->results, r.data[i]);
+  fl->block = saved;
+  Vals res = {0};
+  for (int i = 0; i < r.len; i++) {
+    FlatVar *y = flat_new_var(fl->fp, ty(r.data[i]), NULL);
+    vec_push(&s->results, y);
+    vec_push(&res, flat_var_atom(y));
+  }
+  *out = res;
+  return true;
+}
+
 /* The literal a top-level binding gives global 'd' (`limit = 100;`,
    `lo = -5;`), or NULL.  Scalar code reads it as that constant: an
    element function (a loop run per element) cannot read a global of the
@@ -1939,7 +2004,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   }
   case EX_BINOP: {
     Vals chain;
-    if (append_chain(fl, ctx, env, e, &chain))
+    if (append_chain(fl, ctx, env, e, &chain) || whole_append(fl, ctx, env, e, &chain))
       return chain;
     Vals a = tr(fl, ctx, env, e->u.op.lhs);
     Vals b = tr(fl, ctx, env, e->u.op.rhs);
