@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "fusion.h"
+#include "../flat/flat.h" /* a host statement's operation (LS_HOST) */
 
 /* ---- lengths ---- */
 
@@ -1006,6 +1007,14 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
       release_kernel_lens(&kl);
     if (kb.kind != FL_UNKNOWN)
       b = cpu_terms(f, s, NULL, kb);
+  } else if (s && s->kind == LS_HOST && s->flat && s->flat->op == FLAT_VECTOR) {
+    /* a vector of lengths the host put together (split's counts): no
+       element is negative, so a segdes made of it cannot fail */
+    bool all = true;
+    for (int i = 0; i < s->args.len && all; i++)
+      all = fus_int_nonneg(f, s->args.data[i]);
+    if (all && s->args.len)
+      b = nonneg();
   }
   len_put(&f->ranges, v, b);
   return b;
@@ -1382,6 +1391,8 @@ bool fus_stmt_effects(FusFacts *f, const LcuStmt *s) {
   }
   case LS_LENGTH:
     return false;
+  case LS_HOST: /* a vector the host puts together cannot fail */
+    return !(s->flat && s->flat->op == FLAT_VECTOR);
   case LS_IF:
     return block_effects(f, s->then) || block_effects(f, s->els);
   case LS_TIME:

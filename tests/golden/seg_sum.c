@@ -432,9 +432,6 @@ static void top_10(void) {
   t49->data.i[1] = 0;
   t49->data.i[2] = v_x24;
   v_x25 = NESSIE_TO_DEVICE(t49);
-  RtValue *v_x28 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
-  rt_release(v_x25);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
   int32_t v_x40 = 0;
@@ -443,12 +440,15 @@ static void top_10(void) {
   NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K3, 3, v_x21, v_x31, v_x17, v_x40, &v_x46);
   rt_release(v_x17);
   rt_release(v_x21);
+  RtValue *v_x28 = NULL;
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
+  rt_release(v_x25);
   RtValue *v_x47 = NULL;
   rt_retain(v_x28);
   rt_retain(v_x46);
   NESSIE_CALL(RT_LOC("tests/golden/seg_sum.nesl", 5, 1), "row_sums", 0, fn_row_sums(v_x28, v_x46, &v_x47));
-  rt_release(v_x28);
   rt_release(v_x46);
+  rt_release(v_x28);
   value_0 = v_x47;
   NESSIE_SYNC();
   {
