@@ -62,6 +62,8 @@ typedef struct Hx {
   bool in_library; /* the code being written is in a library function's
                       context (gen_block): a statement nested in it (in
                       an `if`) needs none of its own */
+  const Vec *dying; /* LcuVar *: what the block lets go after the
+                       statement being written (gen_block) */
 } Hx;
 
 static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v) != NULL; }
@@ -137,6 +139,106 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
 }
 
 /* A `run`: one line, NESSIE_RUN (host_macros). */
+/* Is 'e' thunk parameter 'i'? */
+static bool is_param(const LcuExp *e, const LcuVar *i) { return e->kind == LE_VAR && e->var == i; }
+
+/* Is 'e' `#a`, a the kernel parameter 'a'? */
+static bool is_length_of(const LcuExp *e, const LcuVar *a) { return e->kind == LE_LENGTH && e->var == a; }
+
+/* Is 'e', of index 'i', `if i < #a then a[i] else b[i - #a]`, an
+   append's element as lowering makes it; its a and b into 'a', 'b'. */
+static bool append_element(const LcuExp *e, const LcuVar *i, const LcuVar **a, const LcuVar **b) {
+  if (e->kind != LE_IF)
+    return false;
+  const LcuExp *c = e->args[0], *t = e->args[1], *f = e->args[2];
+  if (c->kind != LE_OP || c->op != FLAT_LT || !is_param(c->args[0], i) || c->args[1]->kind != LE_LENGTH)
+    return false;
+  *a = c->args[1]->var;
+  if (t->kind != LE_INDEX || t->var != *a || !is_param(t->args[0], i) || f->kind != LE_INDEX || f->var == *a)
+    return false;
+  const LcuExp *j = f->args[0];
+  *b = f->var;
+  return j->kind == LE_OP && j->op == FLAT_SUB && is_param(j->args[0], i) && is_length_of(j->args[1], *a);
+}
+
+/* The columns of kernel 'k' if it is one append of vectors (a1, b1),
+   (a2, b2) ... (a MAP of size n whose element c is `if i < #ac then
+   ac[i] else bc[i - #ac]`, the kernel's results its values), with the
+   places of its parameters a, b and n in 'first', 'second' and 'size';
+   else 0.  Fusion leaves such a kernel where nothing took the append
+   into its readers (radix sort's pass: the parts of a split). */
+static int append_kernel(const LcuKernel *k, int *first, int *second, int *size) {
+  if (k->soacs.len != 1)
+    return 0;
+  const LcuSoac *m = k->soacs.data[0];
+  if (m->kind != SOAC_MAP || !m->size.var || m->pull->lets.len || m->pull->params.len != 1 ||
+      m->results.len != m->pull->body.len || k->results.len != m->results.len)
+    return 0;
+  const LcuVar *i = m->pull->params.data[0];
+  for (int c = 0; c < m->results.len; c++) {
+    const LcuVar *a, *b;
+    if (k->results.data[c] != m->results.data[c] || !append_element(m->pull->body.data[c], i, &a, &b))
+      return 0;
+    first[c] = second[c] = -1;
+    for (int p = 0; p < k->params.len; p++) {
+      if (k->params.data[p] == a)
+        first[c] = p;
+      if (k->params.data[p] == b)
+        second[c] = p;
+    }
+    if (first[c] < 0 || second[c] < 0)
+      return 0;
+  }
+  *size = -1;
+  for (int p = 0; p < k->params.len; p++)
+    if (k->params.data[p] == m->size.var)
+      *size = p;
+  return *size < 0 ? 0 : m->results.len;
+}
+
+static bool dies_here(const Hx *h, const LcuVar *v) {
+  for (int i = 0; h->dying && i < h->dying->len; i++)
+    if (h->dying->data[i] == v)
+      return true;
+  return false;
+}
+
+/* A run of an append kernel whose first parts go after it (GPU target):
+   where the runtime finds each part has room for the second and nothing
+   else holds it, the second parts are copied after the first, with no
+   launch (rtg_append_into; a split's parts appended back: its first part
+   is the PARTITION's vector of n elements cut to its count); otherwise
+   the kernel runs.  Writes the test and its branch, and leaves the
+   `else` open for the run; false where it does not apply.  'args': the
+   run's arguments as the call names them. */
+static bool append_in_place(Hx *h, const LcuStmt *s, const char **args) {
+  Cg *cg = h->cg;
+  if (cg->target->kind != CG_CUDA)
+    return false;
+  const LcuKernel *k = s->kernel;
+  int first[8], second[8], size;
+  if (k->results.len > 8)
+    return false;
+  int cols = append_kernel(k, first, second, &size);
+  if (!cols)
+    return false;
+  for (int c = 0; c < cols; c++) {
+    const LcuAtom *a = s->args.data[first[c]], *b = s->args.data[second[c]];
+    if (!a->var || !b->var || a->var == b->var || is_global(h, a->var) || !dies_here(h, a->var))
+      return false;
+  }
+  const char *n = args[size];
+  static Buf test;
+  test.len = 0;
+  for (int c = 0; c < cols; c++)
+    buf_printf(&test, "%srtg_append_fits(%s, %s, %s)", c ? " && " : "", args[first[c]], args[second[c]], n);
+  cg_line(cg, "if (%s) {", buf_str(&test));
+  for (int c = 0; c < cols; c++)
+    cg_line(cg, "  %s = rtg_append_into(%s, %s, %s);", cg_name(s->results.data[c]), args[first[c]], args[second[c]], n);
+  cg_line(cg, "} else {");
+  return true;
+}
+
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuKernel *k = s->kernel;
@@ -147,8 +249,11 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   static Buf call; /* each run's in turn */
   call.len = 0;
   buf_printf(&call, "%s, %s, %d", cg_loc(s->loc), k->name, cg_site(cg, s->loc, NULL, NULL));
-  for (int i = 0; i < s->args.len; i++)
-    buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
+  const char **args = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++) {
+    args[i] = atom(h, s->args.data[i], s->loc);
+    buf_printf(&call, ", %s", args[i]);
+  }
   for (int i = 0; i < s->results.len; i++)
     buf_printf(&call, ", &%s", cg_name(s->results.data[i]));
   /* the checks after the run that its kernel makes on the device: where
@@ -156,6 +261,11 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   const Vec *checks = cg_run_device_checks(cg, s);
   for (int i = 0; checks && i < checks->len; i++)
     buf_printf(&call, ", %d", cg_site(cg, ((const LcuStmt *)checks->data[i])->loc, NULL, NULL));
+  if (append_in_place(h, s, args)) {
+    cg_line(cg, "  NESSIE_RUN(%s);", buf_str(&call));
+    cg_line(cg, "}");
+    return;
+  }
   cg_line(cg, "NESSIE_RUN(%s);", buf_str(&call));
 }
 
@@ -490,7 +600,9 @@ static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **
     }
     for (int i = first; i < end; i++) {
       totals_together(h, b, i);
+      h->dying = &dying[i];
       gen_stmt(h, b->stmts.data[i]);
+      h->dying = NULL;
       for (int d = 0; d < dying[i].len; d++) {
         const LcuVar *v = dying[i].data[d];
         if (is_vector(v))
@@ -1102,7 +1214,7 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   PtrMap body_uses = {0}, scalar_uses = {0};
   Cg cg = {.out = &body, .p = p, .target = target, .record_fn = "NESSIE_RECORD", .split = split,
            .split_host = split_tops || split_funcs, .uses = split ? &body_uses : NULL};
-  Hx h = {&cg, p, {0}, {0}, false};
+  Hx h = {.cg = &cg, .p = p};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   if (target->kind == CG_CUDA)
     cg_plan_device_checks(&cg);

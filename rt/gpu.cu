@@ -640,9 +640,28 @@ RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
       check(cudaMemcpyAsync(to, v->data.any, size * (size_t)n, cudaMemcpyDeviceToDevice, stream), "a copy");
     device_free(v->data.any);
     v->data.any = to;
+    v->room = 0;
+  } else if (v->len > n) {
+    v->room = v->room > v->len ? v->room : v->len;
   }
   v->len = n;
   return v;
+}
+
+bool rtg_append_fits(const RtValue *a, const RtValue *b, int64_t n) {
+  return a && b && a != b && a->type.kind == RT_VEC && b->type.kind == RT_VEC && a->type.base == b->type.base &&
+         a->device && b->device && !a->mirror && a->refs == 1 && a->len + b->len == n && a->room >= n;
+}
+
+RtValue *rtg_append_into(RtValue *a, const RtValue *b, int64_t n) {
+  size_t size = rt_base_size(a->type.base);
+  if (b->len > 0)
+    check(cudaMemcpyAsync((char *)a->data.any + size * (size_t)a->len, b->data.any, size * (size_t)b->len,
+                          cudaMemcpyDeviceToDevice, stream),
+          "a copy");
+  a->len = n;
+  rt_retain(a);
+  return a;
 }
 
 /* The single-pass kernels' tile state (rtg::tile_lookback): a word's
@@ -1168,6 +1187,7 @@ static void to_device_in_place(RtValue *v) {
     void *data = rtg_alloc(data_bytes(v));
     staged = copy_to_device(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len);
     v->data.any = data;
+    v->room = 0; /* memory of its size */
   }
   v->device = true;
   copies_taken(staged); /* a copy not staged may read the host memory later */

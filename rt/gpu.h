@@ -154,6 +154,16 @@ RtgTileState rtg_tile_state(int64_t tiles);
 /* Vector 'v', allocated for more elements, cut to its first 'n': where
    that leaves much of it unused, moved to memory of its size. */
 RtValue *rtg_vec_fit(RtValue *v, int64_t n);
+/* May the append of vectors 'a' and 'b' ('n' elements, both on the
+   device) write b's elements after a's, in a's memory: a has the room,
+   no mirror on the host, and one reference, its holder's, which lets it
+   go after this append (code generation asks only there: codegen/host.c,
+   gen_run)?  Values never change; one nothing else holds, about to go,
+   may. */
+bool rtg_append_fits(const RtValue *a, const RtValue *b, int64_t n);
+/* That append, where rtg_append_fits: b's elements copied after a's, on
+   the stream; gives a, with a reference more, now of 'n' elements. */
+RtValue *rtg_append_into(RtValue *a, const RtValue *b, int64_t n);
 /* Sets 'n' bytes of device memory at 'dev' to 0, on the stream. */
 void rtg_zero(void *dev, size_t n);
 

@@ -160,6 +160,11 @@ typedef struct RtValue {
      and given again; or NULL.  A quicksort level asks for one segdes's
      offsets up to three times, each a launch before this. */
   struct RtValue *offsets_vec;
+  /* The GPU target: a vector's data has room for this many elements
+     (more than 'len' where rtg_vec_fit cut it and kept its memory), so
+     that an append may write its second part there (rtg_append_into);
+     0: 'len'. */
+  int64_t room;
 } RtValue;
 
 /* Frees device memory (set by the GPU runtime, rt/gpu.cu). */

@@ -4063,7 +4063,11 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
+    if (rtg_append_fits(v_x42, v_x60, v_x70)) {
+      v_x76 = rtg_append_into(v_x42, v_x60, v_x70);
+    } else {
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
+    }
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x67 = NULL;

@@ -545,6 +545,69 @@ template <class V> struct Store {
   __device__ void operator()(int64_t i, const V &v) const { y[i] = v; }
 };
 
+/* An int vector on the device of these values, of room 'room' (its
+   memory of that many, cut as rtg_vec_fit cuts a FILTER's). */
+static RtValue *device_ints(const std::vector<int32_t> &x, int64_t room) {
+  RtValue *v = rtg_vec_new(RT_INT, room);
+  if (!x.empty())
+    cuda_check(cudaMemcpyAsync(v->data.i, x.data(), sizeof(int32_t) * x.size(), cudaMemcpyHostToDevice,
+                               rtg_stream()),
+               "a copy of ints");
+  wait_device("a copy of ints");
+  return rtg_vec_fit(v, (int64_t)x.size());
+}
+
+/* An append in place (rtg_append_fits, rtg_append_into): b's elements
+   after a's in a's memory where a has the room, one reference and no
+   mirror; refused otherwise. */
+static void test_append_into(int64_t na, int64_t nb, int64_t room) {
+  std::vector<int32_t> a(na), b(nb), ab;
+  for (int64_t i = 0; i < na; i++)
+    a[i] = (int32_t)(i * 7 + 1);
+  for (int64_t i = 0; i < nb; i++)
+    b[i] = (int32_t)(-i * 3 - 2);
+  ab = a;
+  ab.insert(ab.end(), b.begin(), b.end());
+  RtValue *va = device_ints(a, room), *vb = device_ints(b, nb);
+  bool fits = room >= na + nb;
+  bool said = rtg_append_fits(va, vb, na + nb);
+  bool ok = said == fits;
+  if (said) {
+    RtValue *r = rtg_append_into(va, vb, na + nb);
+    ok = ok && r == va && r->len == na + nb && r->refs == 2;
+    rt_release(va);
+    ok = ok && first_difference(read_back(r->data.i, ab.size()), ab) < 0;
+    /* held twice, it may not be written again */
+    rt_retain(r);
+    ok = ok && !rtg_append_fits(r, vb, r->len + nb);
+    rt_release(r);
+    rt_value_free(r);
+  } else {
+    rt_value_free(va);
+  }
+  rt_value_free(vb);
+  wait_device("a free");
+  result(ok, "append in place: %lld after %lld, room %lld (%s)", (long long)nb, (long long)na, (long long)room,
+         fits ? "in place" : "refused");
+}
+
+/* A MAP of ints (rtg::map: four elements a thread before their stores
+   where they are small) at sizes around its grid's strides. */
+static void test_map_ints(int64_t n) {
+  std::vector<int32_t> x(n), want(n);
+  for (int64_t i = 0; i < n; i++) {
+    x[i] = (int32_t)(i * 2654435761u);
+    want[i] = x[i];
+  }
+  RtValue *vx = device_ints(x, n), *vy = rtg_vec_new(RT_INT, n);
+  rtg::map("map", RtLoc{}, Pull<int32_t>{vx->data.i}, Store<int32_t>{vy->data.i}, n);
+  int64_t bad = first_difference(read_back(vy->data.i, (size_t)n), want);
+  result(bad < 0, "MAP of %lld ints%s", (long long)n, bad < 0 ? "" : ": wrong elements");
+  rt_value_free(vx);
+  rt_value_free(vy);
+  wait_device("a free");
+}
+
 /* + on int32 (wrapping, as the generated rt_add_i) */
 struct alignas(8) VInt {
   int32_t x;
@@ -1782,6 +1845,15 @@ int main(int argc, char **argv) {
     test_make_segdes(nseg, INT32_MAX);
     test_segdes_riding(nseg);
   }
+
+  /* appends in place, and MAPs */
+  static const int64_t app[][3] = {{0, 0, 0}, {0, 5, 5}, {5, 0, 5}, {3, 4, 7}, {3, 4, 6}, {1000, 999, 1999},
+                                   {1000, 1000, 1999}, {1 << 20, 1 << 20, 1 << 21}, {5000000, 5000000, 10000000}};
+  for (const auto &t : app)
+    test_append_into(t[0], t[1], t[2]);
+  static const int64_t mapn[] = {1, 255, 256, 1023, 1024, 1025, 100000, 3000000, 10000001};
+  for (int64_t n : mapn)
+    test_map_ints(n);
 
   /* D: FILTER in one pass */
   test_filters(quick);
