@@ -153,32 +153,9 @@ template <class Kernel> int wave_blocks(Kernel kernel) {
    and 1.18 at 40, with 20 bytes spilled (H100, docs/gpu-runs.md). */
 constexpr int MAP_BLOCKS = 6;
 
-/* Elements a thread of a MAP pulls before it stores any, where an
-   element's values are small (8 bytes at most): the loads of one
-   element after another left one load in flight a thread, and a MAP
-   that only moves data (an append, a gather) ran at 2.0 TB/s on the
-   H100 (radix sort's append, 40 µs for 80 MB).  Larger values keep one,
-   for the register limit above. */
-template <class V> __host__ __device__ constexpr int map_items() { return sizeof(V) <= 8 ? 4 : 1; }
-
 template <class Pull, class Store>
 __global__ void __launch_bounds__(THREADS, MAP_BLOCKS) map_kernel(Pull pull, Store store, int64_t n) {
-  using V = decltype(pull(int64_t(0)));
-  constexpr int K = map_items<V>();
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if constexpr (K > 1) {
-    for (; i + (K - 1) * stride < n; i += K * stride) {
-      V v[K];
-#pragma unroll
-      for (int k = 0; k < K; k++)
-        v[k] = pull(i + k * stride);
-#pragma unroll
-      for (int k = 0; k < K; k++)
-        store(i + k * stride, v[k]);
-    }
-  }
-  for (; i < n; i += stride)
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
     store(i, pull(i));
 }
 
