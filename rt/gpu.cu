@@ -650,7 +650,8 @@ RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
 
 bool rtg_append_fits(const RtValue *a, const RtValue *b, int64_t n) {
   return a && b && a != b && a->type.kind == RT_VEC && b->type.kind == RT_VEC && a->type.base == b->type.base &&
-         a->device && b->device && !a->mirror && a->refs == 1 && a->len + b->len == n && a->room >= n;
+         a->device && b->device && !a->mirror && a->refs == 1 && a->len + b->len == n &&
+         (a->room > a->len ? a->room : a->len) >= n;
 }
 
 RtValue *rtg_append_into(RtValue *a, const RtValue *b, int64_t n) {

@@ -569,7 +569,7 @@ static void test_append_into(int64_t na, int64_t nb, int64_t room) {
   ab = a;
   ab.insert(ab.end(), b.begin(), b.end());
   RtValue *va = device_ints(a, room), *vb = device_ints(b, nb);
-  bool fits = room >= na + nb;
+  bool fits = room >= na + nb; /* room: at least na (the memory of a vector of na) */
   bool said = rtg_append_fits(va, vb, na + nb);
   bool ok = said == fits;
   if (said) {
@@ -591,8 +591,7 @@ static void test_append_into(int64_t na, int64_t nb, int64_t room) {
          fits ? "in place" : "refused");
 }
 
-/* A MAP of ints (rtg::map: four elements a thread before their stores
-   where they are small) at sizes around its grid's strides. */
+/* A MAP of ints (rtg::map) at sizes around its grid's strides. */
 static void test_map_ints(int64_t n) {
   std::vector<int32_t> x(n), want(n);
   for (int64_t i = 0; i < n; i++) {
