@@ -1008,12 +1008,18 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
     if (kb.kind != FL_UNKNOWN)
       b = cpu_terms(f, s, NULL, kb);
   } else if (s && s->kind == LS_HOST && s->flat && s->flat->op == FLAT_VECTOR) {
-    /* a vector of lengths the host put together (split's counts): no
-       element is negative, so a segdes made of it cannot fail */
-    bool all = true;
-    for (int i = 0; i < s->args.len && all; i++)
-      all = fus_int_nonneg(f, s->args.data[i]);
-    if (all && s->args.len)
+    /* a vector of lengths the host put together (split's counts, a
+       nested literal's rows): no element is negative, so a segdes made
+       of it cannot fail.  Not constants but 0: those add up past
+       max_int, which make_segdes reports (tests/cli/length_overflow.sh) */
+    bool all = s->args.len > 0;
+    for (int i = 0; i < s->args.len && all; i++) {
+      const LcuAtom *a = s->args.data[i];
+      const LcuStmt *d = a->var ? genmap_get(&f->def, a->var) : NULL;
+      all = a->var ? d && (d->kind == LS_LENGTH || d->kind == LS_SIZE)
+                   : a->constant.kind == FA_INT && a->constant.u.i == 0;
+    }
+    if (all)
       b = nonneg();
   }
   len_put(&f->ranges, v, b);
