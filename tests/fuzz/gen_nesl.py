@@ -375,6 +375,22 @@ class Gen:
             filt = " | " + self.gen(BOOL, env2, size // 3)
         return "{%s : %s%s}" % (body, gens, filt)
 
+    def parts_appended(self, t, env, size):
+        # a nested value's parts appended back in order, which flattening
+        # reads as the value's elements where it has as many segments
+        # (flatten.c, whole_append) and the GPU appends in place: a split's
+        # result, or v[0] ++ ... ++ v[k-1] of a value of k segments or more
+        et = t[1]
+        v = self.fresh("p")
+        if self.chance(0.5):
+            s, x = self.fresh("s"), self.fresh("x")
+            return "(let %s = %s; %s = split(%s, {%s : %s in %s}) in %s[0] ++ %s[1])" % (
+                s, self.gen(t, env, size // 2), v, s, self.gen(BOOL, env + [(x, et)], size // 3), x, s, v, v)
+        k = self.r.randint(2, 3)
+        parts = " ++ ".join("%s[%d]" % (v, i) for i in range(k))
+        return "(let %s = %s in if #%s < %d then flatten(%s) else %s)" % (
+            v, self.gen(seq(t), env, size // 2), v, k, v, parts)
+
     def gen_seq(self, t, env, size):
         et = t[1]
         k = self.r.randint(0, 20)
@@ -384,6 +400,8 @@ class Gen:
         if k <= 5:
             return self.apply_to_each(t, env, size)
         if k == 6:
+            if self.r2.random() < 0.3:
+                return self.parts_appended(t, env, size)
             return "(%s ++ %s)" % (g(), g())
         if k == 7:
             f = self.pick(["reverse", "odd_elts", "even_elts"])
