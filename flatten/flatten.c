@@ -1849,6 +1849,18 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   return true;
 }
 
+/* New variables of the types of 'v', the results of 's' (an `if` or a
+   timed block whose blocks give 'v'), as atoms. */
+static Vals fresh_results(Fl *fl, FlatStmt *s, Vals v) {
+  Vals r = {0};
+  for (int i = 0; i < v.len; i++) {
+    FlatVar *x = flat_new_var(fl->fp, ty(v.data[i]), NULL);
+    vec_push(&s->results, x);
+    vec_push(&r, flat_var_atom(x));
+  }
+  return r;
+}
+
 /* Is 'e' the subscript v[q] of variable v by the integer literal q? */
 static bool var_at(const Expr *e, const Expr *v, int q) {
   if (e->kind != EX_INDEX || e->u.index.seq->kind != EX_VAR || e->u.index.index->kind != EX_INT ||
@@ -1904,13 +1916,7 @@ static bool whole_append(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   for (int i = 0; i < r.len; i++)
     vec_push(&fl->block->results, r.data[i]);
   fl->block = saved;
-  Vals res = {0};
-  for (int i = 0; i < r.len; i++) {
-    FlatVar *y = flat_new_var(fl->fp, ty(r.data[i]), NULL);
-    vec_push(&s->results, y);
-    vec_push(&res, flat_var_atom(y));
-  }
-  *out = res;
+  *out = fresh_results(fl, s, r);
   return true;
 }
 
@@ -2076,12 +2082,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     for (int i = 0; i < v.len; i++)
       vec_push(&fl->block->results, v.data[i]);
     fl->block = saved;
-    Vals r = {0};
-    for (int i = 0; i < v.len; i++) {
-      FlatVar *x = flat_new_var(fl->fp, ty(v.data[i]), NULL);
-      vec_push(&s->results, x);
-      vec_push(&r, flat_var_atom(x));
-    }
+    Vals r = fresh_results(fl, s, v);
     FlatVar *secs = flat_new_var(fl->fp, flat_scalar(FB_FLOAT), "seconds");
     vec_push(&s->results, secs);
     return concat(r, scalar(fl, ctx, flat_var_atom(secs)));
