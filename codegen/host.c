@@ -138,7 +138,6 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
-/* A `run`: one line, NESSIE_RUN (host_macros). */
 /* Is 'e' thunk parameter 'i'? */
 static bool is_param(const LcuExp *e, const LcuVar *i) { return e->kind == LE_VAR && e->var == i; }
 
@@ -226,6 +225,12 @@ static bool append_in_place(Hx *h, const LcuStmt *s, const char **args) {
     const LcuAtom *a = s->args.data[first[c]], *b = s->args.data[second[c]];
     if (!a->var || !b->var || a->var == b->var || is_global(h, a->var) || !dies_here(h, a->var))
       return false;
+    /* a first part written into is no other column's part */
+    for (int d = 0; d < cols; d++) {
+      const LcuAtom *a2 = s->args.data[first[d]], *b2 = s->args.data[second[d]];
+      if ((d != c && a2->var == a->var) || b2->var == a->var)
+        return false;
+    }
   }
   const char *n = args[size];
   static Buf test;
@@ -239,6 +244,7 @@ static bool append_in_place(Hx *h, const LcuStmt *s, const char **args) {
   return true;
 }
 
+/* A `run`: one line, NESSIE_RUN (host_macros). */
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuKernel *k = s->kernel;
