@@ -123,6 +123,10 @@ struct Cg {
   Map layout_names;   /* a layout's definition, its parts by name -> its
                          representative (const RtLayout *) */
   const char *record_fn; /* the target's recording of a kernel error */
+  bool one_pass;      /* thunks in one pass, the recording one (cg_thunk):
+                         the GPU target's host kernels, which run on small
+                         vectors, where the fast pass only doubled the
+                         code */
   int check_order;    /* numbers the checks of the kernel being written in
                          the order its code makes them (RtKernelError.order),
                          from 0 at each kernel */

@@ -1724,8 +1724,11 @@ static void gen_dispatch(Cg *cg, const LcuKernel *k) {
 }
 
 static void cuda_kernel(Cg *cg, const LcuKernel *k) {
-  /* the host's version: the CPU target's, on one thread */
+  /* the host's version: the CPU target's, on one thread, its thunks in
+     one pass */
+  cg->one_pass = true;
   cg_cpu_kernel(cg, k, xprintf("%s_host", k->name));
+  cg->one_pass = false;
   const char *record = cg->record_fn;
   cg->record_fn = "NESSIE_DEVICE_RECORD";
   cg->check_order = 0;

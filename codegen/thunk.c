@@ -519,6 +519,14 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
+  if (cg->one_pass) {
+    /* the recording pass alone: the same values, each check's error
+       recorded where it fails */
+    Tx slow = {cg, checks, {0}, false, NULL};
+    seen_clear();
+    store(cg, ctx, gen_thunk(&slow, t, args, env), t->body.len);
+    return;
+  }
   Tx fast = {cg, checks, {0}, true, NULL};
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only

@@ -182,35 +182,26 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtVa
         const int32_t t6 = (int32_t)t5;
         int32_t t4x0;
         uint8_t t4x1;
-        int t8 = 0; /* nonzero: a check below failed */
-        int t9 = (uint64_t)(int64_t)t6 < (uint64_t)v_x10_n;
-        int32_t t7 = t9 ? v_x10_d[t6] : 0;
-        t8 |= !t9;
-        int t11 = (uint64_t)(int64_t)t6 < (uint64_t)v_x11_n;
-        uint8_t t10 = t11 ? v_x11_d[t6] : 0;
-        t8 |= !t11;
-        if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-          int32_t t12;
-          if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
-            t12 = v_x10_d[t6];
-          } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 0);
-            t12 = 0;
-          }
-          uint8_t t13;
-          if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
-            t13 = v_x11_d[t6];
-          } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 1);
-            t13 = 0;
-          }
+        int32_t t7;
+        if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
+          t7 = v_x10_d[t6];
+        } else {
+          NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 0);
+          t7 = 0;
+        }
+        uint8_t t8;
+        if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
+          t8 = v_x11_d[t6];
+        } else {
+          NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 1);
+          t8 = 0;
         }
         t4x0 = t7;
-        t4x1 = t10;
-        uint8_t t14;
-        t14 = t4x1;
-        t3[t5] = t14 != 0;
-        kept += t14 != 0;
+        t4x1 = t8;
+        uint8_t t9;
+        t9 = t4x1;
+        t3[t5] = t9 != 0;
+        kept += t9 != 0;
       }
       v_x15->lengths[t4] = kept;
       v_x18->lengths[t4] = v_x12_off[t4 + 1] - v_x12_off[t4] - kept;
@@ -243,31 +234,22 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtVa
         const int32_t t6 = (int32_t)t5;
         int32_t t4y0;
         uint8_t t4y1;
-        int t16 = 0; /* nonzero: a check below failed */
-        int t17 = (uint64_t)(int64_t)t6 < (uint64_t)v_x10_n;
-        int32_t t15 = t17 ? v_x10_d[t6] : 0;
-        t16 |= !t17;
-        int t19 = (uint64_t)(int64_t)t6 < (uint64_t)v_x11_n;
-        uint8_t t18 = t19 ? v_x11_d[t6] : 0;
-        t16 |= !t19;
-        if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-          int32_t t20;
-          if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
-            t20 = v_x10_d[t6];
-          } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 2);
-            t20 = 0;
-          }
-          uint8_t t21;
-          if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
-            t21 = v_x11_d[t6];
-          } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 3);
-            t21 = 0;
-          }
+        int32_t t10;
+        if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
+          t10 = v_x10_d[t6];
+        } else {
+          NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 2);
+          t10 = 0;
         }
-        t4y0 = t15;
-        t4y1 = t18;
+        uint8_t t11;
+        if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
+          t11 = v_x11_d[t6];
+        } else {
+          NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 3);
+          t11 = 0;
+        }
+        t4y0 = t10;
+        t4y1 = t11;
         if (t3[t5]) {
           v_x13_d[at] = t4y0;
           v_x14_d[at] = t4y1;
@@ -322,30 +304,30 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t23 = 0; /* nonzero: a check below failed */
-    int t24 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x10_n;
-    int32_t t22 = t24 ? A.v_x10_d[ix] : 0;
-    t23 |= !t24;
-    int t26 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x11_n;
-    uint8_t t25 = t26 ? A.v_x11_d[ix] : 0;
-    t23 |= !t26;
-    if (__builtin_expect(t23 != 0, 0)) { /* again, recording the error */
-      int32_t t27;
+    int t13 = 0; /* nonzero: a check below failed */
+    int t14 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x10_n;
+    int32_t t12 = t14 ? A.v_x10_d[ix] : 0;
+    t13 |= !t14;
+    int t16 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x11_n;
+    uint8_t t15 = t16 ? A.v_x11_d[ix] : 0;
+    t13 |= !t16;
+    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
+      int32_t t17;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x10_n) {
-        t27 = A.v_x10_d[ix];
+        t17 = A.v_x10_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x10_n, 0.0, 0);
-        t27 = 0;
+        t17 = 0;
       }
-      uint8_t t28;
+      uint8_t t18;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x11_n) {
-        t28 = A.v_x11_d[ix];
+        t18 = A.v_x11_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x11_n, 0.0, 1);
-        t28 = 0;
+        t18 = 0;
       }
     }
-    return K2_0_V{t22, t25};
+    return K2_0_V{t12, t15};
   }
 };
 struct K2_0_store {
@@ -389,32 +371,32 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtVal
   RtValue *v_x18 = NULL;
   /* SEG_PARTITION */
   {
-    const int64_t t29 = rtg_seg_total(v_x12);
-    uint8_t *t30;
-    int64_t *t31;
-    const int64_t t32 = rtg::select_count("K2", loc, K2_0_pull{A}, K2_0_pred{A}, t29, &t30, &t31);
+    const int64_t t19 = rtg_seg_total(v_x12);
+    uint8_t *t20;
+    int64_t *t21;
+    const int64_t t22 = rtg::select_count("K2", loc, K2_0_pull{A}, K2_0_pred{A}, t19, &t20, &t21);
     v_x15 = rtg_segdes_new(v_x12->len);
-    v_x15->total = t32;
+    v_x15->total = t22;
     v_x18 = rtg_segdes_new(v_x12->len);
-    v_x18->total = t29 - t32;
-    rtg_seg_counts(v_x12, t31, t32, v_x15, v_x18);
+    v_x18->total = t19 - t22;
+    rtg_seg_counts(v_x12, t21, t22, v_x15, v_x18);
     A.v_x15_off = rtg_seg_offsets(v_x15);
     A.v_x15_n = v_x15->len;
     A.v_x18_off = rtg_seg_offsets(v_x18);
     A.v_x18_n = v_x18->len;
-    v_x13 = rtg_vec_new(RT_INT, t32);
+    v_x13 = rtg_vec_new(RT_INT, t22);
     A.v_x13_d = v_x13->data.i;
     A.v_x13_n = v_x13->len;
-    v_x14 = rtg_vec_new(RT_BOOL, t32);
+    v_x14 = rtg_vec_new(RT_BOOL, t22);
     A.v_x14_d = v_x14->data.b;
     A.v_x14_n = v_x14->len;
-    v_x16 = rtg_vec_new(RT_INT, (t29 - t32));
+    v_x16 = rtg_vec_new(RT_INT, (t19 - t22));
     A.v_x16_d = v_x16->data.i;
     A.v_x16_n = v_x16->len;
-    v_x17 = rtg_vec_new(RT_BOOL, (t29 - t32));
+    v_x17 = rtg_vec_new(RT_BOOL, (t19 - t22));
     A.v_x17_d = v_x17->data.b;
     A.v_x17_n = v_x17->len;
-    rtg::select_write("K2", loc, K2_0_pull{A}, t29, t30, t31, K2_0_store{A}, K2_0_other{A}, true);
+    rtg::select_write("K2", loc, K2_0_pull{A}, t19, t20, t21, K2_0_store{A}, K2_0_other{A}, true);
   }
   *out_v_x13 = v_x13;
   *out_v_x14 = v_x14;
@@ -460,45 +442,33 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtVa
     int32_t *v_x33_d = v_x33->data.i;
     const int64_t v_x33_n = v_x33->len;
     RT_PARALLEL_FOR_SEGMENTS_IF(v_x32_n >= 64)
-    for (int64_t t33 = 0; t33 < v_x32_n; t33++) {
-      const int64_t len = v_x32_off[t33 + 1] - v_x32_off[t33];
-      for (int64_t t34 = v_x32_off[t33]; t34 < v_x32_off[t33 + 1]; t34++) {
-        const int32_t t35 = (int32_t)t34;
-        int32_t t33x0;
-        int t38 = 0; /* nonzero: a check below failed */
-        int t39 = (uint64_t)(int64_t)t35 < (uint64_t)v_x30_n;
-        int32_t t37 = t39 ? v_x30_d[t35] : 0;
-        t38 |= !t39;
-        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-          int32_t t40;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x30_n) {
-            t40 = v_x30_d[t35];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x30_n, 0.0, 0);
-            t40 = 0;
-          }
+    for (int64_t t23 = 0; t23 < v_x32_n; t23++) {
+      const int64_t len = v_x32_off[t23 + 1] - v_x32_off[t23];
+      for (int64_t t24 = v_x32_off[t23]; t24 < v_x32_off[t23 + 1]; t24++) {
+        const int32_t t25 = (int32_t)t24;
+        int32_t t23x0;
+        int32_t t27;
+        if ((uint64_t)(int64_t)t25 < (uint64_t)v_x30_n) {
+          t27 = v_x30_d[t25];
+        } else {
+          NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x30_n, 0.0, 0);
+          t27 = 0;
         }
-        t33x0 = t37;
-        int32_t t36;
-        int t42 = 0; /* nonzero: a check below failed */
-        int t43 = (uint64_t)(int64_t)t35 < (uint64_t)v_x31_n;
-        int32_t t41 = t43 ? v_x31_d[t35] : 0;
-        t42 |= !t43;
-        if (__builtin_expect(t42 != 0, 0)) { /* again, recording the error */
-          int32_t t44;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x31_n) {
-            t44 = v_x31_d[t35];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x31_n, 0.0, 1);
-            t44 = 0;
-          }
+        t23x0 = t27;
+        int32_t t26;
+        int32_t t28;
+        if ((uint64_t)(int64_t)t25 < (uint64_t)v_x31_n) {
+          t28 = v_x31_d[t25];
+        } else {
+          NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x31_n, 0.0, 1);
+          t28 = 0;
         }
-        t36 = t41;
-        if ((uint64_t)(int64_t)t36 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0, 2);
+        t26 = t28;
+        if ((uint64_t)(int64_t)t26 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t26, len, 0.0, 2);
           continue;
         }
-        v_x33_d[v_x32_off[t33] + t36] = t33x0;
+        v_x33_d[v_x32_off[t23] + t26] = t23x0;
       }
     }
   }
@@ -527,20 +497,20 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t46 = 0; /* nonzero: a check below failed */
-    int t47 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x30_n;
-    int32_t t45 = t47 ? A.v_x30_d[ix] : 0;
-    t46 |= !t47;
-    if (__builtin_expect(t46 != 0, 0)) { /* again, recording the error */
-      int32_t t48;
+    int t30 = 0; /* nonzero: a check below failed */
+    int t31 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x30_n;
+    int32_t t29 = t31 ? A.v_x30_d[ix] : 0;
+    t30 |= !t31;
+    if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
+      int32_t t32;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x30_n) {
-        t48 = A.v_x30_d[ix];
+        t32 = A.v_x30_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x30_n, 0.0, 0);
-        t48 = 0;
+        t32 = 0;
       }
     }
-    return K3_0_V{t45};
+    return K3_0_V{t29};
   }
 };
 struct K3_0_store {
@@ -553,20 +523,20 @@ struct K3_0_index {
   K3_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int t50 = 0; /* nonzero: a check below failed */
-    int t51 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x31_n;
-    int32_t t49 = t51 ? A.v_x31_d[ix] : 0;
-    t50 |= !t51;
-    if (__builtin_expect(t50 != 0, 0)) { /* again, recording the error */
-      int32_t t52;
+    int t34 = 0; /* nonzero: a check below failed */
+    int t35 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x31_n;
+    int32_t t33 = t35 ? A.v_x31_d[ix] : 0;
+    t34 |= !t35;
+    if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
+      int32_t t36;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x31_n) {
-        t52 = A.v_x31_d[ix];
+        t36 = A.v_x31_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x31_n, 0.0, 1);
-        t52 = 0;
+        t36 = 0;
       }
     }
-    return (int32_t)t49;
+    return (int32_t)t33;
   }
 };
 static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *v_x31, RtValue *v_x32, RtValue **out_v_x33) {
@@ -585,8 +555,8 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtVal
   RtValue *v_x33 = NULL;
   /* SEG_PERMUTE */
   {
-    const int64_t t53 = rtg_seg_total(v_x32);
-    v_x33 = rtg_vec_new(RT_INT, t53);
+    const int64_t t37 = rtg_seg_total(v_x32);
+    v_x33 = rtg_vec_new(RT_INT, t37);
     A.v_x33_d = v_x33->data.i;
     A.v_x33_n = v_x33->len;
     rtg::seg_permute("K3", loc, K3_0_pull{A}, K3_0_index{A}, v_x32, false, K3_0_store{A}, A.run, 1);
@@ -628,45 +598,33 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtVa
     int32_t *v_x44_d = v_x44->data.i;
     const int64_t v_x44_n = v_x44->len;
     memcpy(v_x44_d, v_x43_d, sizeof(int32_t) * (size_t)v_x40_n);
-    for (int64_t t54 = 0; t54 < v_x42_n; t54++) {
-      const int64_t len = v_x42_off[t54 + 1] - v_x42_off[t54];
-      for (int64_t t55 = v_x42_off[t54]; t55 < v_x42_off[t54 + 1]; t55++) {
-        const int32_t t56 = (int32_t)t55;
-        int32_t t54x0;
-        int t59 = 0; /* nonzero: a check below failed */
-        int t60 = (uint64_t)(int64_t)t56 < (uint64_t)v_x40_n;
-        int32_t t58 = t60 ? v_x40_d[t56] : 0;
-        t59 |= !t60;
-        if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-          int32_t t61;
-          if ((uint64_t)(int64_t)t56 < (uint64_t)v_x40_n) {
-            t61 = v_x40_d[t56];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x40_n, 0.0, 0);
-            t61 = 0;
-          }
+    for (int64_t t38 = 0; t38 < v_x42_n; t38++) {
+      const int64_t len = v_x42_off[t38 + 1] - v_x42_off[t38];
+      for (int64_t t39 = v_x42_off[t38]; t39 < v_x42_off[t38 + 1]; t39++) {
+        const int32_t t40 = (int32_t)t39;
+        int32_t t38x0;
+        int32_t t42;
+        if ((uint64_t)(int64_t)t40 < (uint64_t)v_x40_n) {
+          t42 = v_x40_d[t40];
+        } else {
+          NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x40_n, 0.0, 0);
+          t42 = 0;
         }
-        t54x0 = t58;
-        int32_t t57;
-        int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t56 < (uint64_t)v_x41_n;
-        int32_t t62 = t64 ? v_x41_d[t56] : 0;
-        t63 |= !t64;
-        if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
-          int32_t t65;
-          if ((uint64_t)(int64_t)t56 < (uint64_t)v_x41_n) {
-            t65 = v_x41_d[t56];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x41_n, 0.0, 1);
-            t65 = 0;
-          }
+        t38x0 = t42;
+        int32_t t41;
+        int32_t t43;
+        if ((uint64_t)(int64_t)t40 < (uint64_t)v_x41_n) {
+          t43 = v_x41_d[t40];
+        } else {
+          NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x41_n, 0.0, 1);
+          t43 = 0;
         }
-        t57 = t62;
-        if ((uint64_t)(int64_t)t57 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t57, len, 0.0, 2);
+        t41 = t43;
+        if ((uint64_t)(int64_t)t41 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t41, len, 0.0, 2);
           continue;
         }
-        v_x44_d[v_x42_off[t54] + t57] = t54x0;
+        v_x44_d[v_x42_off[t38] + t41] = t38x0;
       }
     }
   }
@@ -696,20 +654,20 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t67 = 0; /* nonzero: a check below failed */
-    int t68 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x40_n;
-    int32_t t66 = t68 ? A.v_x40_d[ix] : 0;
-    t67 |= !t68;
-    if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
-      int32_t t69;
+    int t45 = 0; /* nonzero: a check below failed */
+    int t46 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x40_n;
+    int32_t t44 = t46 ? A.v_x40_d[ix] : 0;
+    t45 |= !t46;
+    if (__builtin_expect(t45 != 0, 0)) { /* again, recording the error */
+      int32_t t47;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x40_n) {
-        t69 = A.v_x40_d[ix];
+        t47 = A.v_x40_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x40_n, 0.0, 0);
-        t69 = 0;
+        t47 = 0;
       }
     }
-    return K4_0_V{t66};
+    return K4_0_V{t44};
   }
 };
 struct K4_0_store {
@@ -722,20 +680,20 @@ struct K4_0_index {
   K4_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int t71 = 0; /* nonzero: a check below failed */
-    int t72 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x41_n;
-    int32_t t70 = t72 ? A.v_x41_d[ix] : 0;
-    t71 |= !t72;
-    if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
-      int32_t t73;
+    int t49 = 0; /* nonzero: a check below failed */
+    int t50 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x41_n;
+    int32_t t48 = t50 ? A.v_x41_d[ix] : 0;
+    t49 |= !t50;
+    if (__builtin_expect(t49 != 0, 0)) { /* again, recording the error */
+      int32_t t51;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x41_n) {
-        t73 = A.v_x41_d[ix];
+        t51 = A.v_x41_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x41_n, 0.0, 1);
-        t73 = 0;
+        t51 = 0;
       }
     }
-    return (int32_t)t70;
+    return (int32_t)t48;
   }
 };
 static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *v_x41, RtValue *v_x42, RtValue *v_x43, RtValue **out_v_x44) {
@@ -790,11 +748,11 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtVa
   RtValue *v_x52 = NULL;
   /* LIBRARY */
   {
-    RtValue *t74_args[3];
-    t74_args[0] = v_x50;
-    t74_args[1] = v_x51;
-    RtValue *t74 = rt_name(&layout_1, v_x50, t74_args + 1);
-    v_x52 = t74;
+    RtValue *t52_args[3];
+    t52_args[0] = v_x50;
+    t52_args[1] = v_x51;
+    RtValue *t52 = rt_name(&layout_1, v_x50, t52_args + 1);
+    v_x52 = t52;
     int32_t *v_x52_d = v_x52->data.i;
     const int64_t v_x52_n = v_x52->len;
   }
@@ -828,11 +786,11 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtVal
   RtValue *v_x52 = NULL;
   /* LIBRARY */
   {
-    RtValue *t75_args[3];
-    t75_args[0] = v_x50;
-    t75_args[1] = v_x51;
-    RtValue *t75 = rtg_name(&layout_1, v_x50, t75_args + 1, 1);
-    v_x52 = t75;
+    RtValue *t53_args[3];
+    t53_args[0] = v_x50;
+    t53_args[1] = v_x51;
+    RtValue *t53 = rtg_name(&layout_1, v_x50, t53_args + 1, 1);
+    v_x52 = t53;
     A.v_x52_d = v_x52->data.i;
     A.v_x52_n = v_x52->len;
   }
@@ -864,36 +822,30 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtVa
   RtValue *v_x82 = NULL;
   /* PERMUTE */
   {
-    const int64_t t76 = v_x81_n;
+    const int64_t t54 = v_x81_n;
     v_x82 = rt_value_new(rt_vec_type(RT_INT), v_x80_n);
     int32_t *v_x82_d = v_x82->data.i;
     const int64_t v_x82_n = v_x82->len;
     memcpy(v_x82_d, v_x80_d, sizeof(int32_t) * (size_t)v_x80_n);
-    for (int64_t t77 = 0; t77 < t76; t77++) {
-      const int32_t t78 = (int32_t)t77;
-      int32_t t77x0;
-      int t81 = 0; /* nonzero: a check below failed */
-      int t82 = (uint64_t)(int64_t)t78 < (uint64_t)v_x80_n;
-      int32_t t80 = t82 ? v_x80_d[t78] : 0;
-      t81 |= !t82;
-      if (__builtin_expect(t81 != 0, 0)) { /* again, recording the error */
-        int32_t t83;
-        if ((uint64_t)(int64_t)t78 < (uint64_t)v_x80_n) {
-          t83 = v_x80_d[t78];
-        } else {
-          NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 0, 0, RT_GATHER, t78, v_x80_n, 0.0, 0);
-          t83 = 0;
-        }
+    for (int64_t t55 = 0; t55 < t54; t55++) {
+      const int32_t t56 = (int32_t)t55;
+      int32_t t55x0;
+      int32_t t58;
+      if ((uint64_t)(int64_t)t56 < (uint64_t)v_x80_n) {
+        t58 = v_x80_d[t56];
+      } else {
+        NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x80_n, 0.0, 0);
+        t58 = 0;
       }
-      t77x0 = t80;
-      int32_t t79;
-      int32_t t84 = v_x81_d[t78];
-      t79 = t84;
-      if ((uint64_t)(int64_t)t79 >= (uint64_t)v_x80_n) {
-        NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t79, v_x80_n, 0.0, 1);
+      t55x0 = t58;
+      int32_t t57;
+      int32_t t59 = v_x81_d[t56];
+      t57 = t59;
+      if ((uint64_t)(int64_t)t57 >= (uint64_t)v_x80_n) {
+        NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t57, v_x80_n, 0.0, 1);
         continue;
       }
-      v_x82_d[t79] = t77x0;
+      v_x82_d[t57] = t55x0;
     }
   }
   if (err->index != INT64_MAX)
@@ -920,20 +872,20 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-    int32_t t85 = t87 ? A.v_x80_d[ix] : 0;
-    t86 |= !t87;
-    if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
-      int32_t t88;
+    int t61 = 0; /* nonzero: a check below failed */
+    int t62 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
+    int32_t t60 = t62 ? A.v_x80_d[ix] : 0;
+    t61 |= !t62;
+    if (__builtin_expect(t61 != 0, 0)) { /* again, recording the error */
+      int32_t t63;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-        t88 = A.v_x80_d[ix];
+        t63 = A.v_x80_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0, 0);
-        t88 = 0;
+        t63 = 0;
       }
     }
-    return K6_0_V{t85};
+    return K6_0_V{t60};
   }
 };
 struct K6_0_store {
@@ -946,8 +898,8 @@ struct K6_0_index {
   K6_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int32_t t89 = A.v_x81_d[ix];
-    return (int32_t)t89;
+    int32_t t64 = A.v_x81_d[ix];
+    return (int32_t)t64;
   }
 };
 static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x82) {
@@ -964,12 +916,12 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtVal
   RtValue *v_x82 = NULL;
   /* PERMUTE */
   {
-    const int64_t t90 = v_x81->len;
+    const int64_t t65 = v_x81->len;
     v_x82 = rtg_vec_new(RT_INT, v_x80->len);
     A.v_x82_d = v_x82->data.i;
     A.v_x82_n = v_x82->len;
     cudaMemcpyAsync(v_x82->data.any, v_x80->data.any, sizeof(int32_t) * (size_t)v_x80->len, cudaMemcpyDeviceToDevice, rtg_stream());
-    rtg::permute("K6", loc, K6_0_pull{A}, K6_0_index{A}, t90, v_x80->len, true, K6_0_store{A}, A.run, 1);
+    rtg::permute("K6", loc, K6_0_pull{A}, K6_0_index{A}, t65, v_x80->len, true, K6_0_store{A}, A.run, 1);
   }
   *out_v_x82 = v_x82;
   return;
@@ -998,65 +950,65 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtVa
   RtValue *v_x93 = NULL;
   /* PARTITION */
   {
-    const int64_t t91 = v_x90_n;
-    const int64_t t92 = t91 > 0 ? (t91 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t93 = (uint8_t *)rt_alloc_atomic((size_t)t91 + 1);
-    int64_t *t94 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t92 + 1));
-    RT_PARALLEL_FOR_IF(t92 > 1)
-    for (int64_t t95 = 0; t95 < t92; t95++) {
+    const int64_t t66 = v_x90_n;
+    const int64_t t67 = t66 > 0 ? (t66 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t68 = (uint8_t *)rt_alloc_atomic((size_t)t66 + 1);
+    int64_t *t69 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t67 + 1));
+    RT_PARALLEL_FOR_IF(t67 > 1)
+    for (int64_t t70 = 0; t70 < t67; t70++) {
       int64_t kept = 0;
-      const int64_t t95_end = (t95 + 1) * RT_CHUNK < t91 ? (t95 + 1) * RT_CHUNK : t91;
-      for (int64_t t96 = t95 * RT_CHUNK; t96 < t95_end; t96++) {
-        const int32_t t97 = (int32_t)t96;
-        int32_t t95x0;
-        int32_t t98 = v_x90_d[t97];
-        t95x0 = t98;
-        uint8_t t99;
-        uint8_t t101 = rt_gt_i(t95x0, 5);
-        t99 = t101;
-        t93[t96] = t99 != 0;
-        kept += t99 != 0;
+      const int64_t t70_end = (t70 + 1) * RT_CHUNK < t66 ? (t70 + 1) * RT_CHUNK : t66;
+      for (int64_t t71 = t70 * RT_CHUNK; t71 < t70_end; t71++) {
+        const int32_t t72 = (int32_t)t71;
+        int32_t t70x0;
+        int32_t t73 = v_x90_d[t72];
+        t70x0 = t73;
+        uint8_t t74;
+        uint8_t t76 = rt_gt_i(t70x0, 5);
+        t74 = t76;
+        t68[t71] = t74 != 0;
+        kept += t74 != 0;
       }
-      t94[t95] = kept;
+      t69[t70] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t93);
-      rt_free(t94);
+      rt_free(t68);
+      rt_free(t69);
       goto fail;
     }
-    int64_t t102 = 0;
-    for (int64_t t95 = 0; t95 < t92; t95++) {
-      const int64_t k = t94[t95];
-      t94[t95] = t102;
-      t102 += k;
+    int64_t t77 = 0;
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      const int64_t k = t69[t70];
+      t69[t70] = t77;
+      t77 += k;
     }
-    v_x92 = rt_value_new(rt_vec_type(RT_INT), t102);
+    v_x92 = rt_value_new(rt_vec_type(RT_INT), t77);
     int32_t *v_x92_d = v_x92->data.i;
     const int64_t v_x92_n = v_x92->len;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), (t91 - t102));
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), (t66 - t77));
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t92 > 1)
-    for (int64_t t95 = 0; t95 < t92; t95++) {
-      int64_t at = t94[t95];
-      int64_t at_not = t95 * RT_CHUNK - t94[t95];
-      const int64_t t95_end = (t95 + 1) * RT_CHUNK < t91 ? (t95 + 1) * RT_CHUNK : t91;
-      for (int64_t t96 = t95 * RT_CHUNK; t96 < t95_end; t96++) {
-        const int32_t t97 = (int32_t)t96;
-        int32_t t95y0;
-        int32_t t103 = v_x90_d[t97];
-        t95y0 = t103;
-        if (t93[t96]) {
-          v_x92_d[at] = t95y0;
+    RT_PARALLEL_FOR_IF(t67 > 1)
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      int64_t at = t69[t70];
+      int64_t at_not = t70 * RT_CHUNK - t69[t70];
+      const int64_t t70_end = (t70 + 1) * RT_CHUNK < t66 ? (t70 + 1) * RT_CHUNK : t66;
+      for (int64_t t71 = t70 * RT_CHUNK; t71 < t70_end; t71++) {
+        const int32_t t72 = (int32_t)t71;
+        int32_t t70y0;
+        int32_t t78 = v_x90_d[t72];
+        t70y0 = t78;
+        if (t68[t71]) {
+          v_x92_d[at] = t70y0;
           at++;
         } else {
-          v_x93_d[at_not] = t95y0;
+          v_x93_d[at_not] = t70y0;
           at_not++;
         }
       }
     }
-    rt_free(t93);
-    rt_free(t94);
+    rt_free(t68);
+    rt_free(t69);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1084,8 +1036,8 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t104 = A.v_x90_d[ix];
-    return K7_0_V{t104};
+    int32_t t79 = A.v_x90_d[ix];
+    return K7_0_V{t79};
   }
 };
 struct K7_0_store {
@@ -1097,8 +1049,8 @@ struct K7_0_store {
 struct K7_0_pred {
   K7_A A;
   __device__ bool operator()(int64_t i, const K7_0_V &v) const {
-    uint8_t t106 = rt_gt_i(v.v0, 5);
-    return (bool)t106;
+    uint8_t t81 = rt_gt_i(v.v0, 5);
+    return (bool)t81;
   }
 };
 struct K7_0_other {
@@ -1119,24 +1071,24 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtVal
   RtValue *v_x92 = NULL;
   RtValue *v_x93 = NULL;
   /* PARTITION */
-  int64_t *t107, t108; /* the slot of its count, its size */
+  int64_t *t82, t83; /* the slot of its count, its size */
   {
-    const int64_t t109 = v_x90->len;
-    v_x92 = rtg_vec_new(RT_INT, t109);
+    const int64_t t84 = v_x90->len;
+    v_x92 = rtg_vec_new(RT_INT, t84);
     A.v_x92_d = v_x92->data.i;
     A.v_x92_n = v_x92->len;
-    v_x93 = rtg_vec_new(RT_INT, t109);
+    v_x93 = rtg_vec_new(RT_INT, t84);
     A.v_x93_d = v_x93->data.i;
     A.v_x93_n = v_x93->len;
-    t108 = t109;
-    t107 = rtg::partition_launch<K7_0_V>("K7", loc, K7_0_pull{A}, K7_0_pred{A}, t109, K7_0_store{A}, K7_0_other{A}, true);
+    t83 = t84;
+    t82 = rtg::partition_launch<K7_0_V>("K7", loc, K7_0_pull{A}, K7_0_pred{A}, t84, K7_0_store{A}, K7_0_other{A}, true);
   }
   {
-    const int64_t t110 = rtg::filter_count(t107);
-    v_x92 = rtg_vec_fit(v_x92, t110);
+    const int64_t t85 = rtg::filter_count(t82);
+    v_x92 = rtg_vec_fit(v_x92, t85);
     A.v_x92_d = v_x92->data.i;
     A.v_x92_n = v_x92->len;
-    v_x93 = rtg_vec_fit(v_x93, t108 - t110);
+    v_x93 = rtg_vec_fit(v_x93, t83 - t85);
     A.v_x93_d = v_x93->data.i;
     A.v_x93_n = v_x93->len;
   }
@@ -1164,27 +1116,27 @@ static void top_0(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t111 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t111->data.i[0] = 2;
-  t111->data.i[1] = 1;
-  v_x60 = NESSIE_TO_DEVICE(t111);
+  RtValue *t86 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t86->data.i[0] = 2;
+  t86->data.i[1] = 1;
+  v_x60 = NESSIE_TO_DEVICE(t86);
   RtValue *v_x61 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60, &v_x61);
   rt_release(v_x60);
   RtValue *v_x62 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t112 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t112->data.i[0] = 5;
-  t112->data.i[1] = 6;
-  t112->data.i[2] = 7;
-  v_x62 = NESSIE_TO_DEVICE(t112);
+  RtValue *t87 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t87->data.i[0] = 5;
+  t87->data.i[1] = 6;
+  t87->data.i[2] = 7;
+  v_x62 = NESSIE_TO_DEVICE(t87);
   RtValue *v_x63 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t113 = rt_value_new(rt_vec_type(RT_BOOL), 3);
-  t113->data.b[0] = 1;
-  t113->data.b[1] = 0;
-  t113->data.b[2] = 1;
-  v_x63 = NESSIE_TO_DEVICE(t113);
+  RtValue *t88 = rt_value_new(rt_vec_type(RT_BOOL), 3);
+  t88->data.b[0] = 1;
+  t88->data.b[1] = 0;
+  t88->data.b[2] = 1;
+  v_x63 = NESSIE_TO_DEVICE(t88);
   RtValue *v_x64 = NULL;
   RtValue *v_x65 = NULL;
   RtValue *v_x66 = NULL;
@@ -1217,27 +1169,27 @@ static void top_1(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_96 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t114 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t114->data.i[0] = 2;
-  t114->data.i[1] = 1;
-  v_x60_96 = NESSIE_TO_DEVICE(t114);
+  RtValue *t89 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t89->data.i[0] = 2;
+  t89->data.i[1] = 1;
+  v_x60_96 = NESSIE_TO_DEVICE(t89);
   RtValue *v_x61_97 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_96, &v_x61_97);
   rt_release(v_x60_96);
   RtValue *v_x62_98 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t115 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t115->data.i[0] = 5;
-  t115->data.i[1] = 6;
-  t115->data.i[2] = 7;
-  v_x62_98 = NESSIE_TO_DEVICE(t115);
+  RtValue *t90 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t90->data.i[0] = 5;
+  t90->data.i[1] = 6;
+  t90->data.i[2] = 7;
+  v_x62_98 = NESSIE_TO_DEVICE(t90);
   RtValue *v_x70_100 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t116 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t116->data.i[0] = 1;
-  t116->data.i[1] = 0;
-  t116->data.i[2] = 0;
-  v_x70_100 = NESSIE_TO_DEVICE(t116);
+  RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t91->data.i[0] = 1;
+  t91->data.i[1] = 0;
+  t91->data.i[2] = 0;
+  v_x70_100 = NESSIE_TO_DEVICE(t91);
   RtValue *v_x71 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K3, 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
   rt_release(v_x61_97);
@@ -1260,27 +1212,27 @@ static void top_2(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_101 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t117 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t117->data.i[0] = 2;
-  t117->data.i[1] = 1;
-  v_x60_101 = NESSIE_TO_DEVICE(t117);
+  RtValue *t92 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t92->data.i[0] = 2;
+  t92->data.i[1] = 1;
+  v_x60_101 = NESSIE_TO_DEVICE(t92);
   RtValue *v_x61_102 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_101, &v_x61_102);
   rt_release(v_x60_101);
   RtValue *v_x62_103 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t118 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t118->data.i[0] = 5;
-  t118->data.i[1] = 6;
-  t118->data.i[2] = 7;
-  v_x62_103 = NESSIE_TO_DEVICE(t118);
+  RtValue *t93 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t93->data.i[0] = 5;
+  t93->data.i[1] = 6;
+  t93->data.i[2] = 7;
+  v_x62_103 = NESSIE_TO_DEVICE(t93);
   RtValue *v_x70_105 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t119 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t119->data.i[0] = 1;
-  t119->data.i[1] = 0;
-  t119->data.i[2] = 0;
-  v_x70_105 = NESSIE_TO_DEVICE(t119);
+  RtValue *t94 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t94->data.i[0] = 1;
+  t94->data.i[1] = 0;
+  t94->data.i[2] = 0;
+  v_x70_105 = NESSIE_TO_DEVICE(t94);
   RtValue *v_x72 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K4, 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
   rt_release(v_x61_102);
@@ -1303,20 +1255,20 @@ static void top_3(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_106 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t120 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t120->data.i[0] = 2;
-  t120->data.i[1] = 1;
-  v_x60_106 = NESSIE_TO_DEVICE(t120);
+  RtValue *t95 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t95->data.i[0] = 2;
+  t95->data.i[1] = 1;
+  v_x60_106 = NESSIE_TO_DEVICE(t95);
   RtValue *v_x61_107 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_106, &v_x61_107);
   rt_release(v_x60_106);
   RtValue *v_x62_108 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t121 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t121->data.i[0] = 5;
-  t121->data.i[1] = 6;
-  t121->data.i[2] = 7;
-  v_x62_108 = NESSIE_TO_DEVICE(t121);
+  RtValue *t96 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t96->data.i[0] = 5;
+  t96->data.i[1] = 6;
+  t96->data.i[2] = 7;
+  v_x62_108 = NESSIE_TO_DEVICE(t96);
   RtValue *v_x73 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K5, 2, v_x61_107, v_x62_108, &v_x73);
   rt_release(v_x61_107);
@@ -1338,28 +1290,28 @@ static void top_4(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_111 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t122 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t122->data.i[0] = 2;
-  t122->data.i[1] = 1;
-  v_x60_111 = NESSIE_TO_DEVICE(t122);
+  RtValue *t97 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t97->data.i[0] = 2;
+  t97->data.i[1] = 1;
+  v_x60_111 = NESSIE_TO_DEVICE(t97);
   RtValue *v_x61_112 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_111, &v_x61_112);
   rt_release(v_x60_111);
   rt_release(v_x61_112);
   RtValue *v_x62_113 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t123 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t123->data.i[0] = 5;
-  t123->data.i[1] = 6;
-  t123->data.i[2] = 7;
-  v_x62_113 = NESSIE_TO_DEVICE(t123);
+  RtValue *t98 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t98->data.i[0] = 5;
+  t98->data.i[1] = 6;
+  t98->data.i[2] = 7;
+  v_x62_113 = NESSIE_TO_DEVICE(t98);
   RtValue *v_x70_115 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t124 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t124->data.i[0] = 1;
-  t124->data.i[1] = 0;
-  t124->data.i[2] = 0;
-  v_x70_115 = NESSIE_TO_DEVICE(t124);
+  RtValue *t99 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t99->data.i[0] = 1;
+  t99->data.i[1] = 0;
+  t99->data.i[2] = 0;
+  v_x70_115 = NESSIE_TO_DEVICE(t99);
   RtValue *v_x74 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K6, 2, v_x62_113, v_x70_115, &v_x74);
   rt_release(v_x62_113);
@@ -1381,28 +1333,28 @@ static void top_5(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_116 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t125 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t125->data.i[0] = 2;
-  t125->data.i[1] = 1;
-  v_x60_116 = NESSIE_TO_DEVICE(t125);
+  RtValue *t100 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t100->data.i[0] = 2;
+  t100->data.i[1] = 1;
+  v_x60_116 = NESSIE_TO_DEVICE(t100);
   RtValue *v_x61_117 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_116, &v_x61_117);
   rt_release(v_x60_116);
   rt_release(v_x61_117);
   RtValue *v_x62_118 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t126 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t126->data.i[0] = 5;
-  t126->data.i[1] = 6;
-  t126->data.i[2] = 7;
-  v_x62_118 = NESSIE_TO_DEVICE(t126);
+  RtValue *t101 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t101->data.i[0] = 5;
+  t101->data.i[1] = 6;
+  t101->data.i[2] = 7;
+  v_x62_118 = NESSIE_TO_DEVICE(t101);
   RtValue *v_x63_119 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t127 = rt_value_new(rt_vec_type(RT_BOOL), 3);
-  t127->data.b[0] = 1;
-  t127->data.b[1] = 0;
-  t127->data.b[2] = 1;
-  v_x63_119 = NESSIE_TO_DEVICE(t127);
+  RtValue *t102 = rt_value_new(rt_vec_type(RT_BOOL), 3);
+  t102->data.b[0] = 1;
+  t102->data.b[1] = 0;
+  t102->data.b[2] = 1;
+  v_x63_119 = NESSIE_TO_DEVICE(t102);
   rt_release(v_x63_119);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;

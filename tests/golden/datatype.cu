@@ -131,34 +131,23 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtVa
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      int t5 = 0; /* nonzero: a check below failed */
-      int t6 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
-      double t4 = t6 ? v_x42_d[t3] : 0;
-      t5 |= !t6;
-      double t8 = rt_mul_f(t4, t4);
-      double t9 = v_x39_d[t3];
-      double t11 = rt_mul_f(t9, t9);
-      double t13 = rt_add_f(t11, t8);
-      double t15 = rt_sqrt_f(t13, &t5);
-      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
-        double t16;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
-          t16 = v_x42_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
-          t16 = 0;
-        }
-        double t18 = rt_mul_f(t16, t16);
-        double t19 = v_x39_d[t3];
-        double t21 = rt_mul_f(t19, t19);
-        double t23 = rt_add_f(t21, t18);
-        int t24 = 0;
-        double t25 = rt_sqrt_f(t23, &t24);
-        if (t24) {
-          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23, 1);
-        }
+      double t4;
+      if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
+        t4 = v_x42_d[t3];
+      } else {
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
+        t4 = 0;
       }
-      v_x48_d[t2] = t15;
+      double t6 = rt_mul_f(t4, t4);
+      double t7 = v_x39_d[t3];
+      double t9 = rt_mul_f(t7, t7);
+      double t11 = rt_add_f(t9, t6);
+      int t12 = 0;
+      double t13 = rt_sqrt_f(t11, &t12);
+      if (t12) {
+        NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t12, RT_SQRT, 0, 0, (double)t11, 1);
+      }
+      v_x48_d[t2] = t13;
     }
   }
   if (err->index != INT64_MAX)
@@ -185,34 +174,34 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t27 = 0; /* nonzero: a check below failed */
-    int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
-    double t26 = t28 ? A.v_x42_d[ix] : 0;
-    t27 |= !t28;
-    double t30 = rt_mul_f(t26, t26);
-    double t31 = A.v_x39_d[ix];
-    double t33 = rt_mul_f(t31, t31);
-    double t35 = rt_add_f(t33, t30);
-    double t37 = rt_sqrt_f(t35, &t27);
-    if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
-      double t38;
+    int t15 = 0; /* nonzero: a check below failed */
+    int t16 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
+    double t14 = t16 ? A.v_x42_d[ix] : 0;
+    t15 |= !t16;
+    double t18 = rt_mul_f(t14, t14);
+    double t19 = A.v_x39_d[ix];
+    double t21 = rt_mul_f(t19, t19);
+    double t23 = rt_add_f(t21, t18);
+    double t25 = rt_sqrt_f(t23, &t15);
+    if (__builtin_expect(t15 != 0, 0)) { /* again, recording the error */
+      double t26;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n) {
-        t38 = A.v_x42_d[ix];
+        t26 = A.v_x42_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0, 0);
-        t38 = 0;
+        t26 = 0;
       }
-      double t40 = rt_mul_f(t38, t38);
-      double t41 = A.v_x39_d[ix];
-      double t43 = rt_mul_f(t41, t41);
-      double t45 = rt_add_f(t43, t40);
-      int t46 = 0;
-      double t47 = rt_sqrt_f(t45, &t46);
-      if (t46) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t46, RT_SQRT, 0, 0, (double)t45, 1);
+      double t28 = rt_mul_f(t26, t26);
+      double t29 = A.v_x39_d[ix];
+      double t31 = rt_mul_f(t29, t29);
+      double t33 = rt_add_f(t31, t28);
+      int t34 = 0;
+      double t35 = rt_sqrt_f(t33, &t34);
+      if (t34) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t34, RT_SQRT, 0, 0, (double)t33, 1);
       }
     }
-    return K1_0_V{t37};
+    return K1_0_V{t25};
   }
 };
 struct K1_0_store {
@@ -235,11 +224,11 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtVal
   RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t48 = v_x39->len;
-    v_x48 = rtg_vec_new(RT_FLOAT, t48);
+    const int64_t t36 = v_x39->len;
+    v_x48 = rtg_vec_new(RT_FLOAT, t36);
     A.v_x48_d = v_x48->data.f;
     A.v_x48_n = v_x48->len;
-    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t48);
+    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t36);
   }
   *out_v_x48 = v_x48;
   return;
@@ -374,16 +363,16 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  RtValue *t49 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t49->data.f[0] = 3.0;
-  t49->data.f[1] = 1.0;
-  v_x17 = NESSIE_TO_DEVICE(t49);
+  RtValue *t37 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t37->data.f[0] = 3.0;
+  t37->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t37);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  RtValue *t50 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t50->data.f[0] = 4.0;
-  t50->data.f[1] = 0.0;
-  v_x18 = NESSIE_TO_DEVICE(t50);
+  RtValue *t38 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t38->data.f[0] = 4.0;
+  t38->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t38);
   RtValue *v_x38 = NULL;
   NESSIE_RUN(RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), K1, 3, v_x17, v_x18, &v_x38);
   rt_release(v_x17);

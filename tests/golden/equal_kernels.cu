@@ -259,7 +259,6 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int3
     RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
     for (int64_t t8 = 0; t8 < t7; t8++) {
       const int32_t t9 = (int32_t)t8;
-      int t27 = 0; /* nonzero: a check below failed */
       int32_t t11 = rt_mul_i(t9, v_x423);
       int32_t t12 = v_x429_d[t9];
       int32_t t14 = rt_add_i(t11, t12);
@@ -270,51 +269,28 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int3
       uint8_t t24 = rt_ge_i(t22, 0);
       int32_t t25;
       if (t24) {
-        int t28 = (uint64_t)(int64_t)t22 < (uint64_t)v_x420;
-        int32_t t26 = t28 ? t22 : 0;
-        t27 |= !t28;
-        int32_t t30 = rt_rem_by(t26, v_x423_dv, &t27);
-        int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x426_n;
-        int32_t t31 = t32 ? v_x426_d[t30] : 0;
-        t27 |= !t32;
-        t25 = t31;
+        int32_t t26;
+        if ((uint64_t)(int64_t)t22 < (uint64_t)v_x420) {
+          t26 = t22;
+        } else {
+          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 1, 0, RT_GATHER, t22, v_x420, 0.0, 0);
+          t26 = 0;
+        }
+        int t27 = 0;
+        int32_t t28 = rt_rem_by(t26, v_x423_dv, &t27);
+        if (t27) {
+          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t27, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t29;
+        if ((uint64_t)(int64_t)t28 < (uint64_t)v_x426_n) {
+          t29 = v_x426_d[t28];
+        } else {
+          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t28, v_x426_n, 0.0, 2);
+          t29 = 0;
+        }
+        t25 = t29;
       } else {
         t25 = 0;
-      }
-      if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
-        int32_t t34 = rt_mul_i(t9, v_x423);
-        int32_t t35 = v_x429_d[t9];
-        int32_t t37 = rt_add_i(t34, t35);
-        uint8_t t39 = rt_ge_i(t35, 0);
-        uint8_t t41 = rt_lt_i(t35, v_x423);
-        uint8_t t43 = rt_and_b(t39, t41);
-        int32_t t45 = (t43 ? t37 : -1);
-        uint8_t t47 = rt_ge_i(t45, 0);
-        int32_t t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t45 < (uint64_t)v_x420) {
-            t49 = t45;
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 1, 0, RT_GATHER, t45, v_x420, 0.0, 0);
-            t49 = 0;
-          }
-          int t50 = 0;
-          int32_t t51 = rt_rem_by(t49, v_x423_dv, &t50);
-          if (t50) {
-            NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t50, RT_REM, 0, 0, 0.0, 1);
-          }
-          int32_t t52;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x426_n) {
-            t52 = v_x426_d[t51];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x426_n, 0.0, 2);
-            t52 = 0;
-          }
-          t48 = t52;
-        } else {
-          t48 = 0;
-        }
       }
       v_x455_d[t8] = t25;
     }
@@ -326,104 +302,104 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int3
     const int64_t v_x455_n = v_x455->len;
     /* REDUCE */
     {
-      const int64_t t53 = v_x429_n;
-      const int64_t t54 = t53 > 0 ? (t53 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t55 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
-      int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
-      int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
-      RT_PARALLEL_FOR_IF(t54 > 1)
-      for (int64_t t58 = 0; t58 < t54; t58++) {
-        int32_t t58a0;
-        int32_t t58a1;
-        int32_t t58a2;
-        t58a0 = 2147483647;
-        t58a1 = 0;
-        t58a2 = 1;
-        const int64_t t58_end = (t58 + 1) * RT_CHUNK < t53 ? (t58 + 1) * RT_CHUNK : t53;
-        for (int64_t t59 = t58 * RT_CHUNK; t59 < t58_end; t59++) {
-          const int32_t t60 = (int32_t)t59;
-          int32_t t58x0;
-          int32_t t58x1;
-          int32_t t58x2;
-          int32_t t61 = v_x429_d[t60];
-          uint8_t t63 = rt_ge_i(t61, 0);
-          uint8_t t65 = rt_lt_i(t61, v_x423);
-          uint8_t t67 = rt_and_b(t63, t65);
-          int32_t t68;
-          if (t67) {
-            t68 = 2147483647;
+      const int64_t t30 = v_x429_n;
+      const int64_t t31 = t30 > 0 ? (t30 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t32 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t31);
+      int32_t *t33 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t31);
+      int32_t *t34 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t31);
+      RT_PARALLEL_FOR_IF(t31 > 1)
+      for (int64_t t35 = 0; t35 < t31; t35++) {
+        int32_t t35a0;
+        int32_t t35a1;
+        int32_t t35a2;
+        t35a0 = 2147483647;
+        t35a1 = 0;
+        t35a2 = 1;
+        const int64_t t35_end = (t35 + 1) * RT_CHUNK < t30 ? (t35 + 1) * RT_CHUNK : t30;
+        for (int64_t t36 = t35 * RT_CHUNK; t36 < t35_end; t36++) {
+          const int32_t t37 = (int32_t)t36;
+          int32_t t35x0;
+          int32_t t35x1;
+          int32_t t35x2;
+          int32_t t38 = v_x429_d[t37];
+          uint8_t t40 = rt_ge_i(t38, 0);
+          uint8_t t42 = rt_lt_i(t38, v_x423);
+          uint8_t t44 = rt_and_b(t40, t42);
+          int32_t t45;
+          if (t44) {
+            t45 = 2147483647;
           } else {
-            t68 = t60;
+            t45 = t37;
           }
-          t58x0 = t68;
-          t58x1 = t61;
-          t58x2 = v_x423;
-          uint8_t t70 = rt_le_i(t58a0, t58x0);
-          int32_t t71;
-          if (t70) {
-            t71 = t58a0;
+          t35x0 = t45;
+          t35x1 = t38;
+          t35x2 = v_x423;
+          uint8_t t47 = rt_le_i(t35a0, t35x0);
+          int32_t t48;
+          if (t47) {
+            t48 = t35a0;
           } else {
-            t71 = t58x0;
+            t48 = t35x0;
           }
-          int32_t t72;
-          if (t70) {
-            t72 = t58a1;
+          int32_t t49;
+          if (t47) {
+            t49 = t35a1;
           } else {
-            t72 = t58x1;
+            t49 = t35x1;
           }
-          int32_t t73;
-          if (t70) {
-            t73 = t58a2;
+          int32_t t50;
+          if (t47) {
+            t50 = t35a2;
           } else {
-            t73 = t58x2;
+            t50 = t35x2;
           }
-          t58a0 = t71;
-          t58a1 = t72;
-          t58a2 = t73;
+          t35a0 = t48;
+          t35a1 = t49;
+          t35a2 = t50;
         }
-        t55[t58] = t58a0;
-        t56[t58] = t58a1;
-        t57[t58] = t58a2;
+        t32[t35] = t35a0;
+        t33[t35] = t35a1;
+        t34[t35] = t35a2;
       }
-      int32_t t58t0;
-      int32_t t58t1;
-      int32_t t58t2;
-      t58t0 = 2147483647;
-      t58t1 = 0;
-      t58t2 = 1;
-      for (int64_t t58 = 0; t58 < t54; t58++) {
-        const int32_t t74 = t55[t58];
-        const int32_t t75 = t56[t58];
-        const int32_t t76 = t57[t58];
-        uint8_t t78 = rt_le_i(t58t0, t74);
-        int32_t t79;
-        if (t78) {
-          t79 = t58t0;
+      int32_t t35t0;
+      int32_t t35t1;
+      int32_t t35t2;
+      t35t0 = 2147483647;
+      t35t1 = 0;
+      t35t2 = 1;
+      for (int64_t t35 = 0; t35 < t31; t35++) {
+        const int32_t t51 = t32[t35];
+        const int32_t t52 = t33[t35];
+        const int32_t t53 = t34[t35];
+        uint8_t t55 = rt_le_i(t35t0, t51);
+        int32_t t56;
+        if (t55) {
+          t56 = t35t0;
         } else {
-          t79 = t74;
+          t56 = t51;
         }
-        int32_t t80;
-        if (t78) {
-          t80 = t58t1;
+        int32_t t57;
+        if (t55) {
+          t57 = t35t1;
         } else {
-          t80 = t75;
+          t57 = t52;
         }
-        int32_t t81;
-        if (t78) {
-          t81 = t58t2;
+        int32_t t58;
+        if (t55) {
+          t58 = t35t2;
         } else {
-          t81 = t76;
+          t58 = t53;
         }
-        t58t0 = t79;
-        t58t1 = t80;
-        t58t2 = t81;
+        t35t0 = t56;
+        t35t1 = t57;
+        t35t2 = t58;
       }
-      v_x437 = t58t0;
-      rt_free(t55);
-      v_x438 = t58t1;
-      rt_free(t56);
-      v_x439 = t58t2;
-      rt_free(t57);
+      v_x437 = t35t0;
+      rt_free(t32);
+      v_x438 = t35t1;
+      rt_free(t33);
+      v_x439 = t35t2;
+      rt_free(t34);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -458,64 +434,64 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t99 = 0; /* nonzero: a check below failed */
-    int32_t t83 = rt_mul_i(ix, A.v_x423);
-    int32_t t84 = rtg::ld_stream(&A.v_x429_d[ix]);
-    int32_t t86 = rt_add_i(t83, t84);
-    uint8_t t88 = rt_ge_i(t84, 0);
-    uint8_t t90 = rt_lt_i(t84, A.v_x423);
-    uint8_t t92 = rt_and_b(t88, t90);
-    int32_t t94 = (t92 ? t86 : -1);
-    uint8_t t96 = rt_ge_i(t94, 0);
-    int32_t t97;
-    if (t96) {
-      int t100 = (uint64_t)(int64_t)t94 < (uint64_t)A.v_x420;
-      int32_t t98 = t100 ? t94 : 0;
-      t99 |= !t100;
-      int32_t t102 = rt_rem_by(t98, A.v_x423_dv, &t99);
-      int t104 = (uint64_t)(int64_t)t102 < (uint64_t)A.v_x426_n;
-      int32_t t103 = t104 ? A.v_x426_d[t102] : 0;
-      t99 |= !t104;
-      t97 = t103;
+    int t76 = 0; /* nonzero: a check below failed */
+    int32_t t60 = rt_mul_i(ix, A.v_x423);
+    int32_t t61 = rtg::ld_stream(&A.v_x429_d[ix]);
+    int32_t t63 = rt_add_i(t60, t61);
+    uint8_t t65 = rt_ge_i(t61, 0);
+    uint8_t t67 = rt_lt_i(t61, A.v_x423);
+    uint8_t t69 = rt_and_b(t65, t67);
+    int32_t t71 = (t69 ? t63 : -1);
+    uint8_t t73 = rt_ge_i(t71, 0);
+    int32_t t74;
+    if (t73) {
+      int t77 = (uint64_t)(int64_t)t71 < (uint64_t)A.v_x420;
+      int32_t t75 = t77 ? t71 : 0;
+      t76 |= !t77;
+      int32_t t79 = rt_rem_by(t75, A.v_x423_dv, &t76);
+      int t81 = (uint64_t)(int64_t)t79 < (uint64_t)A.v_x426_n;
+      int32_t t80 = t81 ? A.v_x426_d[t79] : 0;
+      t76 |= !t81;
+      t74 = t80;
     } else {
-      t97 = 0;
+      t74 = 0;
     }
-    if (__builtin_expect(t99 != 0, 0)) { /* again, recording the error */
-      int32_t t106 = rt_mul_i(ix, A.v_x423);
-      int32_t t107 = rtg::ld_stream(&A.v_x429_d[ix]);
-      int32_t t109 = rt_add_i(t106, t107);
-      uint8_t t111 = rt_ge_i(t107, 0);
-      uint8_t t113 = rt_lt_i(t107, A.v_x423);
-      uint8_t t115 = rt_and_b(t111, t113);
-      int32_t t117 = (t115 ? t109 : -1);
-      uint8_t t119 = rt_ge_i(t117, 0);
-      int32_t t120;
-      if (t119) {
-        int32_t t121;
-        if ((uint64_t)(int64_t)t117 < (uint64_t)A.v_x420) {
-          t121 = t117;
+    if (__builtin_expect(t76 != 0, 0)) { /* again, recording the error */
+      int32_t t83 = rt_mul_i(ix, A.v_x423);
+      int32_t t84 = rtg::ld_stream(&A.v_x429_d[ix]);
+      int32_t t86 = rt_add_i(t83, t84);
+      uint8_t t88 = rt_ge_i(t84, 0);
+      uint8_t t90 = rt_lt_i(t84, A.v_x423);
+      uint8_t t92 = rt_and_b(t88, t90);
+      int32_t t94 = (t92 ? t86 : -1);
+      uint8_t t96 = rt_ge_i(t94, 0);
+      int32_t t97;
+      if (t96) {
+        int32_t t98;
+        if ((uint64_t)(int64_t)t94 < (uint64_t)A.v_x420) {
+          t98 = t94;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t117, A.v_x420, 0.0, 0);
-          t121 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t94, A.v_x420, 0.0, 0);
+          t98 = 0;
         }
-        int t122 = 0;
-        int32_t t123 = rt_rem_by(t121, A.v_x423_dv, &t122);
-        if (t122) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t122, RT_REM, 0, 0, 0.0, 1);
+        int t99 = 0;
+        int32_t t100 = rt_rem_by(t98, A.v_x423_dv, &t99);
+        if (t99) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t99, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t124;
-        if ((uint64_t)(int64_t)t123 < (uint64_t)A.v_x426_n) {
-          t124 = A.v_x426_d[t123];
+        int32_t t101;
+        if ((uint64_t)(int64_t)t100 < (uint64_t)A.v_x426_n) {
+          t101 = A.v_x426_d[t100];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, A.v_x426_n, 0.0, 2);
-          t124 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, A.v_x426_n, 0.0, 2);
+          t101 = 0;
         }
-        t120 = t124;
+        t97 = t101;
       } else {
-        t120 = 0;
+        t97 = 0;
       }
     }
-    return K2_0_V{t97};
+    return K2_0_V{t74};
   }
 };
 struct K2_0_store {
@@ -534,42 +510,42 @@ struct K2_1_pull {
   __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t125 = A.v_x429_d[ix];
-    uint8_t t127 = rt_ge_i(t125, 0);
-    uint8_t t129 = rt_lt_i(t125, A.v_x423);
-    uint8_t t131 = rt_and_b(t127, t129);
-    int32_t t132;
-    if (t131) {
-      t132 = 2147483647;
+    int32_t t102 = A.v_x429_d[ix];
+    uint8_t t104 = rt_ge_i(t102, 0);
+    uint8_t t106 = rt_lt_i(t102, A.v_x423);
+    uint8_t t108 = rt_and_b(t104, t106);
+    int32_t t109;
+    if (t108) {
+      t109 = 2147483647;
     } else {
-      t132 = ix;
+      t109 = ix;
     }
-    return K2_1_V{t132, t125, A.v_x423};
+    return K2_1_V{t109, t102, A.v_x423};
   }
 };
 struct K2_1_op {
   K2_A A;
   __device__ K2_1_V operator()(const K2_1_V &a, const K2_1_V &b) const {
-    uint8_t t134 = rt_le_i(a.v0, b.v0);
-    int32_t t135;
-    if (t134) {
-      t135 = a.v0;
+    uint8_t t111 = rt_le_i(a.v0, b.v0);
+    int32_t t112;
+    if (t111) {
+      t112 = a.v0;
     } else {
-      t135 = b.v0;
+      t112 = b.v0;
     }
-    int32_t t136;
-    if (t134) {
-      t136 = a.v1;
+    int32_t t113;
+    if (t111) {
+      t113 = a.v1;
     } else {
-      t136 = b.v1;
+      t113 = b.v1;
     }
-    int32_t t137;
-    if (t134) {
-      t137 = a.v2;
+    int32_t t114;
+    if (t111) {
+      t114 = a.v2;
     } else {
-      t137 = b.v2;
+      t114 = b.v2;
     }
-    return K2_1_V{t135, t136, t137};
+    return K2_1_V{t112, t113, t114};
   }
 };
 struct K2_1_ride {
@@ -599,25 +575,25 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32
   int32_t v_x439 = 0;
   /* MAP */
   {
-    const int64_t t138 = v_x429->len;
-    v_x455 = rtg_vec_new(RT_INT, t138);
+    const int64_t t115 = v_x429->len;
+    v_x455 = rtg_vec_new(RT_INT, t115);
     A.v_x455_d = v_x455->data.i;
     A.v_x455_n = v_x455->len;
     /* computed in the launch of SOAC 1 (K2_1_ride) */
   }
   /* REDUCE */
-  K2_1_V *t139; /* the slot of its values */
+  K2_1_V *t116; /* the slot of its values */
   {
-    const int64_t t140 = v_x429->len;
-    t139 = rtg::reduce_launch<false>("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t140);
+    const int64_t t117 = v_x429->len;
+    t116 = rtg::reduce_launch<false>("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t117);
   }
   {
-    const K2_1_V t141 = rtg::reduce_read(t139, K2_1_V{2147483647, 0, 1});
-    v_x437 = t141.v0;
+    const K2_1_V t118 = rtg::reduce_read(t116, K2_1_V{2147483647, 0, 1});
+    v_x437 = t118.v0;
     A.v_x437 = v_x437;
-    v_x438 = t141.v1;
+    v_x438 = t118.v1;
     A.v_x438 = v_x438;
-    v_x439 = t141.v2;
+    v_x439 = t118.v2;
     A.v_x439 = v_x439;
   }
   *out_v_x438 = v_x438;
@@ -654,71 +630,47 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int3
   int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t142 = v_x522_n;
-    v_x548 = rt_value_new(rt_vec_type(RT_INT), t142);
+    const int64_t t119 = v_x522_n;
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t119);
     int32_t *v_x548_d = v_x548->data.i;
     const int64_t v_x548_n = v_x548->len;
-    RT_PARALLEL_FOR_IF(t142 >= RT_PARALLEL_MIN)
-    for (int64_t t143 = 0; t143 < t142; t143++) {
-      const int32_t t144 = (int32_t)t143;
-      int t162 = 0; /* nonzero: a check below failed */
-      int32_t t146 = rt_mul_i(t144, v_x516);
-      int32_t t147 = v_x522_d[t144];
-      int32_t t149 = rt_add_i(t146, t147);
-      uint8_t t151 = rt_ge_i(t147, 0);
-      uint8_t t153 = rt_lt_i(t147, v_x516);
-      uint8_t t155 = rt_and_b(t151, t153);
-      int32_t t157 = (t155 ? t149 : -1);
-      uint8_t t159 = rt_ge_i(t157, 0);
-      int32_t t160;
-      if (t159) {
-        int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x513;
-        int32_t t161 = t163 ? t157 : 0;
-        t162 |= !t163;
-        int32_t t165 = rt_rem_by(t161, v_x516_dv, &t162);
-        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x519_n;
-        int32_t t166 = t167 ? v_x519_d[t165] : 0;
-        t162 |= !t167;
-        t160 = t166;
-      } else {
-        t160 = 0;
-      }
-      if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
-        int32_t t169 = rt_mul_i(t144, v_x516);
-        int32_t t170 = v_x522_d[t144];
-        int32_t t172 = rt_add_i(t169, t170);
-        uint8_t t174 = rt_ge_i(t170, 0);
-        uint8_t t176 = rt_lt_i(t170, v_x516);
-        uint8_t t178 = rt_and_b(t174, t176);
-        int32_t t180 = (t178 ? t172 : -1);
-        uint8_t t182 = rt_ge_i(t180, 0);
-        int32_t t183;
-        if (t182) {
-          int32_t t184;
-          if ((uint64_t)(int64_t)t180 < (uint64_t)v_x513) {
-            t184 = t180;
-          } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 2, 0, RT_GATHER, t180, v_x513, 0.0, 0);
-            t184 = 0;
-          }
-          int t185 = 0;
-          int32_t t186 = rt_rem_by(t184, v_x516_dv, &t185);
-          if (t185) {
-            NESSIE_RECORD(err, t143, RT_CHECK_SCALAR, 0, t185, RT_REM, 0, 0, 0.0, 1);
-          }
-          int32_t t187;
-          if ((uint64_t)(int64_t)t186 < (uint64_t)v_x519_n) {
-            t187 = v_x519_d[t186];
-          } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x519_n, 0.0, 2);
-            t187 = 0;
-          }
-          t183 = t187;
+    RT_PARALLEL_FOR_IF(t119 >= RT_PARALLEL_MIN)
+    for (int64_t t120 = 0; t120 < t119; t120++) {
+      const int32_t t121 = (int32_t)t120;
+      int32_t t123 = rt_mul_i(t121, v_x516);
+      int32_t t124 = v_x522_d[t121];
+      int32_t t126 = rt_add_i(t123, t124);
+      uint8_t t128 = rt_ge_i(t124, 0);
+      uint8_t t130 = rt_lt_i(t124, v_x516);
+      uint8_t t132 = rt_and_b(t128, t130);
+      int32_t t134 = (t132 ? t126 : -1);
+      uint8_t t136 = rt_ge_i(t134, 0);
+      int32_t t137;
+      if (t136) {
+        int32_t t138;
+        if ((uint64_t)(int64_t)t134 < (uint64_t)v_x513) {
+          t138 = t134;
         } else {
-          t183 = 0;
+          NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x513, 0.0, 0);
+          t138 = 0;
         }
+        int t139 = 0;
+        int32_t t140 = rt_rem_by(t138, v_x516_dv, &t139);
+        if (t139) {
+          NESSIE_RECORD(err, t120, RT_CHECK_SCALAR, 0, t139, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t141;
+        if ((uint64_t)(int64_t)t140 < (uint64_t)v_x519_n) {
+          t141 = v_x519_d[t140];
+        } else {
+          NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t140, v_x519_n, 0.0, 2);
+          t141 = 0;
+        }
+        t137 = t141;
+      } else {
+        t137 = 0;
       }
-      v_x548_d[t143] = t160;
+      v_x548_d[t120] = t137;
     }
   }
   if (err->index != INT64_MAX)
@@ -728,104 +680,104 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int3
     const int64_t v_x548_n = v_x548->len;
     /* REDUCE */
     {
-      const int64_t t188 = v_x522_n;
-      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        int32_t t193a0;
-        int32_t t193a1;
-        int32_t t193a2;
-        t193a0 = 2147483647;
-        t193a1 = 0;
-        t193a2 = 1;
-        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
-        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
-          const int32_t t195 = (int32_t)t194;
-          int32_t t193x0;
-          int32_t t193x1;
-          int32_t t193x2;
-          int32_t t196 = v_x522_d[t195];
-          uint8_t t198 = rt_ge_i(t196, 0);
-          uint8_t t200 = rt_lt_i(t196, v_x516);
-          uint8_t t202 = rt_and_b(t198, t200);
-          int32_t t203;
-          if (t202) {
-            t203 = 2147483647;
+      const int64_t t142 = v_x522_n;
+      const int64_t t143 = t142 > 0 ? (t142 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t144 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t143);
+      int32_t *t145 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t143);
+      int32_t *t146 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t143);
+      RT_PARALLEL_FOR_IF(t143 > 1)
+      for (int64_t t147 = 0; t147 < t143; t147++) {
+        int32_t t147a0;
+        int32_t t147a1;
+        int32_t t147a2;
+        t147a0 = 2147483647;
+        t147a1 = 0;
+        t147a2 = 1;
+        const int64_t t147_end = (t147 + 1) * RT_CHUNK < t142 ? (t147 + 1) * RT_CHUNK : t142;
+        for (int64_t t148 = t147 * RT_CHUNK; t148 < t147_end; t148++) {
+          const int32_t t149 = (int32_t)t148;
+          int32_t t147x0;
+          int32_t t147x1;
+          int32_t t147x2;
+          int32_t t150 = v_x522_d[t149];
+          uint8_t t152 = rt_ge_i(t150, 0);
+          uint8_t t154 = rt_lt_i(t150, v_x516);
+          uint8_t t156 = rt_and_b(t152, t154);
+          int32_t t157;
+          if (t156) {
+            t157 = 2147483647;
           } else {
-            t203 = t195;
+            t157 = t149;
           }
-          t193x0 = t203;
-          t193x1 = t196;
-          t193x2 = v_x516;
-          uint8_t t205 = rt_le_i(t193a0, t193x0);
-          int32_t t206;
-          if (t205) {
-            t206 = t193a0;
+          t147x0 = t157;
+          t147x1 = t150;
+          t147x2 = v_x516;
+          uint8_t t159 = rt_le_i(t147a0, t147x0);
+          int32_t t160;
+          if (t159) {
+            t160 = t147a0;
           } else {
-            t206 = t193x0;
+            t160 = t147x0;
           }
-          int32_t t207;
-          if (t205) {
-            t207 = t193a1;
+          int32_t t161;
+          if (t159) {
+            t161 = t147a1;
           } else {
-            t207 = t193x1;
+            t161 = t147x1;
           }
-          int32_t t208;
-          if (t205) {
-            t208 = t193a2;
+          int32_t t162;
+          if (t159) {
+            t162 = t147a2;
           } else {
-            t208 = t193x2;
+            t162 = t147x2;
           }
-          t193a0 = t206;
-          t193a1 = t207;
-          t193a2 = t208;
+          t147a0 = t160;
+          t147a1 = t161;
+          t147a2 = t162;
         }
-        t190[t193] = t193a0;
-        t191[t193] = t193a1;
-        t192[t193] = t193a2;
+        t144[t147] = t147a0;
+        t145[t147] = t147a1;
+        t146[t147] = t147a2;
       }
-      int32_t t193t0;
-      int32_t t193t1;
-      int32_t t193t2;
-      t193t0 = 2147483647;
-      t193t1 = 0;
-      t193t2 = 1;
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        const int32_t t209 = t190[t193];
-        const int32_t t210 = t191[t193];
-        const int32_t t211 = t192[t193];
-        uint8_t t213 = rt_le_i(t193t0, t209);
-        int32_t t214;
-        if (t213) {
-          t214 = t193t0;
+      int32_t t147t0;
+      int32_t t147t1;
+      int32_t t147t2;
+      t147t0 = 2147483647;
+      t147t1 = 0;
+      t147t2 = 1;
+      for (int64_t t147 = 0; t147 < t143; t147++) {
+        const int32_t t163 = t144[t147];
+        const int32_t t164 = t145[t147];
+        const int32_t t165 = t146[t147];
+        uint8_t t167 = rt_le_i(t147t0, t163);
+        int32_t t168;
+        if (t167) {
+          t168 = t147t0;
         } else {
-          t214 = t209;
+          t168 = t163;
         }
-        int32_t t215;
-        if (t213) {
-          t215 = t193t1;
+        int32_t t169;
+        if (t167) {
+          t169 = t147t1;
         } else {
-          t215 = t210;
+          t169 = t164;
         }
-        int32_t t216;
-        if (t213) {
-          t216 = t193t2;
+        int32_t t170;
+        if (t167) {
+          t170 = t147t2;
         } else {
-          t216 = t211;
+          t170 = t165;
         }
-        t193t0 = t214;
-        t193t1 = t215;
-        t193t2 = t216;
+        t147t0 = t168;
+        t147t1 = t169;
+        t147t2 = t170;
       }
-      v_x530 = t193t0;
-      rt_free(t190);
-      v_x531 = t193t1;
-      rt_free(t191);
-      v_x532 = t193t2;
-      rt_free(t192);
+      v_x530 = t147t0;
+      rt_free(t144);
+      v_x531 = t147t1;
+      rt_free(t145);
+      v_x532 = t147t2;
+      rt_free(t146);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -860,64 +812,64 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t234 = 0; /* nonzero: a check below failed */
-    int32_t t218 = rt_mul_i(ix, A.v_x516);
-    int32_t t219 = rtg::ld_stream(&A.v_x522_d[ix]);
-    int32_t t221 = rt_add_i(t218, t219);
-    uint8_t t223 = rt_ge_i(t219, 0);
-    uint8_t t225 = rt_lt_i(t219, A.v_x516);
-    uint8_t t227 = rt_and_b(t223, t225);
-    int32_t t229 = (t227 ? t221 : -1);
-    uint8_t t231 = rt_ge_i(t229, 0);
-    int32_t t232;
-    if (t231) {
-      int t235 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x513;
-      int32_t t233 = t235 ? t229 : 0;
-      t234 |= !t235;
-      int32_t t237 = rt_rem_by(t233, A.v_x516_dv, &t234);
-      int t239 = (uint64_t)(int64_t)t237 < (uint64_t)A.v_x519_n;
-      int32_t t238 = t239 ? A.v_x519_d[t237] : 0;
-      t234 |= !t239;
-      t232 = t238;
+    int t188 = 0; /* nonzero: a check below failed */
+    int32_t t172 = rt_mul_i(ix, A.v_x516);
+    int32_t t173 = rtg::ld_stream(&A.v_x522_d[ix]);
+    int32_t t175 = rt_add_i(t172, t173);
+    uint8_t t177 = rt_ge_i(t173, 0);
+    uint8_t t179 = rt_lt_i(t173, A.v_x516);
+    uint8_t t181 = rt_and_b(t177, t179);
+    int32_t t183 = (t181 ? t175 : -1);
+    uint8_t t185 = rt_ge_i(t183, 0);
+    int32_t t186;
+    if (t185) {
+      int t189 = (uint64_t)(int64_t)t183 < (uint64_t)A.v_x513;
+      int32_t t187 = t189 ? t183 : 0;
+      t188 |= !t189;
+      int32_t t191 = rt_rem_by(t187, A.v_x516_dv, &t188);
+      int t193 = (uint64_t)(int64_t)t191 < (uint64_t)A.v_x519_n;
+      int32_t t192 = t193 ? A.v_x519_d[t191] : 0;
+      t188 |= !t193;
+      t186 = t192;
     } else {
-      t232 = 0;
+      t186 = 0;
     }
-    if (__builtin_expect(t234 != 0, 0)) { /* again, recording the error */
-      int32_t t241 = rt_mul_i(ix, A.v_x516);
-      int32_t t242 = rtg::ld_stream(&A.v_x522_d[ix]);
-      int32_t t244 = rt_add_i(t241, t242);
-      uint8_t t246 = rt_ge_i(t242, 0);
-      uint8_t t248 = rt_lt_i(t242, A.v_x516);
-      uint8_t t250 = rt_and_b(t246, t248);
-      int32_t t252 = (t250 ? t244 : -1);
-      uint8_t t254 = rt_ge_i(t252, 0);
-      int32_t t255;
-      if (t254) {
-        int32_t t256;
-        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x513) {
-          t256 = t252;
+    if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
+      int32_t t195 = rt_mul_i(ix, A.v_x516);
+      int32_t t196 = rtg::ld_stream(&A.v_x522_d[ix]);
+      int32_t t198 = rt_add_i(t195, t196);
+      uint8_t t200 = rt_ge_i(t196, 0);
+      uint8_t t202 = rt_lt_i(t196, A.v_x516);
+      uint8_t t204 = rt_and_b(t200, t202);
+      int32_t t206 = (t204 ? t198 : -1);
+      uint8_t t208 = rt_ge_i(t206, 0);
+      int32_t t209;
+      if (t208) {
+        int32_t t210;
+        if ((uint64_t)(int64_t)t206 < (uint64_t)A.v_x513) {
+          t210 = t206;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t252, A.v_x513, 0.0, 0);
-          t256 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t206, A.v_x513, 0.0, 0);
+          t210 = 0;
         }
-        int t257 = 0;
-        int32_t t258 = rt_rem_by(t256, A.v_x516_dv, &t257);
-        if (t257) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t257, RT_REM, 0, 0, 0.0, 1);
+        int t211 = 0;
+        int32_t t212 = rt_rem_by(t210, A.v_x516_dv, &t211);
+        if (t211) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t259;
-        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x519_n) {
-          t259 = A.v_x519_d[t258];
+        int32_t t213;
+        if ((uint64_t)(int64_t)t212 < (uint64_t)A.v_x519_n) {
+          t213 = A.v_x519_d[t212];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x519_n, 0.0, 2);
-          t259 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, A.v_x519_n, 0.0, 2);
+          t213 = 0;
         }
-        t255 = t259;
+        t209 = t213;
       } else {
-        t255 = 0;
+        t209 = 0;
       }
     }
-    return K3_0_V{t232};
+    return K3_0_V{t186};
   }
 };
 struct K3_0_store {
@@ -936,42 +888,42 @@ struct K3_1_pull {
   __device__ K3_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t260 = A.v_x522_d[ix];
-    uint8_t t262 = rt_ge_i(t260, 0);
-    uint8_t t264 = rt_lt_i(t260, A.v_x516);
-    uint8_t t266 = rt_and_b(t262, t264);
-    int32_t t267;
-    if (t266) {
-      t267 = 2147483647;
+    int32_t t214 = A.v_x522_d[ix];
+    uint8_t t216 = rt_ge_i(t214, 0);
+    uint8_t t218 = rt_lt_i(t214, A.v_x516);
+    uint8_t t220 = rt_and_b(t216, t218);
+    int32_t t221;
+    if (t220) {
+      t221 = 2147483647;
     } else {
-      t267 = ix;
+      t221 = ix;
     }
-    return K3_1_V{t267, t260, A.v_x516};
+    return K3_1_V{t221, t214, A.v_x516};
   }
 };
 struct K3_1_op {
   K3_A A;
   __device__ K3_1_V operator()(const K3_1_V &a, const K3_1_V &b) const {
-    uint8_t t269 = rt_le_i(a.v0, b.v0);
-    int32_t t270;
-    if (t269) {
-      t270 = a.v0;
+    uint8_t t223 = rt_le_i(a.v0, b.v0);
+    int32_t t224;
+    if (t223) {
+      t224 = a.v0;
     } else {
-      t270 = b.v0;
+      t224 = b.v0;
     }
-    int32_t t271;
-    if (t269) {
-      t271 = a.v1;
+    int32_t t225;
+    if (t223) {
+      t225 = a.v1;
     } else {
-      t271 = b.v1;
+      t225 = b.v1;
     }
-    int32_t t272;
-    if (t269) {
-      t272 = a.v2;
+    int32_t t226;
+    if (t223) {
+      t226 = a.v2;
     } else {
-      t272 = b.v2;
+      t226 = b.v2;
     }
-    return K3_1_V{t270, t271, t272};
+    return K3_1_V{t224, t225, t226};
   }
 };
 struct K3_1_ride {
@@ -1001,25 +953,25 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32
   int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t273 = v_x522->len;
-    v_x548 = rtg_vec_new(RT_INT, t273);
+    const int64_t t227 = v_x522->len;
+    v_x548 = rtg_vec_new(RT_INT, t227);
     A.v_x548_d = v_x548->data.i;
     A.v_x548_n = v_x548->len;
     /* computed in the launch of SOAC 1 (K3_1_ride) */
   }
   /* REDUCE */
-  K3_1_V *t274; /* the slot of its values */
+  K3_1_V *t228; /* the slot of its values */
   {
-    const int64_t t275 = v_x522->len;
-    t274 = rtg::reduce_launch<false>("K3", loc, K3_1_ride{A}, K3_1_op{A}, K3_1_V{2147483647, 0, 1}, t275);
+    const int64_t t229 = v_x522->len;
+    t228 = rtg::reduce_launch<false>("K3", loc, K3_1_ride{A}, K3_1_op{A}, K3_1_V{2147483647, 0, 1}, t229);
   }
   {
-    const K3_1_V t276 = rtg::reduce_read(t274, K3_1_V{2147483647, 0, 1});
-    v_x530 = t276.v0;
+    const K3_1_V t230 = rtg::reduce_read(t228, K3_1_V{2147483647, 0, 1});
+    v_x530 = t230.v0;
     A.v_x530 = v_x530;
-    v_x531 = t276.v1;
+    v_x531 = t230.v1;
     A.v_x531 = v_x531;
-    v_x532 = t276.v2;
+    v_x532 = t230.v2;
     A.v_x532 = v_x532;
   }
   *out_v_x531 = v_x531;
@@ -1056,71 +1008,47 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int3
   int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t277 = v_x615_n;
-    v_x641 = rt_value_new(rt_vec_type(RT_INT), t277);
+    const int64_t t231 = v_x615_n;
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t231);
     int32_t *v_x641_d = v_x641->data.i;
     const int64_t v_x641_n = v_x641->len;
-    RT_PARALLEL_FOR_IF(t277 >= RT_PARALLEL_MIN)
-    for (int64_t t278 = 0; t278 < t277; t278++) {
-      const int32_t t279 = (int32_t)t278;
-      int t297 = 0; /* nonzero: a check below failed */
-      int32_t t281 = rt_mul_i(t279, v_x609);
-      int32_t t282 = v_x615_d[t279];
-      int32_t t284 = rt_add_i(t281, t282);
-      uint8_t t286 = rt_ge_i(t282, 0);
-      uint8_t t288 = rt_lt_i(t282, v_x609);
-      uint8_t t290 = rt_and_b(t286, t288);
-      int32_t t292 = (t290 ? t284 : -1);
-      uint8_t t294 = rt_ge_i(t292, 0);
-      int32_t t295;
-      if (t294) {
-        int t298 = (uint64_t)(int64_t)t292 < (uint64_t)v_x606;
-        int32_t t296 = t298 ? t292 : 0;
-        t297 |= !t298;
-        int32_t t300 = rt_rem_by(t296, v_x609_dv, &t297);
-        int t302 = (uint64_t)(int64_t)t300 < (uint64_t)v_x612_n;
-        int32_t t301 = t302 ? v_x612_d[t300] : 0;
-        t297 |= !t302;
-        t295 = t301;
-      } else {
-        t295 = 0;
-      }
-      if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
-        int32_t t304 = rt_mul_i(t279, v_x609);
-        int32_t t305 = v_x615_d[t279];
-        int32_t t307 = rt_add_i(t304, t305);
-        uint8_t t309 = rt_ge_i(t305, 0);
-        uint8_t t311 = rt_lt_i(t305, v_x609);
-        uint8_t t313 = rt_and_b(t309, t311);
-        int32_t t315 = (t313 ? t307 : -1);
-        uint8_t t317 = rt_ge_i(t315, 0);
-        int32_t t318;
-        if (t317) {
-          int32_t t319;
-          if ((uint64_t)(int64_t)t315 < (uint64_t)v_x606) {
-            t319 = t315;
-          } else {
-            NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 3, 0, RT_GATHER, t315, v_x606, 0.0, 0);
-            t319 = 0;
-          }
-          int t320 = 0;
-          int32_t t321 = rt_rem_by(t319, v_x609_dv, &t320);
-          if (t320) {
-            NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t320, RT_REM, 0, 0, 0.0, 1);
-          }
-          int32_t t322;
-          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x612_n) {
-            t322 = v_x612_d[t321];
-          } else {
-            NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x612_n, 0.0, 2);
-            t322 = 0;
-          }
-          t318 = t322;
+    RT_PARALLEL_FOR_IF(t231 >= RT_PARALLEL_MIN)
+    for (int64_t t232 = 0; t232 < t231; t232++) {
+      const int32_t t233 = (int32_t)t232;
+      int32_t t235 = rt_mul_i(t233, v_x609);
+      int32_t t236 = v_x615_d[t233];
+      int32_t t238 = rt_add_i(t235, t236);
+      uint8_t t240 = rt_ge_i(t236, 0);
+      uint8_t t242 = rt_lt_i(t236, v_x609);
+      uint8_t t244 = rt_and_b(t240, t242);
+      int32_t t246 = (t244 ? t238 : -1);
+      uint8_t t248 = rt_ge_i(t246, 0);
+      int32_t t249;
+      if (t248) {
+        int32_t t250;
+        if ((uint64_t)(int64_t)t246 < (uint64_t)v_x606) {
+          t250 = t246;
         } else {
-          t318 = 0;
+          NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 3, 0, RT_GATHER, t246, v_x606, 0.0, 0);
+          t250 = 0;
         }
+        int t251 = 0;
+        int32_t t252 = rt_rem_by(t250, v_x609_dv, &t251);
+        if (t251) {
+          NESSIE_RECORD(err, t232, RT_CHECK_SCALAR, 0, t251, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t253;
+        if ((uint64_t)(int64_t)t252 < (uint64_t)v_x612_n) {
+          t253 = v_x612_d[t252];
+        } else {
+          NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x612_n, 0.0, 2);
+          t253 = 0;
+        }
+        t249 = t253;
+      } else {
+        t249 = 0;
       }
-      v_x641_d[t278] = t295;
+      v_x641_d[t232] = t249;
     }
   }
   if (err->index != INT64_MAX)
@@ -1130,104 +1058,104 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int3
     const int64_t v_x641_n = v_x641->len;
     /* REDUCE */
     {
-      const int64_t t323 = v_x615_n;
-      const int64_t t324 = t323 > 0 ? (t323 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t325 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
-      int32_t *t326 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
-      int32_t *t327 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t324);
-      RT_PARALLEL_FOR_IF(t324 > 1)
-      for (int64_t t328 = 0; t328 < t324; t328++) {
-        int32_t t328a0;
-        int32_t t328a1;
-        int32_t t328a2;
-        t328a0 = 2147483647;
-        t328a1 = 0;
-        t328a2 = 1;
-        const int64_t t328_end = (t328 + 1) * RT_CHUNK < t323 ? (t328 + 1) * RT_CHUNK : t323;
-        for (int64_t t329 = t328 * RT_CHUNK; t329 < t328_end; t329++) {
-          const int32_t t330 = (int32_t)t329;
-          int32_t t328x0;
-          int32_t t328x1;
-          int32_t t328x2;
-          int32_t t331 = v_x615_d[t330];
-          uint8_t t333 = rt_ge_i(t331, 0);
-          uint8_t t335 = rt_lt_i(t331, v_x609);
-          uint8_t t337 = rt_and_b(t333, t335);
-          int32_t t338;
-          if (t337) {
-            t338 = 2147483647;
+      const int64_t t254 = v_x615_n;
+      const int64_t t255 = t254 > 0 ? (t254 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t256 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t255);
+      int32_t *t257 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t255);
+      int32_t *t258 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t255);
+      RT_PARALLEL_FOR_IF(t255 > 1)
+      for (int64_t t259 = 0; t259 < t255; t259++) {
+        int32_t t259a0;
+        int32_t t259a1;
+        int32_t t259a2;
+        t259a0 = 2147483647;
+        t259a1 = 0;
+        t259a2 = 1;
+        const int64_t t259_end = (t259 + 1) * RT_CHUNK < t254 ? (t259 + 1) * RT_CHUNK : t254;
+        for (int64_t t260 = t259 * RT_CHUNK; t260 < t259_end; t260++) {
+          const int32_t t261 = (int32_t)t260;
+          int32_t t259x0;
+          int32_t t259x1;
+          int32_t t259x2;
+          int32_t t262 = v_x615_d[t261];
+          uint8_t t264 = rt_ge_i(t262, 0);
+          uint8_t t266 = rt_lt_i(t262, v_x609);
+          uint8_t t268 = rt_and_b(t264, t266);
+          int32_t t269;
+          if (t268) {
+            t269 = 2147483647;
           } else {
-            t338 = t330;
+            t269 = t261;
           }
-          t328x0 = t338;
-          t328x1 = t331;
-          t328x2 = v_x609;
-          uint8_t t340 = rt_le_i(t328a0, t328x0);
-          int32_t t341;
-          if (t340) {
-            t341 = t328a0;
+          t259x0 = t269;
+          t259x1 = t262;
+          t259x2 = v_x609;
+          uint8_t t271 = rt_le_i(t259a0, t259x0);
+          int32_t t272;
+          if (t271) {
+            t272 = t259a0;
           } else {
-            t341 = t328x0;
+            t272 = t259x0;
           }
-          int32_t t342;
-          if (t340) {
-            t342 = t328a1;
+          int32_t t273;
+          if (t271) {
+            t273 = t259a1;
           } else {
-            t342 = t328x1;
+            t273 = t259x1;
           }
-          int32_t t343;
-          if (t340) {
-            t343 = t328a2;
+          int32_t t274;
+          if (t271) {
+            t274 = t259a2;
           } else {
-            t343 = t328x2;
+            t274 = t259x2;
           }
-          t328a0 = t341;
-          t328a1 = t342;
-          t328a2 = t343;
+          t259a0 = t272;
+          t259a1 = t273;
+          t259a2 = t274;
         }
-        t325[t328] = t328a0;
-        t326[t328] = t328a1;
-        t327[t328] = t328a2;
+        t256[t259] = t259a0;
+        t257[t259] = t259a1;
+        t258[t259] = t259a2;
       }
-      int32_t t328t0;
-      int32_t t328t1;
-      int32_t t328t2;
-      t328t0 = 2147483647;
-      t328t1 = 0;
-      t328t2 = 1;
-      for (int64_t t328 = 0; t328 < t324; t328++) {
-        const int32_t t344 = t325[t328];
-        const int32_t t345 = t326[t328];
-        const int32_t t346 = t327[t328];
-        uint8_t t348 = rt_le_i(t328t0, t344);
-        int32_t t349;
-        if (t348) {
-          t349 = t328t0;
+      int32_t t259t0;
+      int32_t t259t1;
+      int32_t t259t2;
+      t259t0 = 2147483647;
+      t259t1 = 0;
+      t259t2 = 1;
+      for (int64_t t259 = 0; t259 < t255; t259++) {
+        const int32_t t275 = t256[t259];
+        const int32_t t276 = t257[t259];
+        const int32_t t277 = t258[t259];
+        uint8_t t279 = rt_le_i(t259t0, t275);
+        int32_t t280;
+        if (t279) {
+          t280 = t259t0;
         } else {
-          t349 = t344;
+          t280 = t275;
         }
-        int32_t t350;
-        if (t348) {
-          t350 = t328t1;
+        int32_t t281;
+        if (t279) {
+          t281 = t259t1;
         } else {
-          t350 = t345;
+          t281 = t276;
         }
-        int32_t t351;
-        if (t348) {
-          t351 = t328t2;
+        int32_t t282;
+        if (t279) {
+          t282 = t259t2;
         } else {
-          t351 = t346;
+          t282 = t277;
         }
-        t328t0 = t349;
-        t328t1 = t350;
-        t328t2 = t351;
+        t259t0 = t280;
+        t259t1 = t281;
+        t259t2 = t282;
       }
-      v_x623 = t328t0;
-      rt_free(t325);
-      v_x624 = t328t1;
-      rt_free(t326);
-      v_x625 = t328t2;
-      rt_free(t327);
+      v_x623 = t259t0;
+      rt_free(t256);
+      v_x624 = t259t1;
+      rt_free(t257);
+      v_x625 = t259t2;
+      rt_free(t258);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1262,64 +1190,64 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t369 = 0; /* nonzero: a check below failed */
-    int32_t t353 = rt_mul_i(ix, A.v_x609);
-    int32_t t354 = rtg::ld_stream(&A.v_x615_d[ix]);
-    int32_t t356 = rt_add_i(t353, t354);
-    uint8_t t358 = rt_ge_i(t354, 0);
-    uint8_t t360 = rt_lt_i(t354, A.v_x609);
-    uint8_t t362 = rt_and_b(t358, t360);
-    int32_t t364 = (t362 ? t356 : -1);
-    uint8_t t366 = rt_ge_i(t364, 0);
-    int32_t t367;
-    if (t366) {
-      int t370 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x606;
-      int32_t t368 = t370 ? t364 : 0;
-      t369 |= !t370;
-      int32_t t372 = rt_rem_by(t368, A.v_x609_dv, &t369);
-      int t374 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x612_n;
-      int32_t t373 = t374 ? A.v_x612_d[t372] : 0;
-      t369 |= !t374;
-      t367 = t373;
+    int t300 = 0; /* nonzero: a check below failed */
+    int32_t t284 = rt_mul_i(ix, A.v_x609);
+    int32_t t285 = rtg::ld_stream(&A.v_x615_d[ix]);
+    int32_t t287 = rt_add_i(t284, t285);
+    uint8_t t289 = rt_ge_i(t285, 0);
+    uint8_t t291 = rt_lt_i(t285, A.v_x609);
+    uint8_t t293 = rt_and_b(t289, t291);
+    int32_t t295 = (t293 ? t287 : -1);
+    uint8_t t297 = rt_ge_i(t295, 0);
+    int32_t t298;
+    if (t297) {
+      int t301 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x606;
+      int32_t t299 = t301 ? t295 : 0;
+      t300 |= !t301;
+      int32_t t303 = rt_rem_by(t299, A.v_x609_dv, &t300);
+      int t305 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x612_n;
+      int32_t t304 = t305 ? A.v_x612_d[t303] : 0;
+      t300 |= !t305;
+      t298 = t304;
     } else {
-      t367 = 0;
+      t298 = 0;
     }
-    if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
-      int32_t t376 = rt_mul_i(ix, A.v_x609);
-      int32_t t377 = rtg::ld_stream(&A.v_x615_d[ix]);
-      int32_t t379 = rt_add_i(t376, t377);
-      uint8_t t381 = rt_ge_i(t377, 0);
-      uint8_t t383 = rt_lt_i(t377, A.v_x609);
-      uint8_t t385 = rt_and_b(t381, t383);
-      int32_t t387 = (t385 ? t379 : -1);
-      uint8_t t389 = rt_ge_i(t387, 0);
-      int32_t t390;
-      if (t389) {
-        int32_t t391;
-        if ((uint64_t)(int64_t)t387 < (uint64_t)A.v_x606) {
-          t391 = t387;
+    if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
+      int32_t t307 = rt_mul_i(ix, A.v_x609);
+      int32_t t308 = rtg::ld_stream(&A.v_x615_d[ix]);
+      int32_t t310 = rt_add_i(t307, t308);
+      uint8_t t312 = rt_ge_i(t308, 0);
+      uint8_t t314 = rt_lt_i(t308, A.v_x609);
+      uint8_t t316 = rt_and_b(t312, t314);
+      int32_t t318 = (t316 ? t310 : -1);
+      uint8_t t320 = rt_ge_i(t318, 0);
+      int32_t t321;
+      if (t320) {
+        int32_t t322;
+        if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x606) {
+          t322 = t318;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t387, A.v_x606, 0.0, 0);
-          t391 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t318, A.v_x606, 0.0, 0);
+          t322 = 0;
         }
-        int t392 = 0;
-        int32_t t393 = rt_rem_by(t391, A.v_x609_dv, &t392);
-        if (t392) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t392, RT_REM, 0, 0, 0.0, 1);
+        int t323 = 0;
+        int32_t t324 = rt_rem_by(t322, A.v_x609_dv, &t323);
+        if (t323) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t323, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t394;
-        if ((uint64_t)(int64_t)t393 < (uint64_t)A.v_x612_n) {
-          t394 = A.v_x612_d[t393];
+        int32_t t325;
+        if ((uint64_t)(int64_t)t324 < (uint64_t)A.v_x612_n) {
+          t325 = A.v_x612_d[t324];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, A.v_x612_n, 0.0, 2);
-          t394 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, A.v_x612_n, 0.0, 2);
+          t325 = 0;
         }
-        t390 = t394;
+        t321 = t325;
       } else {
-        t390 = 0;
+        t321 = 0;
       }
     }
-    return K4_0_V{t367};
+    return K4_0_V{t298};
   }
 };
 struct K4_0_store {
@@ -1338,42 +1266,42 @@ struct K4_1_pull {
   __device__ K4_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t395 = A.v_x615_d[ix];
-    uint8_t t397 = rt_ge_i(t395, 0);
-    uint8_t t399 = rt_lt_i(t395, A.v_x609);
-    uint8_t t401 = rt_and_b(t397, t399);
-    int32_t t402;
-    if (t401) {
-      t402 = 2147483647;
+    int32_t t326 = A.v_x615_d[ix];
+    uint8_t t328 = rt_ge_i(t326, 0);
+    uint8_t t330 = rt_lt_i(t326, A.v_x609);
+    uint8_t t332 = rt_and_b(t328, t330);
+    int32_t t333;
+    if (t332) {
+      t333 = 2147483647;
     } else {
-      t402 = ix;
+      t333 = ix;
     }
-    return K4_1_V{t402, t395, A.v_x609};
+    return K4_1_V{t333, t326, A.v_x609};
   }
 };
 struct K4_1_op {
   K4_A A;
   __device__ K4_1_V operator()(const K4_1_V &a, const K4_1_V &b) const {
-    uint8_t t404 = rt_le_i(a.v0, b.v0);
-    int32_t t405;
-    if (t404) {
-      t405 = a.v0;
+    uint8_t t335 = rt_le_i(a.v0, b.v0);
+    int32_t t336;
+    if (t335) {
+      t336 = a.v0;
     } else {
-      t405 = b.v0;
+      t336 = b.v0;
     }
-    int32_t t406;
-    if (t404) {
-      t406 = a.v1;
+    int32_t t337;
+    if (t335) {
+      t337 = a.v1;
     } else {
-      t406 = b.v1;
+      t337 = b.v1;
     }
-    int32_t t407;
-    if (t404) {
-      t407 = a.v2;
+    int32_t t338;
+    if (t335) {
+      t338 = a.v2;
     } else {
-      t407 = b.v2;
+      t338 = b.v2;
     }
-    return K4_1_V{t405, t406, t407};
+    return K4_1_V{t336, t337, t338};
   }
 };
 struct K4_1_ride {
@@ -1403,25 +1331,25 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32
   int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t408 = v_x615->len;
-    v_x641 = rtg_vec_new(RT_INT, t408);
+    const int64_t t339 = v_x615->len;
+    v_x641 = rtg_vec_new(RT_INT, t339);
     A.v_x641_d = v_x641->data.i;
     A.v_x641_n = v_x641->len;
     /* computed in the launch of SOAC 1 (K4_1_ride) */
   }
   /* REDUCE */
-  K4_1_V *t409; /* the slot of its values */
+  K4_1_V *t340; /* the slot of its values */
   {
-    const int64_t t410 = v_x615->len;
-    t409 = rtg::reduce_launch<false>("K4", loc, K4_1_ride{A}, K4_1_op{A}, K4_1_V{2147483647, 0, 1}, t410);
+    const int64_t t341 = v_x615->len;
+    t340 = rtg::reduce_launch<false>("K4", loc, K4_1_ride{A}, K4_1_op{A}, K4_1_V{2147483647, 0, 1}, t341);
   }
   {
-    const K4_1_V t411 = rtg::reduce_read(t409, K4_1_V{2147483647, 0, 1});
-    v_x623 = t411.v0;
+    const K4_1_V t342 = rtg::reduce_read(t340, K4_1_V{2147483647, 0, 1});
+    v_x623 = t342.v0;
     A.v_x623 = v_x623;
-    v_x624 = t411.v1;
+    v_x624 = t342.v1;
     A.v_x624 = v_x624;
-    v_x625 = t411.v2;
+    v_x625 = t342.v2;
     A.v_x625 = v_x625;
   }
   *out_v_x624 = v_x624;
@@ -1559,11 +1487,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t412 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t412->data.i[0] = 1;
-  t412->data.i[1] = 2;
-  t412->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t412);
+  RtValue *t343 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t343->data.i[0] = 1;
+  t343->data.i[1] = 2;
+  t343->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t343);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1582,10 +1510,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t413 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t413->data.i[0] = 0;
-  t413->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t413);
+  RtValue *t344 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t344->data.i[0] = 0;
+  t344->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t344);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -1627,10 +1555,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x116 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t414 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t414->data.i[0] = 2;
-  t414->data.i[1] = 0;
-  v_x116 = NESSIE_TO_DEVICE(t414);
+  RtValue *t345 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t345->data.i[0] = 2;
+  t345->data.i[1] = 0;
+  v_x116 = NESSIE_TO_DEVICE(t345);
   int32_t v_x118 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x118 = (int32_t)g_x18->len;
@@ -1672,10 +1600,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x213 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t415 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t415->data.i[0] = 1;
-  t415->data.i[1] = 5;
-  v_x213 = NESSIE_TO_DEVICE(t415);
+  RtValue *t346 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t346->data.i[0] = 1;
+  t346->data.i[1] = 5;
+  v_x213 = NESSIE_TO_DEVICE(t346);
   int32_t v_x215 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x215 = (int32_t)g_x18->len;

@@ -305,18 +305,12 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVa
     RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
     for (int64_t t10 = 0; t10 < t9; t10++) {
       const int32_t t11 = (int32_t)t10;
-      int t16 = 0; /* nonzero: a check below failed */
       int32_t t12 = v_x88_d[t11];
       int32_t t13 = v_x89_d[t11];
-      int32_t t15 = rt_div_i(t12, t13, &t16);
-      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-        int32_t t17 = v_x88_d[t11];
-        int32_t t18 = v_x89_d[t11];
-        int t19 = 0;
-        int32_t t20 = rt_div_i(t17, t18, &t19);
-        if (t19) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t19, RT_DIV, 0, 0, 0.0, 0);
-        }
+      int t14 = 0;
+      int32_t t15 = rt_div_i(t12, t13, &t14);
+      if (t14) {
+        NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t14, RT_DIV, 0, 0, 0.0, 0);
       }
       v_x90_d[t10] = t15;
     }
@@ -345,20 +339,20 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t25 = 0; /* nonzero: a check below failed */
-    int32_t t21 = A.v_x88_d[ix];
-    int32_t t22 = A.v_x89_d[ix];
-    int32_t t24 = rt_div_i(t21, t22, &t25);
-    if (__builtin_expect(t25 != 0, 0)) { /* again, recording the error */
-      int32_t t26 = A.v_x88_d[ix];
-      int32_t t27 = A.v_x89_d[ix];
-      int t28 = 0;
-      int32_t t29 = rt_div_i(t26, t27, &t28);
-      if (t28) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t28, RT_DIV, 0, 0, 0.0, 0);
+    int t20 = 0; /* nonzero: a check below failed */
+    int32_t t16 = A.v_x88_d[ix];
+    int32_t t17 = A.v_x89_d[ix];
+    int32_t t19 = rt_div_i(t16, t17, &t20);
+    if (__builtin_expect(t20 != 0, 0)) { /* again, recording the error */
+      int32_t t21 = A.v_x88_d[ix];
+      int32_t t22 = A.v_x89_d[ix];
+      int t23 = 0;
+      int32_t t24 = rt_div_i(t21, t22, &t23);
+      if (t23) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t23, RT_DIV, 0, 0, 0.0, 0);
       }
     }
-    return K3_0_V{t24};
+    return K3_0_V{t19};
   }
 };
 struct K3_0_store {
@@ -381,11 +375,11 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVal
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t30 = v_x88->len;
-    v_x90 = rtg_vec_new(RT_INT, t30);
+    const int64_t t25 = v_x88->len;
+    v_x90 = rtg_vec_new(RT_INT, t25);
     A.v_x90_d = v_x90->data.i;
     A.v_x90_n = v_x90->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t30);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t25);
   }
   *out_v_x90 = v_x90;
   return;
@@ -421,119 +415,103 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t31 = v_x148_n;
-    const int64_t t32 = t31 > 0 ? (t31 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t33 = (uint8_t *)rt_alloc_atomic((size_t)t31 + 1);
-    int64_t *t34 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t32 + 1));
-    RT_PARALLEL_FOR_IF(t32 > 1)
-    for (int64_t t35 = 0; t35 < t32; t35++) {
+    const int64_t t26 = v_x148_n;
+    const int64_t t27 = t26 > 0 ? (t26 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t28 = (uint8_t *)rt_alloc_atomic((size_t)t26 + 1);
+    int64_t *t29 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t27 + 1));
+    RT_PARALLEL_FOR_IF(t27 > 1)
+    for (int64_t t30 = 0; t30 < t27; t30++) {
       int64_t kept = 0;
-      const int64_t t35_end = (t35 + 1) * RT_CHUNK < t31 ? (t35 + 1) * RT_CHUNK : t31;
-      for (int64_t t36 = t35 * RT_CHUNK; t36 < t35_end; t36++) {
-        const int32_t t37 = (int32_t)t36;
-        int32_t t35x0;
-        uint8_t t35x1;
-        int32_t t35x2;
-        uint8_t t35x3;
-        int t40 = 0; /* nonzero: a check below failed */
-        int32_t t38 = v_x148_d[t37];
-        int t41 = (uint64_t)(int64_t)t37 < (uint64_t)v_x149_n;
-        uint8_t t39 = t41 ? v_x149_d[t37] : 0;
-        t40 |= !t41;
-        int32_t t42 = t41 ? v_x155_d[t37] : 0;
-        if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-          int32_t t43 = v_x148_d[t37];
-          uint8_t t44;
-          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
-            t44 = v_x149_d[t37];
-          } else {
-            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 0);
-            t44 = 0;
-          }
-          int32_t t45;
-          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
-            t45 = v_x155_d[t37];
-          } else {
-            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 1);
-            t45 = 0;
-          }
+      const int64_t t30_end = (t30 + 1) * RT_CHUNK < t26 ? (t30 + 1) * RT_CHUNK : t26;
+      for (int64_t t31 = t30 * RT_CHUNK; t31 < t30_end; t31++) {
+        const int32_t t32 = (int32_t)t31;
+        int32_t t30x0;
+        uint8_t t30x1;
+        int32_t t30x2;
+        uint8_t t30x3;
+        int32_t t33 = v_x148_d[t32];
+        uint8_t t34;
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
+          t34 = v_x149_d[t32];
+        } else {
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 0);
+          t34 = 0;
         }
-        t35x0 = t38;
-        t35x1 = t39;
-        t35x2 = t42;
-        t35x3 = t39;
-        uint8_t t46;
-        t46 = t35x1;
-        t33[t36] = t46 != 0;
-        kept += t46 != 0;
+        int32_t t35;
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
+          t35 = v_x155_d[t32];
+        } else {
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 1);
+          t35 = 0;
+        }
+        t30x0 = t33;
+        t30x1 = t34;
+        t30x2 = t35;
+        t30x3 = t34;
+        uint8_t t36;
+        t36 = t30x1;
+        t28[t31] = t36 != 0;
+        kept += t36 != 0;
       }
-      t34[t35] = kept;
+      t29[t30] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t33);
-      rt_free(t34);
+      rt_free(t28);
+      rt_free(t29);
       goto fail;
     }
-    int64_t t47 = 0;
-    for (int64_t t35 = 0; t35 < t32; t35++) {
-      const int64_t k = t34[t35];
-      t34[t35] = t47;
-      t47 += k;
+    int64_t t37 = 0;
+    for (int64_t t30 = 0; t30 < t27; t30++) {
+      const int64_t k = t29[t30];
+      t29[t30] = t37;
+      t37 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t47);
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t37);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t47);
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t37);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    RT_PARALLEL_FOR_IF(t32 > 1)
-    for (int64_t t35 = 0; t35 < t32; t35++) {
-      int64_t at = t34[t35];
-      const int64_t t35_end = (t35 + 1) * RT_CHUNK < t31 ? (t35 + 1) * RT_CHUNK : t31;
-      for (int64_t t36 = t35 * RT_CHUNK; t36 < t35_end; t36++) {
-        const int32_t t37 = (int32_t)t36;
-        if (!t33[t36])
+    RT_PARALLEL_FOR_IF(t27 > 1)
+    for (int64_t t30 = 0; t30 < t27; t30++) {
+      int64_t at = t29[t30];
+      const int64_t t30_end = (t30 + 1) * RT_CHUNK < t26 ? (t30 + 1) * RT_CHUNK : t26;
+      for (int64_t t31 = t30 * RT_CHUNK; t31 < t30_end; t31++) {
+        const int32_t t32 = (int32_t)t31;
+        if (!t28[t31])
           continue;
-        int32_t t35y0;
-        uint8_t t35y1;
-        int32_t t35y2;
-        uint8_t t35y3;
-        int t50 = 0; /* nonzero: a check below failed */
-        int32_t t48 = v_x148_d[t37];
-        int t51 = (uint64_t)(int64_t)t37 < (uint64_t)v_x149_n;
-        uint8_t t49 = t51 ? v_x149_d[t37] : 0;
-        t50 |= !t51;
-        int32_t t52 = t51 ? v_x155_d[t37] : 0;
-        if (__builtin_expect(t50 != 0, 0)) { /* again, recording the error */
-          int32_t t53 = v_x148_d[t37];
-          uint8_t t54;
-          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
-            t54 = v_x149_d[t37];
-          } else {
-            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 2);
-            t54 = 0;
-          }
-          int32_t t55;
-          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
-            t55 = v_x155_d[t37];
-          } else {
-            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 3);
-            t55 = 0;
-          }
+        int32_t t30y0;
+        uint8_t t30y1;
+        int32_t t30y2;
+        uint8_t t30y3;
+        int32_t t38 = v_x148_d[t32];
+        uint8_t t39;
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
+          t39 = v_x149_d[t32];
+        } else {
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 2);
+          t39 = 0;
         }
-        t35y0 = t48;
-        t35y1 = t49;
-        t35y2 = t52;
-        t35y3 = t49;
-        if (t33[t36]) {
-          v_x153_d[at] = t35y0;
-          v_x159_d[at] = t35y2;
+        int32_t t40;
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
+          t40 = v_x155_d[t32];
+        } else {
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 3);
+          t40 = 0;
+        }
+        t30y0 = t38;
+        t30y1 = t39;
+        t30y2 = t40;
+        t30y3 = t39;
+        if (t28[t31]) {
+          v_x153_d[at] = t30y0;
+          v_x159_d[at] = t30y2;
           at++;
         }
       }
     }
-    rt_free(t33);
-    rt_free(t34);
+    rt_free(t28);
+    rt_free(t29);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -572,30 +550,30 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t58 = 0; /* nonzero: a check below failed */
-    int32_t t56 = A.v_x148_d[ix];
-    int t59 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
-    uint8_t t57 = t59 ? A.v_x149_d[ix] : 0;
-    t58 |= !t59;
-    int32_t t60 = t59 ? A.v_x155_d[ix] : 0;
-    if (__builtin_expect(t58 != 0, 0)) { /* again, recording the error */
-      int32_t t61 = A.v_x148_d[ix];
-      uint8_t t62;
+    int t43 = 0; /* nonzero: a check below failed */
+    int32_t t41 = A.v_x148_d[ix];
+    int t44 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
+    uint8_t t42 = t44 ? A.v_x149_d[ix] : 0;
+    t43 |= !t44;
+    int32_t t45 = t44 ? A.v_x155_d[ix] : 0;
+    if (__builtin_expect(t43 != 0, 0)) { /* again, recording the error */
+      int32_t t46 = A.v_x148_d[ix];
+      uint8_t t47;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t62 = A.v_x149_d[ix];
+        t47 = A.v_x149_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 0);
-        t62 = 0;
+        t47 = 0;
       }
-      int32_t t63;
+      int32_t t48;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t63 = A.v_x155_d[ix];
+        t48 = A.v_x155_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 1);
-        t63 = 0;
+        t48 = 0;
       }
     }
-    return K4_0_V{t56, t57, t60, t57};
+    return K4_0_V{t41, t42, t45, t42};
   }
 };
 struct K4_0_S { /* what a tile stages of K4_0_V: the values stored */
@@ -637,24 +615,24 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtVa
   RtValue *v_x159 = NULL;
   RtValue *v_x160 = NULL;
   /* FILTER */
-  int64_t *t64, t65; /* the slot of its count, its size */
+  int64_t *t49, t50; /* the slot of its count, its size */
   {
-    const int64_t t66 = v_x148->len;
-    v_x153 = rtg_vec_new(RT_INT, t66);
+    const int64_t t51 = v_x148->len;
+    v_x153 = rtg_vec_new(RT_INT, t51);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x159 = rtg_vec_new(RT_INT, t66);
+    v_x159 = rtg_vec_new(RT_INT, t51);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    t65 = t66;
-    t64 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t66, K4_0_store{A}, K4_0_store{A}, false);
+    t50 = t51;
+    t49 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t51, K4_0_store{A}, K4_0_store{A}, false);
   }
   {
-    const int64_t t67 = rtg::filter_count(t64);
-    v_x153 = rtg_vec_fit(v_x153, t67);
+    const int64_t t52 = rtg::filter_count(t49);
+    v_x153 = rtg_vec_fit(v_x153, t52);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x159 = rtg_vec_fit(v_x159, t67);
+    v_x159 = rtg_vec_fit(v_x159, t52);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
   }
@@ -695,21 +673,21 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t68 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t68);
+    const int64_t t53 = v_x166_n;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t53);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t68);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t53);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t68 >= RT_PARALLEL_MIN)
-    for (int64_t t69 = 0; t69 < t68; t69++) {
-      const int32_t t70 = (int32_t)t69;
-      int32_t t71 = v_x166_d[t70];
-      uint8_t t73 = rt_eq_i(t71, 0);
-      uint8_t t75 = rt_not_b(t73);
-      v_x168_d[t69] = t73;
-      v_x170_d[t69] = t75;
+    RT_PARALLEL_FOR_IF(t53 >= RT_PARALLEL_MIN)
+    for (int64_t t54 = 0; t54 < t53; t54++) {
+      const int32_t t55 = (int32_t)t54;
+      int32_t t56 = v_x166_d[t55];
+      uint8_t t58 = rt_eq_i(t56, 0);
+      uint8_t t60 = rt_not_b(t58);
+      v_x168_d[t54] = t58;
+      v_x170_d[t54] = t60;
     }
   }
   if (err->index != INT64_MAX)
@@ -721,136 +699,136 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t76 = v_x166_n;
-      const int64_t t77 = t76 > 0 ? (t76 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t78 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
-      int32_t *t79 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
-      RT_PARALLEL_FOR_IF(t77 > 1)
-      for (int64_t t80 = 0; t80 < t77; t80++) {
-        int32_t t80a0;
-        int32_t t80a1;
-        t80a0 = 0;
-        t80a1 = 0;
-        const int64_t t80_end = (t80 + 1) * RT_CHUNK < t76 ? (t80 + 1) * RT_CHUNK : t76;
-        for (int64_t t81 = t80 * RT_CHUNK; t81 < t80_end; t81++) {
-          const int32_t t82 = (int32_t)t81;
-          int32_t t80x0;
-          int32_t t80x1;
-          int32_t t83 = v_x166_d[t82];
-          uint8_t t85 = rt_eq_i(t83, 0);
-          int32_t t87 = rt_btoi_b(t85);
-          uint8_t t89 = rt_not_b(t85);
-          int32_t t91 = rt_btoi_b(t89);
-          t80x0 = t87;
-          t80x1 = t91;
-          int32_t t93 = rt_add_i(t80a0, t80x0);
-          int32_t t95 = rt_add_i(t80a1, t80x1);
-          t80a0 = t93;
-          t80a1 = t95;
+      const int64_t t61 = v_x166_n;
+      const int64_t t62 = t61 > 0 ? (t61 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t63 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t62);
+      int32_t *t64 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t62);
+      RT_PARALLEL_FOR_IF(t62 > 1)
+      for (int64_t t65 = 0; t65 < t62; t65++) {
+        int32_t t65a0;
+        int32_t t65a1;
+        t65a0 = 0;
+        t65a1 = 0;
+        const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
+        for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
+          const int32_t t67 = (int32_t)t66;
+          int32_t t65x0;
+          int32_t t65x1;
+          int32_t t68 = v_x166_d[t67];
+          uint8_t t70 = rt_eq_i(t68, 0);
+          int32_t t72 = rt_btoi_b(t70);
+          uint8_t t74 = rt_not_b(t70);
+          int32_t t76 = rt_btoi_b(t74);
+          t65x0 = t72;
+          t65x1 = t76;
+          int32_t t78 = rt_add_i(t65a0, t65x0);
+          int32_t t80 = rt_add_i(t65a1, t65x1);
+          t65a0 = t78;
+          t65a1 = t80;
         }
-        t78[t80] = t80a0;
-        t79[t80] = t80a1;
+        t63[t65] = t65a0;
+        t64[t65] = t65a1;
       }
-      int32_t t80t0;
-      int32_t t80t1;
-      t80t0 = 0;
-      t80t1 = 0;
-      for (int64_t t80 = 0; t80 < t77; t80++) {
-        const int32_t t96 = t78[t80];
-        const int32_t t97 = t79[t80];
-        int32_t t99 = rt_add_i(t80t0, t96);
-        int32_t t101 = rt_add_i(t80t1, t97);
-        t80t0 = t99;
-        t80t1 = t101;
+      int32_t t65t0;
+      int32_t t65t1;
+      t65t0 = 0;
+      t65t1 = 0;
+      for (int64_t t65 = 0; t65 < t62; t65++) {
+        const int32_t t81 = t63[t65];
+        const int32_t t82 = t64[t65];
+        int32_t t84 = rt_add_i(t65t0, t81);
+        int32_t t86 = rt_add_i(t65t1, t82);
+        t65t0 = t84;
+        t65t1 = t86;
       }
-      v_x176 = t80t0;
-      rt_free(t78);
-      v_x182 = t80t1;
-      rt_free(t79);
+      v_x176 = t65t0;
+      rt_free(t63);
+      v_x182 = t65t1;
+      rt_free(t64);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t102 = v_x166_n;
-        const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-        int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-        RT_PARALLEL_FOR_IF(t103 > 1)
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          int32_t t106a0;
-          int32_t t106a1;
-          t106a0 = 0;
-          t106a1 = 0;
-          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
-          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
-            const int32_t t108 = (int32_t)t107;
-            int32_t t106x0;
-            int32_t t106x1;
-            int32_t t109 = v_x166_d[t108];
-            uint8_t t111 = rt_eq_i(t109, 0);
-            int32_t t113 = rt_btoi_b(t111);
-            uint8_t t115 = rt_not_b(t111);
-            int32_t t117 = rt_btoi_b(t115);
-            t106x0 = t113;
-            t106x1 = t117;
-            int32_t t119 = rt_add_i(t106a0, t106x0);
-            int32_t t121 = rt_add_i(t106a1, t106x1);
-            t106a0 = t119;
-            t106a1 = t121;
+        const int64_t t87 = v_x166_n;
+        const int64_t t88 = t87 > 0 ? (t87 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t89 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t88);
+        int32_t *t90 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t88);
+        RT_PARALLEL_FOR_IF(t88 > 1)
+        for (int64_t t91 = 0; t91 < t88; t91++) {
+          int32_t t91a0;
+          int32_t t91a1;
+          t91a0 = 0;
+          t91a1 = 0;
+          const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+          for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+            const int32_t t93 = (int32_t)t92;
+            int32_t t91x0;
+            int32_t t91x1;
+            int32_t t94 = v_x166_d[t93];
+            uint8_t t96 = rt_eq_i(t94, 0);
+            int32_t t98 = rt_btoi_b(t96);
+            uint8_t t100 = rt_not_b(t96);
+            int32_t t102 = rt_btoi_b(t100);
+            t91x0 = t98;
+            t91x1 = t102;
+            int32_t t104 = rt_add_i(t91a0, t91x0);
+            int32_t t106 = rt_add_i(t91a1, t91x1);
+            t91a0 = t104;
+            t91a1 = t106;
           }
-          t104[t106] = t106a0;
-          t105[t106] = t106a1;
+          t89[t91] = t91a0;
+          t90[t91] = t91a1;
         }
-        int32_t t106t0;
-        int32_t t106t1;
-        t106t0 = 0;
-        t106t1 = 0;
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          const int32_t t122 = t104[t106];
-          t104[t106] = t106t0;
-          const int32_t t123 = t105[t106];
-          t105[t106] = t106t1;
-          int32_t t125 = rt_add_i(t106t0, t122);
-          int32_t t127 = rt_add_i(t106t1, t123);
-          t106t0 = t125;
-          t106t1 = t127;
+        int32_t t91t0;
+        int32_t t91t1;
+        t91t0 = 0;
+        t91t1 = 0;
+        for (int64_t t91 = 0; t91 < t88; t91++) {
+          const int32_t t107 = t89[t91];
+          t89[t91] = t91t0;
+          const int32_t t108 = t90[t91];
+          t90[t91] = t91t1;
+          int32_t t110 = rt_add_i(t91t0, t107);
+          int32_t t112 = rt_add_i(t91t1, t108);
+          t91t0 = t110;
+          t91t1 = t112;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t102);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t87);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t102);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t87);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t103 > 1)
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          int32_t t106p0;
-          int32_t t106p1;
-          t106p0 = t104[t106];
-          t106p1 = t105[t106];
-          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
-          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
-            const int32_t t108 = (int32_t)t107;
-            v_x186_d[t107] = t106p0;
-            v_x190_d[t107] = t106p1;
-            int32_t t106y0;
-            int32_t t106y1;
-            int32_t t128 = v_x166_d[t108];
-            uint8_t t130 = rt_eq_i(t128, 0);
-            int32_t t132 = rt_btoi_b(t130);
-            uint8_t t134 = rt_not_b(t130);
-            int32_t t136 = rt_btoi_b(t134);
-            t106y0 = t132;
-            t106y1 = t136;
-            int32_t t138 = rt_add_i(t106p0, t106y0);
-            int32_t t140 = rt_add_i(t106p1, t106y1);
-            t106p0 = t138;
-            t106p1 = t140;
+        RT_PARALLEL_FOR_IF(t88 > 1)
+        for (int64_t t91 = 0; t91 < t88; t91++) {
+          int32_t t91p0;
+          int32_t t91p1;
+          t91p0 = t89[t91];
+          t91p1 = t90[t91];
+          const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
+          for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
+            const int32_t t93 = (int32_t)t92;
+            v_x186_d[t92] = t91p0;
+            v_x190_d[t92] = t91p1;
+            int32_t t91y0;
+            int32_t t91y1;
+            int32_t t113 = v_x166_d[t93];
+            uint8_t t115 = rt_eq_i(t113, 0);
+            int32_t t117 = rt_btoi_b(t115);
+            uint8_t t119 = rt_not_b(t115);
+            int32_t t121 = rt_btoi_b(t119);
+            t91y0 = t117;
+            t91y1 = t121;
+            int32_t t123 = rt_add_i(t91p0, t91y0);
+            int32_t t125 = rt_add_i(t91p1, t91y1);
+            t91p0 = t123;
+            t91p1 = t125;
           }
         }
-        rt_free(t104);
-        rt_free(t105);
+        rt_free(t89);
+        rt_free(t90);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -891,10 +869,10 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t141 = A.v_x166_d[ix];
-    uint8_t t143 = rt_eq_i(t141, 0);
-    uint8_t t145 = rt_not_b(t143);
-    return K5_0_V{t143, t145};
+    int32_t t126 = A.v_x166_d[ix];
+    uint8_t t128 = rt_eq_i(t126, 0);
+    uint8_t t130 = rt_not_b(t128);
+    return K5_0_V{t128, t130};
   }
 };
 struct K5_0_store {
@@ -913,20 +891,20 @@ struct K5_1_pull {
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t146 = A.v_x166_d[ix];
-    uint8_t t148 = rt_eq_i(t146, 0);
-    int32_t t150 = rt_btoi_b(t148);
-    uint8_t t152 = rt_not_b(t148);
-    int32_t t154 = rt_btoi_b(t152);
-    return K5_1_V{t150, t154};
+    int32_t t131 = A.v_x166_d[ix];
+    uint8_t t133 = rt_eq_i(t131, 0);
+    int32_t t135 = rt_btoi_b(t133);
+    uint8_t t137 = rt_not_b(t133);
+    int32_t t139 = rt_btoi_b(t137);
+    return K5_1_V{t135, t139};
   }
 };
 struct K5_1_op {
   K5_A A;
   __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
-    int32_t t156 = rt_add_i(a.v0, b.v0);
-    int32_t t158 = rt_add_i(a.v1, b.v1);
-    return K5_1_V{t156, t158};
+    int32_t t141 = rt_add_i(a.v0, b.v0);
+    int32_t t143 = rt_add_i(a.v1, b.v1);
+    return K5_1_V{t141, t143};
   }
 };
 struct K5_1_ride {
@@ -945,12 +923,12 @@ struct K5_2_pull {
   __device__ K5_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t159 = A.v_x166_d[ix];
-    uint8_t t161 = rt_eq_i(t159, 0);
-    int32_t t163 = rt_btoi_b(t161);
-    uint8_t t165 = rt_not_b(t161);
-    int32_t t167 = rt_btoi_b(t165);
-    return K5_2_V{t163, t167};
+    int32_t t144 = A.v_x166_d[ix];
+    uint8_t t146 = rt_eq_i(t144, 0);
+    int32_t t148 = rt_btoi_b(t146);
+    uint8_t t150 = rt_not_b(t146);
+    int32_t t152 = rt_btoi_b(t150);
+    return K5_2_V{t148, t152};
   }
 };
 struct K5_2_store {
@@ -963,9 +941,9 @@ struct K5_2_store {
 struct K5_2_op {
   K5_A A;
   __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
-    int32_t t169 = rt_add_i(a.v0, b.v0);
-    int32_t t171 = rt_add_i(a.v1, b.v1);
-    return K5_2_V{t169, t171};
+    int32_t t154 = rt_add_i(a.v0, b.v0);
+    int32_t t156 = rt_add_i(a.v1, b.v1);
+    return K5_2_V{t154, t156};
   }
 };
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
@@ -985,33 +963,33 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t172 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t172);
+    const int64_t t157 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t157);
     A.v_x168_d = v_x168->data.b;
     A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t172);
+    v_x170 = rtg_vec_new(RT_BOOL, t157);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
     /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
   /* SOACs 1 to 2: in one launch */
-  K5_1_V *t173; /* the slot of SOAC 1's values */
+  K5_1_V *t158; /* the slot of SOAC 1's values */
   {
-    const int64_t t174 = v_x166->len;
-    const int64_t t175 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t175);
+    const int64_t t159 = v_x166->len;
+    const int64_t t160 = v_x166->len;
+    v_x186 = rtg_vec_new(RT_INT, t160);
     A.v_x186_d = v_x186->data.i;
     A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t175);
+    v_x190 = rtg_vec_new(RT_INT, t160);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::parts_launch("K5", loc, t175, rtg::reduce_tiles<K5_1_V>(K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, &t173), rtg::scan_tiles<K5_2_V>(K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, K5_2_store{A}));
+    rtg::parts_launch("K5", loc, t160, rtg::reduce_tiles<K5_1_V>(K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, &t158), rtg::scan_tiles<K5_2_V>(K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, K5_2_store{A}));
   }
   {
-    const K5_1_V t176 = rtg::reduce_read(t173, K5_1_V{0, 0});
-    v_x176 = t176.v0;
+    const K5_1_V t161 = rtg::reduce_read(t158, K5_1_V{0, 0});
+    v_x176 = t161.v0;
     A.v_x176 = v_x176;
-    v_x182 = t176.v1;
+    v_x182 = t161.v1;
     A.v_x182 = v_x182;
   }
   *out_v_x168 = v_x168;
@@ -1058,73 +1036,48 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t177 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t177);
+    const int64_t t162 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t162);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t177 >= RT_PARALLEL_MIN)
-    for (int64_t t178 = 0; t178 < t177; t178++) {
-      const int32_t t179 = (int32_t)t178;
-      int t188 = 0; /* nonzero: a check below failed */
-      int32_t t180 = v_x191_d[t179];
-      int32_t t182 = rt_add_i(t180, v_x192);
-      uint8_t t183 = v_x195_d[t179];
-      int32_t t184 = v_x196_d[t179];
-      int32_t t186 = (t183 ? t184 : t182);
-      int t189 = (uint64_t)(int64_t)t186 < (uint64_t)v_x201;
-      int32_t t187 = t189 ? t186 : 0;
-      t188 |= !t189;
-      uint8_t t191 = rt_lt_i(t187, (int32_t)v_x199_n);
-      int32_t t192;
-      if (t191) {
-        int t194 = (uint64_t)(int64_t)t187 < (uint64_t)v_x199_n;
-        int32_t t193 = t194 ? v_x199_d[t187] : 0;
-        t188 |= !t194;
-        t192 = t193;
+    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
+    for (int64_t t163 = 0; t163 < t162; t163++) {
+      const int32_t t164 = (int32_t)t163;
+      int32_t t165 = v_x191_d[t164];
+      int32_t t167 = rt_add_i(t165, v_x192);
+      uint8_t t168 = v_x195_d[t164];
+      int32_t t169 = v_x196_d[t164];
+      int32_t t171 = (t168 ? t169 : t167);
+      int32_t t172;
+      if ((uint64_t)(int64_t)t171 < (uint64_t)v_x201) {
+        t172 = t171;
       } else {
-        int32_t t196 = rt_sub_i(t187, (int32_t)v_x199_n);
-        int t198 = (uint64_t)(int64_t)t196 < (uint64_t)v_x200_n;
-        int32_t t197 = t198 ? v_x200_d[t196] : 0;
-        t188 |= !t198;
-        t192 = t197;
+        NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t171, v_x201, 0.0, 0);
+        t172 = 0;
       }
-      if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
-        int32_t t199 = v_x191_d[t179];
-        int32_t t201 = rt_add_i(t199, v_x192);
-        uint8_t t202 = v_x195_d[t179];
-        int32_t t203 = v_x196_d[t179];
-        int32_t t205 = (t202 ? t203 : t201);
-        int32_t t206;
-        if ((uint64_t)(int64_t)t205 < (uint64_t)v_x201) {
-          t206 = t205;
+      uint8_t t174 = rt_lt_i(t172, (int32_t)v_x199_n);
+      int32_t t175;
+      if (t174) {
+        int32_t t176;
+        if ((uint64_t)(int64_t)t172 < (uint64_t)v_x199_n) {
+          t176 = v_x199_d[t172];
         } else {
-          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x201, 0.0, 0);
-          t206 = 0;
+          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, v_x199_n, 0.0, 1);
+          t176 = 0;
         }
-        uint8_t t208 = rt_lt_i(t206, (int32_t)v_x199_n);
-        int32_t t209;
-        if (t208) {
-          int32_t t210;
-          if ((uint64_t)(int64_t)t206 < (uint64_t)v_x199_n) {
-            t210 = v_x199_d[t206];
-          } else {
-            NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t206, v_x199_n, 0.0, 1);
-            t210 = 0;
-          }
-          t209 = t210;
+        t175 = t176;
+      } else {
+        int32_t t178 = rt_sub_i(t172, (int32_t)v_x199_n);
+        int32_t t179;
+        if ((uint64_t)(int64_t)t178 < (uint64_t)v_x200_n) {
+          t179 = v_x200_d[t178];
         } else {
-          int32_t t212 = rt_sub_i(t206, (int32_t)v_x199_n);
-          int32_t t213;
-          if ((uint64_t)(int64_t)t212 < (uint64_t)v_x200_n) {
-            t213 = v_x200_d[t212];
-          } else {
-            NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x200_n, 0.0, 2);
-            t213 = 0;
-          }
-          t209 = t213;
+          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x200_n, 0.0, 2);
+          t179 = 0;
         }
+        t175 = t179;
       }
-      v_x205_d[t178] = t192;
+      v_x205_d[t163] = t175;
     }
   }
   if (err->index != INT64_MAX)
@@ -1156,66 +1109,66 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t222 = 0; /* nonzero: a check below failed */
-    int32_t t214 = rtg::ld_stream(&A.v_x191_d[ix]);
-    int32_t t216 = rt_add_i(t214, A.v_x192);
-    uint8_t t217 = rtg::ld_stream(&A.v_x195_d[ix]);
-    int32_t t218 = rtg::ld_stream(&A.v_x196_d[ix]);
-    int32_t t220 = (t217 ? t218 : t216);
-    int t223 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x201;
-    int32_t t221 = t223 ? t220 : 0;
-    t222 |= !t223;
-    uint8_t t225 = rt_lt_i(t221, (int32_t)A.v_x199_n);
-    int32_t t226;
-    if (t225) {
-      int t228 = (uint64_t)(int64_t)t221 < (uint64_t)A.v_x199_n;
-      int32_t t227 = t228 ? A.v_x199_d[t221] : 0;
-      t222 |= !t228;
-      t226 = t227;
+    int t188 = 0; /* nonzero: a check below failed */
+    int32_t t180 = rtg::ld_stream(&A.v_x191_d[ix]);
+    int32_t t182 = rt_add_i(t180, A.v_x192);
+    uint8_t t183 = rtg::ld_stream(&A.v_x195_d[ix]);
+    int32_t t184 = rtg::ld_stream(&A.v_x196_d[ix]);
+    int32_t t186 = (t183 ? t184 : t182);
+    int t189 = (uint64_t)(int64_t)t186 < (uint64_t)A.v_x201;
+    int32_t t187 = t189 ? t186 : 0;
+    t188 |= !t189;
+    uint8_t t191 = rt_lt_i(t187, (int32_t)A.v_x199_n);
+    int32_t t192;
+    if (t191) {
+      int t194 = (uint64_t)(int64_t)t187 < (uint64_t)A.v_x199_n;
+      int32_t t193 = t194 ? A.v_x199_d[t187] : 0;
+      t188 |= !t194;
+      t192 = t193;
     } else {
-      int32_t t230 = rt_sub_i(t221, (int32_t)A.v_x199_n);
-      int t232 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x200_n;
-      int32_t t231 = t232 ? A.v_x200_d[t230] : 0;
-      t222 |= !t232;
-      t226 = t231;
+      int32_t t196 = rt_sub_i(t187, (int32_t)A.v_x199_n);
+      int t198 = (uint64_t)(int64_t)t196 < (uint64_t)A.v_x200_n;
+      int32_t t197 = t198 ? A.v_x200_d[t196] : 0;
+      t188 |= !t198;
+      t192 = t197;
     }
-    if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-      int32_t t233 = rtg::ld_stream(&A.v_x191_d[ix]);
-      int32_t t235 = rt_add_i(t233, A.v_x192);
-      uint8_t t236 = rtg::ld_stream(&A.v_x195_d[ix]);
-      int32_t t237 = rtg::ld_stream(&A.v_x196_d[ix]);
-      int32_t t239 = (t236 ? t237 : t235);
-      int32_t t240;
-      if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x201) {
-        t240 = t239;
+    if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
+      int32_t t199 = rtg::ld_stream(&A.v_x191_d[ix]);
+      int32_t t201 = rt_add_i(t199, A.v_x192);
+      uint8_t t202 = rtg::ld_stream(&A.v_x195_d[ix]);
+      int32_t t203 = rtg::ld_stream(&A.v_x196_d[ix]);
+      int32_t t205 = (t202 ? t203 : t201);
+      int32_t t206;
+      if ((uint64_t)(int64_t)t205 < (uint64_t)A.v_x201) {
+        t206 = t205;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x201, 0.0, 0);
-        t240 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, A.v_x201, 0.0, 0);
+        t206 = 0;
       }
-      uint8_t t242 = rt_lt_i(t240, (int32_t)A.v_x199_n);
-      int32_t t243;
-      if (t242) {
-        int32_t t244;
-        if ((uint64_t)(int64_t)t240 < (uint64_t)A.v_x199_n) {
-          t244 = A.v_x199_d[t240];
+      uint8_t t208 = rt_lt_i(t206, (int32_t)A.v_x199_n);
+      int32_t t209;
+      if (t208) {
+        int32_t t210;
+        if ((uint64_t)(int64_t)t206 < (uint64_t)A.v_x199_n) {
+          t210 = A.v_x199_d[t206];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, A.v_x199_n, 0.0, 1);
-          t244 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t206, A.v_x199_n, 0.0, 1);
+          t210 = 0;
         }
-        t243 = t244;
+        t209 = t210;
       } else {
-        int32_t t246 = rt_sub_i(t240, (int32_t)A.v_x199_n);
-        int32_t t247;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x200_n) {
-          t247 = A.v_x200_d[t246];
+        int32_t t212 = rt_sub_i(t206, (int32_t)A.v_x199_n);
+        int32_t t213;
+        if ((uint64_t)(int64_t)t212 < (uint64_t)A.v_x200_n) {
+          t213 = A.v_x200_d[t212];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x200_n, 0.0, 2);
-          t247 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, A.v_x200_n, 0.0, 2);
+          t213 = 0;
         }
-        t243 = t247;
+        t209 = t213;
       }
     }
-    return K6_0_V{t226};
+    return K6_0_V{t192};
   }
 };
 struct K6_0_store {
@@ -1246,11 +1199,11 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t248 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t248);
+    const int64_t t214 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t214);
     A.v_x205_d = v_x205->data.i;
     A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t248);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t214);
   }
   *out_v_x205 = v_x205;
   return;
@@ -1447,18 +1400,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t249->data.i[0] = 6;
-  t249->data.i[1] = 7;
-  t249->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t249);
+  RtValue *t215 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t215->data.i[0] = 6;
+  t215->data.i[1] = 7;
+  t215->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t215);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t250 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t250->data.i[0] = 2;
-  t250->data.i[1] = 0;
-  t250->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t250);
+  RtValue *t216 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t216->data.i[0] = 2;
+  t216->data.i[1] = 0;
+  t216->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t216);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -338,45 +338,33 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtV
     RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
     for (int64_t t36 = 0; t36 < t35; t36++) {
       const int32_t t37 = (int32_t)t36;
-      int t40 = 0; /* nonzero: a check below failed */
       double t38 = v_x123_d[t37];
-      int t41 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n;
-      double t39 = t41 ? v_dev_124_d[0] : 0;
-      t40 |= !t41;
-      double t43 = rt_div_f(t38, t39, &t40);
-      int t45 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n;
-      double t44 = t45 ? v_dev_129_d[0] : 0;
-      t40 |= !t45;
-      double t47 = rt_div_f(t38, t44, &t40);
-      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-        double t48 = v_x123_d[t37];
-        double t49;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
-          t49 = v_dev_124_d[0];
-        } else {
-          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
-          t49 = 0;
-        }
-        int t50 = 0;
-        double t51 = rt_div_f(t48, t49, &t50);
-        if (t50) {
-          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 0, t50, RT_DIV, 0, 0, 0.0, 1);
-        }
-        double t52;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
-          t52 = v_dev_129_d[0];
-        } else {
-          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
-          t52 = 0;
-        }
-        int t53 = 0;
-        double t54 = rt_div_f(t48, t52, &t53);
-        if (t53) {
-          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 1, t53, RT_DIV, 0, 0, 0.0, 3);
-        }
+      double t39;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
+        t39 = v_dev_124_d[0];
+      } else {
+        NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
+        t39 = 0;
       }
-      v_x127_d[t36] = t43;
-      v_x128_d[t36] = t47;
+      int t40 = 0;
+      double t41 = rt_div_f(t38, t39, &t40);
+      if (t40) {
+        NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 0, t40, RT_DIV, 0, 0, 0.0, 1);
+      }
+      double t42;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
+        t42 = v_dev_129_d[0];
+      } else {
+        NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
+        t42 = 0;
+      }
+      int t43 = 0;
+      double t44 = rt_div_f(t38, t42, &t43);
+      if (t43) {
+        NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 1, t43, RT_DIV, 0, 0, 0.0, 3);
+      }
+      v_x127_d[t36] = t41;
+      v_x128_d[t36] = t44;
     }
   }
   if (err->index != INT64_MAX)
@@ -408,44 +396,44 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t57 = 0; /* nonzero: a check below failed */
-    double t55 = A.v_x123_d[ix];
-    int t58 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_124_n;
-    double t56 = t58 ? A.v_dev_124_d[0] : 0;
-    t57 |= !t58;
-    double t60 = rt_div_f(t55, t56, &t57);
-    int t62 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_129_n;
-    double t61 = t62 ? A.v_dev_129_d[0] : 0;
-    t57 |= !t62;
-    double t64 = rt_div_f(t55, t61, &t57);
-    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
-      double t65 = A.v_x123_d[ix];
-      double t66;
+    int t47 = 0; /* nonzero: a check below failed */
+    double t45 = A.v_x123_d[ix];
+    int t48 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_124_n;
+    double t46 = t48 ? A.v_dev_124_d[0] : 0;
+    t47 |= !t48;
+    double t50 = rt_div_f(t45, t46, &t47);
+    int t52 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_129_n;
+    double t51 = t52 ? A.v_dev_129_d[0] : 0;
+    t47 |= !t52;
+    double t54 = rt_div_f(t45, t51, &t47);
+    if (__builtin_expect(t47 != 0, 0)) { /* again, recording the error */
+      double t55 = A.v_x123_d[ix];
+      double t56;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_124_n) {
-        t66 = A.v_dev_124_d[0];
+        t56 = A.v_dev_124_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_124_n, 0.0, 0);
-        t66 = 0;
+        t56 = 0;
       }
-      int t67 = 0;
-      double t68 = rt_div_f(t65, t66, &t67);
-      if (t67) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t67, RT_DIV, 0, 0, 0.0, 1);
+      int t57 = 0;
+      double t58 = rt_div_f(t55, t56, &t57);
+      if (t57) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t57, RT_DIV, 0, 0, 0.0, 1);
       }
-      double t69;
+      double t59;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_129_n) {
-        t69 = A.v_dev_129_d[0];
+        t59 = A.v_dev_129_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_129_n, 0.0, 2);
-        t69 = 0;
+        t59 = 0;
       }
-      int t70 = 0;
-      double t71 = rt_div_f(t65, t69, &t70);
-      if (t70) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t70, RT_DIV, 0, 0, 0.0, 3);
+      int t60 = 0;
+      double t61 = rt_div_f(t55, t59, &t60);
+      if (t60) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t60, RT_DIV, 0, 0, 0.0, 3);
       }
     }
-    return K2_0_V{t60, t64};
+    return K2_0_V{t50, t54};
   }
 };
 struct K2_0_store {
@@ -472,14 +460,14 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtVa
   RtValue *v_x128 = NULL;
   /* MAP */
   {
-    const int64_t t72 = v_x123->len;
-    v_x127 = rtg_vec_new(RT_FLOAT, t72);
+    const int64_t t62 = v_x123->len;
+    v_x127 = rtg_vec_new(RT_FLOAT, t62);
     A.v_x127_d = v_x127->data.f;
     A.v_x127_n = v_x127->len;
-    v_x128 = rtg_vec_new(RT_FLOAT, t72);
+    v_x128 = rtg_vec_new(RT_FLOAT, t62);
     A.v_x128_d = v_x128->data.f;
     A.v_x128_n = v_x128->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t72);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t62);
   }
   *out_v_x127 = v_x127;
   *out_v_x128 = v_x128;
@@ -632,12 +620,12 @@ static void top_10(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 7);
-  RtValue *t73 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t73->data.f[0] = 1.0;
-  t73->data.f[1] = (-2.0);
-  t73->data.f[2] = 3.0;
-  t73->data.f[3] = 4.0;
-  v_x18 = NESSIE_TO_DEVICE(t73);
+  RtValue *t63 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t63->data.f[0] = 1.0;
+  t63->data.f[1] = (-2.0);
+  t63->data.f[2] = 3.0;
+  t63->data.f[3] = 4.0;
+  v_x18 = NESSIE_TO_DEVICE(t63);
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
   rt_retain(v_x18);
@@ -666,10 +654,10 @@ static void top_11(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x71 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 7);
-  RtValue *t74 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t74->data.f[0] = 2.5;
-  t74->data.f[1] = 0.5;
-  v_x71 = NESSIE_TO_DEVICE(t74);
+  RtValue *t64 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t64->data.f[0] = 2.5;
+  t64->data.f[1] = 0.5;
+  v_x71 = NESSIE_TO_DEVICE(t64);
   RtValue *v_x72 = NULL;
   RtValue *v_x73 = NULL;
   rt_retain(v_x71);

@@ -132,23 +132,17 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtV
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
       int32_t t2x0;
-      int t6 = 0; /* nonzero: a check below failed */
-      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x101_n;
-      int32_t t5 = t7 ? v_x101_d[t3] : 0;
-      t6 |= !t7;
-      if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-        int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x101_n) {
-          t8 = v_x101_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x101_n, 0.0, 0);
-          t8 = 0;
-        }
+      int32_t t5;
+      if ((uint64_t)(int64_t)t3 < (uint64_t)v_x101_n) {
+        t5 = v_x101_d[t3];
+      } else {
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x101_n, 0.0, 0);
+        t5 = 0;
       }
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x103_d[t3];
-      t4 = t9;
+      int32_t t6 = v_x103_d[t3];
+      t4 = t6;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x101_n) {
         NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x101_n, 0.0, 1);
         continue;
@@ -180,20 +174,20 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t11 = 0; /* nonzero: a check below failed */
-    int t12 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x101_n;
-    int32_t t10 = t12 ? A.v_x101_d[ix] : 0;
-    t11 |= !t12;
-    if (__builtin_expect(t11 != 0, 0)) { /* again, recording the error */
-      int32_t t13;
+    int t8 = 0; /* nonzero: a check below failed */
+    int t9 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x101_n;
+    int32_t t7 = t9 ? A.v_x101_d[ix] : 0;
+    t8 |= !t9;
+    if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
+      int32_t t10;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x101_n) {
-        t13 = A.v_x101_d[ix];
+        t10 = A.v_x101_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x101_n, 0.0, 0);
-        t13 = 0;
+        t10 = 0;
       }
     }
-    return K1_0_V{t10};
+    return K1_0_V{t7};
   }
 };
 struct K1_0_store {
@@ -206,8 +200,8 @@ struct K1_0_index {
   K1_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int32_t t14 = A.v_x103_d[ix];
-    return (int32_t)t14;
+    int32_t t11 = A.v_x103_d[ix];
+    return (int32_t)t11;
   }
 };
 static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
@@ -224,12 +218,12 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtVa
   RtValue *v_x104 = NULL;
   /* PERMUTE */
   {
-    const int64_t t15 = v_x103->len;
+    const int64_t t12 = v_x103->len;
     v_x104 = rtg_vec_new(RT_INT, v_x101->len);
     A.v_x104_d = v_x104->data.i;
     A.v_x104_n = v_x104->len;
     cudaMemcpyAsync(v_x104->data.any, v_x101->data.any, sizeof(int32_t) * (size_t)v_x101->len, cudaMemcpyDeviceToDevice, rtg_stream());
-    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t15, v_x101->len, true, K1_0_store{A}, A.run, 1);
+    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t12, v_x101->len, true, K1_0_store{A}, A.run, 1);
   }
   *out_v_x104 = v_x104;
   return;
@@ -255,20 +249,20 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtVa
   RtValue *v_x118 = NULL;
   /* MAP */
   {
-    const int64_t t16 = v_x112;
-    if (t16 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t16, 0.0, 0);
+    const int64_t t13 = v_x112;
+    if (t13 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t13, 0.0, 0);
       goto fail;
     }
-    v_x118 = rt_value_new(rt_vec_type(RT_INT), t16);
+    v_x118 = rt_value_new(rt_vec_type(RT_INT), t13);
     int32_t *v_x118_d = v_x118->data.i;
     const int64_t v_x118_n = v_x118->len;
-    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
-    for (int64_t t17 = 0; t17 < t16; t17++) {
-      const int32_t t18 = (int32_t)t17;
-      int32_t t20 = rt_sub_i(v_x112, 1);
-      int32_t t22 = rt_sub_i(t20, t18);
-      v_x118_d[t17] = t22;
+    RT_PARALLEL_FOR_IF(t13 >= RT_PARALLEL_MIN)
+    for (int64_t t14 = 0; t14 < t13; t14++) {
+      const int32_t t15 = (int32_t)t14;
+      int32_t t17 = rt_sub_i(v_x112, 1);
+      int32_t t19 = rt_sub_i(t17, t15);
+      v_x118_d[t14] = t19;
     }
   }
   if (err->index != INT64_MAX)
@@ -294,9 +288,9 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t24 = rt_sub_i(A.v_x112, 1);
-    int32_t t26 = rt_sub_i(t24, ix);
-    return K2_0_V{t26};
+    int32_t t21 = rt_sub_i(A.v_x112, 1);
+    int32_t t23 = rt_sub_i(t21, ix);
+    return K2_0_V{t23};
   }
 };
 struct K2_0_store {
@@ -316,15 +310,15 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtVal
   RtValue *v_x118 = NULL;
   /* MAP */
   {
-    const int64_t t27 = v_x112;
-    if (t27 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t27, 0.0, run, 0};
+    const int64_t t24 = v_x112;
+    if (t24 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t24, 0.0, run, 0};
       goto fail;
     }
-    v_x118 = rtg_vec_new(RT_INT, t27);
+    v_x118 = rtg_vec_new(RT_INT, t24);
     A.v_x118_d = v_x118->data.i;
     A.v_x118_n = v_x118->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t27);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t24);
   }
   *out_v_x118 = v_x118;
   return;
@@ -477,12 +471,12 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/permute.nesl", 5, 12);
-  RtValue *t28 = rt_value_new(rt_vec_type(RT_INT), 4);
-  t28->data.i[0] = 1;
-  t28->data.i[1] = 2;
-  t28->data.i[2] = 3;
-  t28->data.i[3] = 4;
-  v_x17 = NESSIE_TO_DEVICE(t28);
+  RtValue *t25 = rt_value_new(rt_vec_type(RT_INT), 4);
+  t25->data.i[0] = 1;
+  t25->data.i[1] = 2;
+  t25->data.i[2] = 3;
+  t25->data.i[3] = 4;
+  v_x17 = NESSIE_TO_DEVICE(t25);
   RtValue *v_x18 = NULL;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/permute.nesl", 5, 1), "reverse_by", 0, fn_reverse_by(v_x17, &v_x18));

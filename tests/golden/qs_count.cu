@@ -202,44 +202,27 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVa
     RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
     for (int64_t t4 = 0; t4 < t3; t4++) {
       const int32_t t5 = (int32_t)t4;
-      int t10 = 0; /* nonzero: a check below failed */
       uint8_t t7 = rt_lt_i(t5, (int32_t)v_x72_n);
       int32_t t8;
       if (t7) {
-        int t11 = (uint64_t)(int64_t)t5 < (uint64_t)v_x72_n;
-        int32_t t9 = t11 ? v_x72_d[t5] : 0;
-        t10 |= !t11;
+        int32_t t9;
+        if ((uint64_t)(int64_t)t5 < (uint64_t)v_x72_n) {
+          t9 = v_x72_d[t5];
+        } else {
+          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x72_n, 0.0, 1);
+          t9 = 0;
+        }
         t8 = t9;
       } else {
-        int32_t t13 = rt_sub_i(t5, (int32_t)v_x72_n);
-        int t15 = (uint64_t)(int64_t)t13 < (uint64_t)v_x73_n;
-        int32_t t14 = t15 ? v_x73_d[t13] : 0;
-        t10 |= !t15;
-        t8 = t14;
-      }
-      if (__builtin_expect(t10 != 0, 0)) { /* again, recording the error */
-        uint8_t t17 = rt_lt_i(t5, (int32_t)v_x72_n);
-        int32_t t18;
-        if (t17) {
-          int32_t t19;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x72_n) {
-            t19 = v_x72_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x72_n, 0.0, 1);
-            t19 = 0;
-          }
-          t18 = t19;
+        int32_t t11 = rt_sub_i(t5, (int32_t)v_x72_n);
+        int32_t t12;
+        if ((uint64_t)(int64_t)t11 < (uint64_t)v_x73_n) {
+          t12 = v_x73_d[t11];
         } else {
-          int32_t t21 = rt_sub_i(t5, (int32_t)v_x72_n);
-          int32_t t22;
-          if ((uint64_t)(int64_t)t21 < (uint64_t)v_x73_n) {
-            t22 = v_x73_d[t21];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t21, v_x73_n, 0.0, 2);
-            t22 = 0;
-          }
-          t18 = t22;
+          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x73_n, 0.0, 2);
+          t12 = 0;
         }
+        t8 = t12;
       }
       v_x75_d[t4] = t8;
     }
@@ -269,46 +252,46 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t27 = 0; /* nonzero: a check below failed */
-    uint8_t t24 = rt_lt_i(ix, (int32_t)A.v_x72_n);
-    int32_t t25;
-    if (t24) {
-      int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
-      int32_t t26 = t28 ? rtg::ld_stream(&A.v_x72_d[ix]) : 0;
-      t27 |= !t28;
-      t25 = t26;
+    int t17 = 0; /* nonzero: a check below failed */
+    uint8_t t14 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+    int32_t t15;
+    if (t14) {
+      int t18 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
+      int32_t t16 = t18 ? rtg::ld_stream(&A.v_x72_d[ix]) : 0;
+      t17 |= !t18;
+      t15 = t16;
     } else {
-      int32_t t30 = rt_sub_i(ix, (int32_t)A.v_x72_n);
-      int t32 = (uint64_t)(int64_t)t30 < (uint64_t)A.v_x73_n;
-      int32_t t31 = t32 ? A.v_x73_d[t30] : 0;
-      t27 |= !t32;
-      t25 = t31;
+      int32_t t20 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+      int t22 = (uint64_t)(int64_t)t20 < (uint64_t)A.v_x73_n;
+      int32_t t21 = t22 ? A.v_x73_d[t20] : 0;
+      t17 |= !t22;
+      t15 = t21;
     }
-    if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
-      uint8_t t34 = rt_lt_i(ix, (int32_t)A.v_x72_n);
-      int32_t t35;
-      if (t34) {
-        int32_t t36;
+    if (__builtin_expect(t17 != 0, 0)) { /* again, recording the error */
+      uint8_t t24 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+      int32_t t25;
+      if (t24) {
+        int32_t t26;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
-          t36 = rtg::ld_stream(&A.v_x72_d[ix]);
+          t26 = rtg::ld_stream(&A.v_x72_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0, 0);
-          t36 = 0;
+          t26 = 0;
         }
-        t35 = t36;
+        t25 = t26;
       } else {
-        int32_t t38 = rt_sub_i(ix, (int32_t)A.v_x72_n);
-        int32_t t39;
-        if ((uint64_t)(int64_t)t38 < (uint64_t)A.v_x73_n) {
-          t39 = A.v_x73_d[t38];
+        int32_t t28 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+        int32_t t29;
+        if ((uint64_t)(int64_t)t28 < (uint64_t)A.v_x73_n) {
+          t29 = A.v_x73_d[t28];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, A.v_x73_n, 0.0, 1);
-          t39 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t28, A.v_x73_n, 0.0, 1);
+          t29 = 0;
         }
-        t35 = t39;
+        t25 = t29;
       }
     }
-    return K2_0_V{t25};
+    return K2_0_V{t15};
   }
 };
 struct K2_0_store {
@@ -332,15 +315,15 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVal
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t40 = v_x74;
-    if (t40 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0, run, 2};
+    const int64_t t30 = v_x74;
+    if (t30 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t30, 0.0, run, 2};
       goto fail;
     }
-    v_x75 = rtg_vec_new(RT_INT, t40);
+    v_x75 = rtg_vec_new(RT_INT, t30);
     A.v_x75_d = v_x75->data.i;
     A.v_x75_n = v_x75->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t40);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t30);
   }
   *out_v_x75 = v_x75;
   return;
@@ -366,14 +349,14 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93)
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t41 = 0;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), t41);
+    const int64_t t31 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t31);
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t41 >= RT_PARALLEL_MIN)
-    for (int64_t t42 = 0; t42 < t41; t42++) {
-      const int32_t t43 = (int32_t)t42;
-      v_x93_d[t42] = 0;
+    RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
+    for (int64_t t32 = 0; t32 < t31; t32++) {
+      const int32_t t33 = (int32_t)t32;
+      v_x93_d[t32] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -417,11 +400,11 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) 
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t44 = 0;
-    v_x93 = rtg_vec_new(RT_INT, t44);
+    const int64_t t34 = 0;
+    v_x93 = rtg_vec_new(RT_INT, t34);
     A.v_x93_d = v_x93->data.i;
     A.v_x93_n = v_x93->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t44);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t34);
   }
   *out_v_x93 = v_x93;
   return;
@@ -455,60 +438,45 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, 
   RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1387_off[v_sd_1387_n];
-    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t45);
+    const int64_t t35 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x1386_d = v_x1386->data.i;
     const int64_t v_x1386_n = v_x1386->len;
-    const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t46 > 1)
-    for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t47 * RT_CHUNK);
-      const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
-      for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
-        const int32_t t49 = (int32_t)t48;
-        while (v_sd_1387_off[t50 + 1] <= t48)
-          t50++;
-        const int32_t t51 = (int32_t)t50;
-        int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n;
-        int32_t t52 = t54 ? v_x1383_d[t51] : 0;
-        t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n;
-        int32_t t55 = t56 ? v_x1381_d[t51] : 0;
-        t53 |= !t56;
-        int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n;
-        int32_t t59 = t60 ? v_x1382_d[t51] : 0;
-        t53 |= !t60;
-        int32_t t62 = rt_mul_i(t58, t59);
-        int32_t t64 = rt_add_i(t52, t62);
-        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
-          int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1383_n) {
-            t65 = v_x1383_d[t51];
-          } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1383_n, 0.0, 0);
-            t65 = 0;
-          }
-          int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1381_n) {
-            t66 = v_x1381_d[t51];
-          } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1381_n, 0.0, 1);
-            t66 = 0;
-          }
-          int32_t t68 = rt_sub_i(t49, t66);
-          int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1382_n) {
-            t69 = v_x1382_d[t51];
-          } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1382_n, 0.0, 2);
-            t69 = 0;
-          }
-          int32_t t71 = rt_mul_i(t68, t69);
-          int32_t t73 = rt_add_i(t65, t71);
+    const int64_t t36 = (t35 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t36 > 1)
+    for (int64_t t37 = 0; t37 < t36; t37++) {
+      int64_t t40 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t37 * RT_CHUNK);
+      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t35 ? (t37 + 1) * RT_CHUNK : t35;
+      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
+        const int32_t t39 = (int32_t)t38;
+        while (v_sd_1387_off[t40 + 1] <= t38)
+          t40++;
+        const int32_t t41 = (int32_t)t40;
+        int32_t t42;
+        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1383_n) {
+          t42 = v_x1383_d[t41];
+        } else {
+          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1383_n, 0.0, 0);
+          t42 = 0;
         }
-        v_x1386_d[t48] = t64;
+        int32_t t43;
+        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1381_n) {
+          t43 = v_x1381_d[t41];
+        } else {
+          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1381_n, 0.0, 1);
+          t43 = 0;
+        }
+        int32_t t45 = rt_sub_i(t39, t43);
+        int32_t t46;
+        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1382_n) {
+          t46 = v_x1382_d[t41];
+        } else {
+          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1382_n, 0.0, 2);
+          t46 = 0;
+        }
+        int32_t t48 = rt_mul_i(t45, t46);
+        int32_t t50 = rt_add_i(t42, t48);
+        v_x1386_d[t38] = t50;
       }
     }
   }
@@ -541,46 +509,46 @@ struct K4_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n;
-    int32_t t74 = t76 ? A.v_x1383_d[sx] : 0;
-    t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n;
-    int32_t t77 = t78 ? A.v_x1381_d[sx] : 0;
-    t75 |= !t78;
-    int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n;
-    int32_t t81 = t82 ? A.v_x1382_d[sx] : 0;
-    t75 |= !t82;
-    int32_t t84 = rt_mul_i(t80, t81);
-    int32_t t86 = rt_add_i(t74, t84);
-    if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
-      int32_t t87;
+    int t52 = 0; /* nonzero: a check below failed */
+    int t53 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n;
+    int32_t t51 = t53 ? A.v_x1383_d[sx] : 0;
+    t52 |= !t53;
+    int t55 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n;
+    int32_t t54 = t55 ? A.v_x1381_d[sx] : 0;
+    t52 |= !t55;
+    int32_t t57 = rt_sub_i(ix, t54);
+    int t59 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n;
+    int32_t t58 = t59 ? A.v_x1382_d[sx] : 0;
+    t52 |= !t59;
+    int32_t t61 = rt_mul_i(t57, t58);
+    int32_t t63 = rt_add_i(t51, t61);
+    if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
+      int32_t t64;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n) {
-        t87 = A.v_x1383_d[sx];
+        t64 = A.v_x1383_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1383_n, 0.0, 0);
-        t87 = 0;
+        t64 = 0;
       }
-      int32_t t88;
+      int32_t t65;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n) {
-        t88 = A.v_x1381_d[sx];
+        t65 = A.v_x1381_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1381_n, 0.0, 1);
-        t88 = 0;
+        t65 = 0;
       }
-      int32_t t90 = rt_sub_i(ix, t88);
-      int32_t t91;
+      int32_t t67 = rt_sub_i(ix, t65);
+      int32_t t68;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n) {
-        t91 = A.v_x1382_d[sx];
+        t68 = A.v_x1382_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1382_n, 0.0, 2);
-        t91 = 0;
+        t68 = 0;
       }
-      int32_t t93 = rt_mul_i(t90, t91);
-      int32_t t95 = rt_add_i(t87, t93);
+      int32_t t70 = rt_mul_i(t67, t68);
+      int32_t t72 = rt_add_i(t64, t70);
     }
-    return K4_0_V{t86};
+    return K4_0_V{t63};
   }
 };
 struct K4_0_store {
@@ -607,11 +575,11 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, R
   RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1387);
-    v_x1386 = rtg_vec_new(RT_INT, t96);
+    const int64_t t73 = rtg_seg_total(v_sd_1387);
+    v_x1386 = rtg_vec_new(RT_INT, t73);
     A.v_x1386_d = v_x1386->data.i;
     A.v_x1386_n = v_x1386->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1387, t96);
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1387, t73);
   }
   *out_v_x1386 = v_x1386;
   return;
@@ -640,31 +608,22 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int
   int32_t v_x852 = 0;
   /* ONCE */
   {
-    int t98 = 0; /* nonzero: a check below failed */
-    int t99 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
-    int32_t t97 = t99 ? v_x850_d[0] : 0;
-    t98 |= !t99;
-    int t101 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
-    int32_t t100 = t101 ? v_x850_d[1] : 0;
-    t98 |= !t101;
-    if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
-      int32_t t102;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
-        t102 = v_x850_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
-        t102 = 0;
-      }
-      int32_t t103;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
-        t103 = v_x850_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
-        t103 = 0;
-      }
+    int32_t t74;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+      t74 = v_x850_d[0];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+      t74 = 0;
     }
-    v_x851 = t97;
-    v_x852 = t100;
+    int32_t t75;
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+      t75 = v_x850_d[1];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+      t75 = 0;
+    }
+    v_x851 = t74;
+    v_x852 = t75;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -691,30 +650,30 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t105 = 0; /* nonzero: a check below failed */
-    int t106 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n;
-    int32_t t104 = t106 ? A.v_x850_d[0] : 0;
-    t105 |= !t106;
-    int t108 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n;
-    int32_t t107 = t108 ? A.v_x850_d[1] : 0;
-    t105 |= !t108;
-    if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
-      int32_t t109;
+    int t77 = 0; /* nonzero: a check below failed */
+    int t78 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n;
+    int32_t t76 = t78 ? A.v_x850_d[0] : 0;
+    t77 |= !t78;
+    int t80 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n;
+    int32_t t79 = t80 ? A.v_x850_d[1] : 0;
+    t77 |= !t80;
+    if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
+      int32_t t81;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n) {
-        t109 = A.v_x850_d[0];
+        t81 = A.v_x850_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x850_n, 0.0, 0);
-        t109 = 0;
+        t81 = 0;
       }
-      int32_t t110;
+      int32_t t82;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n) {
-        t110 = A.v_x850_d[1];
+        t82 = A.v_x850_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x850_n, 0.0, 1);
-        t110 = 0;
+        t82 = 0;
       }
     }
-    return K5_0_V{t104, t107};
+    return K5_0_V{t76, t79};
   }
 };
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
@@ -729,15 +688,15 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int3
   int32_t v_x851 = 0;
   int32_t v_x852 = 0;
   /* ONCE */
-  K5_0_V *t111; /* the slot of its values */
+  K5_0_V *t83; /* the slot of its values */
   {
-    t111 = rtg::once_launch<K5_0_V>("K5", loc, K5_0_pull{A});
+    t83 = rtg::once_launch<K5_0_V>("K5", loc, K5_0_pull{A});
   }
   {
-    const K5_0_V t112 = rtg::once_read(t111);
-    v_x851 = t112.v0;
+    const K5_0_V t84 = rtg::once_read(t83);
+    v_x851 = t84.v0;
     A.v_x851 = v_x851;
-    v_x852 = t112.v1;
+    v_x852 = t84.v1;
     A.v_x852 = v_x852;
   }
   *out_v_x851 = v_x851;
@@ -784,71 +743,52 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t113 = v_x1392;
-    if (t113 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0, 0);
+    const int64_t t85 = v_x1392;
+    if (t85 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t85, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t113);
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t85);
     uint8_t *v_x1403_d = v_x1403->data.b;
     const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t113);
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t85);
     int32_t *v_x1404_d = v_x1404->data.i;
     const int64_t v_x1404_n = v_x1404->len;
-    RT_PARALLEL_FOR_IF(t113 >= RT_PARALLEL_MIN)
-    for (int64_t t114 = 0; t114 < t113; t114++) {
-      const int32_t t115 = (int32_t)t114;
-      int t117 = 0; /* nonzero: a check below failed */
-      int t118 = (uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n;
-      int32_t t116 = t118 ? v_x1393_d[t115] : 0;
-      t117 |= !t118;
-      int32_t t119 = t118 ? v_x1391_d[t115] : 0;
-      uint8_t t121 = rt_lt_i(0, t119);
-      int32_t t123 = (t121 ? t116 : -1);
-      uint8_t t125 = rt_ge_i(t123, 0);
-      int32_t t126;
-      if (t125) {
-        int t128 = (uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n;
-        int32_t t127 = t128 ? v_x1390_d[t123] : 0;
-        t117 |= !t128;
-        t126 = t127;
+    RT_PARALLEL_FOR_IF(t85 >= RT_PARALLEL_MIN)
+    for (int64_t t86 = 0; t86 < t85; t86++) {
+      const int32_t t87 = (int32_t)t86;
+      int32_t t88;
+      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1391_n) {
+        t88 = v_x1393_d[t87];
       } else {
-        t126 = 0;
+        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1391_n, 0.0, 1);
+        t88 = 0;
       }
-      if (__builtin_expect(t117 != 0, 0)) { /* again, recording the error */
-        int32_t t129;
-        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
-          t129 = v_x1393_d[t115];
-        } else {
-          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 1);
-          t129 = 0;
-        }
-        int32_t t130;
-        if ((uint64_t)(int64_t)t115 < (uint64_t)v_x1391_n) {
-          t130 = v_x1391_d[t115];
-        } else {
-          NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t115, v_x1391_n, 0.0, 2);
-          t130 = 0;
-        }
-        uint8_t t132 = rt_lt_i(0, t130);
-        int32_t t134 = (t132 ? t129 : -1);
-        uint8_t t136 = rt_ge_i(t134, 0);
-        int32_t t137;
-        if (t136) {
-          int32_t t138;
-          if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1390_n) {
-            t138 = v_x1390_d[t134];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1390_n, 0.0, 3);
-            t138 = 0;
-          }
-          t137 = t138;
-        } else {
-          t137 = 0;
-        }
+      int32_t t89;
+      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1391_n) {
+        t89 = v_x1391_d[t87];
+      } else {
+        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1391_n, 0.0, 2);
+        t89 = 0;
       }
-      v_x1403_d[t114] = 1;
-      v_x1404_d[t114] = t126;
+      uint8_t t91 = rt_lt_i(0, t89);
+      int32_t t93 = (t91 ? t88 : -1);
+      uint8_t t95 = rt_ge_i(t93, 0);
+      int32_t t96;
+      if (t95) {
+        int32_t t97;
+        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1390_n) {
+          t97 = v_x1390_d[t93];
+        } else {
+          NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x1390_n, 0.0, 3);
+          t97 = 0;
+        }
+        t96 = t97;
+      } else {
+        t96 = 0;
+      }
+      v_x1403_d[t86] = 1;
+      v_x1404_d[t86] = t96;
     }
   }
   if (err->index != INT64_MAX)
@@ -860,89 +800,77 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
     const int64_t v_x1404_n = v_x1404->len;
     /* SPLIT */
     {
-      const int64_t t139 = v_x1389_n;
-      const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
-      int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t140 > 1)
-      for (int64_t t143 = 0; t143 < t140; t143++) {
+      const int64_t t98 = v_x1389_n;
+      const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t100 = (uint8_t *)rt_alloc_atomic((size_t)t98 + 1);
+      int64_t *t101 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t99 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t99 > 1)
+      for (int64_t t102 = 0; t102 < t99; t102++) {
         int64_t kept[2] = {0};
-        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
-        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
-          const int32_t t145 = (int32_t)t144;
-          while (v_x1395_off[t146 + 1] <= t144)
-            t146++;
-          const int32_t t147 = (int32_t)t146;
-          int32_t t143x0;
-          uint8_t t143x1;
-          int32_t t143x2;
-          uint8_t t143x3;
-          int t149 = 0; /* nonzero: a check below failed */
-          int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
-          int32_t t148 = t150 ? v_x1404_d[t147] : 0;
-          t149 |= !t150;
-          int32_t t151 = v_x1389_d[t145];
-          int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1390_n;
-          int32_t t152 = t153 ? v_x1390_d[t151] : 0;
-          t149 |= !t153;
-          uint8_t t155 = rt_lt_i(t152, t148);
-          uint8_t t157 = rt_gt_i(t152, t148);
-          if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-            int32_t t158;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
-              t158 = v_x1404_d[t147];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 4);
-              t158 = 0;
-            }
-            int32_t t159 = v_x1389_d[t145];
-            int32_t t160;
-            if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1390_n) {
-              t160 = v_x1390_d[t159];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1390_n, 0.0, 5);
-              t160 = 0;
-            }
-            uint8_t t162 = rt_lt_i(t160, t158);
-            uint8_t t164 = rt_gt_i(t160, t158);
+        int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
+        const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
+        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
+          const int32_t t104 = (int32_t)t103;
+          while (v_x1395_off[t105 + 1] <= t103)
+            t105++;
+          const int32_t t106 = (int32_t)t105;
+          int32_t t102x0;
+          uint8_t t102x1;
+          int32_t t102x2;
+          uint8_t t102x3;
+          int32_t t107;
+          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
+            t107 = v_x1404_d[t106];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 4);
+            t107 = 0;
           }
-          t143x0 = t152;
-          t143x1 = t155;
-          t143x2 = t152;
-          t143x3 = t157;
-          uint8_t t165;
-          uint8_t t166;
-          t165 = t143x1;
-          t166 = t143x3;
-          kept[0] += t165 != 0;
-          kept[1] += t166 != 0;
-          t141[t144] = (uint8_t)((t165 != 0) << 0 | (t166 != 0) << 1);
+          int32_t t108 = v_x1389_d[t104];
+          int32_t t109;
+          if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1390_n) {
+            t109 = v_x1390_d[t108];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1390_n, 0.0, 5);
+            t109 = 0;
+          }
+          uint8_t t111 = rt_lt_i(t109, t107);
+          uint8_t t113 = rt_gt_i(t109, t107);
+          t102x0 = t109;
+          t102x1 = t111;
+          t102x2 = t109;
+          t102x3 = t113;
+          uint8_t t114;
+          uint8_t t115;
+          t114 = t102x1;
+          t115 = t102x3;
+          kept[0] += t114 != 0;
+          kept[1] += t115 != 0;
+          t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
         }
-        t142[0 * t140 + t143] = kept[0];
-        t142[1 * t140 + t143] = kept[1];
+        t101[0 * t99 + t102] = kept[0];
+        t101[1 * t99 + t102] = kept[1];
       }
       if (err->index != INT64_MAX) {
-        rt_free(t141);
-        rt_free(t142);
+        rt_free(t100);
+        rt_free(t101);
         goto fail;
       }
-      int64_t t167 = 0;
-      for (int64_t t143 = 0; t143 < t140; t143++) {
-        const int64_t k = t142[0 * t140 + t143];
-        t142[0 * t140 + t143] = t167;
-        t167 += k;
+      int64_t t116 = 0;
+      for (int64_t t102 = 0; t102 < t99; t102++) {
+        const int64_t k = t101[0 * t99 + t102];
+        t101[0 * t99 + t102] = t116;
+        t116 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t167);
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t116);
       int32_t *v_x1419_d = v_x1419->data.i;
       const int64_t v_x1419_n = v_x1419->len;
-      int64_t t168 = 0;
-      for (int64_t t143 = 0; t143 < t140; t143++) {
-        const int64_t k = t142[1 * t140 + t143];
-        t142[1 * t140 + t143] = t168;
-        t168 += k;
+      int64_t t117 = 0;
+      for (int64_t t102 = 0; t102 < t99; t102++) {
+        const int64_t k = t101[1 * t99 + t102];
+        t101[1 * t99 + t102] = t117;
+        t117 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t168);
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t117);
       int32_t *v_x1421_d = v_x1421->data.i;
       const int64_t v_x1421_n = v_x1421->len;
       v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
@@ -952,92 +880,80 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
       int32_t *v_x1424_d = v_x1424->data.i;
       const int64_t v_x1424_n = v_x1424->len;
       RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t169 = 0; t169 < v_x1395_n; t169++) {
+      for (int64_t t118 = 0; t118 < v_x1395_n; t118++) {
         int32_t in[2] = {0};
-        for (int64_t t170 = v_x1395_off[t169]; t170 < v_x1395_off[t169 + 1]; t170++) {
-          in[0] += t141[t170] >> 0 & 1;
-          in[1] += t141[t170] >> 1 & 1;
+        for (int64_t t119 = v_x1395_off[t118]; t119 < v_x1395_off[t118 + 1]; t119++) {
+          in[0] += t100[t119] >> 0 & 1;
+          in[1] += t100[t119] >> 1 & 1;
         }
-        v_x1423_d[t169] = in[0];
-        v_x1424_d[t169] = in[1];
+        v_x1423_d[t118] = in[0];
+        v_x1424_d[t118] = in[1];
       }
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t169 = 0, t171 = 0; t169 < v_x1395_n; t169++) {
-        v_x1425_d[t169] = (int32_t)t171;
-        t171 += v_x1423_d[t169];
+      for (int64_t t118 = 0, t120 = 0; t118 < v_x1395_n; t118++) {
+        v_x1425_d[t118] = (int32_t)t120;
+        t120 += v_x1423_d[t118];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t169 = 0, t172 = 0; t169 < v_x1395_n; t169++) {
-        v_x1426_d[t169] = (int32_t)t172;
-        t172 += v_x1424_d[t169];
+      for (int64_t t118 = 0, t121 = 0; t118 < v_x1395_n; t118++) {
+        v_x1426_d[t118] = (int32_t)t121;
+        t121 += v_x1424_d[t118];
       }
-      RT_PARALLEL_FOR_IF(t140 > 1)
-      for (int64_t t143 = 0; t143 < t140; t143++) {
+      RT_PARALLEL_FOR_IF(t99 > 1)
+      for (int64_t t102 = 0; t102 < t99; t102++) {
         int64_t at[2];
-        at[0] = t142[0 * t140 + t143];
-        at[1] = t142[1 * t140 + t143];
-        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
-        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
-          const int32_t t145 = (int32_t)t144;
-          while (v_x1395_off[t146 + 1] <= t144)
-            t146++;
-          const int32_t t147 = (int32_t)t146;
-          if (!t141[t144])
+        at[0] = t101[0 * t99 + t102];
+        at[1] = t101[1 * t99 + t102];
+        int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
+        const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
+        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
+          const int32_t t104 = (int32_t)t103;
+          while (v_x1395_off[t105 + 1] <= t103)
+            t105++;
+          const int32_t t106 = (int32_t)t105;
+          if (!t100[t103])
             continue;
-          int32_t t143y0;
-          uint8_t t143y1;
-          int32_t t143y2;
-          uint8_t t143y3;
-          int t174 = 0; /* nonzero: a check below failed */
-          int t175 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n;
-          int32_t t173 = t175 ? v_x1404_d[t147] : 0;
-          t174 |= !t175;
-          int32_t t176 = v_x1389_d[t145];
-          int t178 = (uint64_t)(int64_t)t176 < (uint64_t)v_x1390_n;
-          int32_t t177 = t178 ? v_x1390_d[t176] : 0;
-          t174 |= !t178;
-          uint8_t t180 = rt_lt_i(t177, t173);
-          uint8_t t182 = rt_gt_i(t177, t173);
-          if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
-            int32_t t183;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
-              t183 = v_x1404_d[t147];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 6);
-              t183 = 0;
-            }
-            int32_t t184 = v_x1389_d[t145];
-            int32_t t185;
-            if ((uint64_t)(int64_t)t184 < (uint64_t)v_x1390_n) {
-              t185 = v_x1390_d[t184];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x1390_n, 0.0, 7);
-              t185 = 0;
-            }
-            uint8_t t187 = rt_lt_i(t185, t183);
-            uint8_t t189 = rt_gt_i(t185, t183);
+          int32_t t102y0;
+          uint8_t t102y1;
+          int32_t t102y2;
+          uint8_t t102y3;
+          int32_t t122;
+          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
+            t122 = v_x1404_d[t106];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 6);
+            t122 = 0;
           }
-          t143y0 = t177;
-          t143y1 = t180;
-          t143y2 = t177;
-          t143y3 = t182;
-          if (t141[t144] >> 0 & 1) {
-            v_x1419_d[at[0]] = t143y0;
+          int32_t t123 = v_x1389_d[t104];
+          int32_t t124;
+          if ((uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n) {
+            t124 = v_x1390_d[t123];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x1390_n, 0.0, 7);
+            t124 = 0;
+          }
+          uint8_t t126 = rt_lt_i(t124, t122);
+          uint8_t t128 = rt_gt_i(t124, t122);
+          t102y0 = t124;
+          t102y1 = t126;
+          t102y2 = t124;
+          t102y3 = t128;
+          if (t100[t103] >> 0 & 1) {
+            v_x1419_d[at[0]] = t102y0;
             at[0]++;
           }
-          if (t141[t144] >> 1 & 1) {
-            v_x1421_d[at[1]] = t143y2;
+          if (t100[t103] >> 1 & 1) {
+            v_x1421_d[at[1]] = t102y2;
             at[1]++;
           }
         }
       }
-      rt_free(t141);
-      rt_free(t142);
+      rt_free(t100);
+      rt_free(t101);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1096,56 +1012,56 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t191 = 0; /* nonzero: a check below failed */
-    int t192 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
-    int32_t t190 = t192 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
-    t191 |= !t192;
-    int32_t t193 = t192 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
-    uint8_t t195 = rt_lt_i(0, t193);
-    int32_t t197 = (t195 ? t190 : -1);
-    uint8_t t199 = rt_ge_i(t197, 0);
-    int32_t t200;
-    if (t199) {
-      int t202 = (uint64_t)(int64_t)t197 < (uint64_t)A.v_x1390_n;
-      int32_t t201 = t202 ? A.v_x1390_d[t197] : 0;
-      t191 |= !t202;
-      t200 = t201;
+    int t130 = 0; /* nonzero: a check below failed */
+    int t131 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
+    int32_t t129 = t131 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
+    t130 |= !t131;
+    int32_t t132 = t131 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
+    uint8_t t134 = rt_lt_i(0, t132);
+    int32_t t136 = (t134 ? t129 : -1);
+    uint8_t t138 = rt_ge_i(t136, 0);
+    int32_t t139;
+    if (t138) {
+      int t141 = (uint64_t)(int64_t)t136 < (uint64_t)A.v_x1390_n;
+      int32_t t140 = t141 ? A.v_x1390_d[t136] : 0;
+      t130 |= !t141;
+      t139 = t140;
     } else {
-      t200 = 0;
+      t139 = 0;
     }
-    if (__builtin_expect(t191 != 0, 0)) { /* again, recording the error */
-      int32_t t203;
+    if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
+      int32_t t142;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t203 = rtg::ld_stream(&A.v_x1393_d[ix]);
+        t142 = rtg::ld_stream(&A.v_x1393_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 0);
-        t203 = 0;
+        t142 = 0;
       }
-      int32_t t204;
+      int32_t t143;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t204 = rtg::ld_stream(&A.v_x1391_d[ix]);
+        t143 = rtg::ld_stream(&A.v_x1391_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 1);
-        t204 = 0;
+        t143 = 0;
       }
-      uint8_t t206 = rt_lt_i(0, t204);
-      int32_t t208 = (t206 ? t203 : -1);
-      uint8_t t210 = rt_ge_i(t208, 0);
-      int32_t t211;
-      if (t210) {
-        int32_t t212;
-        if ((uint64_t)(int64_t)t208 < (uint64_t)A.v_x1390_n) {
-          t212 = A.v_x1390_d[t208];
+      uint8_t t145 = rt_lt_i(0, t143);
+      int32_t t147 = (t145 ? t142 : -1);
+      uint8_t t149 = rt_ge_i(t147, 0);
+      int32_t t150;
+      if (t149) {
+        int32_t t151;
+        if ((uint64_t)(int64_t)t147 < (uint64_t)A.v_x1390_n) {
+          t151 = A.v_x1390_d[t147];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t208, A.v_x1390_n, 0.0, 2);
-          t212 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t147, A.v_x1390_n, 0.0, 2);
+          t151 = 0;
         }
-        t211 = t212;
+        t150 = t151;
       } else {
-        t211 = 0;
+        t150 = 0;
       }
     }
-    return K6_0_V{1, t200};
+    return K6_0_V{1, t139};
   }
 };
 struct K6_0_store {
@@ -1169,36 +1085,36 @@ struct K6_1_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t214 = 0; /* nonzero: a check below failed */
-    int t215 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
-    int32_t t213 = t215 ? A.v_x1404_d[sx] : 0;
-    t214 |= !t215;
-    int32_t t216 = rtg::ld_stream(&A.v_x1389_d[ix]);
-    int t218 = (uint64_t)(int64_t)t216 < (uint64_t)A.v_x1390_n;
-    int32_t t217 = t218 ? A.v_x1390_d[t216] : 0;
-    t214 |= !t218;
-    uint8_t t220 = rt_lt_i(t217, t213);
-    uint8_t t222 = rt_gt_i(t217, t213);
-    if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
-      int32_t t223;
+    int t153 = 0; /* nonzero: a check below failed */
+    int t154 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
+    int32_t t152 = t154 ? A.v_x1404_d[sx] : 0;
+    t153 |= !t154;
+    int32_t t155 = rtg::ld_stream(&A.v_x1389_d[ix]);
+    int t157 = (uint64_t)(int64_t)t155 < (uint64_t)A.v_x1390_n;
+    int32_t t156 = t157 ? A.v_x1390_d[t155] : 0;
+    t153 |= !t157;
+    uint8_t t159 = rt_lt_i(t156, t152);
+    uint8_t t161 = rt_gt_i(t156, t152);
+    if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
+      int32_t t162;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n) {
-        t223 = A.v_x1404_d[sx];
+        t162 = A.v_x1404_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1404_n, 0.0, 3);
-        t223 = 0;
+        t162 = 0;
       }
-      int32_t t224 = rtg::ld_stream(&A.v_x1389_d[ix]);
-      int32_t t225;
-      if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1390_n) {
-        t225 = A.v_x1390_d[t224];
+      int32_t t163 = rtg::ld_stream(&A.v_x1389_d[ix]);
+      int32_t t164;
+      if ((uint64_t)(int64_t)t163 < (uint64_t)A.v_x1390_n) {
+        t164 = A.v_x1390_d[t163];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, A.v_x1390_n, 0.0, 4);
-        t225 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, A.v_x1390_n, 0.0, 4);
+        t164 = 0;
       }
-      uint8_t t227 = rt_lt_i(t225, t223);
-      uint8_t t229 = rt_gt_i(t225, t223);
+      uint8_t t166 = rt_lt_i(t164, t162);
+      uint8_t t168 = rt_gt_i(t164, t162);
     }
-    return K6_1_V{t217, t220, t217, t222};
+    return K6_1_V{t156, t159, t156, t161};
   }
 };
 struct K6_1_store {
@@ -1252,38 +1168,38 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtV
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t230 = v_x1392;
-    if (t230 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t230, 0.0, run, 5};
+    const int64_t t169 = v_x1392;
+    if (t169 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, run, 5};
       goto fail;
     }
-    v_x1403 = rtg_vec_new(RT_BOOL, t230);
+    v_x1403 = rtg_vec_new(RT_BOOL, t169);
     A.v_x1403_d = v_x1403->data.b;
     A.v_x1403_n = v_x1403->len;
-    v_x1404 = rtg_vec_new(RT_INT, t230);
+    v_x1404 = rtg_vec_new(RT_INT, t169);
     A.v_x1404_d = v_x1404->data.i;
     A.v_x1404_n = v_x1404->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t230);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t169);
   }
   /* SPLIT */
-  rtg::SplitCounts t231; /* the slots of its classes' counts */
-  int64_t t232; /* its size */
+  rtg::SplitCounts t170; /* the slots of its classes' counts */
+  int64_t t171; /* its size */
   {
-    const int64_t t233 = v_x1389->len;
-    v_x1419 = rtg_vec_new(RT_INT, t233);
+    const int64_t t172 = v_x1389->len;
+    v_x1419 = rtg_vec_new(RT_INT, t172);
     A.v_x1419_d = v_x1419->data.i;
     A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_new(RT_INT, t233);
+    v_x1421 = rtg_vec_new(RT_INT, t172);
     A.v_x1421_d = v_x1421->data.i;
     A.v_x1421_n = v_x1421->len;
-    t232 = t233;
+    t171 = t172;
     v_x1423 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1423_d = v_x1423->data.i;
     A.v_x1423_n = v_x1423->len;
     v_x1424 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1424_d = v_x1424->data.i;
     A.v_x1424_n = v_x1424->len;
-    RtValue *const t234[2] = {
+    RtValue *const t173[2] = {
       v_x1423,
       v_x1424,
     };
@@ -1293,20 +1209,20 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtV
     v_x1426 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1426_d = v_x1426->data.i;
     A.v_x1426_n = v_x1426->len;
-    RtValue *const t235[2] = {
+    RtValue *const t174[2] = {
       v_x1425,
       v_x1426,
     };
-    t231 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t233, K6_1_store{A}, v_x1395, t234, t235);
+    t170 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t172, K6_1_store{A}, v_x1395, t173, t174);
   }
   {
-    int64_t t236[2];
-    t236[0] = rtg::filter_count(t231.at[0]);
-    t236[1] = rtg::filter_count(t231.at[1]);
-    v_x1419 = rtg_vec_fit(v_x1419, t236[0]);
+    int64_t t175[2];
+    t175[0] = rtg::filter_count(t170.at[0]);
+    t175[1] = rtg::filter_count(t170.at[1]);
+    v_x1419 = rtg_vec_fit(v_x1419, t175[0]);
     A.v_x1419_d = v_x1419->data.i;
     A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_fit(v_x1421, t236[1]);
+    v_x1421 = rtg_vec_fit(v_x1421, t175[1]);
     A.v_x1421_d = v_x1421->data.i;
     A.v_x1421_n = v_x1421->len;
   }
@@ -1368,139 +1284,97 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t237 = v_x919;
-    if (t237 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, 0);
+    const int64_t t176 = v_x919;
+    if (t176 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t176, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t237);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t176);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t237);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t176);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t237);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t176);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    RT_PARALLEL_FOR_IF(t237 >= RT_PARALLEL_MIN)
-    for (int64_t t238 = 0; t238 < t237; t238++) {
-      const int32_t t239 = (int32_t)t238;
-      int t242 = 0; /* nonzero: a check below failed */
-      int32_t t241 = rt_div_i(t239, 2, &t242);
-      int32_t t244 = rt_rem_i(t239, 2, &t242);
-      int32_t t246 = rt_mul_i(t244, v_x926);
-      int32_t t248 = rt_add_i(t246, t241);
-      int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x916;
-      int32_t t249 = t250 ? t248 : 0;
-      t242 |= !t250;
-      uint8_t t252 = rt_lt_i(t249, (int32_t)v_x914_n);
-      int32_t t253;
-      if (t252) {
-        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
-        int32_t t254 = t255 ? v_x914_d[t249] : 0;
-        t242 |= !t255;
-        t253 = t254;
+    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
+    for (int64_t t177 = 0; t177 < t176; t177++) {
+      const int32_t t178 = (int32_t)t177;
+      int t179 = 0;
+      int32_t t180 = rt_div_i(t178, 2, &t179);
+      if (t179) {
+        NESSIE_RECORD(err, t177, RT_CHECK_SCALAR, 0, t179, RT_DIV, 0, 0, 0.0, 1);
+      }
+      int t181 = 0;
+      int32_t t182 = rt_rem_i(t178, 2, &t181);
+      if (t181) {
+        NESSIE_RECORD(err, t177, RT_CHECK_SCALAR, 0, t181, RT_REM, 0, 0, 0.0, 2);
+      }
+      int32_t t184 = rt_mul_i(t182, v_x926);
+      int32_t t186 = rt_add_i(t184, t180);
+      int32_t t187;
+      if ((uint64_t)(int64_t)t186 < (uint64_t)v_x916) {
+        t187 = t186;
       } else {
-        int32_t t257 = rt_sub_i(t249, (int32_t)v_x914_n);
-        int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x914_n;
-        int32_t t258 = t259 ? v_x915_d[t257] : 0;
-        t242 |= !t259;
-        t253 = t258;
+        NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x916, 0.0, 3);
+        t187 = 0;
       }
-      int32_t t260;
-      if (t252) {
-        int t262 = (uint64_t)(int64_t)t249 < (uint64_t)v_x914_n;
-        int32_t t261 = t262 ? v_x937_d[t249] : 0;
-        t242 |= !t262;
-        t260 = t261;
+      uint8_t t189 = rt_lt_i(t187, (int32_t)v_x914_n);
+      int32_t t190;
+      if (t189) {
+        int32_t t191;
+        if ((uint64_t)(int64_t)t187 < (uint64_t)v_x914_n) {
+          t191 = v_x914_d[t187];
+        } else {
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x914_n, 0.0, 4);
+          t191 = 0;
+        }
+        t190 = t191;
       } else {
-        int32_t t264 = rt_sub_i(t249, (int32_t)v_x914_n);
-        int t266 = (uint64_t)(int64_t)t264 < (uint64_t)(int32_t)v_x914_n;
-        int32_t t265 = t266 ? t264 : 0;
-        t242 |= !t266;
-        int t268 = (uint64_t)(int64_t)t265 < (uint64_t)v_x914_n;
-        int32_t t267 = t268 ? v_x933_d[t265] : 0;
-        t242 |= !t268;
-        int32_t t270 = rt_add_i(t267, v_x934);
-        t260 = t270;
+        int32_t t193 = rt_sub_i(t187, (int32_t)v_x914_n);
+        int32_t t194;
+        if ((uint64_t)(int64_t)t193 < (uint64_t)v_x914_n) {
+          t194 = v_x915_d[t193];
+        } else {
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, v_x914_n, 0.0, 5);
+          t194 = 0;
+        }
+        t190 = t194;
       }
-      int32_t t272 = rt_add_i(t260, t253);
-      if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
-        int t273 = 0;
-        int32_t t274 = rt_div_i(t239, 2, &t273);
-        if (t273) {
-          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t273, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t275 = 0;
-        int32_t t276 = rt_rem_i(t239, 2, &t275);
-        if (t275) {
-          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t275, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t278 = rt_mul_i(t276, v_x926);
-        int32_t t280 = rt_add_i(t278, t274);
-        int32_t t281;
-        if ((uint64_t)(int64_t)t280 < (uint64_t)v_x916) {
-          t281 = t280;
+      int32_t t195;
+      if (t189) {
+        int32_t t196;
+        if ((uint64_t)(int64_t)t187 < (uint64_t)v_x914_n) {
+          t196 = v_x937_d[t187];
         } else {
-          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t280, v_x916, 0.0, 3);
-          t281 = 0;
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x914_n, 0.0, 6);
+          t196 = 0;
         }
-        uint8_t t283 = rt_lt_i(t281, (int32_t)v_x914_n);
-        int32_t t284;
-        if (t283) {
-          int32_t t285;
-          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
-            t285 = v_x914_d[t281];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 4);
-            t285 = 0;
-          }
-          t284 = t285;
+        t195 = t196;
+      } else {
+        int32_t t198 = rt_sub_i(t187, (int32_t)v_x914_n);
+        int32_t t199;
+        if ((uint64_t)(int64_t)t198 < (uint64_t)(int32_t)v_x914_n) {
+          t199 = t198;
         } else {
-          int32_t t287 = rt_sub_i(t281, (int32_t)v_x914_n);
-          int32_t t288;
-          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x914_n) {
-            t288 = v_x915_d[t287];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x914_n, 0.0, 5);
-            t288 = 0;
-          }
-          t284 = t288;
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, (int32_t)v_x914_n, 0.0, 7);
+          t199 = 0;
         }
-        int32_t t289;
-        if (t283) {
-          int32_t t290;
-          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x914_n) {
-            t290 = v_x937_d[t281];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x914_n, 0.0, 6);
-            t290 = 0;
-          }
-          t289 = t290;
+        int32_t t200;
+        if ((uint64_t)(int64_t)t199 < (uint64_t)v_x914_n) {
+          t200 = v_x933_d[t199];
         } else {
-          int32_t t292 = rt_sub_i(t281, (int32_t)v_x914_n);
-          int32_t t293;
-          if ((uint64_t)(int64_t)t292 < (uint64_t)(int32_t)v_x914_n) {
-            t293 = t292;
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, (int32_t)v_x914_n, 0.0, 7);
-            t293 = 0;
-          }
-          int32_t t294;
-          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x914_n) {
-            t294 = v_x933_d[t293];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x914_n, 0.0, 8);
-            t294 = 0;
-          }
-          int32_t t296 = rt_add_i(t294, v_x934);
-          t289 = t296;
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x914_n, 0.0, 8);
+          t200 = 0;
         }
-        int32_t t298 = rt_add_i(t289, t284);
+        int32_t t202 = rt_add_i(t200, v_x934);
+        t195 = t202;
       }
-      v_x941_d[t238] = t260;
-      v_x943_d[t238] = t272;
-      v_x945_d[t238] = 1;
+      int32_t t204 = rt_add_i(t195, t190);
+      v_x941_d[t177] = t195;
+      v_x943_d[t177] = t204;
+      v_x945_d[t177] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1514,9 +1388,9 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t299 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t299, v_x946);
-      v_x947 = t299;
+      RtValue *t205 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t205, v_x946);
+      v_x947 = t205;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -1569,120 +1443,120 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t302 = 0; /* nonzero: a check below failed */
-    int32_t t301 = rt_div_i(ix, 2, &t302);
-    int32_t t304 = rt_rem_i(ix, 2, &t302);
-    int32_t t306 = rt_mul_i(t304, A.v_x926);
-    int32_t t308 = rt_add_i(t306, t301);
-    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x916;
-    int32_t t309 = t310 ? t308 : 0;
-    t302 |= !t310;
-    uint8_t t312 = rt_lt_i(t309, (int32_t)A.v_x914_n);
-    int32_t t313;
-    if (t312) {
-      int t315 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
-      int32_t t314 = t315 ? A.v_x914_d[t309] : 0;
-      t302 |= !t315;
-      t313 = t314;
+    int t208 = 0; /* nonzero: a check below failed */
+    int32_t t207 = rt_div_i(ix, 2, &t208);
+    int32_t t210 = rt_rem_i(ix, 2, &t208);
+    int32_t t212 = rt_mul_i(t210, A.v_x926);
+    int32_t t214 = rt_add_i(t212, t207);
+    int t216 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x916;
+    int32_t t215 = t216 ? t214 : 0;
+    t208 |= !t216;
+    uint8_t t218 = rt_lt_i(t215, (int32_t)A.v_x914_n);
+    int32_t t219;
+    if (t218) {
+      int t221 = (uint64_t)(int64_t)t215 < (uint64_t)A.v_x914_n;
+      int32_t t220 = t221 ? A.v_x914_d[t215] : 0;
+      t208 |= !t221;
+      t219 = t220;
     } else {
-      int32_t t317 = rt_sub_i(t309, (int32_t)A.v_x914_n);
-      int t319 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x914_n;
-      int32_t t318 = t319 ? A.v_x915_d[t317] : 0;
-      t302 |= !t319;
-      t313 = t318;
+      int32_t t223 = rt_sub_i(t215, (int32_t)A.v_x914_n);
+      int t225 = (uint64_t)(int64_t)t223 < (uint64_t)A.v_x914_n;
+      int32_t t224 = t225 ? A.v_x915_d[t223] : 0;
+      t208 |= !t225;
+      t219 = t224;
     }
-    int32_t t320;
-    if (t312) {
-      int t322 = (uint64_t)(int64_t)t309 < (uint64_t)A.v_x914_n;
-      int32_t t321 = t322 ? A.v_x937_d[t309] : 0;
-      t302 |= !t322;
-      t320 = t321;
+    int32_t t226;
+    if (t218) {
+      int t228 = (uint64_t)(int64_t)t215 < (uint64_t)A.v_x914_n;
+      int32_t t227 = t228 ? A.v_x937_d[t215] : 0;
+      t208 |= !t228;
+      t226 = t227;
     } else {
-      int32_t t324 = rt_sub_i(t309, (int32_t)A.v_x914_n);
-      int t326 = (uint64_t)(int64_t)t324 < (uint64_t)(int32_t)A.v_x914_n;
-      int32_t t325 = t326 ? t324 : 0;
-      t302 |= !t326;
-      int t328 = (uint64_t)(int64_t)t325 < (uint64_t)A.v_x914_n;
-      int32_t t327 = t328 ? A.v_x933_d[t325] : 0;
-      t302 |= !t328;
-      int32_t t330 = rt_add_i(t327, A.v_x934);
-      t320 = t330;
+      int32_t t230 = rt_sub_i(t215, (int32_t)A.v_x914_n);
+      int t232 = (uint64_t)(int64_t)t230 < (uint64_t)(int32_t)A.v_x914_n;
+      int32_t t231 = t232 ? t230 : 0;
+      t208 |= !t232;
+      int t234 = (uint64_t)(int64_t)t231 < (uint64_t)A.v_x914_n;
+      int32_t t233 = t234 ? A.v_x933_d[t231] : 0;
+      t208 |= !t234;
+      int32_t t236 = rt_add_i(t233, A.v_x934);
+      t226 = t236;
     }
-    int32_t t332 = rt_add_i(t320, t313);
-    if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
-      int t333 = 0;
-      int32_t t334 = rt_div_i(ix, 2, &t333);
-      if (t333) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t333, RT_DIV, 0, 0, 0.0, 0);
+    int32_t t238 = rt_add_i(t226, t219);
+    if (__builtin_expect(t208 != 0, 0)) { /* again, recording the error */
+      int t239 = 0;
+      int32_t t240 = rt_div_i(ix, 2, &t239);
+      if (t239) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t239, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t335 = 0;
-      int32_t t336 = rt_rem_i(ix, 2, &t335);
-      if (t335) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t335, RT_REM, 0, 0, 0.0, 1);
+      int t241 = 0;
+      int32_t t242 = rt_rem_i(ix, 2, &t241);
+      if (t241) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t241, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t338 = rt_mul_i(t336, A.v_x926);
-      int32_t t340 = rt_add_i(t338, t334);
-      int32_t t341;
-      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x916) {
-        t341 = t340;
+      int32_t t244 = rt_mul_i(t242, A.v_x926);
+      int32_t t246 = rt_add_i(t244, t240);
+      int32_t t247;
+      if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x916) {
+        t247 = t246;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x916, 0.0, 2);
-        t341 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x916, 0.0, 2);
+        t247 = 0;
       }
-      uint8_t t343 = rt_lt_i(t341, (int32_t)A.v_x914_n);
-      int32_t t344;
-      if (t343) {
-        int32_t t345;
-        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
-          t345 = A.v_x914_d[t341];
+      uint8_t t249 = rt_lt_i(t247, (int32_t)A.v_x914_n);
+      int32_t t250;
+      if (t249) {
+        int32_t t251;
+        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x914_n) {
+          t251 = A.v_x914_d[t247];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 3);
-          t345 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x914_n, 0.0, 3);
+          t251 = 0;
         }
-        t344 = t345;
+        t250 = t251;
       } else {
-        int32_t t347 = rt_sub_i(t341, (int32_t)A.v_x914_n);
-        int32_t t348;
-        if ((uint64_t)(int64_t)t347 < (uint64_t)A.v_x914_n) {
-          t348 = A.v_x915_d[t347];
+        int32_t t253 = rt_sub_i(t247, (int32_t)A.v_x914_n);
+        int32_t t254;
+        if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x914_n) {
+          t254 = A.v_x915_d[t253];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, A.v_x914_n, 0.0, 4);
-          t348 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x914_n, 0.0, 4);
+          t254 = 0;
         }
-        t344 = t348;
+        t250 = t254;
       }
-      int32_t t349;
-      if (t343) {
-        int32_t t350;
-        if ((uint64_t)(int64_t)t341 < (uint64_t)A.v_x914_n) {
-          t350 = A.v_x937_d[t341];
+      int32_t t255;
+      if (t249) {
+        int32_t t256;
+        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x914_n) {
+          t256 = A.v_x937_d[t247];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t341, A.v_x914_n, 0.0, 5);
-          t350 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x914_n, 0.0, 5);
+          t256 = 0;
         }
-        t349 = t350;
+        t255 = t256;
       } else {
-        int32_t t352 = rt_sub_i(t341, (int32_t)A.v_x914_n);
-        int32_t t353;
-        if ((uint64_t)(int64_t)t352 < (uint64_t)(int32_t)A.v_x914_n) {
-          t353 = t352;
+        int32_t t258 = rt_sub_i(t247, (int32_t)A.v_x914_n);
+        int32_t t259;
+        if ((uint64_t)(int64_t)t258 < (uint64_t)(int32_t)A.v_x914_n) {
+          t259 = t258;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, (int32_t)A.v_x914_n, 0.0, 6);
-          t353 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, (int32_t)A.v_x914_n, 0.0, 6);
+          t259 = 0;
         }
-        int32_t t354;
-        if ((uint64_t)(int64_t)t353 < (uint64_t)A.v_x914_n) {
-          t354 = A.v_x933_d[t353];
+        int32_t t260;
+        if ((uint64_t)(int64_t)t259 < (uint64_t)A.v_x914_n) {
+          t260 = A.v_x933_d[t259];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, A.v_x914_n, 0.0, 7);
-          t354 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, A.v_x914_n, 0.0, 7);
+          t260 = 0;
         }
-        int32_t t356 = rt_add_i(t354, A.v_x934);
-        t349 = t356;
+        int32_t t262 = rt_add_i(t260, A.v_x934);
+        t255 = t262;
       }
-      int32_t t358 = rt_add_i(t349, t344);
+      int32_t t264 = rt_add_i(t255, t250);
     }
-    return K7_0_V{t320, t332, 1};
+    return K7_0_V{t226, t238, 1};
   }
 };
 struct K7_0_store {
@@ -1727,27 +1601,27 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtVa
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t359 = v_x919;
-    if (t359 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 8};
+    const int64_t t265 = v_x919;
+    if (t265 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t265, 0.0, run, 8};
       goto fail;
     }
-    v_x941 = rtg_vec_new(RT_INT, t359);
+    v_x941 = rtg_vec_new(RT_INT, t265);
     A.v_x941_d = v_x941->data.i;
     A.v_x941_n = v_x941->len;
-    v_x943 = rtg_vec_new(RT_INT, t359);
+    v_x943 = rtg_vec_new(RT_INT, t265);
     A.v_x943_d = v_x943->data.i;
     A.v_x943_n = v_x943->len;
-    v_x945 = rtg_vec_new(RT_INT, t359);
+    v_x945 = rtg_vec_new(RT_INT, t265);
     A.v_x945_d = v_x945->data.i;
     A.v_x945_n = v_x945->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t360 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
-    rtg_seg_known_total(t360, v_x946);
-    v_x947 = t360;
+    RtValue *t266 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
+    rtg_seg_known_total(t266, v_x946);
+    v_x947 = t266;
     A.v_x947_off = rtg_seg_offsets(v_x947);
     A.v_x947_n = v_x947->len;
   }
@@ -1797,106 +1671,74 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, Rt
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t361 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t361);
+    const int64_t t267 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t267);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t362 > 1)
-    for (int64_t t363 = 0; t363 < t362; t363++) {
-      int64_t t366 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t363 * RT_CHUNK);
-      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
-      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
-        const int32_t t365 = (int32_t)t364;
-        while (v_sd_1441_off[t366 + 1] <= t364)
-          t366++;
-        const int32_t t367 = (int32_t)t366;
-        int t369 = 0; /* nonzero: a check below failed */
-        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n;
-        int32_t t368 = t370 ? v_x1435_d[t367] : 0;
-        t369 |= !t370;
-        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n;
-        int32_t t371 = t372 ? v_x1433_d[t367] : 0;
-        t369 |= !t372;
-        int32_t t374 = rt_sub_i(t365, t371);
-        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n;
-        int32_t t375 = t376 ? v_x1434_d[t367] : 0;
-        t369 |= !t376;
-        int32_t t378 = rt_mul_i(t374, t375);
-        int32_t t380 = rt_add_i(t368, t378);
-        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1431;
-        int32_t t381 = t382 ? t380 : 0;
-        t369 |= !t382;
-        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1429_n);
-        int32_t t385;
-        if (t384) {
-          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1429_n;
-          int32_t t386 = t387 ? v_x1429_d[t381] : 0;
-          t369 |= !t387;
-          t385 = t386;
+    const int64_t t268 = (t267 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t268 > 1)
+    for (int64_t t269 = 0; t269 < t268; t269++) {
+      int64_t t272 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t269 * RT_CHUNK);
+      const int64_t t269_end = (t269 + 1) * RT_CHUNK < t267 ? (t269 + 1) * RT_CHUNK : t267;
+      for (int64_t t270 = t269 * RT_CHUNK; t270 < t269_end; t270++) {
+        const int32_t t271 = (int32_t)t270;
+        while (v_sd_1441_off[t272 + 1] <= t270)
+          t272++;
+        const int32_t t273 = (int32_t)t272;
+        int32_t t274;
+        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1435_n) {
+          t274 = v_x1435_d[t273];
         } else {
-          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1429_n);
-          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1430_n;
-          int32_t t390 = t391 ? v_x1430_d[t389] : 0;
-          t369 |= !t391;
-          t385 = t390;
+          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1435_n, 0.0, 0);
+          t274 = 0;
         }
-        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
-          int32_t t392;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1435_n) {
-            t392 = v_x1435_d[t367];
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1435_n, 0.0, 0);
-            t392 = 0;
-          }
-          int32_t t393;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1433_n) {
-            t393 = v_x1433_d[t367];
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1433_n, 0.0, 1);
-            t393 = 0;
-          }
-          int32_t t395 = rt_sub_i(t365, t393);
-          int32_t t396;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1434_n) {
-            t396 = v_x1434_d[t367];
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1434_n, 0.0, 2);
-            t396 = 0;
-          }
-          int32_t t398 = rt_mul_i(t395, t396);
-          int32_t t400 = rt_add_i(t392, t398);
-          int32_t t401;
-          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1431) {
-            t401 = t400;
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1431, 0.0, 3);
-            t401 = 0;
-          }
-          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1429_n);
-          int32_t t404;
-          if (t403) {
-            int32_t t405;
-            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1429_n) {
-              t405 = v_x1429_d[t401];
-            } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1429_n, 0.0, 4);
-              t405 = 0;
-            }
-            t404 = t405;
-          } else {
-            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1429_n);
-            int32_t t408;
-            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1430_n) {
-              t408 = v_x1430_d[t407];
-            } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1430_n, 0.0, 5);
-              t408 = 0;
-            }
-            t404 = t408;
-          }
+        int32_t t275;
+        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1433_n) {
+          t275 = v_x1433_d[t273];
+        } else {
+          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1433_n, 0.0, 1);
+          t275 = 0;
         }
-        v_x1440_d[t364] = t385;
+        int32_t t277 = rt_sub_i(t271, t275);
+        int32_t t278;
+        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1434_n) {
+          t278 = v_x1434_d[t273];
+        } else {
+          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1434_n, 0.0, 2);
+          t278 = 0;
+        }
+        int32_t t280 = rt_mul_i(t277, t278);
+        int32_t t282 = rt_add_i(t274, t280);
+        int32_t t283;
+        if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1431) {
+          t283 = t282;
+        } else {
+          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1431, 0.0, 3);
+          t283 = 0;
+        }
+        uint8_t t285 = rt_lt_i(t283, (int32_t)v_x1429_n);
+        int32_t t286;
+        if (t285) {
+          int32_t t287;
+          if ((uint64_t)(int64_t)t283 < (uint64_t)v_x1429_n) {
+            t287 = v_x1429_d[t283];
+          } else {
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x1429_n, 0.0, 4);
+            t287 = 0;
+          }
+          t286 = t287;
+        } else {
+          int32_t t289 = rt_sub_i(t283, (int32_t)v_x1429_n);
+          int32_t t290;
+          if ((uint64_t)(int64_t)t289 < (uint64_t)v_x1430_n) {
+            t290 = v_x1430_d[t289];
+          } else {
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x1430_n, 0.0, 5);
+            t290 = 0;
+          }
+          t286 = t290;
+        }
+        v_x1440_d[t270] = t286;
       }
     }
   }
@@ -1932,92 +1774,92 @@ struct K8_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t410 = 0; /* nonzero: a check below failed */
-    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
-    int32_t t409 = t411 ? A.v_x1435_d[sx] : 0;
-    t410 |= !t411;
-    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
-    int32_t t412 = t413 ? A.v_x1433_d[sx] : 0;
-    t410 |= !t413;
-    int32_t t415 = rt_sub_i(ix, t412);
-    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
-    int32_t t416 = t417 ? A.v_x1434_d[sx] : 0;
-    t410 |= !t417;
-    int32_t t419 = rt_mul_i(t415, t416);
-    int32_t t421 = rt_add_i(t409, t419);
-    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1431;
-    int32_t t422 = t423 ? t421 : 0;
-    t410 |= !t423;
-    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1429_n);
-    int32_t t426;
-    if (t425) {
-      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1429_n;
-      int32_t t427 = t428 ? A.v_x1429_d[t422] : 0;
-      t410 |= !t428;
-      t426 = t427;
+    int t292 = 0; /* nonzero: a check below failed */
+    int t293 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
+    int32_t t291 = t293 ? A.v_x1435_d[sx] : 0;
+    t292 |= !t293;
+    int t295 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
+    int32_t t294 = t295 ? A.v_x1433_d[sx] : 0;
+    t292 |= !t295;
+    int32_t t297 = rt_sub_i(ix, t294);
+    int t299 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
+    int32_t t298 = t299 ? A.v_x1434_d[sx] : 0;
+    t292 |= !t299;
+    int32_t t301 = rt_mul_i(t297, t298);
+    int32_t t303 = rt_add_i(t291, t301);
+    int t305 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1431;
+    int32_t t304 = t305 ? t303 : 0;
+    t292 |= !t305;
+    uint8_t t307 = rt_lt_i(t304, (int32_t)A.v_x1429_n);
+    int32_t t308;
+    if (t307) {
+      int t310 = (uint64_t)(int64_t)t304 < (uint64_t)A.v_x1429_n;
+      int32_t t309 = t310 ? A.v_x1429_d[t304] : 0;
+      t292 |= !t310;
+      t308 = t309;
     } else {
-      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1429_n);
-      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1430_n;
-      int32_t t431 = t432 ? A.v_x1430_d[t430] : 0;
-      t410 |= !t432;
-      t426 = t431;
+      int32_t t312 = rt_sub_i(t304, (int32_t)A.v_x1429_n);
+      int t314 = (uint64_t)(int64_t)t312 < (uint64_t)A.v_x1430_n;
+      int32_t t313 = t314 ? A.v_x1430_d[t312] : 0;
+      t292 |= !t314;
+      t308 = t313;
     }
-    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
-      int32_t t433;
+    if (__builtin_expect(t292 != 0, 0)) { /* again, recording the error */
+      int32_t t315;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n) {
-        t433 = A.v_x1435_d[sx];
+        t315 = A.v_x1435_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1435_n, 0.0, 0);
-        t433 = 0;
+        t315 = 0;
       }
-      int32_t t434;
+      int32_t t316;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n) {
-        t434 = A.v_x1433_d[sx];
+        t316 = A.v_x1433_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1433_n, 0.0, 1);
-        t434 = 0;
+        t316 = 0;
       }
-      int32_t t436 = rt_sub_i(ix, t434);
-      int32_t t437;
+      int32_t t318 = rt_sub_i(ix, t316);
+      int32_t t319;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n) {
-        t437 = A.v_x1434_d[sx];
+        t319 = A.v_x1434_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1434_n, 0.0, 2);
-        t437 = 0;
+        t319 = 0;
       }
-      int32_t t439 = rt_mul_i(t436, t437);
-      int32_t t441 = rt_add_i(t433, t439);
-      int32_t t442;
-      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1431) {
-        t442 = t441;
+      int32_t t321 = rt_mul_i(t318, t319);
+      int32_t t323 = rt_add_i(t315, t321);
+      int32_t t324;
+      if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1431) {
+        t324 = t323;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1431, 0.0, 3);
-        t442 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1431, 0.0, 3);
+        t324 = 0;
       }
-      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1429_n);
-      int32_t t445;
-      if (t444) {
-        int32_t t446;
-        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1429_n) {
-          t446 = A.v_x1429_d[t442];
+      uint8_t t326 = rt_lt_i(t324, (int32_t)A.v_x1429_n);
+      int32_t t327;
+      if (t326) {
+        int32_t t328;
+        if ((uint64_t)(int64_t)t324 < (uint64_t)A.v_x1429_n) {
+          t328 = A.v_x1429_d[t324];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1429_n, 0.0, 4);
-          t446 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, A.v_x1429_n, 0.0, 4);
+          t328 = 0;
         }
-        t445 = t446;
+        t327 = t328;
       } else {
-        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1429_n);
-        int32_t t449;
-        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1430_n) {
-          t449 = A.v_x1430_d[t448];
+        int32_t t330 = rt_sub_i(t324, (int32_t)A.v_x1429_n);
+        int32_t t331;
+        if ((uint64_t)(int64_t)t330 < (uint64_t)A.v_x1430_n) {
+          t331 = A.v_x1430_d[t330];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1430_n, 0.0, 5);
-          t449 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, A.v_x1430_n, 0.0, 5);
+          t331 = 0;
         }
-        t445 = t449;
+        t327 = t331;
       }
     }
-    return K8_0_V{t426};
+    return K8_0_V{t308};
   }
 };
 struct K8_0_store {
@@ -2049,11 +1891,11 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtV
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t450 = rtg_seg_total(v_sd_1441);
-    v_x1440 = rtg_vec_new(RT_INT, t450);
+    const int64_t t332 = rtg_seg_total(v_sd_1441);
+    v_x1440 = rtg_vec_new(RT_INT, t332);
     A.v_x1440_d = v_x1440->data.i;
     A.v_x1440_n = v_x1440->len;
-    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t450);
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t332);
   }
   *out_v_x1440 = v_x1440;
   return;
@@ -2081,81 +1923,52 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVa
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t451 = v_x964;
-    if (t451 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
+    const int64_t t333 = v_x964;
+    if (t333 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t333, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t333);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
-    for (int64_t t452 = 0; t452 < t451; t452++) {
-      const int32_t t453 = (int32_t)t452;
-      int t462 = 0; /* nonzero: a check below failed */
-      int32_t t455 = rt_mul_i(t453, 2);
-      int32_t t457 = (1 ? t455 : -1);
-      uint8_t t459 = rt_ge_i(t457, 0);
-      int32_t t460;
-      if (t459) {
-        int t463 = (uint64_t)(int64_t)t457 < (uint64_t)v_x978_n;
-        int32_t t461 = t463 ? v_x978_d[t457] : 0;
-        t462 |= !t463;
-        t460 = t461;
-      } else {
-        t460 = 0;
-      }
-      int32_t t465 = rt_add_i(t460, 1);
-      int32_t t467 = rt_add_i(t455, 1);
-      int32_t t469 = (1 ? t467 : -1);
-      uint8_t t471 = rt_ge_i(t469, 0);
-      int32_t t472;
-      if (t471) {
-        int t474 = (uint64_t)(int64_t)t469 < (uint64_t)v_x978_n;
-        int32_t t473 = t474 ? v_x978_d[t469] : 0;
-        t462 |= !t474;
-        t472 = t473;
-      } else {
-        t472 = 0;
-      }
-      int32_t t476 = rt_add_i(t465, t472);
-      if (__builtin_expect(t462 != 0, 0)) { /* again, recording the error */
-        int32_t t478 = rt_mul_i(t453, 2);
-        int32_t t480 = (1 ? t478 : -1);
-        uint8_t t482 = rt_ge_i(t480, 0);
-        int32_t t483;
-        if (t482) {
-          int32_t t484;
-          if ((uint64_t)(int64_t)t480 < (uint64_t)v_x978_n) {
-            t484 = v_x978_d[t480];
-          } else {
-            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 4, 0, RT_GATHER, t480, v_x978_n, 0.0, 1);
-            t484 = 0;
-          }
-          t483 = t484;
+    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
+    for (int64_t t334 = 0; t334 < t333; t334++) {
+      const int32_t t335 = (int32_t)t334;
+      int32_t t337 = rt_mul_i(t335, 2);
+      int32_t t339 = (1 ? t337 : -1);
+      uint8_t t341 = rt_ge_i(t339, 0);
+      int32_t t342;
+      if (t341) {
+        int32_t t343;
+        if ((uint64_t)(int64_t)t339 < (uint64_t)v_x978_n) {
+          t343 = v_x978_d[t339];
         } else {
-          t483 = 0;
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 4, 0, RT_GATHER, t339, v_x978_n, 0.0, 1);
+          t343 = 0;
         }
-        int32_t t486 = rt_add_i(t483, 1);
-        int32_t t488 = rt_add_i(t478, 1);
-        int32_t t490 = (1 ? t488 : -1);
-        uint8_t t492 = rt_ge_i(t490, 0);
-        int32_t t493;
-        if (t492) {
-          int32_t t494;
-          if ((uint64_t)(int64_t)t490 < (uint64_t)v_x978_n) {
-            t494 = v_x978_d[t490];
-          } else {
-            NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 1, 0, RT_GATHER, t490, v_x978_n, 0.0, 2);
-            t494 = 0;
-          }
-          t493 = t494;
-        } else {
-          t493 = 0;
-        }
-        int32_t t496 = rt_add_i(t486, t493);
+        t342 = t343;
+      } else {
+        t342 = 0;
       }
-      v_x996_d[t452] = t476;
+      int32_t t345 = rt_add_i(t342, 1);
+      int32_t t347 = rt_add_i(t337, 1);
+      int32_t t349 = (1 ? t347 : -1);
+      uint8_t t351 = rt_ge_i(t349, 0);
+      int32_t t352;
+      if (t351) {
+        int32_t t353;
+        if ((uint64_t)(int64_t)t349 < (uint64_t)v_x978_n) {
+          t353 = v_x978_d[t349];
+        } else {
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 1, 0, RT_GATHER, t349, v_x978_n, 0.0, 2);
+          t353 = 0;
+        }
+        t352 = t353;
+      } else {
+        t352 = 0;
+      }
+      int32_t t355 = rt_add_i(t345, t352);
+      v_x996_d[t334] = t355;
     }
   }
   if (err->index != INT64_MAX)
@@ -2182,70 +1995,70 @@ struct K9_0_pull {
   __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t505 = 0; /* nonzero: a check below failed */
-    int32_t t498 = rt_mul_i(ix, 2);
-    int32_t t500 = (1 ? t498 : -1);
-    uint8_t t502 = rt_ge_i(t500, 0);
-    int32_t t503;
-    if (t502) {
-      int t506 = (uint64_t)(int64_t)t500 < (uint64_t)A.v_x978_n;
-      int32_t t504 = t506 ? A.v_x978_d[t500] : 0;
-      t505 |= !t506;
-      t503 = t504;
+    int t364 = 0; /* nonzero: a check below failed */
+    int32_t t357 = rt_mul_i(ix, 2);
+    int32_t t359 = (1 ? t357 : -1);
+    uint8_t t361 = rt_ge_i(t359, 0);
+    int32_t t362;
+    if (t361) {
+      int t365 = (uint64_t)(int64_t)t359 < (uint64_t)A.v_x978_n;
+      int32_t t363 = t365 ? A.v_x978_d[t359] : 0;
+      t364 |= !t365;
+      t362 = t363;
     } else {
-      t503 = 0;
+      t362 = 0;
     }
-    int32_t t508 = rt_add_i(t503, 1);
-    int32_t t510 = rt_add_i(t498, 1);
-    int32_t t512 = (1 ? t510 : -1);
-    uint8_t t514 = rt_ge_i(t512, 0);
-    int32_t t515;
-    if (t514) {
-      int t517 = (uint64_t)(int64_t)t512 < (uint64_t)A.v_x978_n;
-      int32_t t516 = t517 ? A.v_x978_d[t512] : 0;
-      t505 |= !t517;
-      t515 = t516;
+    int32_t t367 = rt_add_i(t362, 1);
+    int32_t t369 = rt_add_i(t357, 1);
+    int32_t t371 = (1 ? t369 : -1);
+    uint8_t t373 = rt_ge_i(t371, 0);
+    int32_t t374;
+    if (t373) {
+      int t376 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x978_n;
+      int32_t t375 = t376 ? A.v_x978_d[t371] : 0;
+      t364 |= !t376;
+      t374 = t375;
     } else {
-      t515 = 0;
+      t374 = 0;
     }
-    int32_t t519 = rt_add_i(t508, t515);
-    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
-      int32_t t521 = rt_mul_i(ix, 2);
-      int32_t t523 = (1 ? t521 : -1);
-      uint8_t t525 = rt_ge_i(t523, 0);
-      int32_t t526;
-      if (t525) {
-        int32_t t527;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x978_n) {
-          t527 = A.v_x978_d[t523];
+    int32_t t378 = rt_add_i(t367, t374);
+    if (__builtin_expect(t364 != 0, 0)) { /* again, recording the error */
+      int32_t t380 = rt_mul_i(ix, 2);
+      int32_t t382 = (1 ? t380 : -1);
+      uint8_t t384 = rt_ge_i(t382, 0);
+      int32_t t385;
+      if (t384) {
+        int32_t t386;
+        if ((uint64_t)(int64_t)t382 < (uint64_t)A.v_x978_n) {
+          t386 = A.v_x978_d[t382];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t523, A.v_x978_n, 0.0, 0);
-          t527 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t382, A.v_x978_n, 0.0, 0);
+          t386 = 0;
         }
-        t526 = t527;
+        t385 = t386;
       } else {
-        t526 = 0;
+        t385 = 0;
       }
-      int32_t t529 = rt_add_i(t526, 1);
-      int32_t t531 = rt_add_i(t521, 1);
-      int32_t t533 = (1 ? t531 : -1);
-      uint8_t t535 = rt_ge_i(t533, 0);
-      int32_t t536;
-      if (t535) {
-        int32_t t537;
-        if ((uint64_t)(int64_t)t533 < (uint64_t)A.v_x978_n) {
-          t537 = A.v_x978_d[t533];
+      int32_t t388 = rt_add_i(t385, 1);
+      int32_t t390 = rt_add_i(t380, 1);
+      int32_t t392 = (1 ? t390 : -1);
+      uint8_t t394 = rt_ge_i(t392, 0);
+      int32_t t395;
+      if (t394) {
+        int32_t t396;
+        if ((uint64_t)(int64_t)t392 < (uint64_t)A.v_x978_n) {
+          t396 = A.v_x978_d[t392];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t533, A.v_x978_n, 0.0, 1);
-          t537 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t392, A.v_x978_n, 0.0, 1);
+          t396 = 0;
         }
-        t536 = t537;
+        t395 = t396;
       } else {
-        t536 = 0;
+        t395 = 0;
       }
-      int32_t t539 = rt_add_i(t529, t536);
+      int32_t t398 = rt_add_i(t388, t395);
     }
-    return K9_0_V{t519};
+    return K9_0_V{t378};
   }
 };
 struct K9_0_store {
@@ -2267,15 +2080,15 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVal
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t540 = v_x964;
-    if (t540 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t540, 0.0, run, 2};
+    const int64_t t399 = v_x964;
+    if (t399 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t399, 0.0, run, 2};
       goto fail;
     }
-    v_x996 = rtg_vec_new(RT_INT, t540);
+    v_x996 = rtg_vec_new(RT_INT, t399);
     A.v_x996_d = v_x996->data.i;
     A.v_x996_n = v_x996->len;
-    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t540);
+    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t399);
   }
   *out_v_x996 = v_x996;
   return;
@@ -2310,100 +2123,86 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t541 = v_x1446;
-    if (t541 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0, 0);
+    const int64_t t400 = v_x1446;
+    if (t400 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t400, 0.0, 0);
       goto fail;
     }
-    const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t543 = (uint8_t *)rt_alloc_atomic((size_t)t541 + 1);
-    int64_t *t544 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t542 + 1));
-    RT_PARALLEL_FOR_IF(t542 > 1)
-    for (int64_t t545 = 0; t545 < t542; t545++) {
+    const int64_t t401 = t400 > 0 ? (t400 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t402 = (uint8_t *)rt_alloc_atomic((size_t)t400 + 1);
+    int64_t *t403 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t401 + 1));
+    RT_PARALLEL_FOR_IF(t401 > 1)
+    for (int64_t t404 = 0; t404 < t401; t404++) {
       int64_t kept = 0;
-      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
-      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
-        const int32_t t547 = (int32_t)t546;
-        int32_t t545x0;
-        uint8_t t545x1;
-        int t549 = 0; /* nonzero: a check below failed */
-        int t550 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
-        int32_t t548 = t550 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
-        t549 |= !t550;
-        uint8_t t552 = rt_le_i(t548, 1);
-        if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
-          int32_t t553;
-          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
-            t553 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
-          } else {
-            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 1);
-            t553 = 0;
-          }
-          uint8_t t555 = rt_le_i(t553, 1);
+      const int64_t t404_end = (t404 + 1) * RT_CHUNK < t400 ? (t404 + 1) * RT_CHUNK : t400;
+      for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
+        const int32_t t406 = (int32_t)t405;
+        int32_t t404x0;
+        uint8_t t404x1;
+        int32_t t407;
+        if ((uint64_t)(int64_t)t406 < (uint64_t)v_sd_1477_n) {
+          t407 = (int32_t)(v_sd_1477_off[t406 + 1] - v_sd_1477_off[t406]);
+        } else {
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_sd_1477_n, 0.0, 1);
+          t407 = 0;
         }
-        t545x0 = t547;
-        t545x1 = t552;
-        uint8_t t556;
-        t556 = t545x1;
-        t543[t546] = t556 != 0;
-        kept += t556 != 0;
+        uint8_t t409 = rt_le_i(t407, 1);
+        t404x0 = t406;
+        t404x1 = t409;
+        uint8_t t410;
+        t410 = t404x1;
+        t402[t405] = t410 != 0;
+        kept += t410 != 0;
       }
-      t544[t545] = kept;
+      t403[t404] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t543);
-      rt_free(t544);
+      rt_free(t402);
+      rt_free(t403);
       goto fail;
     }
-    int64_t t557 = 0;
-    for (int64_t t545 = 0; t545 < t542; t545++) {
-      const int64_t k = t544[t545];
-      t544[t545] = t557;
-      t557 += k;
+    int64_t t411 = 0;
+    for (int64_t t404 = 0; t404 < t401; t404++) {
+      const int64_t k = t403[t404];
+      t403[t404] = t411;
+      t411 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t557);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t411);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t541 - t557));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t400 - t411));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t542 > 1)
-    for (int64_t t545 = 0; t545 < t542; t545++) {
-      int64_t at = t544[t545];
-      int64_t at_not = t545 * RT_CHUNK - t544[t545];
-      const int64_t t545_end = (t545 + 1) * RT_CHUNK < t541 ? (t545 + 1) * RT_CHUNK : t541;
-      for (int64_t t546 = t545 * RT_CHUNK; t546 < t545_end; t546++) {
-        const int32_t t547 = (int32_t)t546;
-        int32_t t545y0;
-        uint8_t t545y1;
-        int t559 = 0; /* nonzero: a check below failed */
-        int t560 = (uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n;
-        int32_t t558 = t560 ? (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]) : 0;
-        t559 |= !t560;
-        uint8_t t562 = rt_le_i(t558, 1);
-        if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
-          int32_t t563;
-          if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1477_n) {
-            t563 = (int32_t)(v_sd_1477_off[t547 + 1] - v_sd_1477_off[t547]);
-          } else {
-            NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1477_n, 0.0, 2);
-            t563 = 0;
-          }
-          uint8_t t565 = rt_le_i(t563, 1);
+    RT_PARALLEL_FOR_IF(t401 > 1)
+    for (int64_t t404 = 0; t404 < t401; t404++) {
+      int64_t at = t403[t404];
+      int64_t at_not = t404 * RT_CHUNK - t403[t404];
+      const int64_t t404_end = (t404 + 1) * RT_CHUNK < t400 ? (t404 + 1) * RT_CHUNK : t400;
+      for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
+        const int32_t t406 = (int32_t)t405;
+        int32_t t404y0;
+        uint8_t t404y1;
+        int32_t t412;
+        if ((uint64_t)(int64_t)t406 < (uint64_t)v_sd_1477_n) {
+          t412 = (int32_t)(v_sd_1477_off[t406 + 1] - v_sd_1477_off[t406]);
+        } else {
+          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_sd_1477_n, 0.0, 2);
+          t412 = 0;
         }
-        t545y0 = t547;
-        t545y1 = t562;
-        if (t543[t546]) {
-          v_x1451_d[at] = t545y0;
+        uint8_t t414 = rt_le_i(t412, 1);
+        t404y0 = t406;
+        t404y1 = t414;
+        if (t402[t405]) {
+          v_x1451_d[at] = t404y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t545y0;
+          v_x1453_d[at_not] = t404y0;
           at_not++;
         }
       }
     }
-    rt_free(t543);
-    rt_free(t544);
+    rt_free(t402);
+    rt_free(t403);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2414,33 +2213,26 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
     const int64_t v_x1453_n = v_x1453->len;
     /* MAP */
     {
-      const int64_t t566 = v_x1446;
-      if (t566 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, 3);
+      const int64_t t415 = v_x1446;
+      if (t415 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 3);
         goto fail;
       }
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t566);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t415);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t566 >= RT_PARALLEL_MIN)
-      for (int64_t t567 = 0; t567 < t566; t567++) {
-        const int32_t t568 = (int32_t)t567;
-        int t570 = 0; /* nonzero: a check below failed */
-        int t571 = (uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n;
-        int32_t t569 = t571 ? (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]) : 0;
-        t570 |= !t571;
-        uint8_t t573 = rt_le_i(t569, 1);
-        if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
-          int32_t t574;
-          if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1477_n) {
-            t574 = (int32_t)(v_sd_1477_off[t568 + 1] - v_sd_1477_off[t568]);
-          } else {
-            NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1477_n, 0.0, 4);
-            t574 = 0;
-          }
-          uint8_t t576 = rt_le_i(t574, 1);
+      RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
+      for (int64_t t416 = 0; t416 < t415; t416++) {
+        const int32_t t417 = (int32_t)t416;
+        int32_t t418;
+        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1477_n) {
+          t418 = (int32_t)(v_sd_1477_off[t417 + 1] - v_sd_1477_off[t417]);
+        } else {
+          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1477_n, 0.0, 4);
+          t418 = 0;
         }
-        v_x1463_d[t567] = t573;
+        uint8_t t420 = rt_le_i(t418, 1);
+        v_x1463_d[t416] = t420;
       }
     }
     if (err->index != INT64_MAX)
@@ -2450,173 +2242,145 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
       const int64_t v_x1463_n = v_x1463->len;
       /* REDUCE */
       {
-        const int64_t t577 = v_x1446;
-        if (t577 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t577, 0.0, 5);
+        const int64_t t421 = v_x1446;
+        if (t421 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0, 5);
           goto fail;
         }
-        const int64_t t578 = t577 > 0 ? (t577 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t579 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t578);
-        RT_PARALLEL_FOR_IF(t578 > 1)
-        for (int64_t t580 = 0; t580 < t578; t580++) {
-          int32_t t580a0;
-          t580a0 = 0;
-          const int64_t t580_end = (t580 + 1) * RT_CHUNK < t577 ? (t580 + 1) * RT_CHUNK : t577;
-          for (int64_t t581 = t580 * RT_CHUNK; t581 < t580_end; t581++) {
-            const int32_t t582 = (int32_t)t581;
-            int32_t t580x0;
-            int t584 = 0; /* nonzero: a check below failed */
-            int t585 = (uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n;
-            int32_t t583 = t585 ? (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]) : 0;
-            t584 |= !t585;
-            uint8_t t587 = rt_le_i(t583, 1);
-            int32_t t589 = (t587 ? 0 : t583);
-            if (__builtin_expect(t584 != 0, 0)) { /* again, recording the error */
-              int32_t t590;
-              if ((uint64_t)(int64_t)t582 < (uint64_t)v_sd_1477_n) {
-                t590 = (int32_t)(v_sd_1477_off[t582 + 1] - v_sd_1477_off[t582]);
-              } else {
-                NESSIE_RECORD(err, t581, RT_CHECK_INDEX, 0, 0, RT_GATHER, t582, v_sd_1477_n, 0.0, 6);
-                t590 = 0;
-              }
-              uint8_t t592 = rt_le_i(t590, 1);
-              int32_t t594 = (t592 ? 0 : t590);
+        const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t422);
+        RT_PARALLEL_FOR_IF(t422 > 1)
+        for (int64_t t424 = 0; t424 < t422; t424++) {
+          int32_t t424a0;
+          t424a0 = 0;
+          const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
+          for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+            const int32_t t426 = (int32_t)t425;
+            int32_t t424x0;
+            int32_t t427;
+            if ((uint64_t)(int64_t)t426 < (uint64_t)v_sd_1477_n) {
+              t427 = (int32_t)(v_sd_1477_off[t426 + 1] - v_sd_1477_off[t426]);
+            } else {
+              NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t426, v_sd_1477_n, 0.0, 6);
+              t427 = 0;
             }
-            t580x0 = t589;
-            int32_t t596 = rt_add_i(t580a0, t580x0);
-            t580a0 = t596;
+            uint8_t t429 = rt_le_i(t427, 1);
+            int32_t t431 = (t429 ? 0 : t427);
+            t424x0 = t431;
+            int32_t t433 = rt_add_i(t424a0, t424x0);
+            t424a0 = t433;
           }
-          t579[t580] = t580a0;
+          t423[t424] = t424a0;
         }
-        int32_t t580t0;
-        t580t0 = 0;
-        for (int64_t t580 = 0; t580 < t578; t580++) {
-          const int32_t t597 = t579[t580];
-          int32_t t599 = rt_add_i(t580t0, t597);
-          t580t0 = t599;
+        int32_t t424t0;
+        t424t0 = 0;
+        for (int64_t t424 = 0; t424 < t422; t424++) {
+          const int32_t t434 = t423[t424];
+          int32_t t436 = rt_add_i(t424t0, t434);
+          t424t0 = t436;
         }
-        v_x1462 = t580t0;
-        rt_free(t579);
+        v_x1462 = t424t0;
+        rt_free(t423);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t600 = v_x1446;
-          if (t600 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t600, 0.0, 7);
+          const int64_t t437 = v_x1446;
+          if (t437 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 7);
             goto fail;
           }
-          const int64_t t601 = t600 > 0 ? (t600 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t602 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
-          int32_t *t603 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t601);
-          RT_PARALLEL_FOR_IF(t601 > 1)
-          for (int64_t t604 = 0; t604 < t601; t604++) {
-            int32_t t604a0;
-            int32_t t604a1;
-            t604a0 = 0;
-            t604a1 = 0;
-            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
-            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
-              const int32_t t606 = (int32_t)t605;
-              int32_t t604x0;
-              int32_t t604x1;
-              int t608 = 0; /* nonzero: a check below failed */
-              int t609 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
-              int32_t t607 = t609 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
-              t608 |= !t609;
-              uint8_t t611 = rt_le_i(t607, 1);
-              int32_t t613 = rt_btoi_b(t611);
-              uint8_t t615 = rt_not_b(t611);
-              int32_t t617 = rt_btoi_b(t615);
-              if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
-                int32_t t618;
-                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
-                  t618 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
-                } else {
-                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 8);
-                  t618 = 0;
-                }
-                uint8_t t620 = rt_le_i(t618, 1);
-                int32_t t622 = rt_btoi_b(t620);
-                uint8_t t624 = rt_not_b(t620);
-                int32_t t626 = rt_btoi_b(t624);
+          const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
+          int32_t *t440 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
+          RT_PARALLEL_FOR_IF(t438 > 1)
+          for (int64_t t441 = 0; t441 < t438; t441++) {
+            int32_t t441a0;
+            int32_t t441a1;
+            t441a0 = 0;
+            t441a1 = 0;
+            const int64_t t441_end = (t441 + 1) * RT_CHUNK < t437 ? (t441 + 1) * RT_CHUNK : t437;
+            for (int64_t t442 = t441 * RT_CHUNK; t442 < t441_end; t442++) {
+              const int32_t t443 = (int32_t)t442;
+              int32_t t441x0;
+              int32_t t441x1;
+              int32_t t444;
+              if ((uint64_t)(int64_t)t443 < (uint64_t)v_sd_1477_n) {
+                t444 = (int32_t)(v_sd_1477_off[t443 + 1] - v_sd_1477_off[t443]);
+              } else {
+                NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_sd_1477_n, 0.0, 8);
+                t444 = 0;
               }
-              t604x0 = t613;
-              t604x1 = t617;
-              int32_t t628 = rt_add_i(t604a0, t604x0);
-              int32_t t630 = rt_add_i(t604a1, t604x1);
-              t604a0 = t628;
-              t604a1 = t630;
+              uint8_t t446 = rt_le_i(t444, 1);
+              int32_t t448 = rt_btoi_b(t446);
+              uint8_t t450 = rt_not_b(t446);
+              int32_t t452 = rt_btoi_b(t450);
+              t441x0 = t448;
+              t441x1 = t452;
+              int32_t t454 = rt_add_i(t441a0, t441x0);
+              int32_t t456 = rt_add_i(t441a1, t441x1);
+              t441a0 = t454;
+              t441a1 = t456;
             }
-            t602[t604] = t604a0;
-            t603[t604] = t604a1;
+            t439[t441] = t441a0;
+            t440[t441] = t441a1;
           }
-          int32_t t604t0;
-          int32_t t604t1;
-          t604t0 = 0;
-          t604t1 = 0;
-          for (int64_t t604 = 0; t604 < t601; t604++) {
-            const int32_t t631 = t602[t604];
-            t602[t604] = t604t0;
-            const int32_t t632 = t603[t604];
-            t603[t604] = t604t1;
-            int32_t t634 = rt_add_i(t604t0, t631);
-            int32_t t636 = rt_add_i(t604t1, t632);
-            t604t0 = t634;
-            t604t1 = t636;
+          int32_t t441t0;
+          int32_t t441t1;
+          t441t0 = 0;
+          t441t1 = 0;
+          for (int64_t t441 = 0; t441 < t438; t441++) {
+            const int32_t t457 = t439[t441];
+            t439[t441] = t441t0;
+            const int32_t t458 = t440[t441];
+            t440[t441] = t441t1;
+            int32_t t460 = rt_add_i(t441t0, t457);
+            int32_t t462 = rt_add_i(t441t1, t458);
+            t441t0 = t460;
+            t441t1 = t462;
           }
-          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t600);
+          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t437);
           int32_t *v_x1475_d = v_x1475->data.i;
           const int64_t v_x1475_n = v_x1475->len;
-          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t600);
+          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t437);
           int32_t *v_x1476_d = v_x1476->data.i;
           const int64_t v_x1476_n = v_x1476->len;
-          RT_PARALLEL_FOR_IF(t601 > 1)
-          for (int64_t t604 = 0; t604 < t601; t604++) {
-            int32_t t604p0;
-            int32_t t604p1;
-            t604p0 = t602[t604];
-            t604p1 = t603[t604];
-            const int64_t t604_end = (t604 + 1) * RT_CHUNK < t600 ? (t604 + 1) * RT_CHUNK : t600;
-            for (int64_t t605 = t604 * RT_CHUNK; t605 < t604_end; t605++) {
-              const int32_t t606 = (int32_t)t605;
-              v_x1475_d[t605] = t604p0;
-              v_x1476_d[t605] = t604p1;
-              int32_t t604y0;
-              int32_t t604y1;
-              int t638 = 0; /* nonzero: a check below failed */
-              int t639 = (uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n;
-              int32_t t637 = t639 ? (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]) : 0;
-              t638 |= !t639;
-              uint8_t t641 = rt_le_i(t637, 1);
-              int32_t t643 = rt_btoi_b(t641);
-              uint8_t t645 = rt_not_b(t641);
-              int32_t t647 = rt_btoi_b(t645);
-              if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
-                int32_t t648;
-                if ((uint64_t)(int64_t)t606 < (uint64_t)v_sd_1477_n) {
-                  t648 = (int32_t)(v_sd_1477_off[t606 + 1] - v_sd_1477_off[t606]);
-                } else {
-                  NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t606, v_sd_1477_n, 0.0, 9);
-                  t648 = 0;
-                }
-                uint8_t t650 = rt_le_i(t648, 1);
-                int32_t t652 = rt_btoi_b(t650);
-                uint8_t t654 = rt_not_b(t650);
-                int32_t t656 = rt_btoi_b(t654);
+          RT_PARALLEL_FOR_IF(t438 > 1)
+          for (int64_t t441 = 0; t441 < t438; t441++) {
+            int32_t t441p0;
+            int32_t t441p1;
+            t441p0 = t439[t441];
+            t441p1 = t440[t441];
+            const int64_t t441_end = (t441 + 1) * RT_CHUNK < t437 ? (t441 + 1) * RT_CHUNK : t437;
+            for (int64_t t442 = t441 * RT_CHUNK; t442 < t441_end; t442++) {
+              const int32_t t443 = (int32_t)t442;
+              v_x1475_d[t442] = t441p0;
+              v_x1476_d[t442] = t441p1;
+              int32_t t441y0;
+              int32_t t441y1;
+              int32_t t463;
+              if ((uint64_t)(int64_t)t443 < (uint64_t)v_sd_1477_n) {
+                t463 = (int32_t)(v_sd_1477_off[t443 + 1] - v_sd_1477_off[t443]);
+              } else {
+                NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_sd_1477_n, 0.0, 9);
+                t463 = 0;
               }
-              t604y0 = t643;
-              t604y1 = t647;
-              int32_t t658 = rt_add_i(t604p0, t604y0);
-              int32_t t660 = rt_add_i(t604p1, t604y1);
-              t604p0 = t658;
-              t604p1 = t660;
+              uint8_t t465 = rt_le_i(t463, 1);
+              int32_t t467 = rt_btoi_b(t465);
+              uint8_t t469 = rt_not_b(t465);
+              int32_t t471 = rt_btoi_b(t469);
+              t441y0 = t467;
+              t441y1 = t471;
+              int32_t t473 = rt_add_i(t441p0, t441y0);
+              int32_t t475 = rt_add_i(t441p1, t441y1);
+              t441p0 = t473;
+              t441p1 = t475;
             }
           }
-          rt_free(t602);
-          rt_free(t603);
+          rt_free(t439);
+          rt_free(t440);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -2666,22 +2430,22 @@ struct K10_0_pull {
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t662 = 0; /* nonzero: a check below failed */
-    int t663 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t661 = t663 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t662 |= !t663;
-    uint8_t t665 = rt_le_i(t661, 1);
-    if (__builtin_expect(t662 != 0, 0)) { /* again, recording the error */
-      int32_t t666;
+    int t477 = 0; /* nonzero: a check below failed */
+    int t478 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t476 = t478 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t477 |= !t478;
+    uint8_t t480 = rt_le_i(t476, 1);
+    if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
+      int32_t t481;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t666 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t481 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 0);
-        t666 = 0;
+        t481 = 0;
       }
-      uint8_t t668 = rt_le_i(t666, 1);
+      uint8_t t483 = rt_le_i(t481, 1);
     }
-    return K10_0_V{ix, t665};
+    return K10_0_V{ix, t480};
   }
 };
 struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
@@ -2719,22 +2483,22 @@ struct K10_1_pull {
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t670 = 0; /* nonzero: a check below failed */
-    int t671 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t669 = t671 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t670 |= !t671;
-    uint8_t t673 = rt_le_i(t669, 1);
-    if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
-      int32_t t674;
+    int t485 = 0; /* nonzero: a check below failed */
+    int t486 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t484 = t486 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t485 |= !t486;
+    uint8_t t488 = rt_le_i(t484, 1);
+    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+      int32_t t489;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t674 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t489 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 1);
-        t674 = 0;
+        t489 = 0;
       }
-      uint8_t t676 = rt_le_i(t674, 1);
+      uint8_t t491 = rt_le_i(t489, 1);
     }
-    return K10_1_V{t673};
+    return K10_1_V{t488};
   }
 };
 struct K10_1_store {
@@ -2751,31 +2515,31 @@ struct K10_2_pull {
   __device__ K10_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t678 = 0; /* nonzero: a check below failed */
-    int t679 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t677 = t679 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t678 |= !t679;
-    uint8_t t681 = rt_le_i(t677, 1);
-    int32_t t683 = (t681 ? 0 : t677);
-    if (__builtin_expect(t678 != 0, 0)) { /* again, recording the error */
-      int32_t t684;
+    int t493 = 0; /* nonzero: a check below failed */
+    int t494 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t492 = t494 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t493 |= !t494;
+    uint8_t t496 = rt_le_i(t492, 1);
+    int32_t t498 = (t496 ? 0 : t492);
+    if (__builtin_expect(t493 != 0, 0)) { /* again, recording the error */
+      int32_t t499;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t684 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t499 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 2);
-        t684 = 0;
+        t499 = 0;
       }
-      uint8_t t686 = rt_le_i(t684, 1);
-      int32_t t688 = (t686 ? 0 : t684);
+      uint8_t t501 = rt_le_i(t499, 1);
+      int32_t t503 = (t501 ? 0 : t499);
     }
-    return K10_2_V{t683};
+    return K10_2_V{t498};
   }
 };
 struct K10_2_op {
   K10_A A;
   __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
-    int32_t t690 = rt_add_i(a.v0, b.v0);
-    return K10_2_V{t690};
+    int32_t t505 = rt_add_i(a.v0, b.v0);
+    return K10_2_V{t505};
   }
 };
 struct K10_2_ride {
@@ -2794,28 +2558,28 @@ struct K10_3_pull {
   __device__ K10_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t692 = 0; /* nonzero: a check below failed */
-    int t693 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t691 = t693 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t692 |= !t693;
-    uint8_t t695 = rt_le_i(t691, 1);
-    int32_t t697 = rt_btoi_b(t695);
-    uint8_t t699 = rt_not_b(t695);
-    int32_t t701 = rt_btoi_b(t699);
-    if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
-      int32_t t702;
+    int t507 = 0; /* nonzero: a check below failed */
+    int t508 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t506 = t508 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t507 |= !t508;
+    uint8_t t510 = rt_le_i(t506, 1);
+    int32_t t512 = rt_btoi_b(t510);
+    uint8_t t514 = rt_not_b(t510);
+    int32_t t516 = rt_btoi_b(t514);
+    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
+      int32_t t517;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t702 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t517 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 3);
-        t702 = 0;
+        t517 = 0;
       }
-      uint8_t t704 = rt_le_i(t702, 1);
-      int32_t t706 = rt_btoi_b(t704);
-      uint8_t t708 = rt_not_b(t704);
-      int32_t t710 = rt_btoi_b(t708);
+      uint8_t t519 = rt_le_i(t517, 1);
+      int32_t t521 = rt_btoi_b(t519);
+      uint8_t t523 = rt_not_b(t519);
+      int32_t t525 = rt_btoi_b(t523);
     }
-    return K10_3_V{t697, t701};
+    return K10_3_V{t512, t516};
   }
 };
 struct K10_3_store {
@@ -2828,9 +2592,9 @@ struct K10_3_store {
 struct K10_3_op {
   K10_A A;
   __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
-    int32_t t712 = rt_add_i(a.v0, b.v0);
-    int32_t t714 = rt_add_i(a.v1, b.v1);
-    return K10_3_V{t712, t714};
+    int32_t t527 = rt_add_i(a.v0, b.v0);
+    int32_t t529 = rt_add_i(a.v1, b.v1);
+    return K10_3_V{t527, t529};
   }
 };
 static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
@@ -2852,60 +2616,60 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, 
   RtValue *v_x1475 = NULL;
   RtValue *v_x1476 = NULL;
   /* SOACs 0 to 3: in one launch */
-  int64_t *t715, t716; /* the slot of SOAC 0's count, its size */
-  K10_2_V *t717; /* the slot of SOAC 2's values */
+  int64_t *t530, t531; /* the slot of SOAC 0's count, its size */
+  K10_2_V *t532; /* the slot of SOAC 2's values */
   {
-    const int64_t t718 = v_x1446;
-    if (t718 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t718, 0.0, run, 4};
+    const int64_t t533 = v_x1446;
+    if (t533 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t533, 0.0, run, 4};
       goto fail;
     }
-    v_x1451 = rtg_vec_new(RT_INT, t718);
+    v_x1451 = rtg_vec_new(RT_INT, t533);
     A.v_x1451_d = v_x1451->data.i;
     A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_new(RT_INT, t718);
+    v_x1453 = rtg_vec_new(RT_INT, t533);
     A.v_x1453_d = v_x1453->data.i;
     A.v_x1453_n = v_x1453->len;
-    t716 = t718;
-    const int64_t t719 = v_x1446;
-    if (t719 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t719, 0.0, run, 5};
+    t531 = t533;
+    const int64_t t534 = v_x1446;
+    if (t534 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t534, 0.0, run, 5};
       goto fail;
     }
-    v_x1463 = rtg_vec_new(RT_BOOL, t719);
+    v_x1463 = rtg_vec_new(RT_BOOL, t534);
     A.v_x1463_d = v_x1463->data.b;
     A.v_x1463_n = v_x1463->len;
     /* computed in the launch of SOAC 2 (K10_2_ride) */
-    const int64_t t720 = v_x1446;
-    if (t720 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t720, 0.0, run, 6};
+    const int64_t t535 = v_x1446;
+    if (t535 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0, run, 6};
       goto fail;
     }
-    const int64_t t721 = v_x1446;
-    if (t721 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, run, 7};
+    const int64_t t536 = v_x1446;
+    if (t536 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t536, 0.0, run, 7};
       goto fail;
     }
-    v_x1475 = rtg_vec_new(RT_INT, t721);
+    v_x1475 = rtg_vec_new(RT_INT, t536);
     A.v_x1475_d = v_x1475->data.i;
     A.v_x1475_n = v_x1475->len;
-    v_x1476 = rtg_vec_new(RT_INT, t721);
+    v_x1476 = rtg_vec_new(RT_INT, t536);
     A.v_x1476_d = v_x1476->data.i;
     A.v_x1476_n = v_x1476->len;
-    rtg::parts_launch("K10", loc, t721, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t715), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t717), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
+    rtg::parts_launch("K10", loc, t536, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t530), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t532), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
   }
   {
-    const int64_t t722 = rtg::filter_count(t715);
-    v_x1451 = rtg_vec_fit(v_x1451, t722);
+    const int64_t t537 = rtg::filter_count(t530);
+    v_x1451 = rtg_vec_fit(v_x1451, t537);
     A.v_x1451_d = v_x1451->data.i;
     A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_fit(v_x1453, t716 - t722);
+    v_x1453 = rtg_vec_fit(v_x1453, t531 - t537);
     A.v_x1453_d = v_x1453->data.i;
     A.v_x1453_n = v_x1453->len;
   }
   {
-    const K10_2_V t723 = rtg::reduce_read(t717, K10_2_V{0});
-    v_x1462 = t723.v0;
+    const K10_2_V t538 = rtg::reduce_read(t532, K10_2_V{0});
+    v_x1462 = t538.v0;
     A.v_x1462 = v_x1462;
   }
   *out_v_x1463 = v_x1463;
@@ -2956,49 +2720,38 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, R
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t724 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t724);
+    const int64_t t539 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t539);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t724);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t539);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t724);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t539);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t724 >= RT_PARALLEL_MIN)
-    for (int64_t t725 = 0; t725 < t724; t725++) {
-      const int32_t t726 = (int32_t)t725;
-      int t729 = 0; /* nonzero: a check below failed */
-      int32_t t727 = v_x1522_d[t726];
-      int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1535_n;
-      int32_t t728 = t730 ? (int32_t)v_sd_1535_off[t727] : 0;
-      t729 |= !t730;
-      int t732 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1523_n;
-      int32_t t731 = t732 ? (int32_t)(v_sd_1523_off[t727 + 1] - v_sd_1523_off[t727]) : 0;
-      t729 |= !t732;
-      int32_t t734 = rt_add_i(t728, t731);
-      if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
-        int32_t t735 = v_x1522_d[t726];
-        int32_t t736;
-        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1535_n) {
-          t736 = (int32_t)v_sd_1535_off[t735];
-        } else {
-          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1535_n, 0.0, 0);
-          t736 = 0;
-        }
-        int32_t t737;
-        if ((uint64_t)(int64_t)t735 < (uint64_t)v_sd_1523_n) {
-          t737 = (int32_t)(v_sd_1523_off[t735 + 1] - v_sd_1523_off[t735]);
-        } else {
-          NESSIE_RECORD(err, t725, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_sd_1523_n, 0.0, 1);
-          t737 = 0;
-        }
-        int32_t t739 = rt_add_i(t736, t737);
+    RT_PARALLEL_FOR_IF(t539 >= RT_PARALLEL_MIN)
+    for (int64_t t540 = 0; t540 < t539; t540++) {
+      const int32_t t541 = (int32_t)t540;
+      int32_t t542 = v_x1522_d[t541];
+      int32_t t543;
+      if ((uint64_t)(int64_t)t542 < (uint64_t)v_sd_1535_n) {
+        t543 = (int32_t)v_sd_1535_off[t542];
+      } else {
+        NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t542, v_sd_1535_n, 0.0, 0);
+        t543 = 0;
       }
-      v_x1529_d[t725] = t728;
-      v_x1530_d[t725] = t734;
-      v_x1531_d[t725] = 1;
+      int32_t t544;
+      if ((uint64_t)(int64_t)t542 < (uint64_t)v_sd_1523_n) {
+        t544 = (int32_t)(v_sd_1523_off[t542 + 1] - v_sd_1523_off[t542]);
+      } else {
+        NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t542, v_sd_1523_n, 0.0, 1);
+        t544 = 0;
+      }
+      int32_t t546 = rt_add_i(t543, t544);
+      v_x1529_d[t540] = t543;
+      v_x1530_d[t540] = t546;
+      v_x1531_d[t540] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3012,9 +2765,9 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, R
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t740 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t740, v_x1525);
-      v_x1532 = t740;
+      RtValue *t547 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t547, v_x1525);
+      v_x1532 = t547;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -3062,34 +2815,34 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t743 = 0; /* nonzero: a check below failed */
-    int32_t t741 = A.v_x1522_d[ix];
-    int t744 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1535_n;
-    int32_t t742 = t744 ? (int32_t)A.v_sd_1535_off[t741] : 0;
-    t743 |= !t744;
-    int t746 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_sd_1523_n;
-    int32_t t745 = t746 ? (int32_t)(A.v_sd_1523_off[t741 + 1] - A.v_sd_1523_off[t741]) : 0;
-    t743 |= !t746;
-    int32_t t748 = rt_add_i(t742, t745);
-    if (__builtin_expect(t743 != 0, 0)) { /* again, recording the error */
-      int32_t t749 = A.v_x1522_d[ix];
-      int32_t t750;
-      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1535_n) {
-        t750 = (int32_t)A.v_sd_1535_off[t749];
+    int t550 = 0; /* nonzero: a check below failed */
+    int32_t t548 = A.v_x1522_d[ix];
+    int t551 = (uint64_t)(int64_t)t548 < (uint64_t)A.v_sd_1535_n;
+    int32_t t549 = t551 ? (int32_t)A.v_sd_1535_off[t548] : 0;
+    t550 |= !t551;
+    int t553 = (uint64_t)(int64_t)t548 < (uint64_t)A.v_sd_1523_n;
+    int32_t t552 = t553 ? (int32_t)(A.v_sd_1523_off[t548 + 1] - A.v_sd_1523_off[t548]) : 0;
+    t550 |= !t553;
+    int32_t t555 = rt_add_i(t549, t552);
+    if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
+      int32_t t556 = A.v_x1522_d[ix];
+      int32_t t557;
+      if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_sd_1535_n) {
+        t557 = (int32_t)A.v_sd_1535_off[t556];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1535_n, 0.0, 0);
-        t750 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_sd_1535_n, 0.0, 0);
+        t557 = 0;
       }
-      int32_t t751;
-      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_sd_1523_n) {
-        t751 = (int32_t)(A.v_sd_1523_off[t749 + 1] - A.v_sd_1523_off[t749]);
+      int32_t t558;
+      if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_sd_1523_n) {
+        t558 = (int32_t)(A.v_sd_1523_off[t556 + 1] - A.v_sd_1523_off[t556]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_sd_1523_n, 0.0, 1);
-        t751 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_sd_1523_n, 0.0, 1);
+        t558 = 0;
       }
-      int32_t t753 = rt_add_i(t750, t751);
+      int32_t t560 = rt_add_i(t557, t558);
     }
-    return K11_0_V{t742, t748, 1};
+    return K11_0_V{t549, t555, 1};
   }
 };
 struct K11_0_store {
@@ -3128,23 +2881,23 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, Rt
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t754 = v_x1522->len;
-    v_x1529 = rtg_vec_new(RT_INT, t754);
+    const int64_t t561 = v_x1522->len;
+    v_x1529 = rtg_vec_new(RT_INT, t561);
     A.v_x1529_d = v_x1529->data.i;
     A.v_x1529_n = v_x1529->len;
-    v_x1530 = rtg_vec_new(RT_INT, t754);
+    v_x1530 = rtg_vec_new(RT_INT, t561);
     A.v_x1530_d = v_x1530->data.i;
     A.v_x1530_n = v_x1530->len;
-    v_x1531 = rtg_vec_new(RT_INT, t754);
+    v_x1531 = rtg_vec_new(RT_INT, t561);
     A.v_x1531_d = v_x1531->data.i;
     A.v_x1531_n = v_x1531->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t755 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
-    rtg_seg_known_total(t755, v_x1525);
-    v_x1532 = t755;
+    RtValue *t562 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
+    rtg_seg_known_total(t562, v_x1525);
+    v_x1532 = t562;
     A.v_x1532_off = rtg_seg_offsets(v_x1532);
     A.v_x1532_n = v_x1532->len;
   }
@@ -3194,53 +2947,42 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, R
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t756 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t756);
+    const int64_t t563 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t563);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t756);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t563);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t756);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t563);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t756);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t563);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t756 >= RT_PARALLEL_MIN)
-    for (int64_t t757 = 0; t757 < t756; t757++) {
-      const int32_t t758 = (int32_t)t757;
-      int t761 = 0; /* nonzero: a check below failed */
-      int32_t t759 = v_x1507_d[t758];
-      int t762 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1521_n;
-      int32_t t760 = t762 ? (int32_t)v_sd_1521_off[t759] : 0;
-      t761 |= !t762;
-      int t764 = (uint64_t)(int64_t)t759 < (uint64_t)v_sd_1508_n;
-      int32_t t763 = t764 ? (int32_t)(v_sd_1508_off[t759 + 1] - v_sd_1508_off[t759]) : 0;
-      t761 |= !t764;
-      int32_t t766 = rt_add_i(t760, t763);
-      if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
-        int32_t t767 = v_x1507_d[t758];
-        int32_t t768;
-        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1521_n) {
-          t768 = (int32_t)v_sd_1521_off[t767];
-        } else {
-          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1521_n, 0.0, 0);
-          t768 = 0;
-        }
-        int32_t t769;
-        if ((uint64_t)(int64_t)t767 < (uint64_t)v_sd_1508_n) {
-          t769 = (int32_t)(v_sd_1508_off[t767 + 1] - v_sd_1508_off[t767]);
-        } else {
-          NESSIE_RECORD(err, t757, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_sd_1508_n, 0.0, 1);
-          t769 = 0;
-        }
-        int32_t t771 = rt_add_i(t768, t769);
+    RT_PARALLEL_FOR_IF(t563 >= RT_PARALLEL_MIN)
+    for (int64_t t564 = 0; t564 < t563; t564++) {
+      const int32_t t565 = (int32_t)t564;
+      int32_t t566 = v_x1507_d[t565];
+      int32_t t567;
+      if ((uint64_t)(int64_t)t566 < (uint64_t)v_sd_1521_n) {
+        t567 = (int32_t)v_sd_1521_off[t566];
+      } else {
+        NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_sd_1521_n, 0.0, 0);
+        t567 = 0;
       }
-      v_x1514_d[t757] = t760;
-      v_x1515_d[t757] = t763;
-      v_x1516_d[t757] = t766;
-      v_x1517_d[t757] = 1;
+      int32_t t568;
+      if ((uint64_t)(int64_t)t566 < (uint64_t)v_sd_1508_n) {
+        t568 = (int32_t)(v_sd_1508_off[t566 + 1] - v_sd_1508_off[t566]);
+      } else {
+        NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_sd_1508_n, 0.0, 1);
+        t568 = 0;
+      }
+      int32_t t570 = rt_add_i(t567, t568);
+      v_x1514_d[t564] = t567;
+      v_x1515_d[t564] = t568;
+      v_x1516_d[t564] = t570;
+      v_x1517_d[t564] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3256,9 +2998,9 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, R
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t772 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t772, v_x1510);
-      v_x1518 = t772;
+      RtValue *t571 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t571, v_x1510);
+      v_x1518 = t571;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -3310,34 +3052,34 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t775 = 0; /* nonzero: a check below failed */
-    int32_t t773 = A.v_x1507_d[ix];
-    int t776 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1521_n;
-    int32_t t774 = t776 ? (int32_t)A.v_sd_1521_off[t773] : 0;
-    t775 |= !t776;
-    int t778 = (uint64_t)(int64_t)t773 < (uint64_t)A.v_sd_1508_n;
-    int32_t t777 = t778 ? (int32_t)(A.v_sd_1508_off[t773 + 1] - A.v_sd_1508_off[t773]) : 0;
-    t775 |= !t778;
-    int32_t t780 = rt_add_i(t774, t777);
-    if (__builtin_expect(t775 != 0, 0)) { /* again, recording the error */
-      int32_t t781 = A.v_x1507_d[ix];
-      int32_t t782;
-      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1521_n) {
-        t782 = (int32_t)A.v_sd_1521_off[t781];
+    int t574 = 0; /* nonzero: a check below failed */
+    int32_t t572 = A.v_x1507_d[ix];
+    int t575 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_sd_1521_n;
+    int32_t t573 = t575 ? (int32_t)A.v_sd_1521_off[t572] : 0;
+    t574 |= !t575;
+    int t577 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_sd_1508_n;
+    int32_t t576 = t577 ? (int32_t)(A.v_sd_1508_off[t572 + 1] - A.v_sd_1508_off[t572]) : 0;
+    t574 |= !t577;
+    int32_t t579 = rt_add_i(t573, t576);
+    if (__builtin_expect(t574 != 0, 0)) { /* again, recording the error */
+      int32_t t580 = A.v_x1507_d[ix];
+      int32_t t581;
+      if ((uint64_t)(int64_t)t580 < (uint64_t)A.v_sd_1521_n) {
+        t581 = (int32_t)A.v_sd_1521_off[t580];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1521_n, 0.0, 0);
-        t782 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, A.v_sd_1521_n, 0.0, 0);
+        t581 = 0;
       }
-      int32_t t783;
-      if ((uint64_t)(int64_t)t781 < (uint64_t)A.v_sd_1508_n) {
-        t783 = (int32_t)(A.v_sd_1508_off[t781 + 1] - A.v_sd_1508_off[t781]);
+      int32_t t582;
+      if ((uint64_t)(int64_t)t580 < (uint64_t)A.v_sd_1508_n) {
+        t582 = (int32_t)(A.v_sd_1508_off[t580 + 1] - A.v_sd_1508_off[t580]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t781, A.v_sd_1508_n, 0.0, 1);
-        t783 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, A.v_sd_1508_n, 0.0, 1);
+        t582 = 0;
       }
-      int32_t t785 = rt_add_i(t782, t783);
+      int32_t t584 = rt_add_i(t581, t582);
     }
-    return K12_0_V{t774, t777, t780, 1};
+    return K12_0_V{t573, t576, t579, 1};
   }
 };
 struct K12_0_store {
@@ -3378,26 +3120,26 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, Rt
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t786 = v_x1507->len;
-    v_x1514 = rtg_vec_new(RT_INT, t786);
+    const int64_t t585 = v_x1507->len;
+    v_x1514 = rtg_vec_new(RT_INT, t585);
     A.v_x1514_d = v_x1514->data.i;
     A.v_x1514_n = v_x1514->len;
-    v_x1515 = rtg_vec_new(RT_INT, t786);
+    v_x1515 = rtg_vec_new(RT_INT, t585);
     A.v_x1515_d = v_x1515->data.i;
     A.v_x1515_n = v_x1515->len;
-    v_x1516 = rtg_vec_new(RT_INT, t786);
+    v_x1516 = rtg_vec_new(RT_INT, t585);
     A.v_x1516_d = v_x1516->data.i;
     A.v_x1516_n = v_x1516->len;
-    v_x1517 = rtg_vec_new(RT_INT, t786);
+    v_x1517 = rtg_vec_new(RT_INT, t585);
     A.v_x1517_d = v_x1517->data.i;
     A.v_x1517_n = v_x1517->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t787 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
-    rtg_seg_known_total(t787, v_x1510);
-    v_x1518 = t787;
+    RtValue *t586 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
+    rtg_seg_known_total(t586, v_x1510);
+    v_x1518 = t586;
     A.v_x1518_off = rtg_seg_offsets(v_x1518);
     A.v_x1518_n = v_x1518->len;
   }
@@ -3449,73 +3191,48 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, i
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t788 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t788);
+    const int64_t t587 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t587);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t788 >= RT_PARALLEL_MIN)
-    for (int64_t t789 = 0; t789 < t788; t789++) {
-      const int32_t t790 = (int32_t)t789;
-      int t799 = 0; /* nonzero: a check below failed */
-      int32_t t791 = v_x1301_d[t790];
-      int32_t t793 = rt_add_i(t791, v_x1302);
-      uint8_t t794 = v_x1305_d[t790];
-      int32_t t795 = v_x1306_d[t790];
-      int32_t t797 = (t794 ? t795 : t793);
-      int t800 = (uint64_t)(int64_t)t797 < (uint64_t)v_x1311;
-      int32_t t798 = t800 ? t797 : 0;
-      t799 |= !t800;
-      uint8_t t802 = rt_lt_i(t798, (int32_t)v_x1309_n);
-      int32_t t803;
-      if (t802) {
-        int t805 = (uint64_t)(int64_t)t798 < (uint64_t)v_x1309_n;
-        int32_t t804 = t805 ? v_x1309_d[t798] : 0;
-        t799 |= !t805;
-        t803 = t804;
+    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
+    for (int64_t t588 = 0; t588 < t587; t588++) {
+      const int32_t t589 = (int32_t)t588;
+      int32_t t590 = v_x1301_d[t589];
+      int32_t t592 = rt_add_i(t590, v_x1302);
+      uint8_t t593 = v_x1305_d[t589];
+      int32_t t594 = v_x1306_d[t589];
+      int32_t t596 = (t593 ? t594 : t592);
+      int32_t t597;
+      if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1311) {
+        t597 = t596;
       } else {
-        int32_t t807 = rt_sub_i(t798, (int32_t)v_x1309_n);
-        int t809 = (uint64_t)(int64_t)t807 < (uint64_t)v_x1310_n;
-        int32_t t808 = t809 ? v_x1310_d[t807] : 0;
-        t799 |= !t809;
-        t803 = t808;
+        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1311, 0.0, 0);
+        t597 = 0;
       }
-      if (__builtin_expect(t799 != 0, 0)) { /* again, recording the error */
-        int32_t t810 = v_x1301_d[t790];
-        int32_t t812 = rt_add_i(t810, v_x1302);
-        uint8_t t813 = v_x1305_d[t790];
-        int32_t t814 = v_x1306_d[t790];
-        int32_t t816 = (t813 ? t814 : t812);
-        int32_t t817;
-        if ((uint64_t)(int64_t)t816 < (uint64_t)v_x1311) {
-          t817 = t816;
+      uint8_t t599 = rt_lt_i(t597, (int32_t)v_x1309_n);
+      int32_t t600;
+      if (t599) {
+        int32_t t601;
+        if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1309_n) {
+          t601 = v_x1309_d[t597];
         } else {
-          NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x1311, 0.0, 0);
-          t817 = 0;
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1309_n, 0.0, 1);
+          t601 = 0;
         }
-        uint8_t t819 = rt_lt_i(t817, (int32_t)v_x1309_n);
-        int32_t t820;
-        if (t819) {
-          int32_t t821;
-          if ((uint64_t)(int64_t)t817 < (uint64_t)v_x1309_n) {
-            t821 = v_x1309_d[t817];
-          } else {
-            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t817, v_x1309_n, 0.0, 1);
-            t821 = 0;
-          }
-          t820 = t821;
+        t600 = t601;
+      } else {
+        int32_t t603 = rt_sub_i(t597, (int32_t)v_x1309_n);
+        int32_t t604;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1310_n) {
+          t604 = v_x1310_d[t603];
         } else {
-          int32_t t823 = rt_sub_i(t817, (int32_t)v_x1309_n);
-          int32_t t824;
-          if ((uint64_t)(int64_t)t823 < (uint64_t)v_x1310_n) {
-            t824 = v_x1310_d[t823];
-          } else {
-            NESSIE_RECORD(err, t789, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, v_x1310_n, 0.0, 2);
-            t824 = 0;
-          }
-          t820 = t824;
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1310_n, 0.0, 2);
+          t604 = 0;
         }
+        t600 = t604;
       }
-      v_x1315_d[t789] = t803;
+      v_x1315_d[t588] = t600;
     }
   }
   if (err->index != INT64_MAX)
@@ -3547,66 +3264,66 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t833 = 0; /* nonzero: a check below failed */
-    int32_t t825 = rtg::ld_stream(&A.v_x1301_d[ix]);
-    int32_t t827 = rt_add_i(t825, A.v_x1302);
-    uint8_t t828 = rtg::ld_stream(&A.v_x1305_d[ix]);
-    int32_t t829 = rtg::ld_stream(&A.v_x1306_d[ix]);
-    int32_t t831 = (t828 ? t829 : t827);
-    int t834 = (uint64_t)(int64_t)t831 < (uint64_t)A.v_x1311;
-    int32_t t832 = t834 ? t831 : 0;
-    t833 |= !t834;
-    uint8_t t836 = rt_lt_i(t832, (int32_t)A.v_x1309_n);
-    int32_t t837;
-    if (t836) {
-      int t839 = (uint64_t)(int64_t)t832 < (uint64_t)A.v_x1309_n;
-      int32_t t838 = t839 ? A.v_x1309_d[t832] : 0;
-      t833 |= !t839;
-      t837 = t838;
+    int t613 = 0; /* nonzero: a check below failed */
+    int32_t t605 = rtg::ld_stream(&A.v_x1301_d[ix]);
+    int32_t t607 = rt_add_i(t605, A.v_x1302);
+    uint8_t t608 = rtg::ld_stream(&A.v_x1305_d[ix]);
+    int32_t t609 = rtg::ld_stream(&A.v_x1306_d[ix]);
+    int32_t t611 = (t608 ? t609 : t607);
+    int t614 = (uint64_t)(int64_t)t611 < (uint64_t)A.v_x1311;
+    int32_t t612 = t614 ? t611 : 0;
+    t613 |= !t614;
+    uint8_t t616 = rt_lt_i(t612, (int32_t)A.v_x1309_n);
+    int32_t t617;
+    if (t616) {
+      int t619 = (uint64_t)(int64_t)t612 < (uint64_t)A.v_x1309_n;
+      int32_t t618 = t619 ? A.v_x1309_d[t612] : 0;
+      t613 |= !t619;
+      t617 = t618;
     } else {
-      int32_t t841 = rt_sub_i(t832, (int32_t)A.v_x1309_n);
-      int t843 = (uint64_t)(int64_t)t841 < (uint64_t)A.v_x1310_n;
-      int32_t t842 = t843 ? A.v_x1310_d[t841] : 0;
-      t833 |= !t843;
-      t837 = t842;
+      int32_t t621 = rt_sub_i(t612, (int32_t)A.v_x1309_n);
+      int t623 = (uint64_t)(int64_t)t621 < (uint64_t)A.v_x1310_n;
+      int32_t t622 = t623 ? A.v_x1310_d[t621] : 0;
+      t613 |= !t623;
+      t617 = t622;
     }
-    if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
-      int32_t t844 = rtg::ld_stream(&A.v_x1301_d[ix]);
-      int32_t t846 = rt_add_i(t844, A.v_x1302);
-      uint8_t t847 = rtg::ld_stream(&A.v_x1305_d[ix]);
-      int32_t t848 = rtg::ld_stream(&A.v_x1306_d[ix]);
-      int32_t t850 = (t847 ? t848 : t846);
-      int32_t t851;
-      if ((uint64_t)(int64_t)t850 < (uint64_t)A.v_x1311) {
-        t851 = t850;
+    if (__builtin_expect(t613 != 0, 0)) { /* again, recording the error */
+      int32_t t624 = rtg::ld_stream(&A.v_x1301_d[ix]);
+      int32_t t626 = rt_add_i(t624, A.v_x1302);
+      uint8_t t627 = rtg::ld_stream(&A.v_x1305_d[ix]);
+      int32_t t628 = rtg::ld_stream(&A.v_x1306_d[ix]);
+      int32_t t630 = (t627 ? t628 : t626);
+      int32_t t631;
+      if ((uint64_t)(int64_t)t630 < (uint64_t)A.v_x1311) {
+        t631 = t630;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t850, A.v_x1311, 0.0, 0);
-        t851 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, A.v_x1311, 0.0, 0);
+        t631 = 0;
       }
-      uint8_t t853 = rt_lt_i(t851, (int32_t)A.v_x1309_n);
-      int32_t t854;
-      if (t853) {
-        int32_t t855;
-        if ((uint64_t)(int64_t)t851 < (uint64_t)A.v_x1309_n) {
-          t855 = A.v_x1309_d[t851];
+      uint8_t t633 = rt_lt_i(t631, (int32_t)A.v_x1309_n);
+      int32_t t634;
+      if (t633) {
+        int32_t t635;
+        if ((uint64_t)(int64_t)t631 < (uint64_t)A.v_x1309_n) {
+          t635 = A.v_x1309_d[t631];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t851, A.v_x1309_n, 0.0, 1);
-          t855 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, A.v_x1309_n, 0.0, 1);
+          t635 = 0;
         }
-        t854 = t855;
+        t634 = t635;
       } else {
-        int32_t t857 = rt_sub_i(t851, (int32_t)A.v_x1309_n);
-        int32_t t858;
-        if ((uint64_t)(int64_t)t857 < (uint64_t)A.v_x1310_n) {
-          t858 = A.v_x1310_d[t857];
+        int32_t t637 = rt_sub_i(t631, (int32_t)A.v_x1309_n);
+        int32_t t638;
+        if ((uint64_t)(int64_t)t637 < (uint64_t)A.v_x1310_n) {
+          t638 = A.v_x1310_d[t637];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, A.v_x1310_n, 0.0, 2);
-          t858 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, A.v_x1310_n, 0.0, 2);
+          t638 = 0;
         }
-        t854 = t858;
+        t634 = t638;
       }
     }
-    return K13_0_V{t837};
+    return K13_0_V{t617};
   }
 };
 struct K13_0_store {
@@ -3637,11 +3354,11 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, in
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t859 = v_x1305->len;
-    v_x1315 = rtg_vec_new(RT_INT, t859);
+    const int64_t t639 = v_x1305->len;
+    v_x1315 = rtg_vec_new(RT_INT, t639);
     A.v_x1315_d = v_x1315->data.i;
     A.v_x1315_n = v_x1315->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t859);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t639);
   }
   *out_v_x1315 = v_x1315;
   return;
@@ -3670,34 +3387,28 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, R
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t861 = 0; /* nonzero: a check below failed */
-    int t862 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t860 = t862 ? v_x1536_d[0] : 0;
-    t861 |= !t862;
-    if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
-      int32_t t863;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-        t863 = v_x1536_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-        t863 = 0;
-      }
+    int32_t t640;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+      t640 = v_x1536_d[0];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+      t640 = 0;
     }
-    v_x1537 = t860;
+    v_x1537 = t640;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t864 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t864);
+      const int64_t t641 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t641);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t864 >= RT_PARALLEL_MIN)
-      for (int64_t t865 = 0; t865 < t864; t865++) {
-        const int32_t t866 = (int32_t)t865;
-        v_x1539_d[t865] = v_x1537;
+      RT_PARALLEL_FOR_IF(t641 >= RT_PARALLEL_MIN)
+      for (int64_t t642 = 0; t642 < t641; t642++) {
+        const int32_t t643 = (int32_t)t642;
+        v_x1539_d[t642] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -3726,20 +3437,20 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t868 = 0; /* nonzero: a check below failed */
-    int t869 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
-    int32_t t867 = t869 ? A.v_x1536_d[0] : 0;
-    t868 |= !t869;
-    if (__builtin_expect(t868 != 0, 0)) { /* again, recording the error */
-      int32_t t870;
+    int t645 = 0; /* nonzero: a check below failed */
+    int t646 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
+    int32_t t644 = t646 ? A.v_x1536_d[0] : 0;
+    t645 |= !t646;
+    if (__builtin_expect(t645 != 0, 0)) { /* again, recording the error */
+      int32_t t647;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n) {
-        t870 = A.v_x1536_d[0];
+        t647 = A.v_x1536_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1536_n, 0.0, 0);
-        t870 = 0;
+        t647 = 0;
       }
     }
-    return K14_0_V{t867};
+    return K14_0_V{t644};
   }
 };
 struct alignas(8) K14_1_V {
@@ -3777,11 +3488,11 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, Rt
   }
   /* MAP */
   {
-    const int64_t t871 = 1;
-    v_x1539 = rtg_vec_new(RT_INT, t871);
+    const int64_t t648 = 1;
+    v_x1539 = rtg_vec_new(RT_INT, t648);
     A.v_x1539_d = v_x1539->data.i;
     A.v_x1539_n = v_x1539->len;
-    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t871);
+    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t648);
   }
   rtg_free(K14_0_value);
   K14_0_value = NULL;
@@ -3815,99 +3526,91 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t872 = v_x1541_n;
-    const int64_t t873 = t872 > 0 ? (t872 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t874 = (uint8_t *)rt_alloc_atomic((size_t)t872 + 1);
-    int64_t *t875 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t873 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t873 > 1)
-    for (int64_t t876 = 0; t876 < t873; t876++) {
+    const int64_t t649 = v_x1541_n;
+    const int64_t t650 = t649 > 0 ? (t649 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t651 = (uint8_t *)rt_alloc_atomic((size_t)t649 + 1);
+    int64_t *t652 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t650 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t650 > 1)
+    for (int64_t t653 = 0; t653 < t650; t653++) {
       int64_t kept[2] = {0};
-      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
-      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
-        const int32_t t878 = (int32_t)t877;
-        int32_t t876x0;
-        int32_t t876x1;
-        int32_t t881 = v_x1541_d[t878];
-        t876x0 = t881;
-        t876x1 = t881;
-        uint8_t t882;
-        uint8_t t883;
-        int t885 = 0; /* nonzero: a check below failed */
-        int t886 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t884 = t886 ? v_dev_1548_d[0] : 0;
-        t885 |= !t886;
-        uint8_t t888 = rt_lt_i(t876x0, t884);
-        uint8_t t890 = rt_gt_i(t876x1, t884);
-        if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
-          int32_t t891;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-            t891 = v_dev_1548_d[0];
-          } else {
-            NESSIE_RECORD(err, t877, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-            t891 = 0;
-          }
-          uint8_t t893 = rt_lt_i(t876x0, t891);
-          uint8_t t895 = rt_gt_i(t876x1, t891);
+      const int64_t t653_end = (t653 + 1) * RT_CHUNK < t649 ? (t653 + 1) * RT_CHUNK : t649;
+      for (int64_t t654 = t653 * RT_CHUNK; t654 < t653_end; t654++) {
+        const int32_t t655 = (int32_t)t654;
+        int32_t t653x0;
+        int32_t t653x1;
+        int32_t t658 = v_x1541_d[t655];
+        t653x0 = t658;
+        t653x1 = t658;
+        uint8_t t659;
+        uint8_t t660;
+        int32_t t661;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+          t661 = v_dev_1548_d[0];
+        } else {
+          NESSIE_RECORD(err, t654, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          t661 = 0;
         }
-        t882 = t888;
-        t883 = t890;
-        kept[0] += t882 != 0;
-        kept[1] += t883 != 0;
-        t874[t877] = (uint8_t)((t882 != 0) << 0 | (t883 != 0) << 1);
+        uint8_t t663 = rt_lt_i(t653x0, t661);
+        uint8_t t665 = rt_gt_i(t653x1, t661);
+        t659 = t663;
+        t660 = t665;
+        kept[0] += t659 != 0;
+        kept[1] += t660 != 0;
+        t651[t654] = (uint8_t)((t659 != 0) << 0 | (t660 != 0) << 1);
       }
-      t875[0 * t873 + t876] = kept[0];
-      t875[1 * t873 + t876] = kept[1];
+      t652[0 * t650 + t653] = kept[0];
+      t652[1 * t650 + t653] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t874);
-      rt_free(t875);
+      rt_free(t651);
+      rt_free(t652);
       goto fail;
     }
-    int64_t t896 = 0;
-    for (int64_t t876 = 0; t876 < t873; t876++) {
-      const int64_t k = t875[0 * t873 + t876];
-      t875[0 * t873 + t876] = t896;
-      t896 += k;
+    int64_t t666 = 0;
+    for (int64_t t653 = 0; t653 < t650; t653++) {
+      const int64_t k = t652[0 * t650 + t653];
+      t652[0 * t650 + t653] = t666;
+      t666 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t896);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t666);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t897 = 0;
-    for (int64_t t876 = 0; t876 < t873; t876++) {
-      const int64_t k = t875[1 * t873 + t876];
-      t875[1 * t873 + t876] = t897;
-      t897 += k;
+    int64_t t667 = 0;
+    for (int64_t t653 = 0; t653 < t650; t653++) {
+      const int64_t k = t652[1 * t650 + t653];
+      t652[1 * t650 + t653] = t667;
+      t667 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t897);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t667);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t873 > 1)
-    for (int64_t t876 = 0; t876 < t873; t876++) {
+    RT_PARALLEL_FOR_IF(t650 > 1)
+    for (int64_t t653 = 0; t653 < t650; t653++) {
       int64_t at[2];
-      at[0] = t875[0 * t873 + t876];
-      at[1] = t875[1 * t873 + t876];
-      const int64_t t876_end = (t876 + 1) * RT_CHUNK < t872 ? (t876 + 1) * RT_CHUNK : t872;
-      for (int64_t t877 = t876 * RT_CHUNK; t877 < t876_end; t877++) {
-        const int32_t t878 = (int32_t)t877;
-        if (!t874[t877])
+      at[0] = t652[0 * t650 + t653];
+      at[1] = t652[1 * t650 + t653];
+      const int64_t t653_end = (t653 + 1) * RT_CHUNK < t649 ? (t653 + 1) * RT_CHUNK : t649;
+      for (int64_t t654 = t653 * RT_CHUNK; t654 < t653_end; t654++) {
+        const int32_t t655 = (int32_t)t654;
+        if (!t651[t654])
           continue;
-        int32_t t876y0;
-        int32_t t876y1;
-        int32_t t898 = v_x1541_d[t878];
-        t876y0 = t898;
-        t876y1 = t898;
-        if (t874[t877] >> 0 & 1) {
-          v_x1546_d[at[0]] = t876y0;
+        int32_t t653y0;
+        int32_t t653y1;
+        int32_t t668 = v_x1541_d[t655];
+        t653y0 = t668;
+        t653y1 = t668;
+        if (t651[t654] >> 0 & 1) {
+          v_x1546_d[at[0]] = t653y0;
           at[0]++;
         }
-        if (t874[t877] >> 1 & 1) {
-          v_x1547_d[at[1]] = t876y1;
+        if (t651[t654] >> 1 & 1) {
+          v_x1547_d[at[1]] = t653y1;
           at[1]++;
         }
       }
     }
-    rt_free(t874);
-    rt_free(t875);
+    rt_free(t651);
+    rt_free(t652);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3937,8 +3640,8 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t899 = A.v_x1541_d[ix];
-    return K15_0_V{t899, t899};
+    int32_t t669 = A.v_x1541_d[ix];
+    return K15_0_V{t669, t669};
   }
 };
 struct K15_0_store {
@@ -3957,24 +3660,24 @@ struct K15_0_store {
 struct K15_0_pred {
   K15_A A;
   __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
-    int t901 = 0; /* nonzero: a check below failed */
-    int t902 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
-    int32_t t900 = t902 ? A.v_dev_1548_d[0] : 0;
-    t901 |= !t902;
-    uint8_t t904 = rt_lt_i(v.v0, t900);
-    uint8_t t906 = rt_gt_i(v.v1, t900);
-    if (__builtin_expect(t901 != 0, 0)) { /* again, recording the error */
-      int32_t t907;
+    int t671 = 0; /* nonzero: a check below failed */
+    int t672 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
+    int32_t t670 = t672 ? A.v_dev_1548_d[0] : 0;
+    t671 |= !t672;
+    uint8_t t674 = rt_lt_i(v.v0, t670);
+    uint8_t t676 = rt_gt_i(v.v1, t670);
+    if (__builtin_expect(t671 != 0, 0)) { /* again, recording the error */
+      int32_t t677;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
-        t907 = A.v_dev_1548_d[0];
+        t677 = A.v_dev_1548_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1548_n, 0.0, 0);
-        t907 = 0;
+        t677 = 0;
       }
-      uint8_t t909 = rt_lt_i(v.v0, t907);
-      uint8_t t911 = rt_gt_i(v.v1, t907);
+      uint8_t t679 = rt_lt_i(v.v0, t677);
+      uint8_t t681 = rt_gt_i(v.v1, t677);
     }
-    return ((unsigned)((t904) != 0) << 0) | ((unsigned)((t906) != 0) << 1);
+    return ((unsigned)((t674) != 0) << 0) | ((unsigned)((t676) != 0) << 1);
   }
 };
 static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
@@ -3991,27 +3694,27 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, Rt
   RtValue *v_x1546 = NULL;
   RtValue *v_x1547 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t912; /* the slots of its classes' counts */
-  int64_t t913; /* its size */
+  rtg::SplitCounts t682; /* the slots of its classes' counts */
+  int64_t t683; /* its size */
   {
-    const int64_t t914 = v_x1541->len;
-    v_x1546 = rtg_vec_new(RT_INT, t914);
+    const int64_t t684 = v_x1541->len;
+    v_x1546 = rtg_vec_new(RT_INT, t684);
     A.v_x1546_d = v_x1546->data.i;
     A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_new(RT_INT, t914);
+    v_x1547 = rtg_vec_new(RT_INT, t684);
     A.v_x1547_d = v_x1547->data.i;
     A.v_x1547_n = v_x1547->len;
-    t913 = t914;
-    t912 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t914, K15_0_store{A});
+    t683 = t684;
+    t682 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t684, K15_0_store{A});
   }
   {
-    int64_t t915[2];
-    t915[0] = rtg::filter_count(t912.at[0]);
-    t915[1] = rtg::filter_count(t912.at[1]);
-    v_x1546 = rtg_vec_fit(v_x1546, t915[0]);
+    int64_t t685[2];
+    t685[0] = rtg::filter_count(t682.at[0]);
+    t685[1] = rtg::filter_count(t682.at[1]);
+    v_x1546 = rtg_vec_fit(v_x1546, t685[0]);
     A.v_x1546_d = v_x1546->data.i;
     A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t915[1]);
+    v_x1547 = rtg_vec_fit(v_x1547, t685[1]);
     A.v_x1547_d = v_x1547->data.i;
     A.v_x1547_n = v_x1547->len;
   }
@@ -4056,10 +3759,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t916 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t916->data.i[0] = v_x62;
-    t916->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t916);
+    RtValue *t686 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t686->data.i[0] = v_x62;
+    t686->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t686);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -4345,16 +4048,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t917 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t917->data.i[0] = 3;
-  t917->data.i[1] = 1;
-  t917->data.i[2] = 4;
-  t917->data.i[3] = 1;
-  t917->data.i[4] = 5;
-  t917->data.i[5] = 9;
-  t917->data.i[6] = 2;
-  t917->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t917);
+  RtValue *t687 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t687->data.i[0] = 3;
+  t687->data.i[1] = 1;
+  t687->data.i[2] = 4;
+  t687->data.i[3] = 1;
+  t687->data.i[4] = 5;
+  t687->data.i[5] = 9;
+  t687->data.i[6] = 2;
+  t687->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t687);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

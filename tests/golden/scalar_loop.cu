@@ -194,25 +194,17 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtVa
     RT_PARALLEL_FOR_UNEVEN_IF(t7 > 1)
     for (int64_t t8 = 0; t8 < t7; t8++) {
       const int32_t t9 = (int32_t)t8;
-      int t12 = 0; /* nonzero: a check below failed */
       int32_t t10 = v_x22_d[t9];
-      int t13 = (uint64_t)(int64_t)t9 < (uint64_t)v_x23_n;
-      int32_t t11 = t13 ? v_x23_d[t9] : 0;
-      t12 |= !t13;
-      int32_t t14 = sf_euclid(t10, t11, (RtKernelError *)0, 0, 0, 0, 0, &t12);
-      if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
-        int32_t t15 = v_x22_d[t9];
-        int32_t t16;
-        if ((uint64_t)(int64_t)t9 < (uint64_t)v_x23_n) {
-          t16 = v_x23_d[t9];
-        } else {
-          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x23_n, 0.0, 0);
-          t16 = 0;
-        }
-        int t18 = 0;
-        int32_t t17 = sf_euclid(t15, t16, err, t8, run, 0, 1, &t18);
+      int32_t t11;
+      if ((uint64_t)(int64_t)t9 < (uint64_t)v_x23_n) {
+        t11 = v_x23_d[t9];
+      } else {
+        NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x23_n, 0.0, 0);
+        t11 = 0;
       }
-      v_x24_d[t8] = t14;
+      int t13 = 0;
+      int32_t t12 = sf_euclid(t10, t11, err, t8, run, 0, 1, &t13);
+      v_x24_d[t8] = t12;
     }
   }
   if (err->index != INT64_MAX)
@@ -239,25 +231,25 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t21 = 0; /* nonzero: a check below failed */
-    int32_t t19 = A.v_x22_d[ix];
-    int t22 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n;
-    int32_t t20 = t22 ? A.v_x23_d[ix] : 0;
-    t21 |= !t22;
-    int32_t t23 = sf_euclid(t19, t20, (RtKernelError *)0, 0, 0, 0, 0, &t21);
-    if (__builtin_expect(t21 != 0, 0)) { /* again, recording the error */
-      int32_t t24 = A.v_x22_d[ix];
-      int32_t t25;
+    int t16 = 0; /* nonzero: a check below failed */
+    int32_t t14 = A.v_x22_d[ix];
+    int t17 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n;
+    int32_t t15 = t17 ? A.v_x23_d[ix] : 0;
+    t16 |= !t17;
+    int32_t t18 = sf_euclid(t14, t15, (RtKernelError *)0, 0, 0, 0, 0, &t16);
+    if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
+      int32_t t19 = A.v_x22_d[ix];
+      int32_t t20;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n) {
-        t25 = A.v_x23_d[ix];
+        t20 = A.v_x23_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x23_n, 0.0, 0);
-        t25 = 0;
+        t20 = 0;
       }
-      int t27 = 0;
-      int32_t t26 = sf_euclid(t24, t25, A.err, i, A.run, 0, 1, &t27);
+      int t22 = 0;
+      int32_t t21 = sf_euclid(t19, t20, A.err, i, A.run, 0, 1, &t22);
     }
-    return K1_0_V{t23};
+    return K1_0_V{t18};
   }
 };
 struct K1_0_store {
@@ -280,11 +272,11 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtVal
   RtValue *v_x24 = NULL;
   /* MAP */
   {
-    const int64_t t28 = v_x22->len;
-    v_x24 = rtg_vec_new(RT_INT, t28);
+    const int64_t t23 = v_x22->len;
+    v_x24 = rtg_vec_new(RT_INT, t23);
     A.v_x24_d = v_x24->data.i;
     A.v_x24_n = v_x24->len;
-    rtg::map_uneven("K1", loc, K1_0_pull{A}, K1_0_store{A}, t28);
+    rtg::map_uneven("K1", loc, K1_0_pull{A}, K1_0_store{A}, t23);
   }
   *out_v_x24 = v_x24;
   return;
@@ -438,18 +430,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 22);
-  RtValue *t29 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t29->data.i[0] = 12;
-  t29->data.i[1] = 35;
-  t29->data.i[2] = 81;
-  v_x17 = NESSIE_TO_DEVICE(t29);
+  RtValue *t24 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t24->data.i[0] = 12;
+  t24->data.i[1] = 35;
+  t24->data.i[2] = 81;
+  v_x17 = NESSIE_TO_DEVICE(t24);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 41);
-  RtValue *t30 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t30->data.i[0] = 18;
-  t30->data.i[1] = 14;
-  t30->data.i[2] = 27;
-  v_x18 = NESSIE_TO_DEVICE(t30);
+  RtValue *t25 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t25->data.i[0] = 18;
+  t25->data.i[1] = 14;
+  t25->data.i[2] = 27;
+  v_x18 = NESSIE_TO_DEVICE(t25);
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x18->len;
   int32_t v_x19 = 0;

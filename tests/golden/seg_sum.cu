@@ -197,22 +197,16 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVa
       for (int64_t t4 = v_x57_off[t3]; t4 < v_x57_off[t3 + 1]; t4++) {
         const int32_t t5 = (int32_t)t4;
         int32_t t3x0;
-        int t7 = 0; /* nonzero: a check below failed */
-        int t8 = (uint64_t)(int64_t)t5 < (uint64_t)v_x54_n;
-        int32_t t6 = t8 ? v_x54_d[t5] : 0;
-        t7 |= !t8;
-        if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
-          int32_t t9;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x54_n) {
-            t9 = v_x54_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x54_n, 0.0, 0);
-            t9 = 0;
-          }
+        int32_t t6;
+        if ((uint64_t)(int64_t)t5 < (uint64_t)v_x54_n) {
+          t6 = v_x54_d[t5];
+        } else {
+          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x54_n, 0.0, 0);
+          t6 = 0;
         }
         t3x0 = t6;
-        int32_t t11 = rt_add_i(t3a0, t3x0);
-        t3a0 = t11;
+        int32_t t8 = rt_add_i(t3a0, t3x0);
+        t3a0 = t8;
       }
       v_x58_d[t3] = t3a0;
     }
@@ -241,20 +235,20 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t13 = 0; /* nonzero: a check below failed */
-    int t14 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n;
-    int32_t t12 = t14 ? A.v_x54_d[ix] : 0;
-    t13 |= !t14;
-    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
-      int32_t t15;
+    int t10 = 0; /* nonzero: a check below failed */
+    int t11 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n;
+    int32_t t9 = t11 ? A.v_x54_d[ix] : 0;
+    t10 |= !t11;
+    if (__builtin_expect(t10 != 0, 0)) { /* again, recording the error */
+      int32_t t12;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n) {
-        t15 = A.v_x54_d[ix];
+        t12 = A.v_x54_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x54_n, 0.0, 0);
-        t15 = 0;
+        t12 = 0;
       }
     }
-    return K2_0_V{t12};
+    return K2_0_V{t9};
   }
 };
 struct K2_0_store {
@@ -266,8 +260,8 @@ struct K2_0_store {
 struct K2_0_op {
   K2_A A;
   __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
-    int32_t t17 = rt_add_i(a.v0, b.v0);
-    return K2_0_V{t17};
+    int32_t t14 = rt_add_i(a.v0, b.v0);
+    return K2_0_V{t14};
   }
 };
 struct K2_0_add {
@@ -296,8 +290,8 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVal
   RtValue *v_x58 = NULL;
   /* SEG_REDUCE */
   {
-    const int64_t t18 = v_x57->len;
-    v_x58 = rtg_vec_new(RT_INT, t18);
+    const int64_t t15 = v_x57->len;
+    v_x58 = rtg_vec_new(RT_INT, t15);
     A.v_x58_d = v_x58->data.i;
     A.v_x58_n = v_x58->len;
     rtg::segmented_sum("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{0}, v_x57, K2_0_store{A}, K2_0_add{A}, K2_0_zero{A});
@@ -330,93 +324,62 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int3
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t19 = v_x67;
-    if (t19 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t19, 0.0, 0);
+    const int64_t t16 = v_x67;
+    if (t16 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t16, 0.0, 0);
       goto fail;
     }
-    v_x69 = rt_value_new(rt_vec_type(RT_INT), t19);
+    v_x69 = rt_value_new(rt_vec_type(RT_INT), t16);
     int32_t *v_x69_d = v_x69->data.i;
     const int64_t v_x69_n = v_x69->len;
-    RT_PARALLEL_FOR_IF(t19 >= RT_PARALLEL_MIN)
-    for (int64_t t20 = 0; t20 < t19; t20++) {
-      const int32_t t21 = (int32_t)t20;
-      int t26 = 0; /* nonzero: a check below failed */
-      uint8_t t23 = rt_lt_i(t21, (int32_t)v_x66_n);
-      int32_t t24;
-      if (t23) {
-        int t27 = (uint64_t)(int64_t)t21 < (uint64_t)v_x66_n;
-        int32_t t25 = t27 ? v_x66_d[t21] : 0;
-        t26 |= !t27;
-        t24 = t25;
+    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
+    for (int64_t t17 = 0; t17 < t16; t17++) {
+      const int32_t t18 = (int32_t)t17;
+      uint8_t t20 = rt_lt_i(t18, (int32_t)v_x66_n);
+      int32_t t21;
+      if (t20) {
+        int32_t t22;
+        if ((uint64_t)(int64_t)t18 < (uint64_t)v_x66_n) {
+          t22 = v_x66_d[t18];
+        } else {
+          NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 1, 0, RT_GATHER, t18, v_x66_n, 0.0, 1);
+          t22 = 0;
+        }
+        t21 = t22;
       } else {
-        int32_t t29 = rt_sub_i(t21, (int32_t)v_x66_n);
-        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x63;
-        int32_t t30 = t31 ? t29 : 0;
-        t26 |= !t31;
-        uint8_t t33 = rt_lt_i(t30, 0);
-        int32_t t34;
-        if (t33) {
-          int t36 = (uint64_t)(int64_t)t30 < (uint64_t)0;
-          int32_t t35 = t36 ? t30 : 0;
-          t26 |= !t36;
-          t34 = 0;
+        int32_t t24 = rt_sub_i(t18, (int32_t)v_x66_n);
+        int32_t t25;
+        if ((uint64_t)(int64_t)t24 < (uint64_t)v_x63) {
+          t25 = t24;
         } else {
-          int32_t t38 = rt_sub_i(t30, 0);
-          int t40 = (uint64_t)(int64_t)t38 < (uint64_t)v_x62_n;
-          int32_t t39 = t40 ? v_x62_d[t38] : 0;
-          t26 |= !t40;
-          t34 = t39;
+          NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 1, 0, RT_GATHER, t24, v_x63, 0.0, 2);
+          t25 = 0;
         }
-        t24 = t34;
-      }
-      if (__builtin_expect(t26 != 0, 0)) { /* again, recording the error */
-        uint8_t t42 = rt_lt_i(t21, (int32_t)v_x66_n);
-        int32_t t43;
-        if (t42) {
-          int32_t t44;
-          if ((uint64_t)(int64_t)t21 < (uint64_t)v_x66_n) {
-            t44 = v_x66_d[t21];
+        uint8_t t27 = rt_lt_i(t25, 0);
+        int32_t t28;
+        if (t27) {
+          int32_t t29;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)0) {
+            t29 = t25;
           } else {
-            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t21, v_x66_n, 0.0, 1);
-            t44 = 0;
+            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 1, 0, RT_GATHER, t25, 0, 0.0, 3);
+            t29 = 0;
           }
-          t43 = t44;
+          t28 = 0;
         } else {
-          int32_t t46 = rt_sub_i(t21, (int32_t)v_x66_n);
-          int32_t t47;
-          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x63) {
-            t47 = t46;
+          int32_t t31 = rt_sub_i(t25, 0);
+          int32_t t32;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x62_n) {
+            t32 = v_x62_d[t31];
           } else {
-            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x63, 0.0, 2);
-            t47 = 0;
+            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 1, 0, RT_GATHER, t31, v_x62_n, 0.0, 4);
+            t32 = 0;
           }
-          uint8_t t49 = rt_lt_i(t47, 0);
-          int32_t t50;
-          if (t49) {
-            int32_t t51;
-            if ((uint64_t)(int64_t)t47 < (uint64_t)0) {
-              t51 = t47;
-            } else {
-              NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t47, 0, 0.0, 3);
-              t51 = 0;
-            }
-            t50 = 0;
-          } else {
-            int32_t t53 = rt_sub_i(t47, 0);
-            int32_t t54;
-            if ((uint64_t)(int64_t)t53 < (uint64_t)v_x62_n) {
-              t54 = v_x62_d[t53];
-            } else {
-              NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t53, v_x62_n, 0.0, 4);
-              t54 = 0;
-            }
-            t50 = t54;
-          }
-          t43 = t50;
+          t28 = t32;
         }
+        t21 = t28;
       }
-      v_x69_d[t20] = t24;
+      v_x69_d[t17] = t21;
     }
   }
   if (err->index != INT64_MAX)
@@ -445,82 +408,82 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t59 = 0; /* nonzero: a check below failed */
-    uint8_t t56 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-    int32_t t57;
-    if (t56) {
-      int t60 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
-      int32_t t58 = t60 ? rtg::ld_stream(&A.v_x66_d[ix]) : 0;
-      t59 |= !t60;
-      t57 = t58;
+    int t37 = 0; /* nonzero: a check below failed */
+    uint8_t t34 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+    int32_t t35;
+    if (t34) {
+      int t38 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
+      int32_t t36 = t38 ? rtg::ld_stream(&A.v_x66_d[ix]) : 0;
+      t37 |= !t38;
+      t35 = t36;
     } else {
-      int32_t t62 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-      int t64 = (uint64_t)(int64_t)t62 < (uint64_t)A.v_x63;
-      int32_t t63 = t64 ? t62 : 0;
-      t59 |= !t64;
-      uint8_t t66 = rt_lt_i(t63, 0);
-      int32_t t67;
-      if (t66) {
-        int t69 = (uint64_t)(int64_t)t63 < (uint64_t)0;
-        int32_t t68 = t69 ? t63 : 0;
-        t59 |= !t69;
-        t67 = 0;
+      int32_t t40 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+      int t42 = (uint64_t)(int64_t)t40 < (uint64_t)A.v_x63;
+      int32_t t41 = t42 ? t40 : 0;
+      t37 |= !t42;
+      uint8_t t44 = rt_lt_i(t41, 0);
+      int32_t t45;
+      if (t44) {
+        int t47 = (uint64_t)(int64_t)t41 < (uint64_t)0;
+        int32_t t46 = t47 ? t41 : 0;
+        t37 |= !t47;
+        t45 = 0;
       } else {
-        int32_t t71 = rt_sub_i(t63, 0);
-        int t73 = (uint64_t)(int64_t)t71 < (uint64_t)A.v_x62_n;
-        int32_t t72 = t73 ? A.v_x62_d[t71] : 0;
-        t59 |= !t73;
-        t67 = t72;
+        int32_t t49 = rt_sub_i(t41, 0);
+        int t51 = (uint64_t)(int64_t)t49 < (uint64_t)A.v_x62_n;
+        int32_t t50 = t51 ? A.v_x62_d[t49] : 0;
+        t37 |= !t51;
+        t45 = t50;
       }
-      t57 = t67;
+      t35 = t45;
     }
-    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-      uint8_t t75 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-      int32_t t76;
-      if (t75) {
-        int32_t t77;
+    if (__builtin_expect(t37 != 0, 0)) { /* again, recording the error */
+      uint8_t t53 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+      int32_t t54;
+      if (t53) {
+        int32_t t55;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
-          t77 = rtg::ld_stream(&A.v_x66_d[ix]);
+          t55 = rtg::ld_stream(&A.v_x66_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x66_n, 0.0, 0);
-          t77 = 0;
+          t55 = 0;
         }
-        t76 = t77;
+        t54 = t55;
       } else {
-        int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-        int32_t t80;
-        if ((uint64_t)(int64_t)t79 < (uint64_t)A.v_x63) {
-          t80 = t79;
+        int32_t t57 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+        int32_t t58;
+        if ((uint64_t)(int64_t)t57 < (uint64_t)A.v_x63) {
+          t58 = t57;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t79, A.v_x63, 0.0, 1);
-          t80 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t57, A.v_x63, 0.0, 1);
+          t58 = 0;
         }
-        uint8_t t82 = rt_lt_i(t80, 0);
-        int32_t t83;
-        if (t82) {
-          int32_t t84;
-          if ((uint64_t)(int64_t)t80 < (uint64_t)0) {
-            t84 = t80;
+        uint8_t t60 = rt_lt_i(t58, 0);
+        int32_t t61;
+        if (t60) {
+          int32_t t62;
+          if ((uint64_t)(int64_t)t58 < (uint64_t)0) {
+            t62 = t58;
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t80, 0, 0.0, 2);
-            t84 = 0;
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t58, 0, 0.0, 2);
+            t62 = 0;
           }
-          t83 = 0;
+          t61 = 0;
         } else {
-          int32_t t86 = rt_sub_i(t80, 0);
-          int32_t t87;
-          if ((uint64_t)(int64_t)t86 < (uint64_t)A.v_x62_n) {
-            t87 = A.v_x62_d[t86];
+          int32_t t64 = rt_sub_i(t58, 0);
+          int32_t t65;
+          if ((uint64_t)(int64_t)t64 < (uint64_t)A.v_x62_n) {
+            t65 = A.v_x62_d[t64];
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t86, A.v_x62_n, 0.0, 3);
-            t87 = 0;
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t64, A.v_x62_n, 0.0, 3);
+            t65 = 0;
           }
-          t83 = t87;
+          t61 = t65;
         }
-        t76 = t83;
+        t54 = t61;
       }
     }
-    return K3_0_V{t57};
+    return K3_0_V{t35};
   }
 };
 struct K3_0_store {
@@ -545,15 +508,15 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t88 = v_x67;
-    if (t88 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t88, 0.0, run, 4};
+    const int64_t t66 = v_x67;
+    if (t66 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, run, 4};
       goto fail;
     }
-    v_x69 = rtg_vec_new(RT_INT, t88);
+    v_x69 = rtg_vec_new(RT_INT, t66);
     A.v_x69_d = v_x69->data.i;
     A.v_x69_n = v_x69->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t88);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t66);
   }
   *out_v_x69 = v_x69;
   return;
@@ -702,28 +665,28 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t89 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t89->data.i[0] = 1;
-  t89->data.i[1] = 2;
-  t89->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t89);
+  RtValue *t67 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t67->data.i[0] = 1;
+  t67->data.i[1] = 2;
+  t67->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t67);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t90 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t90->data.i[0] = 4;
-  t90->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t90);
+  RtValue *t68 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t68->data.i[0] = 4;
+  t68->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t68);
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t91->data.i[0] = v_x22;
-  t91->data.i[1] = 0;
-  t91->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t91);
+  RtValue *t69 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t69->data.i[0] = v_x22;
+  t69->data.i[1] = 0;
+  t69->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t69);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
   int32_t v_x40 = 0;

@@ -297,18 +297,12 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtVal
   int32_t v_x34 = 0;
   /* ONCE */
   {
-    int t13 = 0; /* nonzero: a check below failed */
-    int t14 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
-    int32_t t12 = t14 ? v_x33_d[v_x32] : 0;
-    t13 |= !t14;
-    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
-      int32_t t15;
-      if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
-        t15 = v_x33_d[v_x32];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
-        t15 = 0;
-      }
+    int32_t t12;
+    if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
+      t12 = v_x33_d[v_x32];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
+      t12 = 0;
     }
     v_x34 = t12;
   }
@@ -335,20 +329,20 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t17 = 0; /* nonzero: a check below failed */
-    int t18 = (uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n;
-    int32_t t16 = t18 ? A.v_x33_d[A.v_x32] : 0;
-    t17 |= !t18;
-    if (__builtin_expect(t17 != 0, 0)) { /* again, recording the error */
-      int32_t t19;
+    int t14 = 0; /* nonzero: a check below failed */
+    int t15 = (uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n;
+    int32_t t13 = t15 ? A.v_x33_d[A.v_x32] : 0;
+    t14 |= !t15;
+    if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
+      int32_t t16;
       if ((uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n) {
-        t19 = A.v_x33_d[A.v_x32];
+        t16 = A.v_x33_d[A.v_x32];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, A.v_x32, A.v_x33_n, 0.0, 0);
-        t19 = 0;
+        t16 = 0;
       }
     }
-    return K3_0_V{t16};
+    return K3_0_V{t13};
   }
 };
 static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
@@ -363,13 +357,13 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValu
   A.v_x33_n = v_x33->len;
   int32_t v_x34 = 0;
   /* ONCE */
-  K3_0_V *t20; /* the slot of its values */
+  K3_0_V *t17; /* the slot of its values */
   {
-    t20 = rtg::once_launch<K3_0_V>("K3", loc, K3_0_pull{A});
+    t17 = rtg::once_launch<K3_0_V>("K3", loc, K3_0_pull{A});
   }
   {
-    const K3_0_V t21 = rtg::once_read(t20);
-    v_x34 = t21.v0;
+    const K3_0_V t18 = rtg::once_read(t17);
+    v_x34 = t18.v0;
     A.v_x34 = v_x34;
   }
   *out_v_x34 = v_x34;
@@ -532,13 +526,13 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/sort.nesl", 4, 8);
-  RtValue *t22 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t22->data.i[0] = 5;
-  t22->data.i[1] = 3;
-  t22->data.i[2] = 9;
-  t22->data.i[3] = 1;
-  t22->data.i[4] = 7;
-  v_x17 = NESSIE_TO_DEVICE(t22);
+  RtValue *t19 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t19->data.i[0] = 5;
+  t19->data.i[1] = 3;
+  t19->data.i[2] = 9;
+  t19->data.i[3] = 1;
+  t19->data.i[4] = 7;
+  v_x17 = NESSIE_TO_DEVICE(t19);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "middle", 0, fn_middle(v_x17, &v_x18));

@@ -234,116 +234,71 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVa
     RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
     for (int64_t t16 = 0; t16 < t15; t16++) {
       const int32_t t17 = (int32_t)t16;
-      int t22 = 0; /* nonzero: a check below failed */
       uint8_t t19 = rt_lt_i(t17, v_x84);
       char t20;
       if (t19) {
-        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)v_x84;
-        int32_t t21 = t23 ? t17 : 0;
-        t22 |= !t23;
-        uint8_t t25 = rt_lt_i(t21, v_x80);
-        char t26;
-        if (t25) {
-          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x80;
-          int32_t t27 = t28 ? t21 : 0;
-          t22 |= !t28;
-          uint8_t t30 = rt_lt_i(t27, (int32_t)v_x78_n);
-          char t31;
-          if (t30) {
-            int t33 = (uint64_t)(int64_t)t27 < (uint64_t)v_x78_n;
-            char t32 = t33 ? v_x78_d[t27] : 0;
-            t22 |= !t33;
-            t31 = t32;
-          } else {
-            int32_t t35 = rt_sub_i(t27, (int32_t)v_x78_n);
-            int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x79_n;
-            char t36 = t37 ? v_x79_d[t35] : 0;
-            t22 |= !t37;
-            t31 = t36;
-          }
-          t26 = t31;
+        int32_t t21;
+        if ((uint64_t)(int64_t)t17 < (uint64_t)v_x84) {
+          t21 = t17;
         } else {
-          int32_t t39 = rt_sub_i(t21, v_x80);
-          int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x83_n;
-          char t40 = t41 ? v_x83_d[t39] : 0;
-          t22 |= !t41;
-          t26 = t40;
+          NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x84, 0.0, 1);
+          t21 = 0;
         }
-        t20 = t26;
+        uint8_t t23 = rt_lt_i(t21, v_x80);
+        char t24;
+        if (t23) {
+          int32_t t25;
+          if ((uint64_t)(int64_t)t21 < (uint64_t)v_x80) {
+            t25 = t21;
+          } else {
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t21, v_x80, 0.0, 2);
+            t25 = 0;
+          }
+          uint8_t t27 = rt_lt_i(t25, (int32_t)v_x78_n);
+          char t28;
+          if (t27) {
+            char t29;
+            if ((uint64_t)(int64_t)t25 < (uint64_t)v_x78_n) {
+              t29 = v_x78_d[t25];
+            } else {
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x78_n, 0.0, 3);
+              t29 = 0;
+            }
+            t28 = t29;
+          } else {
+            int32_t t31 = rt_sub_i(t25, (int32_t)v_x78_n);
+            char t32;
+            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x79_n) {
+              t32 = v_x79_d[t31];
+            } else {
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x79_n, 0.0, 4);
+              t32 = 0;
+            }
+            t28 = t32;
+          }
+          t24 = t28;
+        } else {
+          int32_t t34 = rt_sub_i(t21, v_x80);
+          char t35;
+          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x83_n) {
+            t35 = v_x83_d[t34];
+          } else {
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t34, v_x83_n, 0.0, 5);
+            t35 = 0;
+          }
+          t24 = t35;
+        }
+        t20 = t24;
       } else {
-        int32_t t43 = rt_sub_i(t17, v_x84);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x87_n;
-        char t44 = t45 ? v_x87_d[t43] : 0;
-        t22 |= !t45;
-        t20 = t44;
-      }
-      if (__builtin_expect(t22 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t17, v_x84);
-        char t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t17 < (uint64_t)v_x84) {
-            t49 = t17;
-          } else {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x84, 0.0, 1);
-            t49 = 0;
-          }
-          uint8_t t51 = rt_lt_i(t49, v_x80);
-          char t52;
-          if (t51) {
-            int32_t t53;
-            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x80) {
-              t53 = t49;
-            } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t49, v_x80, 0.0, 2);
-              t53 = 0;
-            }
-            uint8_t t55 = rt_lt_i(t53, (int32_t)v_x78_n);
-            char t56;
-            if (t55) {
-              char t57;
-              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x78_n) {
-                t57 = v_x78_d[t53];
-              } else {
-                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x78_n, 0.0, 3);
-                t57 = 0;
-              }
-              t56 = t57;
-            } else {
-              int32_t t59 = rt_sub_i(t53, (int32_t)v_x78_n);
-              char t60;
-              if ((uint64_t)(int64_t)t59 < (uint64_t)v_x79_n) {
-                t60 = v_x79_d[t59];
-              } else {
-                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t59, v_x79_n, 0.0, 4);
-                t60 = 0;
-              }
-              t56 = t60;
-            }
-            t52 = t56;
-          } else {
-            int32_t t62 = rt_sub_i(t49, v_x80);
-            char t63;
-            if ((uint64_t)(int64_t)t62 < (uint64_t)v_x83_n) {
-              t63 = v_x83_d[t62];
-            } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t62, v_x83_n, 0.0, 5);
-              t63 = 0;
-            }
-            t52 = t63;
-          }
-          t48 = t52;
+        int32_t t37 = rt_sub_i(t17, v_x84);
+        char t38;
+        if ((uint64_t)(int64_t)t37 < (uint64_t)v_x87_n) {
+          t38 = v_x87_d[t37];
         } else {
-          int32_t t65 = rt_sub_i(t17, v_x84);
-          char t66;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x87_n) {
-            t66 = v_x87_d[t65];
-          } else {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t65, v_x87_n, 0.0, 6);
-            t66 = 0;
-          }
-          t48 = t66;
+          NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t37, v_x87_n, 0.0, 6);
+          t38 = 0;
         }
+        t20 = t38;
       }
       v_x90_d[t16] = t20;
     }
@@ -377,118 +332,118 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t71 = 0; /* nonzero: a check below failed */
-    uint8_t t68 = rt_lt_i(ix, A.v_x84);
-    char t69;
-    if (t68) {
-      int t72 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x84;
-      int32_t t70 = t72 ? ix : 0;
-      t71 |= !t72;
-      uint8_t t74 = rt_lt_i(t70, A.v_x80);
-      char t75;
-      if (t74) {
-        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)A.v_x80;
-        int32_t t76 = t77 ? t70 : 0;
-        t71 |= !t77;
-        uint8_t t79 = rt_lt_i(t76, (int32_t)A.v_x78_n);
-        char t80;
-        if (t79) {
-          int t82 = (uint64_t)(int64_t)t76 < (uint64_t)A.v_x78_n;
-          char t81 = t82 ? A.v_x78_d[t76] : 0;
-          t71 |= !t82;
-          t80 = t81;
+    int t43 = 0; /* nonzero: a check below failed */
+    uint8_t t40 = rt_lt_i(ix, A.v_x84);
+    char t41;
+    if (t40) {
+      int t44 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x84;
+      int32_t t42 = t44 ? ix : 0;
+      t43 |= !t44;
+      uint8_t t46 = rt_lt_i(t42, A.v_x80);
+      char t47;
+      if (t46) {
+        int t49 = (uint64_t)(int64_t)t42 < (uint64_t)A.v_x80;
+        int32_t t48 = t49 ? t42 : 0;
+        t43 |= !t49;
+        uint8_t t51 = rt_lt_i(t48, (int32_t)A.v_x78_n);
+        char t52;
+        if (t51) {
+          int t54 = (uint64_t)(int64_t)t48 < (uint64_t)A.v_x78_n;
+          char t53 = t54 ? A.v_x78_d[t48] : 0;
+          t43 |= !t54;
+          t52 = t53;
         } else {
-          int32_t t84 = rt_sub_i(t76, (int32_t)A.v_x78_n);
-          int t86 = (uint64_t)(int64_t)t84 < (uint64_t)A.v_x79_n;
-          char t85 = t86 ? A.v_x79_d[t84] : 0;
-          t71 |= !t86;
-          t80 = t85;
+          int32_t t56 = rt_sub_i(t48, (int32_t)A.v_x78_n);
+          int t58 = (uint64_t)(int64_t)t56 < (uint64_t)A.v_x79_n;
+          char t57 = t58 ? A.v_x79_d[t56] : 0;
+          t43 |= !t58;
+          t52 = t57;
         }
-        t75 = t80;
+        t47 = t52;
       } else {
-        int32_t t88 = rt_sub_i(t70, A.v_x80);
-        int t90 = (uint64_t)(int64_t)t88 < (uint64_t)A.v_x83_n;
-        char t89 = t90 ? A.v_x83_d[t88] : 0;
-        t71 |= !t90;
-        t75 = t89;
+        int32_t t60 = rt_sub_i(t42, A.v_x80);
+        int t62 = (uint64_t)(int64_t)t60 < (uint64_t)A.v_x83_n;
+        char t61 = t62 ? A.v_x83_d[t60] : 0;
+        t43 |= !t62;
+        t47 = t61;
       }
-      t69 = t75;
+      t41 = t47;
     } else {
-      int32_t t92 = rt_sub_i(ix, A.v_x84);
-      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)A.v_x87_n;
-      char t93 = t94 ? A.v_x87_d[t92] : 0;
-      t71 |= !t94;
-      t69 = t93;
+      int32_t t64 = rt_sub_i(ix, A.v_x84);
+      int t66 = (uint64_t)(int64_t)t64 < (uint64_t)A.v_x87_n;
+      char t65 = t66 ? A.v_x87_d[t64] : 0;
+      t43 |= !t66;
+      t41 = t65;
     }
-    if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
-      uint8_t t96 = rt_lt_i(ix, A.v_x84);
-      char t97;
-      if (t96) {
-        int32_t t98;
+    if (__builtin_expect(t43 != 0, 0)) { /* again, recording the error */
+      uint8_t t68 = rt_lt_i(ix, A.v_x84);
+      char t69;
+      if (t68) {
+        int32_t t70;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x84) {
-          t98 = ix;
+          t70 = ix;
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x84, 0.0, 0);
-          t98 = 0;
+          t70 = 0;
         }
-        uint8_t t100 = rt_lt_i(t98, A.v_x80);
-        char t101;
-        if (t100) {
-          int32_t t102;
-          if ((uint64_t)(int64_t)t98 < (uint64_t)A.v_x80) {
-            t102 = t98;
+        uint8_t t72 = rt_lt_i(t70, A.v_x80);
+        char t73;
+        if (t72) {
+          int32_t t74;
+          if ((uint64_t)(int64_t)t70 < (uint64_t)A.v_x80) {
+            t74 = t70;
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t98, A.v_x80, 0.0, 1);
-            t102 = 0;
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t70, A.v_x80, 0.0, 1);
+            t74 = 0;
           }
-          uint8_t t104 = rt_lt_i(t102, (int32_t)A.v_x78_n);
-          char t105;
-          if (t104) {
-            char t106;
-            if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x78_n) {
-              t106 = A.v_x78_d[t102];
+          uint8_t t76 = rt_lt_i(t74, (int32_t)A.v_x78_n);
+          char t77;
+          if (t76) {
+            char t78;
+            if ((uint64_t)(int64_t)t74 < (uint64_t)A.v_x78_n) {
+              t78 = A.v_x78_d[t74];
             } else {
-              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x78_n, 0.0, 2);
-              t106 = 0;
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t74, A.v_x78_n, 0.0, 2);
+              t78 = 0;
             }
-            t105 = t106;
+            t77 = t78;
           } else {
-            int32_t t108 = rt_sub_i(t102, (int32_t)A.v_x78_n);
-            char t109;
-            if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x79_n) {
-              t109 = A.v_x79_d[t108];
+            int32_t t80 = rt_sub_i(t74, (int32_t)A.v_x78_n);
+            char t81;
+            if ((uint64_t)(int64_t)t80 < (uint64_t)A.v_x79_n) {
+              t81 = A.v_x79_d[t80];
             } else {
-              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x79_n, 0.0, 3);
-              t109 = 0;
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t80, A.v_x79_n, 0.0, 3);
+              t81 = 0;
             }
-            t105 = t109;
+            t77 = t81;
           }
-          t101 = t105;
+          t73 = t77;
         } else {
-          int32_t t111 = rt_sub_i(t98, A.v_x80);
-          char t112;
-          if ((uint64_t)(int64_t)t111 < (uint64_t)A.v_x83_n) {
-            t112 = A.v_x83_d[t111];
+          int32_t t83 = rt_sub_i(t70, A.v_x80);
+          char t84;
+          if ((uint64_t)(int64_t)t83 < (uint64_t)A.v_x83_n) {
+            t84 = A.v_x83_d[t83];
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t111, A.v_x83_n, 0.0, 4);
-            t112 = 0;
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t83, A.v_x83_n, 0.0, 4);
+            t84 = 0;
           }
-          t101 = t112;
+          t73 = t84;
         }
-        t97 = t101;
+        t69 = t73;
       } else {
-        int32_t t114 = rt_sub_i(ix, A.v_x84);
-        char t115;
-        if ((uint64_t)(int64_t)t114 < (uint64_t)A.v_x87_n) {
-          t115 = A.v_x87_d[t114];
+        int32_t t86 = rt_sub_i(ix, A.v_x84);
+        char t87;
+        if ((uint64_t)(int64_t)t86 < (uint64_t)A.v_x87_n) {
+          t87 = A.v_x87_d[t86];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t114, A.v_x87_n, 0.0, 5);
-          t115 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t86, A.v_x87_n, 0.0, 5);
+          t87 = 0;
         }
-        t97 = t115;
+        t69 = t87;
       }
     }
-    return K2_0_V{t69};
+    return K2_0_V{t41};
   }
 };
 struct K2_0_store {
@@ -518,15 +473,15 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVal
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t116 = v_x88;
-    if (t116 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t116, 0.0, run, 6};
+    const int64_t t88 = v_x88;
+    if (t88 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t88, 0.0, run, 6};
       goto fail;
     }
-    v_x90 = rtg_vec_new(RT_CHAR, t116);
+    v_x90 = rtg_vec_new(RT_CHAR, t88);
     A.v_x90_d = v_x90->data.c;
     A.v_x90_n = v_x90->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t116);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t88);
   }
   *out_v_x90 = v_x90;
   return;
@@ -693,11 +648,11 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t117 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t117->scalar.i = v_x30;
-    args[0] = t117;
+    RtValue *t89 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t89->scalar.i = v_x30;
+    args[0] = t89;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t117);
+    rt_value_free(t89);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
@@ -706,10 +661,10 @@ static void top_10(void) {
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t118 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t90 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t118->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t118);
+  t90->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t90);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;

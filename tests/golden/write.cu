@@ -132,23 +132,17 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
       int32_t t2x0;
-      int t6 = 0; /* nonzero: a check below failed */
-      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
-      int32_t t5 = t7 ? v_x24_d[t3] : 0;
-      t6 |= !t7;
-      if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-        int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
-          t8 = v_x24_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 0);
-          t8 = 0;
-        }
+      int32_t t5;
+      if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
+        t5 = v_x24_d[t3];
+      } else {
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 0);
+        t5 = 0;
       }
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x26_d[t3];
-      t4 = t9;
+      int32_t t6 = v_x26_d[t3];
+      t4 = t6;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x27_n) {
         NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0, 1);
         continue;
@@ -181,20 +175,20 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t11 = 0; /* nonzero: a check below failed */
-    int t12 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n;
-    int32_t t10 = t12 ? A.v_x24_d[ix] : 0;
-    t11 |= !t12;
-    if (__builtin_expect(t11 != 0, 0)) { /* again, recording the error */
-      int32_t t13;
+    int t8 = 0; /* nonzero: a check below failed */
+    int t9 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n;
+    int32_t t7 = t9 ? A.v_x24_d[ix] : 0;
+    t8 |= !t9;
+    if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
+      int32_t t10;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n) {
-        t13 = A.v_x24_d[ix];
+        t10 = A.v_x24_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0, 0);
-        t13 = 0;
+        t10 = 0;
       }
     }
-    return K1_0_V{t10};
+    return K1_0_V{t7};
   }
 };
 struct K1_0_store {
@@ -207,8 +201,8 @@ struct K1_0_index {
   K1_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int32_t t14 = A.v_x26_d[ix];
-    return (int32_t)t14;
+    int32_t t11 = A.v_x26_d[ix];
+    return (int32_t)t11;
   }
 };
 static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
@@ -227,12 +221,12 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVal
   RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t15 = v_x26->len;
+    const int64_t t12 = v_x26->len;
     v_x28 = rtg_vec_new(RT_INT, v_x27->len);
     A.v_x28_d = v_x28->data.i;
     A.v_x28_n = v_x28->len;
     cudaMemcpyAsync(v_x28->data.any, v_x27->data.any, sizeof(int32_t) * (size_t)v_x27->len, cudaMemcpyDeviceToDevice, rtg_stream());
-    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t15, v_x27->len, true, K1_0_store{A}, A.run, 1);
+    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t12, v_x27->len, true, K1_0_store{A}, A.run, 1);
   }
   *out_v_x28 = v_x28;
   return;
@@ -367,25 +361,25 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 1);
-  RtValue *t16 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t16->data.i[0] = 0;
-  t16->data.i[1] = 0;
-  t16->data.i[2] = 0;
-  t16->data.i[3] = 0;
-  t16->data.i[4] = 0;
-  v_x17 = NESSIE_TO_DEVICE(t16);
+  RtValue *t13 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t13->data.i[0] = 0;
+  t13->data.i[1] = 0;
+  t13->data.i[2] = 0;
+  t13->data.i[3] = 0;
+  t13->data.i[4] = 0;
+  v_x17 = NESSIE_TO_DEVICE(t13);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  RtValue *t17 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t17->data.i[0] = 1;
-  t17->data.i[1] = 3;
-  v_x18 = NESSIE_TO_DEVICE(t17);
+  RtValue *t14 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t14->data.i[0] = 1;
+  t14->data.i[1] = 3;
+  v_x18 = NESSIE_TO_DEVICE(t14);
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  RtValue *t18 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t18->data.i[0] = 7;
-  t18->data.i[1] = 9;
-  v_x19 = NESSIE_TO_DEVICE(t18);
+  RtValue *t15 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t15->data.i[0] = 7;
+  t15->data.i[1] = 9;
+  v_x19 = NESSIE_TO_DEVICE(t15);
   RtValue *v_x29 = NULL;
   {
     RtContext lib;
