@@ -138,28 +138,6 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
-/* Is 'e' thunk parameter 'i'? */
-static bool is_param(const LcuExp *e, const LcuVar *i) { return e->kind == LE_VAR && e->var == i; }
-
-/* Is 'e' `#a`, a the kernel parameter 'a'? */
-static bool is_length_of(const LcuExp *e, const LcuVar *a) { return e->kind == LE_LENGTH && e->var == a; }
-
-/* Is 'e', of index 'i', `if i < #a then a[i] else b[i - #a]`, an
-   append's element as lowering makes it; its a and b into 'a', 'b'. */
-static bool append_element(const LcuExp *e, const LcuVar *i, const LcuVar **a, const LcuVar **b) {
-  if (e->kind != LE_IF)
-    return false;
-  const LcuExp *c = e->args[0], *t = e->args[1], *f = e->args[2];
-  if (c->kind != LE_OP || c->op != FLAT_LT || !is_param(c->args[0], i) || c->args[1]->kind != LE_LENGTH)
-    return false;
-  *a = c->args[1]->var;
-  if (t->kind != LE_INDEX || t->var != *a || !is_param(t->args[0], i) || f->kind != LE_INDEX || f->var == *a)
-    return false;
-  const LcuExp *j = f->args[0];
-  *b = f->var;
-  return j->kind == LE_OP && j->op == FLAT_SUB && is_param(j->args[0], i) && is_length_of(j->args[1], *a);
-}
-
 /* The columns of kernel 'k' if it is one append of vectors (a1, b1),
    (a2, b2) ... (a MAP of size n whose element c is `if i < #ac then
    ac[i] else bc[i - #ac]`, the kernel's results its values), with the
@@ -176,7 +154,7 @@ static int append_kernel(const LcuKernel *k, int *first, int *second, int *size)
   const LcuVar *i = m->pull->params.data[0];
   for (int c = 0; c < m->results.len; c++) {
     const LcuVar *a, *b;
-    if (k->results.data[c] != m->results.data[c] || !append_element(m->pull->body.data[c], i, &a, &b))
+    if (k->results.data[c] != m->results.data[c] || !lcu_append_element(m->pull->body.data[c], i, &a, &b))
       return 0;
     first[c] = second[c] = -1;
     for (int p = 0; p < k->params.len; p++) {

@@ -293,6 +293,24 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
 
 static bool run_counts(FusFacts *f, const LcuStmt *s, const LcuVar *v);
 
+bool fus_host_vector(const LcuStmt *s) { return s && s->kind == LS_HOST && s->flat && s->flat->op == FLAT_VECTOR; }
+
+bool fus_host_lengths(FusFacts *f, const LcuVar *v, bool zeros) {
+  const LcuStmt *h = v ? genmap_get(&f->def, v) : NULL;
+  if (!fus_host_vector(h) || h->results.len != 1)
+    return false;
+  bool some = false;
+  for (int i = 0; i < h->args.len; i++) {
+    const LcuAtom *a = h->args.data[i];
+    const LcuStmt *d = a->var ? genmap_get(&f->def, a->var) : NULL;
+    if (a->var ? !d || (d->kind != LS_LENGTH && d->kind != LS_SIZE)
+               : a->constant.kind != FA_INT || (zeros && a->constant.u.i != 0))
+      return false;
+    some |= a->var != NULL;
+  }
+  return some || (zeros && h->args.len > 0);
+}
+
 bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   if (!a->var)
     return a->constant.kind == FA_INT && a->constant.u.i >= 0;
@@ -1007,20 +1025,8 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
       release_kernel_lens(&kl);
     if (kb.kind != FL_UNKNOWN)
       b = cpu_terms(f, s, NULL, kb);
-  } else if (s && s->kind == LS_HOST && s->flat && s->flat->op == FLAT_VECTOR) {
-    /* a vector of lengths the host put together (split's counts, a
-       nested literal's rows): no element is negative, so a segdes made
-       of it cannot fail.  Not constants but 0: those add up past
-       max_int, which make_segdes reports (tests/cli/length_overflow.sh) */
-    bool all = s->args.len > 0;
-    for (int i = 0; i < s->args.len && all; i++) {
-      const LcuAtom *a = s->args.data[i];
-      const LcuStmt *d = a->var ? genmap_get(&f->def, a->var) : NULL;
-      all = a->var ? d && (d->kind == LS_LENGTH || d->kind == LS_SIZE)
-                   : a->constant.kind == FA_INT && a->constant.u.i == 0;
-    }
-    if (all)
-      b = nonneg();
+  } else if (fus_host_lengths(f, v, true)) {
+    b = nonneg();
   }
   len_put(&f->ranges, v, b);
   return b;
@@ -1397,8 +1403,8 @@ bool fus_stmt_effects(FusFacts *f, const LcuStmt *s) {
   }
   case LS_LENGTH:
     return false;
-  case LS_HOST: /* a vector the host puts together cannot fail */
-    return !(s->flat && s->flat->op == FLAT_VECTOR);
+  case LS_HOST:
+    return !fus_host_vector(s);
   case LS_IF:
     return block_effects(f, s->then) || block_effects(f, s->els);
   case LS_TIME:

@@ -150,6 +150,19 @@ FusLen fus_atom_len(FusFacts *f, const LcuAtom *a);
    (#v), a copy of one.  (A length equal to a shape's says nothing before
    the SOAC of that size has checked it.) */
 bool fus_int_nonneg(FusFacts *f, const LcuAtom *a);
+/* Is 's' a `host vector`, a vector the host puts together of scalars
+   (it can neither fail nor print)? */
+bool fus_host_vector(const LcuStmt *s);
+/* Is 'v' a host vector of lengths (split's `host vector (#f, #t)`, a
+   nested literal's rows): its elements lengths or sizes of vectors, or
+   constants, at least one a length; or, where 'zeros', lengths, sizes
+   and 0s alone?  Its own length is its number of elements (simplify.c
+   folds it; a literal's vector of constants alone keeps its length a
+   variable, which lets fusion gather an appended literal's parts into
+   one MAP).  With 'zeros', no element is negative and constants cannot
+   add them up past max_int, so a segdes made of it cannot fail
+   (make_segdes reports such a sum: tests/cli/length_overflow.sh). */
+bool fus_host_lengths(FusFacts *f, const LcuVar *v, bool zeros);
 /* A bound on the values of int vector 'v': they lie in [0, bound), as
    the segment numbers seg_ids gives, the indices a MAP { i => i } gives,
    and what is filtered or gathered from such a vector; FL_UNKNOWN if

@@ -40,7 +40,6 @@
 #include <string.h>
 
 #include "fusion.h"
-#include "../flat/flat.h" /* a host statement's operation (LS_HOST) */
 #include "../rt/scalar.h"
 
 /* The kernels simplification makes, each made once (lcu_intern_kernel). */
@@ -417,35 +416,11 @@ static LcuAtom *segdes_lengths(Simp *s, const LcuVar *sd) {
 
 /* #v as an atom when v is the result of a run whose SOAC's size gives
    it: a constant or the run's argument for a size parameter; or as
-   another vector whose length it is ('*same'). */
-/* Is 'v' a vector of lengths that the host put together (`host vector
-   (#a, #b)`, a split's counts, a nested literal's rows): elements that
-   are lengths of vectors, or constants, at least one of them a length?
-   Its own length is then its number of elements, which a test on the
-   number of segments of the segdes made of it may fold on (flatten.c,
-   whole_append).  Not a literal's vector of constants: a length that
-   stays a variable lets fusion gather an appended literal's parts into
-   one MAP (the sums of lengths fusion/facts.c follows). */
-static bool host_lengths(Simp *s, const LcuVar *v) {
-  const LcuStmt *h = genmap_get(&s->facts->def, v);
-  if (!h || h->kind != LS_HOST || !h->flat || h->flat->op != FLAT_VECTOR || h->results.len != 1 || !h->args.len)
-    return false;
-  bool some = false;
-  for (int i = 0; i < h->args.len; i++) {
-    const LcuAtom *a = h->args.data[i];
-    if (!a->var)
-      continue;
-    const LcuStmt *d = genmap_get(&s->facts->def, a->var);
-    if (!d || (d->kind != LS_LENGTH && d->kind != LS_SIZE))
-      return false;
-    some = true;
-  }
-  return some;
-}
-
+   another vector whose length it is ('*same'); or a host vector of
+   lengths' number of elements (fus_host_lengths). */
 static LcuAtom *known_length(Simp *s, const LcuVar *v, LcuVar **same) {
   *same = NULL;
-  if (host_lengths(s, v))
+  if (fus_host_lengths(s->facts, v, false)) /* its elements' number */
     return lcu_atom_int(((const LcuStmt *)genmap_get(&s->facts->def, v))->args.len);
   const LcuStmt *d = run_of(s, v);
   if (!d)
@@ -1599,7 +1574,8 @@ static void count_uses(const LcuBlock *b, GenMap *uses, intptr_t by) {
 
 /* True if statement 'st' could go when its results are unused (and it
    has no effect: fus_stmt_effects): a call, a check and a host operation
-   other than a vector the host puts together never do.  sweep and has_unused both ask this. */
+   other than a host vector never do.  sweep and has_unused both ask
+   this. */
 static bool may_go(const LcuStmt *st) {
   switch (st->kind) {
   case LS_SCALAR:
@@ -1609,7 +1585,7 @@ static bool may_go(const LcuStmt *st) {
   case LS_LENGTH:
     return true;
   case LS_HOST: /* a vector the host puts together, nothing else */
-    return st->flat && st->flat->op == FLAT_VECTOR;
+    return fus_host_vector(st);
   default:
     return false;
   }

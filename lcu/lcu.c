@@ -339,6 +339,23 @@ bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
 
 int lcu_soac_scanned(const LcuSoac *s) { return (s->pull ? s->pull->body.len : 0) - s->maps; }
 
+static bool is_var(const LcuExp *e, const LcuVar *v) { return e->kind == LE_VAR && e->var == v; }
+
+bool lcu_append_element(const LcuExp *e, const LcuVar *i, const LcuVar **a, const LcuVar **b) {
+  if (e->kind != LE_IF)
+    return false;
+  const LcuExp *c = e->args[0], *t = e->args[1], *f = e->args[2];
+  if (c->kind != LE_OP || c->op != FLAT_LT || !is_var(c->args[0], i) || c->args[1]->kind != LE_LENGTH)
+    return false;
+  *a = c->args[1]->var;
+  if (t->kind != LE_INDEX || t->var != *a || !is_var(t->args[0], i) || f->kind != LE_INDEX || f->var == *a)
+    return false;
+  const LcuExp *j = f->args[0];
+  *b = f->var;
+  return j->kind == LE_OP && j->op == FLAT_SUB && is_var(j->args[0], i) && j->args[1]->kind == LE_LENGTH &&
+         j->args[1]->var == *a;
+}
+
 bool lcu_pull_takes_segment(const LcuSoac *s) {
   if (s->kind == SOAC_SEG_MAP)
     return true;

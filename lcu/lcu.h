@@ -582,6 +582,10 @@ bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
    second parameter (SEG_MAP's always; a SEG_REDUCE's, SEG_SCAN's or
    counted SPLIT's where fusion/segmap.c gave it one)? */
 bool lcu_pull_takes_segment(const LcuSoac *s);
+/* Is 'e', of thunk index 'i', an append's element as lowering makes it
+   (lower.c, FLAT_APPEND): `if i < #a then a[i] else b[i - #a]`, a and
+   b (distinct) into '*a' and '*b'? */
+bool lcu_append_element(const LcuExp *e, const LcuVar *i, const LcuVar **a, const LcuVar **b);
 /* The values a REDUCE, SCAN or their SEG_ forms combine: the pull's, but
    the map columns (LcuSoac.maps). */
 int lcu_soac_scanned(const LcuSoac *s);
