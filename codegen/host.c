@@ -138,41 +138,6 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
-/* The columns of kernel 'k' if it is one append of vectors (a1, b1),
-   (a2, b2) ... (a MAP of size n whose element c is `if i < #ac then
-   ac[i] else bc[i - #ac]`, the kernel's results its values), with the
-   places of its parameters a, b and n in 'first', 'second' and 'size';
-   else 0.  Fusion leaves such a kernel where nothing took the append
-   into its readers (radix sort's pass: the parts of a split). */
-static int append_kernel(const LcuKernel *k, int *first, int *second, int *size) {
-  if (k->soacs.len != 1)
-    return 0;
-  const LcuSoac *m = k->soacs.data[0];
-  if (m->kind != SOAC_MAP || !m->size.var || m->pull->lets.len || m->pull->params.len != 1 ||
-      m->results.len != m->pull->body.len || k->results.len != m->results.len)
-    return 0;
-  const LcuVar *i = m->pull->params.data[0];
-  for (int c = 0; c < m->results.len; c++) {
-    const LcuVar *a, *b;
-    if (k->results.data[c] != m->results.data[c] || !lcu_append_element(m->pull->body.data[c], i, &a, &b))
-      return 0;
-    first[c] = second[c] = -1;
-    for (int p = 0; p < k->params.len; p++) {
-      if (k->params.data[p] == a)
-        first[c] = p;
-      if (k->params.data[p] == b)
-        second[c] = p;
-    }
-    if (first[c] < 0 || second[c] < 0)
-      return 0;
-  }
-  *size = -1;
-  for (int p = 0; p < k->params.len; p++)
-    if (k->params.data[p] == m->size.var)
-      *size = p;
-  return *size < 0 ? 0 : m->results.len;
-}
-
 static bool dies_here(const Hx *h, const LcuVar *v) {
   for (int i = 0; h->dying && i < h->dying->len; i++)
     if (h->dying->data[i] == v)
@@ -196,7 +161,7 @@ static bool append_in_place(Hx *h, const LcuStmt *s, const char **args) {
   int first[8], second[8], size;
   if (k->results.len > 8)
     return false;
-  int cols = append_kernel(k, first, second, &size);
+  int cols = lcu_append_kernel(k, first, second, &size, 8);
   if (!cols)
     return false;
   for (int c = 0; c < cols; c++) {

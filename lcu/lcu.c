@@ -363,3 +363,32 @@ bool lcu_pull_takes_segment(const LcuSoac *s) {
     return s->segdes && s->pull && s->pull->params.len == 2;
   return (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN) && s->pull && s->pull->params.len == 2;
 }
+
+int lcu_append_kernel(const LcuKernel *k, int *first, int *second, int *size, int most) {
+  if (k->soacs.len != 1)
+    return 0;
+  const LcuSoac *m = k->soacs.data[0];
+  if (m->kind != SOAC_MAP || !m->size.var || m->pull->lets.len || m->pull->params.len != 1 ||
+      m->results.len != m->pull->body.len || k->results.len != m->results.len || m->results.len > most)
+    return 0;
+  const LcuVar *i = m->pull->params.data[0];
+  for (int c = 0; c < m->results.len; c++) {
+    const LcuVar *a, *b;
+    if (k->results.data[c] != m->results.data[c] || !lcu_append_element(m->pull->body.data[c], i, &a, &b))
+      return 0;
+    first[c] = second[c] = -1;
+    for (int p = 0; p < k->params.len; p++) {
+      if (k->params.data[p] == a)
+        first[c] = p;
+      if (k->params.data[p] == b)
+        second[c] = p;
+    }
+    if (first[c] < 0 || second[c] < 0)
+      return 0;
+  }
+  *size = -1;
+  for (int p = 0; p < k->params.len; p++)
+    if (k->params.data[p] == m->size.var)
+      *size = p;
+  return *size < 0 ? 0 : m->results.len;
+}

@@ -201,7 +201,8 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
      MAP, PERMUTE, SCAN, FILTER, SEG_MAP, SEG_PERMUTE, SEG_REDUCE, SEG_SCAN: τ↑
        (SEG_REDUCE: one value per segment)
      REDUCE, ONCE: the k scalars τ1 ... τk
-     PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k)
+     PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k);
+       `joined`: τ↑, each value's kept elements then its others, n each
      SPLIT: τ↑, in classes: class c's vectors hold its own values (the
        pull's values of its columns, `widths`) where its flag holds;
        with `counts sd`, then one [int] a class: its count in each
@@ -367,6 +368,12 @@ typedef struct LcuSoac {
   LcuVar *segdes;     /* the SEG_ SOACs; SPLIT's `counts` sd, or NULL */
   bool offsets;       /* SPLIT with `counts sd`: also each class's
                          offsets (below); printed `offsets` */
+  bool joined;        /* PARTITION: one vector a value, its kept elements
+                         then its others, as `kept ++ others` would give
+                         (k results of n elements, not 2k); printed
+                         `joined`.  Lowering never makes one: fusion's
+                         fus_join_partitions does, of a PARTITION whose
+                         parts are appended back */
   LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
                          written (NULL: the indices are a permutation);
                          with `into`, the pull thunk gives one value, of
@@ -586,6 +593,14 @@ bool lcu_pull_takes_segment(const LcuSoac *s);
    (lower.c, FLAT_APPEND): `if i < #a then a[i] else b[i - #a]`, a and
    b (distinct) into '*a' and '*b'? */
 bool lcu_append_element(const LcuExp *e, const LcuVar *i, const LcuVar **a, const LcuVar **b);
+/* The columns of kernel 'k' if it is one append of vectors (a1, b1),
+   (a2, b2) ... (a MAP of size n whose element c is lcu_append_element's
+   `if i < #ac then ac[i] else bc[i - #ac]`, the kernel's results its
+   values), at most 'most' of them, with the places of its parameters
+   a, b and n in 'first', 'second' (room for 'most' each) and 'size';
+   else 0.  Fusion leaves such a kernel where nothing took the append
+   into its readers (radix sort's pass: the parts of a split). */
+int lcu_append_kernel(const LcuKernel *k, int *first, int *second, int *size, int most);
 /* The values a REDUCE, SCAN or their SEG_ forms combine: the pull's, but
    the map columns (LcuSoac.maps). */
 int lcu_soac_scanned(const LcuSoac *s);

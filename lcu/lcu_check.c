@@ -684,6 +684,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
   for (int i = 0; i < k; i++)
     tb[i] = tb[k + i] = type_at(&tau, i).base;
+  if (s->joined && s->kind != SOAC_PARTITION)
+    fail(c, s->loc, "%s is `joined`; only a PARTITION is", name);
   /* the map columns: the last 'maps' values, not combined */
   if (s->maps && s->kind != SOAC_SCAN && s->kind != SOAC_REDUCE)
     fail(c, s->loc, "%s has map columns (`maps %d`); only a SCAN or a REDUCE has", name, s->maps);
@@ -843,7 +845,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
     break;
   case SOAC_PARTITION:
     push_lifted(&results, &tau);
-    push_lifted(&results, &tau);
+    if (!s->joined) /* joined: the others after the kept values, in one */
+      push_lifted(&results, &tau);
     break;
   case SOAC_SEG_FILTER:
     push_lifted(&results, &tau);

@@ -1248,7 +1248,8 @@ static int64_t flags_in(const RtValue *flags, int64_t from, int64_t to, bool wan
 
 /* FILTER and PARTITION (and their SEG_ forms, with 'd' the sd): the
    values for which the predicate holds, then (PARTITION) the others;
-   with a sd, each group is followed by its new sd. */
+   with a sd, each group is followed by its new sd.  A `joined`
+   PARTITION gives each value's two groups appended. */
 static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **out) {
   int nv = nvalues_of(k, k->soac->pull);
   RtValue *xbuf[SMALL];
@@ -1256,6 +1257,19 @@ static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **o
   pull(k, n, x);
   RtValue *flags = predicate(k, x, nv, n);
   int64_t yes = flags_in(flags, 0, n, true);
+  if (partition && k->soac->joined) { /* each value's kept, then its others, in one */
+    for (int v = 0; v < nv; v++) {
+      RtValue *r = new_vec(x[v]->type.base, n);
+      size_t size = rt_base_size(x[v]->type.base);
+      int64_t at[2] = {yes, 0}; /* the others' place, the kept's */
+      for (int64_t e = 0; e < n; e++) {
+        int64_t *to = &at[flags->data.b[e] != 0];
+        copy_elem((char *)r->data.any + (size_t)(*to)++ * size, elem_at(x[v], e), size);
+      }
+      out[v] = r;
+    }
+    return;
+  }
   int at = 0;
   for (int pass = 0; pass < (partition ? 2 : 1); pass++) {
     bool want = pass == 0;
@@ -1470,7 +1484,7 @@ static void run_library(Kernel *k, RtValue **out) {
 static int soac_results(const LcuSoac *s, int nv) {
   switch (s->kind) {
   case SOAC_PARTITION:
-    return 2 * nv;
+    return s->joined ? nv : 2 * nv;
   case SOAC_SEG_FILTER:
     return nv + 1;
   case SOAC_SEG_PARTITION:

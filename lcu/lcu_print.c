@@ -528,6 +528,8 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
     fprintf(out, " counts %s%s", var_name(s->segdes), s->offsets ? " offsets" : "");
   if (s->maps)
     fprintf(out, " maps %d", s->maps);
+  if (s->joined)
+    fputs(" joined", out);
   if (s->into)
     fprintf(out, " into %s", var_name(s->into));
   fputc('\n', out);

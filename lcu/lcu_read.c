@@ -1076,9 +1076,14 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
     return s;
   }
   case SOAC_FILTER:
-  case SOAC_PARTITION:
     second = thunk(r, body_types(pull, 1), npull, loc);
-    return (k == SOAC_FILTER ? lcu_soac_filter : lcu_soac_partition)(no_loc, pull, second, size(r));
+    return lcu_soac_filter(no_loc, pull, second, size(r));
+  case SOAC_PARTITION: {
+    second = thunk(r, body_types(pull, 1), npull, loc);
+    LcuSoac *s = lcu_soac_partition(no_loc, pull, second, size(r));
+    s->joined = accept(r, "joined");
+    return s;
+  }
   case SOAC_SPLIT: {
     /* the predicate, then the classes' widths: [w1, ..., wc] (the
        checker tests them against the pull) */
