@@ -49,7 +49,7 @@ LCU := lcu/lcu.c lcu/build.c lcu/known.c lcu/rewrite.c lcu/lcu_print.c lcu/lcu_r
 # fusion: simplification, the PDG, the ILP scheduler (GLPK), merging, the rules
 FUSION := fusion/facts.c fusion/simplify.c fusion/pdg.c fusion/candidates.c fusion/schedule.c fusion/ilp.c \
           fusion/merge.c fusion/rules.c fusion/fuse.c fusion/dot.c fusion/canon.c fusion/segmap.c \
-          fusion/delay.c fusion/devscalar.c fusion/guard.c
+          fusion/delay.c fusion/devscalar.c fusion/guard.c fusion/join.c
 CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(FLATTEN) $(FLAT) $(LOWER) $(LCU) $(FUSION) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))

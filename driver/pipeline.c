@@ -108,6 +108,7 @@ static void after_fusion(LcuProgram *p) {
   fus_delay_runs(p);
   fus_segment_fields(p);
   fus_scalars_on_device(p);
+  fus_join_partitions(p);
   lcu_drop_unused_params(p);
   PtrMap no_runs = {0};
   lcu_drop_dead(p, &no_runs, true);

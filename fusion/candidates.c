@@ -225,10 +225,15 @@ static const char *rule_name(LcuSoacKind a, LcuSoacKind b, bool beside) {
   return *name;
 }
 
+/* A joined PARTITION (fus_join_partitions makes it after fusion; read
+   λcu may hold one) joins nothing: the rules know the two groups of
+   results of a PARTITION only. */
+static bool joinable(const FusNode *n) { return n->soac && n->soac->kind != SOAC_LIBRARY && !n->soac->joined; }
+
 /* The rule that fuses u and v side by side, or NULL. */
 static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
   const LcuSoac *P = u->soac, *Q = v->soac;
-  if (!P || !Q || P->kind == SOAC_LIBRARY || Q->kind == SOAC_LIBRARY)
+  if (!joinable(u) || !joinable(v))
     return NULL;
   LcuSoacKind a = P->kind, b = Q->kind;
   if (a == b) {
@@ -312,7 +317,6 @@ static FusPair *add_pair(FusRegion *r, int u, int v, FusPairKind kind, const cha
 }
 
 /* Joinable at all: a SOAC of its own, not a library kernel. */
-static bool joinable(const FusNode *n) { return n->soac && n->soac->kind != SOAC_LIBRARY; }
 
 static double vertical_gain(const FusRegion *r, const FusEdge *e) {
   const FusNode *u = r->nodes.data[e->from], *v = r->nodes.data[e->to];

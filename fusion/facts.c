@@ -490,8 +490,11 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SEG_FILTER:
     case SOAC_SEG_PARTITION:
       /* the new sds have the segments of the old; the values of one
-         group have one length, that of its first */
-      if (r->type.kind == LT_SEGDES) {
+         group have one length, that of its first; a joined
+         PARTITION's, every element */
+      if (s->joined) {
+        l = space;
+      } else if (r->type.kind == LT_SEGDES) {
         l = fus_kernel_len(kl, s->segdes);
       } else {
         int nv = s->pull ? s->pull->body.len : 1;

@@ -29,6 +29,8 @@
  *   devscalar.c  last, REDUCE and ONCE values that only kernels read kept
  *                on the device as vectors of one element
  *                (fus_scalars_on_device)
+ *   join.c       last, a PARTITION whose parts are appended back made
+ *                one vector (fus_join_partitions)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
  *
  * docs/fusion.md describes the passes, the cost model and the rules.
@@ -612,6 +614,19 @@ void fus_delay_runs(LcuProgram *p);
    keeps it checked, its meaning and the order of everything that can
    fail or print.  Last in -O1.  Returns the runs rewritten. */
 int fus_scalars_on_device(LcuProgram *p);
+
+/* ---- join.c ---- */
+
+/* Each run of an append kernel (lcu_append_kernel) whose parts are the
+   kept and the other elements of one PARTITION of a run before it in
+   its block, where nothing else reads them or their lengths, and its
+   size the sum of those lengths: the PARTITION made `joined` in a copy
+   of its kernel, whose run gives the append's results, and the append,
+   its size and the lengths removed.  Requires a checked program, after
+   fusion; keeps it checked and its meaning (the append's elements are
+   the joined vector's, in order, and neither could fail: their size is
+   the PARTITION's).  Returns the appends removed. */
+int fus_join_partitions(LcuProgram *p);
 
 /* ---- dot.c ---- */
 

@@ -786,7 +786,7 @@ static void name_by_id(Buf *b, const LcuVar *v, const void *ctx) {
 static char *predicate_text(const LcuSoac *s) { return fus_predicate_text(s, name_by_id, NULL); }
 
 static bool side_by_side(const Rw *w, const LcuSoac *a, const LcuSoac *b) {
-  if (a->kind != b->kind || a->into || b->into || a->maps || b->maps)
+  if (a->kind != b->kind || a->into || b->into || a->maps || b->maps || a->joined || b->joined)
     return false;
   switch (a->kind) {
   case SOAC_MAP:

@@ -1,0 +1,277 @@
+/*
+ * join.c: a PARTITION's parts appended back, made one vector
+ * (fus_join_partitions).
+ *
+ * `let parts = split(xs, flags) in parts[0] ++ parts[1]`, radix sort's
+ * pass, is after flattening (flatten.c, whole_append) and fusion a run
+ * of a kernel whose PARTITION gives the kept elements a and the others
+ * b, the host's reads #a and #b and their sum, and a run of an append
+ * kernel of a and b.  On a GPU the host waited for the PARTITION's
+ * count to cut a and b, and then copied b after a.  Where nothing else
+ * reads a, b or those lengths, the PARTITION is made `joined` (lcu.h):
+ * its one vector a value is a ++ b, of the PARTITION's size, which the
+ * host knows; the append, the sum and the lengths go.  codegen/cuda.c
+ * moves the others after the kept on the device, by the count the
+ * launch leaves there (rtg::partition_joined), so that the host need
+ * not wait; the CPU target writes them there in its second pass.
+ *
+ * The kernel is copied before it changes: a kernel may be run from
+ * several places, and only this run's results are appended.
+ *
+ * It runs after fusion (driver/pipeline.c, after_fusion), on the
+ * kernels fusion made: the rules know a PARTITION's two groups of
+ * results only, and candidates.c leaves a joined one alone.
+ */
+#include "fusion.h"
+
+/* The most columns of an append kernel looked at (as codegen's append
+   in place). */
+enum { MOST_COLUMNS = 8 };
+
+typedef struct Join {
+  LcuProgram *p;
+  PtrMap uses; /* LcuVar -> how many atoms of the body read it */
+  int joined;
+} Join;
+
+static void count_atoms(PtrMap *uses, const Vec *atoms) {
+  for (int i = 0; i < atoms->len; i++) {
+    const LcuVar *v = ((const LcuAtom *)atoms->data[i])->var;
+    if (v) {
+      void **slot = ptrmap_slot(uses, v, true);
+      *slot = (void *)((intptr_t)*slot + 1);
+    }
+  }
+}
+
+static void count_block(PtrMap *uses, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    count_atoms(uses, &s->args);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        count_block(uses, nested[k]);
+  }
+  count_atoms(uses, &b->results);
+}
+
+static int uses_of(const Join *j, const LcuVar *v) { return (int)(intptr_t)ptrmap_get(&j->uses, v); }
+
+static int index_of(const Vec *vars, const LcuVar *v) {
+  for (int i = 0; i < vars->len; i++)
+    if (vars->data[i] == v)
+      return i;
+  return -1;
+}
+
+/* The statement of block 'b' before 'before' that binds 'v', or -1. */
+static int binder(const LcuBlock *b, int before, const LcuVar *v) {
+  for (int i = 0; i < before; i++)
+    if (index_of(&((const LcuStmt *)b->stmts.data[i])->results, v) >= 0)
+      return i;
+  return -1;
+}
+
+/* Is 'v' read by a SOAC of 'k' after its 'at'th, or more or less than
+   once among k's results ('once'; where not 'once': at all)? */
+static bool read_in_kernel(const LcuKernel *k, int at, const LcuVar *v, bool once) {
+  for (int i = at + 1; i < k->soacs.len; i++)
+    if (lcu_soac_reads(k->soacs.data[i], v))
+      return true;
+  int n = 0;
+  for (int i = 0; i < k->results.len; i++)
+    n += k->results.data[i] == v;
+  return once ? n != 1 : n != 0;
+}
+
+/* The host's reads of the appended parts that go with the append: each
+   part's vars read only by the append 'R' and by lengths #v whose only
+   reader is the size 'Z' of R (its sum of two of them).  Marks those
+   statements in 'gone'. */
+static bool only_appended(const Join *j, const LcuBlock *b, const LcuStmt *R, const LcuStmt *Z,
+                          const LcuVar *const *parts, int nparts, bool *gone) {
+  for (int i = 0; i < nparts; i++) {
+    int reads = 0; /* by R, and by lengths */
+    for (int a = 0; a < R->args.len; a++)
+      reads += ((const LcuAtom *)R->args.data[a])->var == parts[i];
+    for (int s = 0; s < b->stmts.len; s++) {
+      const LcuStmt *L = b->stmts.data[s];
+      if (L->kind != LS_LENGTH || L->length != LEN_VECTOR || ((const LcuAtom *)L->args.data[0])->var != parts[i])
+        continue;
+      const LcuVar *len = L->results.data[0];
+      int in_z = 0;
+      for (int a = 0; a < Z->args.len; a++)
+        in_z += ((const LcuAtom *)Z->args.data[a])->var == len;
+      if (uses_of(j, len) != in_z)
+        return false;
+      gone[s] = true;
+      reads++;
+    }
+    if (uses_of(j, parts[i]) != reads)
+      return false;
+  }
+  return true;
+}
+
+/* The append run at r of block 'b' (its columns 'cols', their parts at
+   'first' and 'second' among its arguments, its size at 'size'): joined
+   into the PARTITION that made the parts, where that may be.  True if
+   the block changed. */
+static bool join_append(Join *j, LcuBlock *b, int r, int cols, const int *first, const int *second, int size) {
+  LcuStmt *R = b->stmts.data[r];
+  const LcuAtom *n = R->args.data[size];
+  if (!n->var || uses_of(j, n->var) != 1)
+    return false;
+  int z = binder(b, r, n->var);
+  if (z < 0)
+    return false;
+  const LcuStmt *Z = b->stmts.data[z];
+  if (Z->kind != LS_SIZE || Z->size != SIZE_APPEND)
+    return false;
+  /* the run that made the first column's first part, and its PARTITION */
+  const LcuVar *a0 = ((const LcuAtom *)R->args.data[first[0]])->var;
+  int pi = a0 ? binder(b, r, a0) : -1;
+  if (pi < 0)
+    return false;
+  LcuStmt *P = b->stmts.data[pi];
+  if (P->kind != LS_RUN)
+    return false;
+  const LcuKernel *K = P->kernel;
+  const LcuVar *ka0 = K->results.data[index_of(&P->results, a0)];
+  int si = -1;
+  for (int i = 0; i < K->soacs.len && si < 0; i++) {
+    const LcuSoac *s = K->soacs.data[i];
+    if (s->kind == SOAC_PARTITION && !s->joined && index_of(&s->results, ka0) >= 0)
+      si = i;
+  }
+  if (si < 0)
+    return false;
+  const LcuSoac *S = K->soacs.data[si];
+  int nv = S->pull->body.len;
+  /* each column the kept and the others of one value, every column in
+     the same order: kept first, or (split's, whose PARTITION keeps the
+     true flags) the others first, for which the predicate is negated */
+  int *column = xmalloc_atomic(sizeof(int) * (size_t)nv);
+  for (int v = 0; v < nv; v++)
+    column[v] = -1;
+  const LcuVar *parts[2 * MOST_COLUMNS];
+  int flipped = -1;
+  for (int c = 0; c < cols; c++) {
+    const LcuVar *a = ((const LcuAtom *)R->args.data[first[c]])->var;
+    const LcuVar *o = ((const LcuAtom *)R->args.data[second[c]])->var;
+    int ra = a ? index_of(&P->results, a) : -1, ro = o ? index_of(&P->results, o) : -1;
+    if (ra < 0 || ro < 0 || a == o)
+      return false;
+    int at = index_of(&S->results, K->results.data[ra]), to = index_of(&S->results, K->results.data[ro]);
+    bool flip = at >= nv;
+    int v = flip ? to : at;
+    if (at < 0 || to < 0 || (flipped >= 0 && flip != flipped) || v < 0 || v >= nv || column[v] >= 0 ||
+        (flip ? at : to) != nv + v)
+      return false;
+    flipped = flip;
+    column[v] = c;
+    parts[2 * c] = a;
+    parts[2 * c + 1] = o;
+  }
+  /* a value not appended is read by nothing; an appended one's two
+     parts are the kernel's results once each, and read by no SOAC after */
+  for (int v = 0; v < nv; v++)
+    for (int g = 0; g < 2; g++)
+      if (read_in_kernel(K, si, S->results.data[g * nv + v], column[v] >= 0))
+        return false;
+  bool *gone = xmalloc_atomic(sizeof(bool) * (size_t)b->stmts.len);
+  for (int i = 0; i < b->stmts.len; i++)
+    gone[i] = false;
+  if (!only_appended(j, b, R, Z, parts, 2 * cols, gone))
+    return false;
+  /* the size is the sum of one column's lengths: n, the PARTITION's size */
+  bool sum = false;
+  for (int c = 0; c < cols && !sum; c++) {
+    int l0 = 0, l1 = 0;
+    for (int a = 0; a < 2; a++) {
+      const LcuVar *len = ((const LcuAtom *)Z->args.data[a])->var;
+      int at = len ? binder(b, z, len) : -1;
+      const LcuStmt *L = at >= 0 ? b->stmts.data[at] : NULL;
+      if (!L || L->kind != LS_LENGTH || L->length != LEN_VECTOR)
+        break;
+      const LcuVar *of = ((const LcuAtom *)L->args.data[0])->var;
+      l0 += of == parts[2 * c];
+      l1 += of == parts[2 * c + 1];
+    }
+    sum = l0 == 1 && l1 == 1;
+  }
+  if (!sum)
+    return false;
+
+  /* a copy of the kernel, its PARTITION joined, the others' results gone */
+  LcuKernel *J = lcu_copy_kernel(j->p, K);
+  LcuSoac *SJ = J->soacs.data[si];
+  Vec others = {0};
+  for (int v = 0; v < nv; v++)
+    vec_push(&others, SJ->results.data[nv + v]);
+  SJ->joined = true;
+  SJ->results.len = nv;
+  if (flipped) { /* the others kept: those for which the predicate fails */
+    LcuExp *p = SJ->second->body.data[0];
+    SJ->second->body.data[0] = lcu_exp_op(p->loc, FLAT_NOT, FB_BOOL, 1, p, NULL, NULL);
+  }
+  Vec kresults = {0}, presults = {0};
+  for (int i = 0; i < J->results.len; i++) {
+    const LcuVar *kr = J->results.data[i];
+    if (index_of(&others, kr) >= 0)
+      continue;
+    vec_push(&kresults, (void *)kr);
+    int v = index_of(&SJ->results, kr);
+    vec_push(&presults, v >= 0 && column[v] >= 0 ? R->results.data[column[v]] : P->results.data[i]);
+  }
+  J->results = kresults;
+  P->results = presults;
+  P->kernel = J;
+  lcu_add_kernel(j->p, J);
+  /* the append, its size and the lengths it read go */
+  gone[r] = gone[z] = true;
+  int to = 0;
+  for (int i = 0; i < b->stmts.len; i++)
+    if (!gone[i])
+      b->stmts.data[to++] = b->stmts.data[i];
+  b->stmts.len = to;
+  j->joined++;
+  return true;
+}
+
+static void join_block(Join *j, LcuBlock *b) {
+  for (int r = 0; r < b->stmts.len; r++) {
+    const LcuStmt *s = b->stmts.data[r];
+    LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        join_block(j, nested[k]);
+    if (s->kind != LS_RUN)
+      continue;
+    int first[MOST_COLUMNS], second[MOST_COLUMNS], size;
+    int cols = lcu_append_kernel(s->kernel, first, second, &size, MOST_COLUMNS);
+    if (cols && join_append(j, b, r, cols, first, second, size))
+      r = -1; /* statements before it went too: from the start again */
+  }
+}
+
+static void join_body(Join *j, LcuBlock *body) {
+  if (!body)
+    return;
+  ptrmap_clear(&j->uses);
+  count_block(&j->uses, body);
+  join_block(j, body);
+}
+
+int fus_join_partitions(LcuProgram *p) {
+  Join j = {p, {0}, 0};
+  for (int i = 0; i < p->funcs.len; i++)
+    if (!((LcuFunc *)p->funcs.data[i])->each) /* an element function runs no kernel */
+      join_body(&j, ((LcuFunc *)p->funcs.data[i])->body);
+  for (int i = 0; i < p->tops.len; i++)
+    join_body(&j, ((LcuTop *)p->tops.data[i])->body);
+  if (j.joined) /* the kernels copied from may run nowhere now */
+    lcu_prune_kernels(p);
+  return j.joined;
+}
