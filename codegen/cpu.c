@@ -423,10 +423,13 @@ static void gen_filter(Kx *x, bool partition) {
   /* the offsets */
   const char *total = cg_temp(cg);
   chunk_offsets(cg, count, NULL, nch, c, total);
+  /* a joined PARTITION: one vector of n a value, the others after the
+     kept values (at_not from 'total' on) */
+  bool joined = partition && s->joined;
   for (int v = 0; v < nv; v++)
     if (!cg_dead_result(x->k, x->index, s->results.data[v]))
-      new_vector(x, s->results.data[v], total);
-  if (partition)
+      new_vector(x, s->results.data[v], joined ? n : total);
+  if (partition && !joined)
     for (int v = 0; v < nv; v++)
       if (!cg_dead_result(x->k, x->index, s->results.data[nv + v]))
         new_vector(x, s->results.data[nv + v], xprintf("(%s - %s)", n, total));
@@ -435,8 +438,8 @@ static void gen_filter(Kx *x, bool partition) {
   cg->indent++;
   cg_line(cg, "int64_t at = %s[%s];", count, c);
   if (partition)
-    cg_line(cg, "int64_t at_not = %s * RT_CHUNK - %s[%s];", c, count, c);
-  write_elements(x, c, i, ix, n, &ck, flags, partition ? nv : -1);
+    cg_line(cg, "int64_t at_not = %s%s * RT_CHUNK - %s[%s];", joined ? xprintf("%s + ", total) : "", c, count, c);
+  write_elements(x, c, i, ix, n, &ck, flags, joined ? 0 : partition ? nv : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "rt_free(%s);", flags);

@@ -431,12 +431,17 @@ static void gen_index(Gx *x) {
 static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x->k, x->index, v); }
 
 /* The stores of a store functor's operator(): V's values to the results
-   'first' .. of the SOAC, at position i (the dead results of a MAP, a
-   FILTER or a PARTITION not: dead_result). */
-static void store_lines(Gx *x, int first) {
+   'first' .. of the SOAC, at position i, or where 'after', at i past
+   the result's length, in its room (a joined PARTITION's others, which
+   rtg::partition_joined moves after its kept values); the dead results
+   of a MAP, a FILTER or a PARTITION not (dead_result). */
+static void store_lines(Gx *x, int first, bool after) {
   Cg *cg = x->cg;
   for (int i = 0; i < nvalues(x->s); i++)
-    if (!dead_result(x, x->s->results.data[first + i]))
+    if (!dead_result(x, x->s->results.data[first + i]) && after)
+      cg_line(cg, "A.%s_d[A.%s_n + i] = v.v%d;", cg_name(x->s->results.data[first + i]),
+              cg_name(x->s->results.data[first + i]), i);
+    else if (!dead_result(x, x->s->results.data[first + i]))
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
       cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
@@ -444,10 +449,10 @@ static void store_lines(Gx *x, int first) {
 }
 
 /* A store functor 'name': writes V's values to the results 'first' ..
-   of the SOAC, at position i. */
-static void gen_store(Gx *x, const char *name, int first) {
+   of the SOAC, at position i ('after': store_lines). */
+static void gen_store(Gx *x, const char *name, int first, bool after) {
   open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
-  store_lines(x, first);
+  store_lines(x, first, after);
   close_functor(x->cg);
 }
 
@@ -456,7 +461,7 @@ static void gen_store(Gx *x, const char *name, int first) {
 static bool filter_value_stored(Gx *x, int i) {
   int nv = nvalues(x->s);
   return !dead_result(x, x->s->results.data[i]) ||
-         (x->s->kind == SOAC_PARTITION && !dead_result(x, x->s->results.data[nv + i]));
+         (x->s->kind == SOAC_PARTITION && !x->s->joined && !dead_result(x, x->s->results.data[nv + i]));
 }
 
 /* Does a FILTER's or PARTITION's tile stage less than V: some of V's
@@ -486,7 +491,7 @@ static void gen_staged_struct(Gx *x) {
 /* A FILTER's or PARTITION's store functor 'name' where the tile stages
    K_s_S (filter_stages_part): V to S, and S's values to the results
    'first' .. */
-static void gen_staged_store(Gx *x, const char *name, int first) {
+static void gen_staged_store(Gx *x, const char *name, int first, bool after) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V"), *st = kname(x, "S");
   Buf b = {0};
@@ -496,7 +501,7 @@ static void gen_staged_store(Gx *x, const char *name, int first) {
   open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", st),
                     xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }", st,
                             st, v, st, buf_str(&b)));
-  store_lines(x, first);
+  store_lines(x, first, after);
   close_functor(cg);
 }
 
@@ -749,11 +754,11 @@ static void gen_functors(Gx *x) {
   case SOAC_SEG_SCAN:
   case SOAC_SEG_REDUCE:
   case SOAC_SCAN:
-    gen_store(x, "store", 0);
+    gen_store(x, "store", 0, false);
     break;
   case SOAC_PERMUTE:
   case SOAC_SEG_PERMUTE:
-    gen_store(x, "store", 0);
+    gen_store(x, "store", 0, false);
     gen_index(x);
     break;
   case SOAC_SPLIT:
@@ -764,21 +769,21 @@ static void gen_functors(Gx *x) {
   case SOAC_PARTITION:
     if (filter_stages_part(x)) {
       gen_staged_struct(x);
-      gen_staged_store(x, "store", 0);
-      if (s->kind == SOAC_PARTITION)
-        gen_staged_store(x, "other", nv);
+      gen_staged_store(x, "store", 0, false);
+      if (s->kind == SOAC_PARTITION) /* joined: after the kept values */
+        gen_staged_store(x, "other", s->joined ? 0 : nv, s->joined);
       gen_pred(x);
       break;
     }
     /* fall through */
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
-    gen_store(x, "store", 0);
+    gen_store(x, "store", 0, false);
     gen_pred(x);
-    if (s->kind == SOAC_PARTITION)
-      gen_store(x, "other", nv);
+    if (s->kind == SOAC_PARTITION) /* joined: after the kept values */
+      gen_store(x, "other", s->joined ? 0 : nv, s->joined);
     if (s->kind == SOAC_SEG_PARTITION) /* the others after the kept values' sd */
-      gen_store(x, "other", nv + 1);
+      gen_store(x, "other", nv + 1, false);
     break;
   default:
     break;
@@ -913,12 +918,12 @@ static bool same_values(const LcuSoac *a, const LcuSoac *b) {
    launch (1: it alone, or not a FILTER). */
 static int filter_group(const LcuKernel *k, int i) {
   const LcuSoac *first = k->soacs.data[i];
-  if (first->kind != SOAC_FILTER && first->kind != SOAC_PARTITION)
+  if ((first->kind != SOAC_FILTER && first->kind != SOAC_PARTITION) || first->joined)
     return 1;
   int n = 1;
   for (int j = i + 1; j < k->soacs.len; j++, n++) {
     const LcuSoac *s = k->soacs.data[j];
-    if ((s->kind != SOAC_FILTER && s->kind != SOAC_PARTITION) || !same_size(&s->size, &first->size) ||
+    if ((s->kind != SOAC_FILTER && s->kind != SOAC_PARTITION) || s->joined || !same_size(&s->size, &first->size) ||
         !same_values(s, first))
       break;
     bool independent = true;
@@ -975,6 +980,31 @@ static void host_filter(Gx *x, bool partition) {
           kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"),
           functor(x, partition ? "other" : "store"), partition ? "true" : "false");
   pend_filter(x);
+}
+
+/* A joined PARTITION (fus_join_partitions): each value's vector of n
+   with room for 2n, the kept values stored from 0 and the others from
+   n on, then moved after the kept on the device by the count the
+   launch leaves there (rtg::partition_joined): nothing read back, no
+   wait. */
+static void host_joined(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char *n = soac_size(x);
+  Buf vecs = {0};
+  int stored = 0;
+  for (int v = 0; v < nvalues(s); v++) {
+    const LcuVar *r = s->results.data[v];
+    if (dead_result(x, r))
+      continue;
+    cg_line(cg, "%s = rtg_vec_room(%s, %s, 2 * %s);", cg_name(r), cg_rtbase(r->type.base), n, n);
+    fill_a(x, r);
+    buf_printf(&vecs, "%s%s", stored++ ? ", " : "", cg_name(r));
+  }
+  const char *all = cg_temp(cg);
+  cg_line(cg, "RtValue *const %s[%d] = {%s};", all, stored ? stored : 1, stored ? buf_str(&vecs) : "NULL");
+  cg_line(cg, "rtg::partition_joined<%s>(%s, loc, %s, %s, %s, %s, %s, %s, %d);", kname(x, "V"), kernel_string(x),
+          functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), functor(x, "other"), all, stored);
 }
 
 /* SPLIT: each class's vectors of n (cut to its count when the counts
@@ -1038,8 +1068,8 @@ static bool may_be_part(Cg *cg, const LcuKernel *k, int j) {
   const LcuSoac *s = k->soacs.data[j];
   switch (s->kind) {
   case SOAC_FILTER:
-  case SOAC_PARTITION:
-    return true;
+  case SOAC_PARTITION: /* a joined one moves its others after its launch */
+    return !s->joined;
   case SOAC_SCAN:
     return exact_word(s);
   case SOAC_REDUCE:
@@ -1414,7 +1444,10 @@ static void host_soac(Gx *x) {
     host_filter(x, false);
     return;
   case SOAC_PARTITION:
-    host_filter(x, true);
+    if (x->s->joined)
+      host_joined(x);
+    else
+      host_filter(x, true);
     return;
   case SOAC_SPLIT:
     host_split(x);
@@ -1469,6 +1502,8 @@ static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
    device), a MAP or a SCAN; not the segmented SOACs and the library's
    operations, which may read a segment total or a count. */
 static bool joins_pending(const Gx *x, const LcuSoac *next) {
+  if (next->joined) /* it moves its others by a count of its own, on the device */
+    return false;
   switch (next->kind) {
   case SOAC_FILTER:
   case SOAC_PARTITION:
@@ -1780,7 +1815,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       continue;
     }
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
-    if (x.s->kind == SOAC_FILTER || x.s->kind == SOAC_PARTITION) {
+    if ((x.s->kind == SOAC_FILTER || x.s->kind == SOAC_PARTITION) && !x.s->joined) {
       x.slot = cg_temp(cg);
       x.slot_n = cg_temp(cg);
       cg_line(cg, "int64_t *%s, %s; /* the slot of its count, its size */", x.slot, x.slot_n);

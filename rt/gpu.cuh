@@ -1519,6 +1519,30 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
   return count;
 }
 
+/* A joined PARTITION (fus_join_partitions): each vector of vs[0 ..
+   nvs) has n elements and room for 2n (rtg_vec_room); 'store' writes a
+   kept value at its place from 0, 'other' an other at its place from n
+   on, in the room.  The launch leaves the count in device memory, and
+   rtg_join_parts moves the others to just after the kept, reading it
+   there: no read back, no wait (radix sort's pass was a PARTITION, a
+   wait for its count and a copy of its second part). */
+template <class V, class Pull, class Pred, class Store, class Other>
+void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other,
+                      RtValue *const *vs, int nvs) {
+  if (n <= 0)
+    return;
+  constexpr int K = filter_items<V, Store>, per_tile = THREADS * K;
+  int64_t tiles = (n + per_tile - 1) / per_tile;
+  RtgTileState st = rtg_tile_state(tiles);
+  int64_t *count = (int64_t *)rtg_alloc(sizeof(int64_t));
+  rtg_launching("partition (joined)");
+  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, true, st, count);
+  rtg_launched(name, loc);
+  for (int i = 0; i < nvs; i++)
+    rtg_join_parts(name, loc, vs[i], count);
+  rtg_free(count); /* in stream order: the moves have read it */
+}
+
 inline int64_t filter_count(int64_t *slot) {
   int64_t kept = 0;
   if (slot)

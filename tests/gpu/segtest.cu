@@ -1608,6 +1608,63 @@ static void test_splits_counted(bool quick) {
       }
 }
 
+/* A joined PARTITION (rtg::partition_joined, codegen's for a PARTITION
+   whose parts are appended back): each vector of n elements and room
+   2n, the kept values stored from 0 and the others from n, then moved
+   after the kept on the device; the result is the kept in order, then
+   the others in order.  Elements of 1, 4 and 8 bytes (rtg_join_parts
+   moves each size by its own kernel), two vectors of one launch. */
+template <class T> struct JPull {
+  __device__ T operator()(int64_t i) const { return (T)(i * 2654435761u + 1); }
+};
+template <class T> struct alignas(8) JValue {
+  T a;
+  int32_t b;
+};
+template <class T> struct JPull2 {
+  __device__ JValue<T> operator()(int64_t i) const { return JValue<T>{(T)(i * 2654435761u + 1), (int32_t)i}; }
+};
+struct JPred {
+  int pattern;
+  int64_t n;
+  template <class V> __device__ bool operator()(int64_t i, const V &) const { return filter_keeps(pattern, i, n); }
+};
+template <class T> struct JStore {
+  T *a;
+  int32_t *b;
+  int64_t at; /* 0 for the kept, n for the others */
+  __device__ void operator()(int64_t i, const JValue<T> &v) const {
+    a[at + i] = v.a;
+    b[at + i] = v.b;
+  }
+};
+
+template <class T> static void test_partition_joined(RtBase base, int64_t n, int pattern) {
+  RtValue *va = rtg_vec_room(base, n, 2 * n), *vb = rtg_vec_room(RT_INT, n, 2 * n);
+  T *a = (T *)va->data.any;
+  int32_t *b = vb->data.i;
+  RtValue *const vs[2] = {va, vb};
+  rtg::partition_joined<JValue<T>>("segtest", RT_LOC(NULL, 0, 0), JPull2<T>{}, JPred{pattern, n}, n,
+                                   JStore<T>{a, b, 0}, JStore<T>{a, b, n}, vs, 2);
+  std::vector<int64_t> order;
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t i = 0; i < n; i++)
+      if (filter_keeps(pattern, i, n) == (pass == 0))
+        order.push_back(i);
+  std::vector<T> got_a = read_back(a, (size_t)n);
+  std::vector<int32_t> got_b = read_back(b, (size_t)n);
+  int64_t bad = -1;
+  for (int64_t k = 0; k < n && bad < 0; k++)
+    if (got_a[k] != (T)(order[k] * 2654435761u + 1) || got_b[k] != (int32_t)order[k])
+      bad = k;
+  bool ok = bad < 0 && va->len == n && vb->len == n;
+  result(ok, "partition joined: %zu-byte values and ints, n=%lld, keep %s%s", sizeof(T), (long long)n,
+         filter_patterns[pattern], ok ? "" : ": wrong elements");
+  rt_value_free(va);
+  rt_value_free(vb);
+  wait_device("a free");
+}
+
 static void test_filters(bool quick) {
   static const int64_t sizes[] = {0, 1, 2, 31, 33, 1023, 1024, 1025, 4096, 65537, 1000003, 10000000};
   for (int64_t n : sizes)
@@ -1629,6 +1686,9 @@ static void test_filters(bool quick) {
         }
       }
       if (n <= 1000003 || pattern == 3) {
+        test_partition_joined<uint8_t>(RT_BOOL, n, pattern);
+        test_partition_joined<int32_t>(RT_INT, n, pattern);
+        test_partition_joined<uint64_t>(RT_FLOAT, n, pattern);
         test_filters_together(n, pattern);
         test_parts(n, pattern);
         test_split<3>(n, pattern);
