@@ -432,15 +432,14 @@ static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x-
 
 /* The stores of a store functor's operator(): V's values to the results
    'first' .. of the SOAC, at position i, or where 'after', at i past
-   the result's length, in its room (a joined PARTITION's others, which
-   rtg::partition_joined moves after its kept values); the dead results
-   of a MAP, a FILTER or a PARTITION not (dead_result). */
+   the kept count (a joined PARTITION's others: the functor's member
+   'kept', which rtg::partition_joined sets); the dead results of a MAP,
+   a FILTER or a PARTITION not (dead_result). */
 static void store_lines(Gx *x, int first, bool after) {
   Cg *cg = x->cg;
   for (int i = 0; i < nvalues(x->s); i++)
     if (!dead_result(x, x->s->results.data[first + i]) && after)
-      cg_line(cg, "A.%s_d[A.%s_n + i] = v.v%d;", cg_name(x->s->results.data[first + i]),
-              cg_name(x->s->results.data[first + i]), i);
+      cg_line(cg, "A.%s_d[*kept + i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else if (!dead_result(x, x->s->results.data[first + i]))
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
@@ -448,10 +447,14 @@ static void store_lines(Gx *x, int first, bool after) {
               cg_name(x->s->results.data[first + i]));
 }
 
+/* The member of a joined PARTITION's `other` functor (store_lines). */
+#define KEPT_MEMBER "const int64_t *kept; /* the kept count, on the device */"
+
 /* A store functor 'name': writes V's values to the results 'first' ..
    of the SOAC, at position i ('after': store_lines). */
 static void gen_store(Gx *x, const char *name, int first, bool after) {
-  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")),
+                    after ? KEPT_MEMBER : NULL);
   store_lines(x, first, after);
   close_functor(x->cg);
 }
@@ -499,8 +502,8 @@ static void gen_staged_store(Gx *x, const char *name, int first, bool after) {
     if (filter_value_stored(x, i))
       buf_printf(&b, "%sv.v%d", b.len ? ", " : "", i);
   open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", st),
-                    xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }", st,
-                            st, v, st, buf_str(&b)));
+                    xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }%s%s",
+                            st, st, v, st, buf_str(&b), after ? "\n" : "", after ? KEPT_MEMBER : ""));
   store_lines(x, first, after);
   close_functor(cg);
 }
@@ -982,29 +985,19 @@ static void host_filter(Gx *x, bool partition) {
   pend_filter(x);
 }
 
-/* A joined PARTITION (fus_join_partitions): each value's vector of n
-   with room for 2n, the kept values stored from 0 and the others from
-   n on, then moved after the kept on the device by the count the
-   launch leaves there (rtg::partition_joined): nothing read back, no
-   wait. */
+/* A joined PARTITION (fus_join_partitions): each stored value's vector
+   of n, the kept values stored from 0 and the others from the kept
+   count on, which rtg::partition_joined finds on the device first and
+   gives the `other` functor: nothing read back, no wait. */
 static void host_joined(Gx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   const char *n = soac_size(x);
-  Buf vecs = {0};
-  int stored = 0;
-  for (int v = 0; v < nvalues(s); v++) {
-    const LcuVar *r = s->results.data[v];
-    if (dead_result(x, r))
-      continue;
-    cg_line(cg, "%s = rtg_vec_room(%s, %s, 2 * %s);", cg_name(r), cg_rtbase(r->type.base), n, n);
-    fill_a(x, r);
-    buf_printf(&vecs, "%s%s", stored++ ? ", " : "", cg_name(r));
-  }
-  const char *all = cg_temp(cg);
-  cg_line(cg, "RtValue *const %s[%d] = {%s};", all, stored ? stored : 1, stored ? buf_str(&vecs) : "NULL");
-  cg_line(cg, "rtg::partition_joined<%s>(%s, loc, %s, %s, %s, %s, %s, %s, %d);", kname(x, "V"), kernel_string(x),
-          functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), functor(x, "other"), all, stored);
+  for (int v = 0; v < nvalues(s); v++)
+    if (!dead_result(x, s->results.data[v]))
+      new_vector(x, s->results.data[v], n);
+  cg_line(cg, "rtg::partition_joined<%s>(%s, loc, %s, %s, %s, %s, %s{A, nullptr});", kname(x, "V"), kernel_string(x),
+          functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), kname(x, "other"));
 }
 
 /* SPLIT: each class's vectors of n (cut to its count when the counts

@@ -631,47 +631,6 @@ RtValue *rtg_vec_new(RtBase b, int64_t n) {
    quicksort, for vectors that mostly live a few launches. */
 enum { FIT_WASTE = 1 << 20 };
 
-RtValue *rtg_vec_room(RtBase b, int64_t n, int64_t room) {
-  RtValue *v = rtg_vec_new(b, room > n ? room : n);
-  v->len = n;
-  v->room = room > n ? room : n;
-  return v;
-}
-
-/* rtg_join_parts's move, of elements of type T: element n + j to
-   kept + j for j < n - kept.  The ranges never overlap (the first ends
-   at 2n - kept, the second at n); a thread takes elements a grid apart. */
-template <class T> __global__ void join_parts_kernel(T *d, int64_t n, const int64_t *kept) {
-  const int64_t k = *kept, m = n - k;
-  const int64_t step = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += step)
-    d[k + j] = d[n + j];
-}
-
-void rtg_join_parts(const char *name, RtLoc loc, RtValue *v, const int64_t *kept) {
-  const int64_t n = v->len;
-  if (n <= 0)
-    return;
-  /* as many threads as elements, up to what the device holds at once:
-     the count is known only on the device, at most n move */
-  int64_t blocks = (n + 255) / 256, most = (int64_t)rtg_max_blocks();
-  if (blocks > most)
-    blocks = most;
-  rtg_launching("join");
-  switch (rt_base_size(v->type.base)) {
-  case 1:
-    join_parts_kernel<<<(unsigned)blocks, 256, 0, stream>>>((uint8_t *)v->data.any, n, kept);
-    break;
-  case 4:
-    join_parts_kernel<<<(unsigned)blocks, 256, 0, stream>>>((uint32_t *)v->data.any, n, kept);
-    break;
-  default:
-    join_parts_kernel<<<(unsigned)blocks, 256, 0, stream>>>((uint64_t *)v->data.any, n, kept);
-    break;
-  }
-  rtg_launched(name, loc);
-}
-
 RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
   size_t size = rt_base_size(v->type.base);
   size_t unused = size * (size_t)(v->len - n);

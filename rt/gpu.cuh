@@ -1519,28 +1519,67 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
   return count;
 }
 
-/* A joined PARTITION (fus_join_partitions): each vector of vs[0 ..
-   nvs) has n elements and room for 2n (rtg_vec_room); 'store' writes a
-   kept value at its place from 0, 'other' an other at its place from n
-   on, in the room.  The launch leaves the count in device memory, and
-   rtg_join_parts moves the others to just after the kept, reading it
-   there: no read back, no wait (radix sort's pass was a PARTITION, a
-   wait for its count and a copy of its second part). */
+/* The number of elements of pull(0 .. n-1) that pred keeps, added to
+   *count (device memory, zeroed before): each thread a grid-stride
+   sequence, four pulls in flight before their predicates, a warp's sum
+   added once. */
+template <class V, class Pull, class Pred>
+__global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pred, int64_t n,
+                                                             unsigned long long *count) {
+  constexpr int U = 4;
+  const int64_t stride = (int64_t)gridDim.x * THREADS;
+  int mine = 0;
+  for (int64_t j = (int64_t)blockIdx.x * THREADS + threadIdx.x; j < n; j += U * stride) {
+    V v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (j + u * stride < n)
+        v[u] = pull(j + u * stride);
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (j + u * stride < n)
+        mine += pred(j + u * stride, v[u]) ? 1 : 0;
+  }
+  for (int o = 16; o > 0; o >>= 1)
+    mine += __shfl_down_sync(0xffffffffu, mine, o);
+  if ((threadIdx.x & 31) == 0 && mine)
+    atomicAdd(count, (unsigned long long)mine);
+}
+
+/* A joined PARTITION (fus_join_partitions): its kept values to 'store'
+   from 0 and its others to 'other' from the kept count on, in the same
+   vectors of n.  The count is found first, on the device, by a pass of
+   its own over the elements (count_kept_kernel: the pull and the
+   predicate once more, a read of the input where the pull reads one),
+   and 'other' reads it there (its member 'kept'): the PARTITION's pass
+   then writes every element at its place.  Nothing is read back and
+   the host does not wait; radix sort's pass was a PARTITION, a wait for
+   its count and a copy of its second part.  Moving the others after
+   the PARTITION by the count it leaves (a launch that reads and writes
+   them again) measured slower (docs/gpu-runs.md, forty-second
+   session). */
 template <class V, class Pull, class Pred, class Store, class Other>
-void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other,
-                      RtValue *const *vs, int nvs) {
+void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other) {
   if (n <= 0)
     return;
   constexpr int K = filter_items<V, Store>, per_tile = THREADS * K;
   int64_t tiles = (n + per_tile - 1) / per_tile;
-  RtgTileState st = rtg_tile_state(tiles);
-  int64_t *count = (int64_t *)rtg_alloc(sizeof(int64_t));
-  rtg_launching("partition (joined)");
-  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, true, st, count);
+  /* [0]: the count the first pass finds; [1]: the one the PARTITION's
+     last tile writes, as every PARTITION's (read by nothing) */
+  int64_t *counts = (int64_t *)rtg_alloc(2 * sizeof(int64_t));
+  rtg_zero(counts, sizeof(int64_t));
+  int64_t blocks = (n + THREADS - 1) / THREADS, most = rtg_max_blocks();
+  rtg_launching("partition (joined): count");
+  count_kept_kernel<V><<<(unsigned)(blocks < most ? blocks : most), THREADS, 0, rtg_stream()>>>(
+      pull, pred, n, (unsigned long long *)counts);
   rtg_launched(name, loc);
-  for (int i = 0; i < nvs; i++)
-    rtg_join_parts(name, loc, vs[i], count);
-  rtg_free(count); /* in stream order: the moves have read it */
+  other.kept = counts;
+  RtgTileState st = rtg_tile_state(tiles);
+  rtg_launching("partition (joined)");
+  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, true, st,
+                                                                      counts + 1);
+  rtg_launched(name, loc);
+  rtg_free(counts); /* in stream order: the launches have read it */
 }
 
 inline int64_t filter_count(int64_t *slot) {

@@ -48,9 +48,6 @@ void *rtg_alloc(size_t bytes);
 void rtg_free(void *p);
 /* A device vector of 'n' elements of base 'b' (uninitialized). */
 RtValue *rtg_vec_new(RtBase b, int64_t n);
-/* The same with room for 'room' >= n elements (RtValue.room): a joined
-   PARTITION's vectors, whose others are stored past n, then moved. */
-RtValue *rtg_vec_room(RtBase b, int64_t n, int64_t room);
 /* A device segdes of 'nseg' segments (lengths uninitialized). */
 RtValue *rtg_segdes_new(int64_t nseg);
 /* A segdes's offsets on the device ('len' + 1 of them), made the first
@@ -167,12 +164,6 @@ bool rtg_append_fits(const RtValue *a, const RtValue *b, int64_t n);
 /* That append, where rtg_append_fits: b's elements copied after a's, on
    the stream; gives a, with a reference more, now of 'n' elements. */
 RtValue *rtg_append_into(RtValue *a, const RtValue *b, int64_t n);
-/* A joined PARTITION's vector 'v' of n elements (rtg::partition_joined):
-   its first *kept hold the kept values, and its room from n on the
-   n - *kept others; these are moved to just after the kept, on the
-   stream, by a kernel that reads the count at 'kept' (device memory),
-   so that the host need not. */
-void rtg_join_parts(const char *name, RtLoc loc, RtValue *v, const int64_t *kept);
 /* Sets 'n' bytes of device memory at 'dev' to 0, on the stream. */
 void rtg_zero(void *dev, size_t n);
 
