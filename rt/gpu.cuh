@@ -1229,13 +1229,19 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   const int64_t tile = blockIdx.x, base = tile * (int64_t)PER_TILE;
   V v[K];
   unsigned mask[K];
+  /* every element's pull first, then the predicates and ballots: a
+     ballot after each pull waited for that pull's loads before the next
+     began (one load in flight a thread, as the offsets kernel had) */
+#pragma unroll
   for (int r = 0; r < K; r++) {
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
-    bool keep = false;
-    if (j < n) {
+    if (j < n)
       v[r] = pull(j);
-      keep = pred(j, v[r]);
-    }
+  }
+#pragma unroll
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    bool keep = j < n && pred(j, v[r]);
     mask[r] = __ballot_sync(0xffffffffu, keep);
     if (lane == 0)
       warp_counts[r][w] = __popc(mask[r]);
@@ -1755,16 +1761,21 @@ __global__ void __launch_bounds__(THREADS)
   }
   V v[K];
   unsigned bits[K];
+  /* every element's pull first, then the flags and ballots (filter_tile) */
+#pragma unroll
   for (int r = 0; r < K; r++) {
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
-    bits[r] = 0;
     if (j < n) {
       int64_t s = 0;
       if constexpr (SEG)
         s = seg_first + seg_at[r * THREADS + threadIdx.x];
       v[r] = pull_at(pull, j, s);
-      bits[r] = pred(j, v[r]);
     }
+  }
+#pragma unroll
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    bits[r] = j < n ? pred(j, v[r]) : 0;
     for (int c = 0; c < C; c++) {
       unsigned mask = __ballot_sync(0xffffffffu, bits[r] >> c & 1);
       if (lane == 0) {
