@@ -1881,6 +1881,9 @@ static void timing_single_pass(void) {
 int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;   /* fewer layouts, no timing */
   bool only_timing = argc > 1 && strcmp(argv[1], "--timing") == 0;
+  /* --filters: part D alone (FILTER, PARTITION, joined PARTITION, SPLIT),
+     its quick layouts: a short device call that changed only those */
+  bool only_filters = argc > 1 && strcmp(argv[1], "--filters") == 0;
   rtg_init(NULL);
   cudaDeviceProp prop;
   cuda_check(cudaGetDeviceProperties(&prop, 0), "the device's properties");
@@ -1888,6 +1891,12 @@ int main(int argc, char **argv) {
          "unknown)\n",
          prop.name, rtg_sm_count(), 2 * (long long)rtg_sm_count(), (long long)rtg::SEG_BALANCED_MIN);
 
+  if (only_filters) {
+    test_filters(true);
+    test_splits_counted(true);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+  }
   if (only_timing) {
     timing_segdes_ride();
     timing();
