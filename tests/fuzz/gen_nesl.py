@@ -384,8 +384,16 @@ class Gen:
         v = self.fresh("p")
         if self.chance(0.5):
             s, x = self.fresh("s"), self.fresh("x")
+            body = self.gen(t, env, size // 2)
+            # flags of the element itself, mostly, where it is a number:
+            # a random boolean is often a constant, which folds, and fusion
+            # joins the PARTITION of flags that vary (fusion/join.c)
+            if et in (INT, FLOAT) and self.r2.random() < 0.7:
+                flag = "%s > %s" % (x, self.r2.randint(-3, 3) if et == INT else "%d.5" % self.r2.randint(-3, 3))
+            else:
+                flag = self.gen(BOOL, env + [(x, et)], size // 3)
             return "(let %s = %s; %s = split(%s, {%s : %s in %s}) in %s[0] ++ %s[1])" % (
-                s, self.gen(t, env, size // 2), v, s, self.gen(BOOL, env + [(x, et)], size // 3), x, s, v, v)
+                s, body, v, s, flag, x, s, v, v)
         k = self.r.randint(2, 3)
         parts = " ++ ".join("%s[%d]" % (v, i) for i in range(k))
         return "(let %s = %s in if #%s < %d then flatten(%s) else %s)" % (
