@@ -1807,7 +1807,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
         flush_filters(&x);
       continue;
     }
-    cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
+    cg_line(cg, "/* %s%s */", lcu_soac_name(x.s->kind), x.s->joined ? " (joined: the kept, then the others)" : "");
     if ((x.s->kind == SOAC_FILTER || x.s->kind == SOAC_PARTITION) && !x.s->joined) {
       x.slot = cg_temp(cg);
       x.slot_n = cg_temp(cg);
