@@ -159,8 +159,6 @@ static bool append_in_place(Hx *h, const LcuStmt *s, const char **args) {
     return false;
   const LcuKernel *k = s->kernel;
   int first[8], second[8], size;
-  if (k->results.len > 8)
-    return false;
   int cols = lcu_append_kernel(k, first, second, &size, 8);
   if (!cols)
     return false;

@@ -30,33 +30,23 @@ enum { MOST_COLUMNS = 8 };
 
 typedef struct Join {
   LcuProgram *p;
-  PtrMap uses; /* LcuVar -> how many atoms of the body read it */
+  PtrMap uses;    /* LcuVar -> Vec * of FusUse: the body's statements that
+                     read it (fus_note_uses) */
+  PtrMap escapes; /* LcuVar -> non-NULL where a block returns it */
   int joined;
 } Join;
 
-static void count_atoms(PtrMap *uses, const Vec *atoms) {
-  for (int i = 0; i < atoms->len; i++) {
-    const LcuVar *v = ((const LcuAtom *)atoms->data[i])->var;
-    if (v) {
-      void **slot = ptrmap_slot(uses, v, true);
-      *slot = (void *)((intptr_t)*slot + 1);
-    }
-  }
+/* Does every read of 'v' in the body stand in statement 's' (none where
+   'v' is read nowhere), and no block return it? */
+static bool read_only_by(const Join *j, const LcuVar *v, const LcuStmt *s) {
+  if (ptrmap_get(&j->escapes, v))
+    return false;
+  const Vec *uses = ptrmap_get(&j->uses, v);
+  for (int i = 0; uses && i < uses->len; i++)
+    if (((const FusUse *)uses->data[i])->stmt != s)
+      return false;
+  return true;
 }
-
-static void count_block(PtrMap *uses, const LcuBlock *b) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    count_atoms(uses, &s->args);
-    const LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        count_block(uses, nested[k]);
-  }
-  count_atoms(uses, &b->results);
-}
-
-static int uses_of(const Join *j, const LcuVar *v) { return (int)(intptr_t)ptrmap_get(&j->uses, v); }
 
 static int index_of(const Vec *vars, const LcuVar *v) {
   for (int i = 0; i < vars->len; i++)
@@ -85,31 +75,27 @@ static bool read_in_kernel(const LcuKernel *k, int at, const LcuVar *v, bool onc
   return once ? n != 1 : n != 0;
 }
 
-/* The host's reads of the appended parts that go with the append: each
-   part's vars read only by the append 'R' and by lengths #v whose only
-   reader is the size 'Z' of R (its sum of two of them).  Marks those
-   statements in 'gone'. */
+/* The host's reads of the appended parts go with the append: each
+   part is read only by the append 'R' and by lengths #v in block 'b'
+   whose only reader is R's size 'Z'.  Marks those lengths in 'gone'. */
 static bool only_appended(const Join *j, const LcuBlock *b, const LcuStmt *R, const LcuStmt *Z,
                           const LcuVar *const *parts, int nparts, bool *gone) {
   for (int i = 0; i < nparts; i++) {
-    int reads = 0; /* by R, and by lengths */
-    for (int a = 0; a < R->args.len; a++)
-      reads += ((const LcuAtom *)R->args.data[a])->var == parts[i];
-    for (int s = 0; s < b->stmts.len; s++) {
-      const LcuStmt *L = b->stmts.data[s];
-      if (L->kind != LS_LENGTH || L->length != LEN_VECTOR || ((const LcuAtom *)L->args.data[0])->var != parts[i])
-        continue;
-      const LcuVar *len = L->results.data[0];
-      int in_z = 0;
-      for (int a = 0; a < Z->args.len; a++)
-        in_z += ((const LcuAtom *)Z->args.data[a])->var == len;
-      if (uses_of(j, len) != in_z)
-        return false;
-      gone[s] = true;
-      reads++;
-    }
-    if (uses_of(j, parts[i]) != reads)
+    if (ptrmap_get(&j->escapes, parts[i]))
       return false;
+    const Vec *uses = ptrmap_get(&j->uses, parts[i]);
+    for (int u = 0; uses && u < uses->len; u++) {
+      const LcuStmt *L = ((const FusUse *)uses->data[u])->stmt;
+      if (L == R)
+        continue;
+      int at = -1;
+      for (int s = 0; s < b->stmts.len && at < 0; s++)
+        if (b->stmts.data[s] == L)
+          at = s;
+      if (at < 0 || L->kind != LS_LENGTH || L->length != LEN_VECTOR || !read_only_by(j, L->results.data[0], Z))
+        return false;
+      gone[at] = true;
+    }
   }
   return true;
 }
@@ -121,7 +107,7 @@ static bool only_appended(const Join *j, const LcuBlock *b, const LcuStmt *R, co
 static bool join_append(Join *j, LcuBlock *b, int r, int cols, const int *first, const int *second, int size) {
   LcuStmt *R = b->stmts.data[r];
   const LcuAtom *n = R->args.data[size];
-  if (!n->var || uses_of(j, n->var) != 1)
+  if (!n->var || !read_only_by(j, n->var, R))
     return false;
   int z = binder(b, r, n->var);
   if (z < 0)
@@ -240,32 +226,39 @@ static bool join_append(Join *j, LcuBlock *b, int r, int cols, const int *first,
   return true;
 }
 
-static void join_block(Join *j, LcuBlock *b) {
+/* Joins the first append of block 'b' (or of a block nested in it) that
+   may be; true if one was. */
+static bool join_block(Join *j, LcuBlock *b) {
   for (int r = 0; r < b->stmts.len; r++) {
     const LcuStmt *s = b->stmts.data[r];
     LcuBlock *nested[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
-      if (nested[k])
-        join_block(j, nested[k]);
+      if (nested[k] && join_block(j, nested[k]))
+        return true;
     if (s->kind != LS_RUN)
       continue;
     int first[MOST_COLUMNS], second[MOST_COLUMNS], size;
     int cols = lcu_append_kernel(s->kernel, first, second, &size, MOST_COLUMNS);
     if (cols && join_append(j, b, r, cols, first, second, size))
-      r = -1; /* statements before it went too: from the start again */
+      return true;
   }
+  return false;
 }
 
+/* Every append of the body that may be joined, one at a time, its reads
+   noted again after each (statements went). */
 static void join_body(Join *j, LcuBlock *body) {
   if (!body)
     return;
-  ptrmap_clear(&j->uses);
-  count_block(&j->uses, body);
-  join_block(j, body);
+  do {
+    ptrmap_clear(&j->uses);
+    ptrmap_clear(&j->escapes);
+    fus_note_uses(body, &j->uses, &j->escapes);
+  } while (join_block(j, body));
 }
 
 int fus_join_partitions(LcuProgram *p) {
-  Join j = {p, {0}, 0};
+  Join j = {p, {0}, {0}, 0};
   for (int i = 0; i < p->funcs.len; i++)
     if (!((LcuFunc *)p->funcs.data[i])->each) /* an element function runs no kernel */
       join_body(&j, ((LcuFunc *)p->funcs.data[i])->body);
