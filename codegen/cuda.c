@@ -431,31 +431,25 @@ static void gen_index(Gx *x) {
 static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x->k, x->index, v); }
 
 /* The stores of a store functor's operator(): V's values to the results
-   'first' .. of the SOAC, at position i, or where 'after', at i past
-   the kept count (a joined PARTITION's others: the functor's member
-   'kept', which rtg::partition_joined sets); the dead results of a MAP,
-   a FILTER or a PARTITION not (dead_result). */
-static void store_lines(Gx *x, int first, bool after) {
+   'first' .. of the SOAC, at position i; the dead results of a MAP, a
+   FILTER or a PARTITION not (dead_result).  A joined PARTITION's
+   others go through the same functor, at their index past the kept
+   count (rtg::partition_joined adds it). */
+static void store_lines(Gx *x, int first) {
   Cg *cg = x->cg;
   for (int i = 0; i < nvalues(x->s); i++)
-    if (!dead_result(x, x->s->results.data[first + i]) && after)
-      cg_line(cg, "A.%s_d[*kept + i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
-    else if (!dead_result(x, x->s->results.data[first + i]))
+    if (!dead_result(x, x->s->results.data[first + i]))
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
       cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
               cg_name(x->s->results.data[first + i]));
 }
 
-/* The member of a joined PARTITION's `other` functor (store_lines). */
-#define KEPT_MEMBER "const int64_t *kept; /* the kept count, on the device */"
-
 /* A store functor 'name': writes V's values to the results 'first' ..
-   of the SOAC, at position i ('after': store_lines). */
-static void gen_store(Gx *x, const char *name, int first, bool after) {
-  open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")),
-                    after ? KEPT_MEMBER : NULL);
-  store_lines(x, first, after);
+   of the SOAC, at position i. */
+static void gen_store(Gx *x, const char *name, int first) {
+  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  store_lines(x, first);
   close_functor(x->cg);
 }
 
@@ -494,7 +488,7 @@ static void gen_staged_struct(Gx *x) {
 /* A FILTER's or PARTITION's store functor 'name' where the tile stages
    K_s_S (filter_stages_part): V to S, and S's values to the results
    'first' .. */
-static void gen_staged_store(Gx *x, const char *name, int first, bool after) {
+static void gen_staged_store(Gx *x, const char *name, int first) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V"), *st = kname(x, "S");
   Buf b = {0};
@@ -502,9 +496,9 @@ static void gen_staged_store(Gx *x, const char *name, int first, bool after) {
     if (filter_value_stored(x, i))
       buf_printf(&b, "%sv.v%d", b.len ? ", " : "", i);
   open_functor_with(x, name, xprintf("void operator()(int64_t i, const %s &v) const", st),
-                    xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }%s%s",
-                            st, st, v, st, buf_str(&b), after ? "\n" : "", after ? KEPT_MEMBER : ""));
-  store_lines(x, first, after);
+                    xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }", st,
+                            st, v, st, buf_str(&b)));
+  store_lines(x, first);
   close_functor(cg);
 }
 
@@ -757,11 +751,11 @@ static void gen_functors(Gx *x) {
   case SOAC_SEG_SCAN:
   case SOAC_SEG_REDUCE:
   case SOAC_SCAN:
-    gen_store(x, "store", 0, false);
+    gen_store(x, "store", 0);
     break;
   case SOAC_PERMUTE:
   case SOAC_SEG_PERMUTE:
-    gen_store(x, "store", 0, false);
+    gen_store(x, "store", 0);
     gen_index(x);
     break;
   case SOAC_SPLIT:
@@ -772,21 +766,21 @@ static void gen_functors(Gx *x) {
   case SOAC_PARTITION:
     if (filter_stages_part(x)) {
       gen_staged_struct(x);
-      gen_staged_store(x, "store", 0, false);
-      if (s->kind == SOAC_PARTITION) /* joined: after the kept values */
-        gen_staged_store(x, "other", s->joined ? 0 : nv, s->joined);
+      gen_staged_store(x, "store", 0);
+      if (s->kind == SOAC_PARTITION && !s->joined) /* joined: the store writes both */
+        gen_staged_store(x, "other", nv);
       gen_pred(x);
       break;
     }
     /* fall through */
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
-    gen_store(x, "store", 0, false);
+    gen_store(x, "store", 0);
     gen_pred(x);
-    if (s->kind == SOAC_PARTITION) /* joined: after the kept values */
-      gen_store(x, "other", s->joined ? 0 : nv, s->joined);
+    if (s->kind == SOAC_PARTITION && !s->joined) /* joined: the store writes both */
+      gen_store(x, "other", nv);
     if (s->kind == SOAC_SEG_PARTITION) /* the others after the kept values' sd */
-      gen_store(x, "other", nv + 1, false);
+      gen_store(x, "other", nv + 1);
     break;
   default:
     break;
@@ -986,9 +980,9 @@ static void host_filter(Gx *x, bool partition) {
 }
 
 /* A joined PARTITION (fus_join_partitions): each stored value's vector
-   of n, the kept values stored from 0 and the others from the kept
-   count on, which rtg::partition_joined finds on the device first and
-   gives the `other` functor: nothing read back, no wait. */
+   of n, the kept values stored from 0 and the others, by the same store
+   functor, from the kept count on, which rtg::partition_joined finds on
+   the device first: nothing read back, no wait. */
 static void host_joined(Gx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -996,8 +990,8 @@ static void host_joined(Gx *x) {
   for (int v = 0; v < nvalues(s); v++)
     if (!dead_result(x, s->results.data[v]))
       new_vector(x, s->results.data[v], n);
-  cg_line(cg, "rtg::partition_joined<%s>(%s, loc, %s, %s, %s, %s, %s{A, nullptr});", kname(x, "V"), kernel_string(x),
-          functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), kname(x, "other"));
+  cg_line(cg, "rtg::partition_joined<%s>(%s, loc, %s, %s, %s, %s);", kname(x, "V"), kernel_string(x),
+          functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"));
 }
 
 /* SPLIT: each class's vectors of n (cut to its count when the counts

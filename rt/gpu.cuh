@@ -1215,15 +1215,19 @@ __device__ __forceinline__ char *filter_stage() {
   return stage;
 }
 
+/* One tile of a FILTER or PARTITION.  'others_after', where not NULL, is
+   a joined PARTITION's kept count on the device: each other value goes
+   to its index among the others plus it (read once a tile). */
 template <int K, class V, class Pull, class Pred, class Store, class Other>
 __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
-                                            const Other &other, bool partition, RtgTileState st, int64_t *count) {
+                                            const Other &other, bool partition, RtgTileState st, int64_t *count,
+                                            const int64_t *others_after = nullptr) {
   constexpr int WARPS = THREADS / 32, PER_TILE = THREADS * K;
   typedef Staged<V, Store> St;
   typedef typename St::type S;
   constexpr bool STAGED = NESSIE_FILTER_STAGE && sizeof(S) * PER_TILE <= FILTER_STAGE_BYTES;
   __shared__ int warp_counts[K][WARPS];
-  __shared__ int64_t tile_start;
+  __shared__ int64_t tile_start, tile_others;
   __shared__ int tile_kept;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)PER_TILE;
@@ -1254,6 +1258,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
     int64_t before = tile_lookback(st, tile, total);
     if (lane == 0) {
       tile_start = before;
+      tile_others = base - before + (others_after ? *others_after : 0); /* the tile's first other's index */
       tile_kept = total;
       if (base + PER_TILE >= n) /* the last tile (a launch of parts may have more blocks) */
         *count = before + total;
@@ -1275,26 +1280,26 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
         stage[kept + at - kept_before] = St::of(v[r]);
     }
     __syncthreads();
-    const int64_t start = tile_start;
+    const int64_t start = tile_start, others = tile_others;
     const int in_tile = (int)(n - base < PER_TILE ? n - base : PER_TILE);
     const int last = partition ? in_tile : kept;
     for (int k = threadIdx.x; k < last; k += THREADS) {
       if (k < kept)
         store(start + k, stage[k]);
       else
-        other(base - start + (k - kept), stage[k]);
+        other(others + (k - kept), stage[k]);
     }
     __syncthreads(); /* the stage is free for the launch's next FILTER */
   } else {
     for (int r = 0; r < K; r++) {
       /* the kept elements before this one: its place among the kept, and
          (a PARTITION's other element) j less it among the others */
-      int64_t kept_before = tile_start + warp_counts[r][w] + __popc(mask[r] & below);
-      int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+      int in_tile = warp_counts[r][w] + __popc(mask[r] & below);
+      int at = r * THREADS + threadIdx.x;
       if (mask[r] >> lane & 1)
-        store(kept_before, St::of(v[r]));
-      else if (partition && j < n)
-        other(j - kept_before, St::of(v[r]));
+        store(tile_start + in_tile, St::of(v[r]));
+      else if (partition && base + at < n)
+        other(tile_others + (at - in_tile), St::of(v[r]));
     }
   }
 }
@@ -1302,8 +1307,8 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
 template <int K, class V, class Pull, class Pred, class Store, class Other>
 __global__ void __launch_bounds__(THREADS)
     filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
-                  int64_t *count) {
-  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count);
+                  int64_t *count, const int64_t *others_after = nullptr) {
+  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count, others_after);
 }
 
 /* Several FILTERs and PARTITIONs of a kernel over the same n elements,
@@ -1526,46 +1531,57 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
 }
 
 /* The number of elements of pull(0 .. n-1) that pred keeps, added to
-   *count (device memory, zeroed before): each thread a grid-stride
-   sequence, four pulls in flight before their predicates, a warp's sum
-   added once. */
-template <class V, class Pull, class Pred>
+   *count (device memory, zeroed before): a block a tile of THREADS * K
+   elements, as filter_kernel's, every pull before the predicates, the
+   block's sum added once.  A grid-stride loop of four pulls a thread
+   and an atomic a warp took 24.6 µs for radix sort's 10^7 keys (H100,
+   docs/gpu-runs.md, forty-third session). */
+template <int K, class V, class Pull, class Pred>
 __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pred, int64_t n,
                                                              unsigned long long *count) {
-  constexpr int U = 4;
-  const int64_t stride = (int64_t)gridDim.x * THREADS;
+  __shared__ int warp_sums[THREADS / 32];
+  const int64_t base = (int64_t)blockIdx.x * THREADS * K;
+  V v[K];
+#pragma unroll
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    if (j < n)
+      v[r] = pull(j);
+  }
   int mine = 0;
-  for (int64_t j = (int64_t)blockIdx.x * THREADS + threadIdx.x; j < n; j += U * stride) {
-    V v[U];
 #pragma unroll
-    for (int u = 0; u < U; u++)
-      if (j + u * stride < n)
-        v[u] = pull(j + u * stride);
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      if (j + u * stride < n)
-        mine += pred(j + u * stride, v[u]) ? 1 : 0;
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    mine += j < n && pred(j, v[r]) ? 1 : 0;
   }
   for (int o = 16; o > 0; o >>= 1)
     mine += __shfl_down_sync(0xffffffffu, mine, o);
-  if ((threadIdx.x & 31) == 0 && mine)
-    atomicAdd(count, (unsigned long long)mine);
+  if ((threadIdx.x & 31) == 0)
+    warp_sums[threadIdx.x >> 5] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (int w = 0; w < THREADS / 32; w++)
+      sum += warp_sums[w];
+    if (sum)
+      atomicAdd(count, (unsigned long long)sum);
+  }
 }
 
 /* A joined PARTITION (fus_join_partitions): its kept values to 'store'
-   from 0 and its others to 'other' from the kept count on, in the same
-   vectors of n.  The count is found first, on the device, by a pass of
-   its own over the elements (count_kept_kernel: the pull and the
-   predicate once more, a read of the input where the pull reads one),
-   and 'other' reads it there (its member 'kept'): the PARTITION's pass
-   then writes every element at its place.  Nothing is read back and
-   the host does not wait; radix sort's pass was a PARTITION, a wait for
-   its count and a copy of its second part.  Moving the others after
-   the PARTITION by the count it leaves (a launch that reads and writes
-   them again) measured slower (docs/gpu-runs.md, forty-second
-   session). */
-template <class V, class Pull, class Pred, class Store, class Other>
-void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other) {
+   from 0 and its others to 'store' too, from the kept count on: the
+   vectors of n hold the kept, then the others.  The count is found
+   first, on the device, by a pass of its own over the elements
+   (count_kept_kernel: the pull and the predicate once more, a read of
+   the input where the pull reads one), and the PARTITION's tiles read
+   it there (filter_tile's others_after): its pass then writes every
+   element at its place.  Nothing is read back and the host does not
+   wait; radix sort's pass was a PARTITION, a wait for its count and a
+   copy of its second part.  Moving the others after the PARTITION by
+   the count it leaves (a launch that reads and writes them again)
+   measured slower (docs/gpu-runs.md, forty-second session). */
+template <class V, class Pull, class Pred, class Store>
+void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
   if (n <= 0)
     return;
   constexpr int K = filter_items<V, Store>, per_tile = THREADS * K;
@@ -1574,16 +1590,14 @@ void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t
      last tile writes, as every PARTITION's (read by nothing) */
   int64_t *counts = (int64_t *)rtg_alloc(2 * sizeof(int64_t));
   rtg_zero(counts, sizeof(int64_t));
-  int64_t blocks = (n + THREADS - 1) / THREADS, most = rtg_max_blocks();
   rtg_launching("partition (joined): count");
-  count_kept_kernel<V><<<(unsigned)(blocks < most ? blocks : most), THREADS, 0, rtg_stream()>>>(
-      pull, pred, n, (unsigned long long *)counts);
+  count_kept_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n,
+                                                                         (unsigned long long *)counts);
   rtg_launched(name, loc);
-  other.kept = counts;
   RtgTileState st = rtg_tile_state(tiles);
   rtg_launching("partition (joined)");
-  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, true, st,
-                                                                      counts + 1);
+  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, store, true, st,
+                                                                      counts + 1, counts);
   rtg_launched(name, loc);
   rtg_free(counts); /* in stream order: the launches have read it */
 }

@@ -1610,11 +1610,10 @@ static void test_splits_counted(bool quick) {
 
 /* A joined PARTITION (rtg::partition_joined, codegen's for a PARTITION
    whose parts are appended back): vectors of n elements, the kept
-   values stored from 0 and the others from the kept count on, which
-   the skeleton counts on the device first and hands the `other` store
-   (its member 'kept'); the result is the kept in order, then the
-   others in order.  Values of 1, 4 and 8 bytes beside ints, two
-   vectors of one launch. */
+   values stored from 0 and the others, by the same store, from the
+   kept count on, which the skeleton counts on the device first; the
+   result is the kept in order, then the others in order.  Values of
+   1, 4 and 8 bytes beside ints, two vectors of one launch. */
 template <class T> struct alignas(8) JValue {
   T a;
   int32_t b;
@@ -1635,23 +1634,13 @@ template <class T> struct JStore {
     b[i] = v.b;
   }
 };
-template <class T> struct JOther {
-  T *a;
-  int32_t *b;
-  const int64_t *kept;
-  __device__ void operator()(int64_t i, const JValue<T> &v) const {
-    a[*kept + i] = v.a;
-    b[*kept + i] = v.b;
-  }
-};
-
 template <class T> static void test_partition_joined(int64_t n, int pattern) {
   T *a = (T *)rtg_alloc(sizeof(T) * (size_t)(n + GUARD));
   int32_t *b = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n + GUARD));
   cuda_check(cudaMemsetAsync(a, FILL, sizeof(T) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   cuda_check(cudaMemsetAsync(b, FILL, sizeof(int32_t) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   rtg::partition_joined<JValue<T>>("segtest", RT_LOC(NULL, 0, 0), JPull<T>{}, JPred{pattern, n}, n,
-                                   JStore<T>{a, b}, JOther<T>{a, b, nullptr});
+                                   JStore<T>{a, b});
   std::vector<int64_t> order;
   for (int pass = 0; pass < 2; pass++)
     for (int64_t i = 0; i < n; i++)
