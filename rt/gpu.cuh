@@ -1233,6 +1233,9 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   const int64_t tile = blockIdx.x, base = tile * (int64_t)PER_TILE;
   V v[K];
   unsigned mask[K];
+  /* a joined PARTITION's count, loaded before the pulls so that its
+     round trip overlaps theirs (it is needed after the look-back) */
+  const int64_t after = others_after && threadIdx.x == 0 ? *others_after : 0;
   /* every element's pull first, then the predicates and ballots: a
      ballot after each pull waited for that pull's loads before the next
      began (one load in flight a thread, as the offsets kernel had) */
@@ -1258,7 +1261,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
     int64_t before = tile_lookback(st, tile, total);
     if (lane == 0) {
       tile_start = before;
-      tile_others = base - before + (others_after ? *others_after : 0); /* the tile's first other's index */
+      tile_others = base - before + after; /* the tile's first other's index (lane 0: thread 0) */
       tile_kept = total;
       if (base + PER_TILE >= n) /* the last tile (a launch of parts may have more blocks) */
         *count = before + total;
