@@ -226,11 +226,115 @@ static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
   cg_line(cg, "};");
 }
 
+/* ---- a SPLIT's values computed once ----
+
+   A SPLIT made of FILTERs of one input (quicksort's lesser, equal and
+   greater) has each class's copy of the element among its pull's
+   values: V held the int three times beside the three flags, 24 bytes
+   where 8 do, and the tile's size follows V's (rtg::SPLIT_ITEMS: two
+   elements a thread where 8 bytes take eight).  Columns that compute
+   the same value share one field of V.  The pull's code is as before
+   (its checks, at their own locations, stay): only what it returns,
+   and where the predicate and the stores read, change. */
+
+/* The thunk-level let of thunk 't' that binds 'v', or NULL. */
+static const LcuExp *let_value(const LcuThunk *t, const LcuVar *v) {
+  for (int i = 0; i < t->lets.len; i++)
+    if (((const LcuLet *)t->lets.data[i])->var == v)
+      return ((const LcuLet *)t->lets.data[i])->value;
+  return NULL;
+}
+
+typedef struct SameValue {
+  const LcuThunk *t;
+  Vec bound;  /* LcuVar *, in pairs: names LE_LETs of a and b bind, each for the other */
+  int budget; /* comparisons left: a thunk whose lets read each other
+                 twice over would take exponential time; past it, "no" */
+} SameValue;
+
+/* Do 'a' and 'b' (of thunk sv->t) compute the same value?  The same
+   operations on the same operands, a name a thunk-level let binds
+   standing for its value; their locations may differ.  "No" when
+   unsure. */
+static bool same_value(SameValue *sv, const LcuExp *a, const LcuExp *b) {
+  if (--sv->budget < 0)
+    return false;
+  if (a == b)
+    return true;
+  const LcuExp *la = a->kind == LE_VAR ? let_value(sv->t, a->var) : NULL;
+  const LcuExp *lb = b->kind == LE_VAR ? let_value(sv->t, b->var) : NULL;
+  if (la || lb)
+    return same_value(sv, la ? la : a, lb ? lb : b);
+  if (a->kind != b->kind || a->type != b->type || a->op != b->op || a->nargs != b->nargs ||
+      a->in_range != b->in_range || a->callee != b->callee)
+    return false;
+  if (a->kind == LE_CONST) {
+    if (a->constant.kind != b->constant.kind)
+      return false;
+    switch (a->constant.kind) {
+    case FA_INT:
+      return a->constant.u.i == b->constant.u.i;
+    case FA_FLOAT: /* the same bits: -0.0 is not 0.0, a NaN is itself */
+      return memcmp(&a->constant.u.f, &b->constant.u.f, sizeof(double)) == 0;
+    case FA_BOOL:
+      return a->constant.u.b == b->constant.u.b;
+    case FA_CHAR:
+      return a->constant.u.c == b->constant.u.c;
+    default:
+      return false;
+    }
+  }
+  if (a->kind == LE_LET) {
+    if (!same_value(sv, a->args[0], b->args[0]))
+      return false;
+    vec_push(&sv->bound, a->var);
+    vec_push(&sv->bound, b->var);
+    bool same = same_value(sv, a->args[1], b->args[1]);
+    sv->bound.len -= 2;
+    return same;
+  }
+  if (a->var != b->var) {
+    bool paired = false; /* the names two LE_LETs bind, innermost first */
+    for (int i = sv->bound.len - 2; i >= 0 && !paired; i -= 2) {
+      if (sv->bound.data[i] == a->var || sv->bound.data[i + 1] == b->var) {
+        if (sv->bound.data[i] != a->var || sv->bound.data[i + 1] != b->var)
+          return false;
+        paired = true;
+      }
+    }
+    if (!paired)
+      return false;
+  }
+  for (int i = 0; i < a->nargs; i++)
+    if (!same_value(sv, a->args[i], b->args[i]))
+      return false;
+  return true;
+}
+
+/* The field of V that holds the SOAC's value i: v<field>.  A SPLIT's
+   value equal to an earlier one of the same type shares its field;
+   every other SOAC's value i is field i. */
+static int v_field(const Gx *x, int i) {
+  if (x->s->kind != SOAC_SPLIT)
+    return i;
+  const LcuThunk *t = x->s->pull;
+  for (int j = 0; j < i; j++) {
+    SameValue sv = {t, {0}, 10000};
+    if (v_field(x, j) == j && value_base(x->s, j) == value_base(x->s, i) &&
+        same_value(&sv, t->body.data[j], t->body.data[i]))
+      return j;
+  }
+  return i;
+}
+
 static void gen_v_struct(Gx *x) {
   Cg *cg = x->cg;
   cg_line(cg, "struct alignas(8) %s {", kname(x, "V"));
   for (int i = 0; i < nvalues(x->s); i++)
-    cg_line(cg, "  %s v%d;", cg_ctype(value_base(x->s, i)), i);
+    if (v_field(x, i) == i)
+      cg_line(cg, "  %s v%d;", cg_ctype(value_base(x->s, i)), i);
+    else
+      cg_line(cg, "  /* v%d: v%d, the same value */", i, v_field(x, i));
   cg_line(cg, "};");
 }
 
@@ -252,6 +356,16 @@ static void return_v(Cg *cg, void *ctx, const char **values, int n) {
   for (int i = 0; i < n; i++)
     buf_printf(&b, "%s%s", i ? ", " : "", values[i]);
   cg_line(cg, "return %s{%s};", vname, buf_str(&b));
+}
+
+/* Stores a pull's values as `return V{...};`, each field once (v_field). */
+static void return_v_fields(Cg *cg, void *ctx, const char **values, int n) {
+  Gx *x = ctx;
+  Buf b = {0};
+  for (int i = 0; i < n; i++)
+    if (v_field(x, i) == i)
+      buf_printf(&b, "%s%s", b.len ? ", " : "", values[i]);
+  cg_line(cg, "return %s{%s};", kname(x, "V"), buf_str(&b));
 }
 
 /* Stores one value as `return (T)value;`. */
@@ -334,7 +448,7 @@ static void gen_pull(Gx *x) {
   CgChecks c = device_checks(x, "i", "ix");
   c.stream_own = pull_gathers(x->s->pull);
   const char **args = seg ? (const char *[]){"ix", "sx"} : (const char *[]){"ix"};
-  cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
+  cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v_fields, x);
   close_functor(cg);
 }
 
@@ -343,6 +457,15 @@ static const char **v_fields(const char *a, int n) {
   const char **r = xmalloc(sizeof(char *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     r[i] = xprintf("%s.v%d", a, i);
+  return r;
+}
+
+/* The same for the SOAC's own V, each value where it lies (v_field). */
+static const char **soac_v_fields(const Gx *x, const char *a) {
+  int n = nvalues(x->s);
+  const char **r = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    r[i] = xprintf("%s.v%d", a, v_field(x, i));
   return r;
 }
 
@@ -390,7 +513,7 @@ static void gen_split_pred(Gx *x) {
   Cg *cg = x->cg;
   open_functor(x, "pred", xprintf("unsigned operator()(int64_t i, const %s &v) const", kname(x, "V")));
   CgChecks c = device_checks(x, "i", NULL);
-  cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_bits, NULL);
+  cg_thunk(cg, x->s->second, soac_v_fields(x, "v"), x->dev, &c, return_bits, NULL);
   close_functor(cg);
 }
 
@@ -407,7 +530,7 @@ static void gen_split_store(Gx *x) {
     for (int v = lcu_split_start(s, c); v < lcu_split_start(s, c + 1); v++) {
       const LcuVar *r = s->results.data[v];
       if (!cg_dead_result(x->k, x->index, r))
-        cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(r), v);
+        cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(r), v_field(x, v));
       else
         cg_line(cg, "/* v.v%d: %s, read by nothing */", v, cg_name(r));
     }

@@ -1074,7 +1074,7 @@ struct K6_0_store {
 struct alignas(8) K6_1_V {
   int32_t v0;
   uint8_t v1;
-  int32_t v2;
+  /* v2: v0, the same value */
   uint8_t v3;
 };
 struct K6_1_pull {
@@ -1114,7 +1114,7 @@ struct K6_1_pull {
       uint8_t t166 = rt_lt_i(t164, t162);
       uint8_t t168 = rt_gt_i(t164, t162);
     }
-    return K6_1_V{t156, t159, t156, t161};
+    return K6_1_V{t156, t159, t161};
   }
 };
 struct K6_1_store {
@@ -1126,7 +1126,7 @@ struct K6_1_store {
       /* v.v1: v_x1420, read by nothing */
       break;
     case 1:
-      A.v_x1421_d[i] = v.v2;
+      A.v_x1421_d[i] = v.v0;
       /* v.v3: v_x1422, read by nothing */
       break;
     }
@@ -3633,7 +3633,7 @@ struct K15_A {
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
-  int32_t v1;
+  /* v1: v0, the same value */
 };
 struct K15_0_pull {
   K15_A A;
@@ -3641,7 +3641,7 @@ struct K15_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int32_t t669 = A.v_x1541_d[ix];
-    return K15_0_V{t669, t669};
+    return K15_0_V{t669};
   }
 };
 struct K15_0_store {
@@ -3652,7 +3652,7 @@ struct K15_0_store {
       A.v_x1546_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1547_d[i] = v.v1;
+      A.v_x1547_d[i] = v.v0;
       break;
     }
   }
@@ -3665,7 +3665,7 @@ struct K15_0_pred {
     int32_t t670 = t672 ? A.v_dev_1548_d[0] : 0;
     t671 |= !t672;
     uint8_t t674 = rt_lt_i(v.v0, t670);
-    uint8_t t676 = rt_gt_i(v.v1, t670);
+    uint8_t t676 = rt_gt_i(v.v0, t670);
     if (__builtin_expect(t671 != 0, 0)) { /* again, recording the error */
       int32_t t677;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
@@ -3675,7 +3675,7 @@ struct K15_0_pred {
         t677 = 0;
       }
       uint8_t t679 = rt_lt_i(v.v0, t677);
-      uint8_t t681 = rt_gt_i(v.v1, t677);
+      uint8_t t681 = rt_gt_i(v.v0, t677);
     }
     return ((unsigned)((t674) != 0) << 0) | ((unsigned)((t676) != 0) << 1);
   }
