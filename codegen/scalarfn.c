@@ -310,11 +310,13 @@ static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
     cg_line(x->cg, "%s = %s;", dest, r);
 }
 
+static bool inlined(const LcuFunc *f);
+
 static const char *signature(const LcuFunc *f) {
   Buf b = {0};
   /* an element function that returns its vector parameter returns 0 */
   const char *rt = f->each && f->each_result >= 0 ? "int" : cg_ctype(lcu_atom_type(f->body->results.data[0]).base);
-  buf_printf(&b, "NESSIE_FN %s %s(", rt, cg_scalar_func_name(f));
+  buf_printf(&b, "%s %s %s(", inlined(f) ? "NESSIE_FN_INLINE" : "NESSIE_FN", rt, cg_scalar_func_name(f));
   for (int i = 0; i < f->params.len; i++) {
     const LcuVar *p = f->params.data[i];
     if (is_vec(p))
@@ -392,6 +394,42 @@ static void gen_func(Cg *cg, const LcuFunc *f) {
 
 /* ---- which functions ---- */
 
+/* Does a call in block 'b', or in a function it calls, reach 'f'?
+   ('seen': the functions walked already.) */
+static bool reaches(const LcuBlock *b, const LcuFunc *f, PtrMap *seen) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_CALL) {
+      if (s->callee == f)
+        return true;
+      if (!ptrmap_get(seen, s->callee)) {
+        ptrmap_put(seen, s->callee, (void *)1);
+        if (reaches(s->callee->body, f, seen))
+          return true;
+      }
+    }
+    if ((s->then && reaches(s->then, f, seen)) || (s->els && reaches(s->els, f, seen)))
+      return true;
+  }
+  return false;
+}
+
+/* Is scalar function 'f' inlined into its callers (NESSIE_FN_INLINE)?
+   One that is not an element function and calls itself by no path, not
+   even in tail position (a loop stays a function).  A tuple result is
+   one function a component, each computing the whole body for its
+   checks (flatten.c, call_parts): Barnes-Hut's walk step `advance` is
+   three, each with the step's square root and division, called one
+   after another; inlined, the C compiler computes the shared work once.
+   (docs/codegen.md has the figures.)  On CUDA NESSIE_FN_INLINE is
+   NESSIE_FN: nvcc's own inlining decides there. */
+static bool inlined(const LcuFunc *f) {
+  if (f->each)
+    return false;
+  PtrMap seen = {0};
+  return !reaches(f->body, f, &seen);
+}
+
 static void mark_func(PtrMap *used, const LcuFunc *f);
 
 static void mark_block(PtrMap *used, const LcuBlock *b) {
@@ -450,6 +488,7 @@ void cg_scalar_funcs(Cg *cg) {
   cg_line(cg, "/* the functions that kernels call on each element (scalar loops) */");
   if (cg->target->kind == CG_CUDA) {
     cg_line(cg, "#define NESSIE_FN static __host__ __device__");
+    cg_line(cg, "#define NESSIE_FN_INLINE static __host__ __device__");
     cg_line(cg, "#ifdef __CUDA_ARCH__");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \\");
     cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
@@ -459,6 +498,8 @@ void cg_scalar_funcs(Cg *cg) {
     cg_line(cg, "#endif");
   } else {
     cg_line(cg, "#define NESSIE_FN static");
+    cg_line(cg, "/* a function whose callers compute its work with theirs (inlined) */");
+    cg_line(cg, "#define NESSIE_FN_INLINE static inline __attribute__((always_inline))");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \\");
     cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run), (ord)})");
   }

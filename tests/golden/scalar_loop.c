@@ -102,6 +102,8 @@ static void fn_euclid(int32_t v_x26, int32_t v_x27, int32_t *out_0);
 
 /* the functions that kernels call on each element (scalar loops) */
 #define NESSIE_FN static
+/* a function whose callers compute its work with theirs (inlined) */
+#define NESSIE_FN_INLINE static inline __attribute__((always_inline))
 #define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run), (ord)})
 NESSIE_FN int32_t sf_euclid(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed);

@@ -114,6 +114,7 @@ static void fn_euclid(int32_t v_x26, int32_t v_x27, int32_t *out_0);
 
 /* the functions that kernels call on each element (scalar loops) */
 #define NESSIE_FN static __host__ __device__
+#define NESSIE_FN_INLINE static __host__ __device__
 #ifdef __CUDA_ARCH__
 #define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
