@@ -453,12 +453,34 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
   cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
 }
 
-/* ... then element i's, stepping past the segments that end at or
-   before it, as 'gx' for the pull. */
-static void segment_step(Cg *cg, const CgBinding *seg, const char *g, const char *gx, const char *i) {
-  cg_line(cg, "while (%s[%s + 1] <= %s)", seg->offsets, g, i);
-  cg_line(cg, "  %s++;", g);
+/* ... then the chunk's elements (open_elements) segment by segment:
+   an outer loop over the segments from 'g' on, 'gx' for the pull, and
+   in it the loop over the chunk's elements of that segment, i and ix
+   (its inner loop closed by close_segment_elements).  A segment that ends at or before
+   the next element (an empty one) has no elements there.  Stepping 'g'
+   at each element (a load and a test of the next offset, and 'gx' not
+   invariant in the element loop) took 0.28 s of a one-core quicksort of
+   3·10^5 keys where this takes 0.20 (its SEG_MAP gathers, forty-third
+   session). */
+static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
+                                  const CgBinding *seg, const char *g, const char *gx) {
+  Cg *cg = x->cg;
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, g);
+  cg->indent++;
+  cg_line(cg, "const int64_t %s_end = %s[%s + 1] < %s_end ? %s[%s + 1] : %s_end;", g, seg->offsets, g, c,
+          seg->offsets, g, c);
   cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+  cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+}
+
+/* Closes the loop over a segment's elements; the caller's close of
+   the element loop closes the loop over the segments. */
+static void close_segment_elements(Cg *cg) {
+  cg->indent--;
+  cg_line(cg, "}");
 }
 
 /* ---- SPLIT ----
@@ -488,11 +510,12 @@ static void gen_split(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
-  if (seg)
+  if (seg) {
     segment_of_chunk(cg, seg, g, c);
-  open_elements(x, c, i, ix, n);
-  if (seg)
-    segment_step(cg, seg, g, gx, i);
+    open_segment_elements(x, c, i, ix, n, seg, g, gx);
+  } else {
+    open_elements(x, c, i, ix, n);
+  }
   CgChecks ck = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, pull_args, &ck, val);
@@ -508,6 +531,8 @@ static void gen_split(Kx *x) {
     cg_line(cg, "kept[%d] += %s != 0;", k, keep[k]);
   }
   cg_line(cg, "%s[%s] = (uint8_t)(%s);", flags, i, buf_str(&mask));
+  if (seg)
+    close_segment_elements(cg);
   cg->indent--;
   cg_line(cg, "}");
   for (int k = 0; k < nc; k++)
@@ -565,11 +590,12 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t at[%d];", nc);
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
-  if (seg)
+  if (seg) {
     segment_of_chunk(cg, seg, g, c);
-  open_elements(x, c, i, ix, n);
-  if (seg)
-    segment_step(cg, seg, g, gx, i);
+    open_segment_elements(x, c, i, ix, n, seg, g, gx);
+  } else {
+    open_elements(x, c, i, ix, n);
+  }
   cg_line(cg, "if (!%s[%s])", flags, i);
   cg_line(cg, "  continue;");
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -583,6 +609,8 @@ static void gen_split(Kx *x) {
     cg_line(cg, "  at[%d]++;", k);
     cg_line(cg, "}");
   }
+  if (seg)
+    close_segment_elements(cg);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -792,8 +820,7 @@ static void gen_seg_map(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   segment_of_chunk(cg, sd, g, c);
-  open_elements(x, c, i, ix, n);
-  segment_step(cg, sd, g, gx, i);
+  open_segment_elements(x, c, i, ix, n, sd, g, gx);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
@@ -807,6 +834,7 @@ static void gen_seg_map(Kx *x) {
   for (int v = 0; v < nv; v++)
     if (dead[v])
       cg_line(cg, "(void)%s;", dests[v]);
+  close_segment_elements(cg);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;

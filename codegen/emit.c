@@ -85,6 +85,8 @@ void cg_line_as(CgFormat *f, Cg *cg, const char *fmt, ...) {
   if (f->fmt != fmt)
     split_format(f, fmt);
   CgText *t = cg->out;
+  if (cg->indent < 0) /* a block closed twice: stop here, not in text_reserve's endless doubling */
+    die("codegen: negative indentation before \"%s\"", fmt);
   if (!f->general) {
     text_reserve(t, 2 * (size_t)cg->indent);
     for (int i = 0; i < cg->indent; i++) {

@@ -248,51 +248,52 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtVal
     for (int64_t t27 = 0; t27 < t26; t27++) {
       int64_t t30 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
-      for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
-        const int32_t t29 = (int32_t)t28;
-        while (v_sd_1387_off[t30 + 1] <= t28)
-          t30++;
+      for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t30++) {
+        const int64_t t30_end = v_sd_1387_off[t30 + 1] < t27_end ? v_sd_1387_off[t30 + 1] : t27_end;
         const int32_t t31 = (int32_t)t30;
-        int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
-        int32_t t32 = t34 ? v_x1383_d[t31] : 0;
-        t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
-        int32_t t35 = t36 ? v_x1381_d[t31] : 0;
-        t33 |= !t36;
-        int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
-        int32_t t39 = t40 ? v_x1382_d[t31] : 0;
-        t33 |= !t40;
-        int32_t t42 = rt_mul_i(t38, t39);
-        int32_t t44 = rt_add_i(t32, t42);
-        if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
-          int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
-            t45 = v_x1383_d[t31];
-          } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
-            t45 = 0;
+        for (; t28 < t30_end; t28++) {
+          const int32_t t29 = (int32_t)t28;
+          int t33 = 0; /* nonzero: a check below failed */
+          int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
+          int32_t t32 = t34 ? v_x1383_d[t31] : 0;
+          t33 |= !t34;
+          int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
+          int32_t t35 = t36 ? v_x1381_d[t31] : 0;
+          t33 |= !t36;
+          int32_t t38 = rt_sub_i(t29, t35);
+          int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
+          int32_t t39 = t40 ? v_x1382_d[t31] : 0;
+          t33 |= !t40;
+          int32_t t42 = rt_mul_i(t38, t39);
+          int32_t t44 = rt_add_i(t32, t42);
+          if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
+            int32_t t45;
+            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
+              t45 = v_x1383_d[t31];
+            } else {
+              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
+              t45 = 0;
+            }
+            int32_t t46;
+            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
+              t46 = v_x1381_d[t31];
+            } else {
+              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
+              t46 = 0;
+            }
+            int32_t t48 = rt_sub_i(t29, t46);
+            int32_t t49;
+            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
+              t49 = v_x1382_d[t31];
+            } else {
+              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
+              t49 = 0;
+            }
+            int32_t t51 = rt_mul_i(t48, t49);
+            int32_t t53 = rt_add_i(t45, t51);
           }
-          int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
-            t46 = v_x1381_d[t31];
-          } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
-            t46 = 0;
-          }
-          int32_t t48 = rt_sub_i(t29, t46);
-          int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
-            t49 = v_x1382_d[t31];
-          } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
-            t49 = 0;
-          }
-          int32_t t51 = rt_mul_i(t48, t49);
-          int32_t t53 = rt_add_i(t45, t51);
+          v_x1386_d[t28] = t44;
         }
-        v_x1386_d[t28] = t44;
       }
     }
   }
@@ -460,55 +461,56 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
         int64_t kept[2] = {0};
         int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
         const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
-          const int32_t t93 = (int32_t)t92;
-          while (v_x1395_off[t94 + 1] <= t92)
-            t94++;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t94++) {
+          const int64_t t94_end = v_x1395_off[t94 + 1] < t91_end ? v_x1395_off[t94 + 1] : t91_end;
           const int32_t t95 = (int32_t)t94;
-          int32_t t91x0;
-          uint8_t t91x1;
-          int32_t t91x2;
-          uint8_t t91x3;
-          int t97 = 0; /* nonzero: a check below failed */
-          int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
-          int32_t t96 = t98 ? v_x1404_d[t95] : 0;
-          t97 |= !t98;
-          int32_t t99 = v_x1389_d[t93];
-          int t101 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1390_n;
-          int32_t t100 = t101 ? v_x1390_d[t99] : 0;
-          t97 |= !t101;
-          uint8_t t103 = rt_lt_i(t100, t96);
-          uint8_t t105 = rt_gt_i(t100, t96);
-          if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-            int32_t t106;
-            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
-              t106 = v_x1404_d[t95];
-            } else {
-              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 4);
-              t106 = 0;
+          for (; t92 < t94_end; t92++) {
+            const int32_t t93 = (int32_t)t92;
+            int32_t t91x0;
+            uint8_t t91x1;
+            int32_t t91x2;
+            uint8_t t91x3;
+            int t97 = 0; /* nonzero: a check below failed */
+            int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+            int32_t t96 = t98 ? v_x1404_d[t95] : 0;
+            t97 |= !t98;
+            int32_t t99 = v_x1389_d[t93];
+            int t101 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1390_n;
+            int32_t t100 = t101 ? v_x1390_d[t99] : 0;
+            t97 |= !t101;
+            uint8_t t103 = rt_lt_i(t100, t96);
+            uint8_t t105 = rt_gt_i(t100, t96);
+            if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+              int32_t t106;
+              if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+                t106 = v_x1404_d[t95];
+              } else {
+                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 4);
+                t106 = 0;
+              }
+              int32_t t107 = v_x1389_d[t93];
+              int32_t t108;
+              if ((uint64_t)(int64_t)t107 < (uint64_t)v_x1390_n) {
+                t108 = v_x1390_d[t107];
+              } else {
+                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x1390_n, 0.0, 5);
+                t108 = 0;
+              }
+              uint8_t t110 = rt_lt_i(t108, t106);
+              uint8_t t112 = rt_gt_i(t108, t106);
             }
-            int32_t t107 = v_x1389_d[t93];
-            int32_t t108;
-            if ((uint64_t)(int64_t)t107 < (uint64_t)v_x1390_n) {
-              t108 = v_x1390_d[t107];
-            } else {
-              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x1390_n, 0.0, 5);
-              t108 = 0;
-            }
-            uint8_t t110 = rt_lt_i(t108, t106);
-            uint8_t t112 = rt_gt_i(t108, t106);
+            t91x0 = t100;
+            t91x1 = t103;
+            t91x2 = t100;
+            t91x3 = t105;
+            uint8_t t113;
+            uint8_t t114;
+            t113 = t91x1;
+            t114 = t91x3;
+            kept[0] += t113 != 0;
+            kept[1] += t114 != 0;
+            t89[t92] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1);
           }
-          t91x0 = t100;
-          t91x1 = t103;
-          t91x2 = t100;
-          t91x3 = t105;
-          uint8_t t113;
-          uint8_t t114;
-          t113 = t91x1;
-          t114 = t91x3;
-          kept[0] += t113 != 0;
-          kept[1] += t114 != 0;
-          t89[t92] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1);
         }
         t90[0 * t88 + t91] = kept[0];
         t90[1 * t88 + t91] = kept[1];
@@ -573,57 +575,58 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
         at[1] = t90[1 * t88 + t91];
         int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
         const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
-          const int32_t t93 = (int32_t)t92;
-          while (v_x1395_off[t94 + 1] <= t92)
-            t94++;
+        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t94++) {
+          const int64_t t94_end = v_x1395_off[t94 + 1] < t91_end ? v_x1395_off[t94 + 1] : t91_end;
           const int32_t t95 = (int32_t)t94;
-          if (!t89[t92])
-            continue;
-          int32_t t91y0;
-          uint8_t t91y1;
-          int32_t t91y2;
-          uint8_t t91y3;
-          int t122 = 0; /* nonzero: a check below failed */
-          int t123 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
-          int32_t t121 = t123 ? v_x1404_d[t95] : 0;
-          t122 |= !t123;
-          int32_t t124 = v_x1389_d[t93];
-          int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1390_n;
-          int32_t t125 = t126 ? v_x1390_d[t124] : 0;
-          t122 |= !t126;
-          uint8_t t128 = rt_lt_i(t125, t121);
-          uint8_t t130 = rt_gt_i(t125, t121);
-          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-            int32_t t131;
-            if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
-              t131 = v_x1404_d[t95];
-            } else {
-              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 6);
-              t131 = 0;
+          for (; t92 < t94_end; t92++) {
+            const int32_t t93 = (int32_t)t92;
+            if (!t89[t92])
+              continue;
+            int32_t t91y0;
+            uint8_t t91y1;
+            int32_t t91y2;
+            uint8_t t91y3;
+            int t122 = 0; /* nonzero: a check below failed */
+            int t123 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
+            int32_t t121 = t123 ? v_x1404_d[t95] : 0;
+            t122 |= !t123;
+            int32_t t124 = v_x1389_d[t93];
+            int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1390_n;
+            int32_t t125 = t126 ? v_x1390_d[t124] : 0;
+            t122 |= !t126;
+            uint8_t t128 = rt_lt_i(t125, t121);
+            uint8_t t130 = rt_gt_i(t125, t121);
+            if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+              int32_t t131;
+              if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
+                t131 = v_x1404_d[t95];
+              } else {
+                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 6);
+                t131 = 0;
+              }
+              int32_t t132 = v_x1389_d[t93];
+              int32_t t133;
+              if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1390_n) {
+                t133 = v_x1390_d[t132];
+              } else {
+                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1390_n, 0.0, 7);
+                t133 = 0;
+              }
+              uint8_t t135 = rt_lt_i(t133, t131);
+              uint8_t t137 = rt_gt_i(t133, t131);
             }
-            int32_t t132 = v_x1389_d[t93];
-            int32_t t133;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1390_n) {
-              t133 = v_x1390_d[t132];
-            } else {
-              NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1390_n, 0.0, 7);
-              t133 = 0;
+            t91y0 = t125;
+            t91y1 = t128;
+            t91y2 = t125;
+            t91y3 = t130;
+            if (t89[t92] >> 0 & 1) {
+              v_x1419_d[at[0]] = t91y0;
+              at[0]++;
             }
-            uint8_t t135 = rt_lt_i(t133, t131);
-            uint8_t t137 = rt_gt_i(t133, t131);
-          }
-          t91y0 = t125;
-          t91y1 = t128;
-          t91y2 = t125;
-          t91y3 = t130;
-          if (t89[t92] >> 0 & 1) {
-            v_x1419_d[at[0]] = t91y0;
-            at[0]++;
-          }
-          if (t89[t92] >> 1 & 1) {
-            v_x1421_d[at[1]] = t91y2;
-            at[1]++;
+            if (t89[t92] >> 1 & 1) {
+              v_x1421_d[at[1]] = t91y2;
+              at[1]++;
+            }
           }
         }
       }
@@ -879,97 +882,98 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
     for (int64_t t203 = 0; t203 < t202; t203++) {
       int64_t t206 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t203 * RT_CHUNK);
       const int64_t t203_end = (t203 + 1) * RT_CHUNK < t201 ? (t203 + 1) * RT_CHUNK : t201;
-      for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t204++) {
-        const int32_t t205 = (int32_t)t204;
-        while (v_sd_1441_off[t206 + 1] <= t204)
-          t206++;
+      for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t206++) {
+        const int64_t t206_end = v_sd_1441_off[t206 + 1] < t203_end ? v_sd_1441_off[t206 + 1] : t203_end;
         const int32_t t207 = (int32_t)t206;
-        int t209 = 0; /* nonzero: a check below failed */
-        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n;
-        int32_t t208 = t210 ? v_x1435_d[t207] : 0;
-        t209 |= !t210;
-        int t212 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n;
-        int32_t t211 = t212 ? v_x1433_d[t207] : 0;
-        t209 |= !t212;
-        int32_t t214 = rt_sub_i(t205, t211);
-        int t216 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n;
-        int32_t t215 = t216 ? v_x1434_d[t207] : 0;
-        t209 |= !t216;
-        int32_t t218 = rt_mul_i(t214, t215);
-        int32_t t220 = rt_add_i(t208, t218);
-        int t222 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1431;
-        int32_t t221 = t222 ? t220 : 0;
-        t209 |= !t222;
-        uint8_t t224 = rt_lt_i(t221, (int32_t)v_x1429_n);
-        int32_t t225;
-        if (t224) {
-          int t227 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1429_n;
-          int32_t t226 = t227 ? v_x1429_d[t221] : 0;
-          t209 |= !t227;
-          t225 = t226;
-        } else {
-          int32_t t229 = rt_sub_i(t221, (int32_t)v_x1429_n);
-          int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1430_n;
-          int32_t t230 = t231 ? v_x1430_d[t229] : 0;
-          t209 |= !t231;
-          t225 = t230;
-        }
-        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-          int32_t t232;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n) {
-            t232 = v_x1435_d[t207];
+        for (; t204 < t206_end; t204++) {
+          const int32_t t205 = (int32_t)t204;
+          int t209 = 0; /* nonzero: a check below failed */
+          int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n;
+          int32_t t208 = t210 ? v_x1435_d[t207] : 0;
+          t209 |= !t210;
+          int t212 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n;
+          int32_t t211 = t212 ? v_x1433_d[t207] : 0;
+          t209 |= !t212;
+          int32_t t214 = rt_sub_i(t205, t211);
+          int t216 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n;
+          int32_t t215 = t216 ? v_x1434_d[t207] : 0;
+          t209 |= !t216;
+          int32_t t218 = rt_mul_i(t214, t215);
+          int32_t t220 = rt_add_i(t208, t218);
+          int t222 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1431;
+          int32_t t221 = t222 ? t220 : 0;
+          t209 |= !t222;
+          uint8_t t224 = rt_lt_i(t221, (int32_t)v_x1429_n);
+          int32_t t225;
+          if (t224) {
+            int t227 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1429_n;
+            int32_t t226 = t227 ? v_x1429_d[t221] : 0;
+            t209 |= !t227;
+            t225 = t226;
           } else {
-            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1435_n, 0.0, 0);
-            t232 = 0;
+            int32_t t229 = rt_sub_i(t221, (int32_t)v_x1429_n);
+            int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1430_n;
+            int32_t t230 = t231 ? v_x1430_d[t229] : 0;
+            t209 |= !t231;
+            t225 = t230;
           }
-          int32_t t233;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n) {
-            t233 = v_x1433_d[t207];
-          } else {
-            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1433_n, 0.0, 1);
-            t233 = 0;
-          }
-          int32_t t235 = rt_sub_i(t205, t233);
-          int32_t t236;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n) {
-            t236 = v_x1434_d[t207];
-          } else {
-            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1434_n, 0.0, 2);
-            t236 = 0;
-          }
-          int32_t t238 = rt_mul_i(t235, t236);
-          int32_t t240 = rt_add_i(t232, t238);
-          int32_t t241;
-          if ((uint64_t)(int64_t)t240 < (uint64_t)v_x1431) {
-            t241 = t240;
-          } else {
-            NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x1431, 0.0, 3);
-            t241 = 0;
-          }
-          uint8_t t243 = rt_lt_i(t241, (int32_t)v_x1429_n);
-          int32_t t244;
-          if (t243) {
-            int32_t t245;
-            if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1429_n) {
-              t245 = v_x1429_d[t241];
+          if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+            int32_t t232;
+            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n) {
+              t232 = v_x1435_d[t207];
             } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1429_n, 0.0, 4);
-              t245 = 0;
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1435_n, 0.0, 0);
+              t232 = 0;
             }
-            t244 = t245;
-          } else {
-            int32_t t247 = rt_sub_i(t241, (int32_t)v_x1429_n);
-            int32_t t248;
-            if ((uint64_t)(int64_t)t247 < (uint64_t)v_x1430_n) {
-              t248 = v_x1430_d[t247];
+            int32_t t233;
+            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n) {
+              t233 = v_x1433_d[t207];
             } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x1430_n, 0.0, 5);
-              t248 = 0;
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1433_n, 0.0, 1);
+              t233 = 0;
             }
-            t244 = t248;
+            int32_t t235 = rt_sub_i(t205, t233);
+            int32_t t236;
+            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n) {
+              t236 = v_x1434_d[t207];
+            } else {
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1434_n, 0.0, 2);
+              t236 = 0;
+            }
+            int32_t t238 = rt_mul_i(t235, t236);
+            int32_t t240 = rt_add_i(t232, t238);
+            int32_t t241;
+            if ((uint64_t)(int64_t)t240 < (uint64_t)v_x1431) {
+              t241 = t240;
+            } else {
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x1431, 0.0, 3);
+              t241 = 0;
+            }
+            uint8_t t243 = rt_lt_i(t241, (int32_t)v_x1429_n);
+            int32_t t244;
+            if (t243) {
+              int32_t t245;
+              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1429_n) {
+                t245 = v_x1429_d[t241];
+              } else {
+                NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1429_n, 0.0, 4);
+                t245 = 0;
+              }
+              t244 = t245;
+            } else {
+              int32_t t247 = rt_sub_i(t241, (int32_t)v_x1429_n);
+              int32_t t248;
+              if ((uint64_t)(int64_t)t247 < (uint64_t)v_x1430_n) {
+                t248 = v_x1430_d[t247];
+              } else {
+                NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x1430_n, 0.0, 5);
+                t248 = 0;
+              }
+              t244 = t248;
+            }
           }
+          v_x1440_d[t204] = t225;
         }
-        v_x1440_d[t204] = t225;
       }
     }
   }

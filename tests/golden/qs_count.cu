@@ -447,36 +447,37 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, 
     for (int64_t t37 = 0; t37 < t36; t37++) {
       int64_t t40 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t37 * RT_CHUNK);
       const int64_t t37_end = (t37 + 1) * RT_CHUNK < t35 ? (t37 + 1) * RT_CHUNK : t35;
-      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
-        const int32_t t39 = (int32_t)t38;
-        while (v_sd_1387_off[t40 + 1] <= t38)
-          t40++;
+      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t40++) {
+        const int64_t t40_end = v_sd_1387_off[t40 + 1] < t37_end ? v_sd_1387_off[t40 + 1] : t37_end;
         const int32_t t41 = (int32_t)t40;
-        int32_t t42;
-        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1383_n) {
-          t42 = v_x1383_d[t41];
-        } else {
-          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1383_n, 0.0, 0);
-          t42 = 0;
+        for (; t38 < t40_end; t38++) {
+          const int32_t t39 = (int32_t)t38;
+          int32_t t42;
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1383_n) {
+            t42 = v_x1383_d[t41];
+          } else {
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1383_n, 0.0, 0);
+            t42 = 0;
+          }
+          int32_t t43;
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1381_n) {
+            t43 = v_x1381_d[t41];
+          } else {
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1381_n, 0.0, 1);
+            t43 = 0;
+          }
+          int32_t t45 = rt_sub_i(t39, t43);
+          int32_t t46;
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1382_n) {
+            t46 = v_x1382_d[t41];
+          } else {
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1382_n, 0.0, 2);
+            t46 = 0;
+          }
+          int32_t t48 = rt_mul_i(t45, t46);
+          int32_t t50 = rt_add_i(t42, t48);
+          v_x1386_d[t38] = t50;
         }
-        int32_t t43;
-        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1381_n) {
-          t43 = v_x1381_d[t41];
-        } else {
-          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1381_n, 0.0, 1);
-          t43 = 0;
-        }
-        int32_t t45 = rt_sub_i(t39, t43);
-        int32_t t46;
-        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1382_n) {
-          t46 = v_x1382_d[t41];
-        } else {
-          NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1382_n, 0.0, 2);
-          t46 = 0;
-        }
-        int32_t t48 = rt_mul_i(t45, t46);
-        int32_t t50 = rt_add_i(t42, t48);
-        v_x1386_d[t38] = t50;
       }
     }
   }
@@ -809,43 +810,44 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
         int64_t kept[2] = {0};
         int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
         const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-          const int32_t t104 = (int32_t)t103;
-          while (v_x1395_off[t105 + 1] <= t103)
-            t105++;
+        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
+          const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
-          int32_t t102x0;
-          uint8_t t102x1;
-          int32_t t102x2;
-          uint8_t t102x3;
-          int32_t t107;
-          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
-            t107 = v_x1404_d[t106];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 4);
-            t107 = 0;
+          for (; t103 < t105_end; t103++) {
+            const int32_t t104 = (int32_t)t103;
+            int32_t t102x0;
+            uint8_t t102x1;
+            int32_t t102x2;
+            uint8_t t102x3;
+            int32_t t107;
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
+              t107 = v_x1404_d[t106];
+            } else {
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 4);
+              t107 = 0;
+            }
+            int32_t t108 = v_x1389_d[t104];
+            int32_t t109;
+            if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1390_n) {
+              t109 = v_x1390_d[t108];
+            } else {
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1390_n, 0.0, 5);
+              t109 = 0;
+            }
+            uint8_t t111 = rt_lt_i(t109, t107);
+            uint8_t t113 = rt_gt_i(t109, t107);
+            t102x0 = t109;
+            t102x1 = t111;
+            t102x2 = t109;
+            t102x3 = t113;
+            uint8_t t114;
+            uint8_t t115;
+            t114 = t102x1;
+            t115 = t102x3;
+            kept[0] += t114 != 0;
+            kept[1] += t115 != 0;
+            t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
           }
-          int32_t t108 = v_x1389_d[t104];
-          int32_t t109;
-          if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1390_n) {
-            t109 = v_x1390_d[t108];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1390_n, 0.0, 5);
-            t109 = 0;
-          }
-          uint8_t t111 = rt_lt_i(t109, t107);
-          uint8_t t113 = rt_gt_i(t109, t107);
-          t102x0 = t109;
-          t102x1 = t111;
-          t102x2 = t109;
-          t102x3 = t113;
-          uint8_t t114;
-          uint8_t t115;
-          t114 = t102x1;
-          t115 = t102x3;
-          kept[0] += t114 != 0;
-          kept[1] += t115 != 0;
-          t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
         }
         t101[0 * t99 + t102] = kept[0];
         t101[1 * t99 + t102] = kept[1];
@@ -910,45 +912,46 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
         at[1] = t101[1 * t99 + t102];
         int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
         const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-          const int32_t t104 = (int32_t)t103;
-          while (v_x1395_off[t105 + 1] <= t103)
-            t105++;
+        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
+          const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
-          if (!t100[t103])
-            continue;
-          int32_t t102y0;
-          uint8_t t102y1;
-          int32_t t102y2;
-          uint8_t t102y3;
-          int32_t t122;
-          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
-            t122 = v_x1404_d[t106];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 6);
-            t122 = 0;
-          }
-          int32_t t123 = v_x1389_d[t104];
-          int32_t t124;
-          if ((uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n) {
-            t124 = v_x1390_d[t123];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x1390_n, 0.0, 7);
-            t124 = 0;
-          }
-          uint8_t t126 = rt_lt_i(t124, t122);
-          uint8_t t128 = rt_gt_i(t124, t122);
-          t102y0 = t124;
-          t102y1 = t126;
-          t102y2 = t124;
-          t102y3 = t128;
-          if (t100[t103] >> 0 & 1) {
-            v_x1419_d[at[0]] = t102y0;
-            at[0]++;
-          }
-          if (t100[t103] >> 1 & 1) {
-            v_x1421_d[at[1]] = t102y2;
-            at[1]++;
+          for (; t103 < t105_end; t103++) {
+            const int32_t t104 = (int32_t)t103;
+            if (!t100[t103])
+              continue;
+            int32_t t102y0;
+            uint8_t t102y1;
+            int32_t t102y2;
+            uint8_t t102y3;
+            int32_t t122;
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
+              t122 = v_x1404_d[t106];
+            } else {
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 6);
+              t122 = 0;
+            }
+            int32_t t123 = v_x1389_d[t104];
+            int32_t t124;
+            if ((uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n) {
+              t124 = v_x1390_d[t123];
+            } else {
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x1390_n, 0.0, 7);
+              t124 = 0;
+            }
+            uint8_t t126 = rt_lt_i(t124, t122);
+            uint8_t t128 = rt_gt_i(t124, t122);
+            t102y0 = t124;
+            t102y1 = t126;
+            t102y2 = t124;
+            t102y3 = t128;
+            if (t100[t103] >> 0 & 1) {
+              v_x1419_d[at[0]] = t102y0;
+              at[0]++;
+            }
+            if (t100[t103] >> 1 & 1) {
+              v_x1421_d[at[1]] = t102y2;
+              at[1]++;
+            }
           }
         }
       }
@@ -1680,65 +1683,66 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, Rt
     for (int64_t t269 = 0; t269 < t268; t269++) {
       int64_t t272 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t269 * RT_CHUNK);
       const int64_t t269_end = (t269 + 1) * RT_CHUNK < t267 ? (t269 + 1) * RT_CHUNK : t267;
-      for (int64_t t270 = t269 * RT_CHUNK; t270 < t269_end; t270++) {
-        const int32_t t271 = (int32_t)t270;
-        while (v_sd_1441_off[t272 + 1] <= t270)
-          t272++;
+      for (int64_t t270 = t269 * RT_CHUNK; t270 < t269_end; t272++) {
+        const int64_t t272_end = v_sd_1441_off[t272 + 1] < t269_end ? v_sd_1441_off[t272 + 1] : t269_end;
         const int32_t t273 = (int32_t)t272;
-        int32_t t274;
-        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1435_n) {
-          t274 = v_x1435_d[t273];
-        } else {
-          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1435_n, 0.0, 0);
-          t274 = 0;
-        }
-        int32_t t275;
-        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1433_n) {
-          t275 = v_x1433_d[t273];
-        } else {
-          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1433_n, 0.0, 1);
-          t275 = 0;
-        }
-        int32_t t277 = rt_sub_i(t271, t275);
-        int32_t t278;
-        if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1434_n) {
-          t278 = v_x1434_d[t273];
-        } else {
-          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1434_n, 0.0, 2);
-          t278 = 0;
-        }
-        int32_t t280 = rt_mul_i(t277, t278);
-        int32_t t282 = rt_add_i(t274, t280);
-        int32_t t283;
-        if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1431) {
-          t283 = t282;
-        } else {
-          NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1431, 0.0, 3);
-          t283 = 0;
-        }
-        uint8_t t285 = rt_lt_i(t283, (int32_t)v_x1429_n);
-        int32_t t286;
-        if (t285) {
-          int32_t t287;
-          if ((uint64_t)(int64_t)t283 < (uint64_t)v_x1429_n) {
-            t287 = v_x1429_d[t283];
+        for (; t270 < t272_end; t270++) {
+          const int32_t t271 = (int32_t)t270;
+          int32_t t274;
+          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1435_n) {
+            t274 = v_x1435_d[t273];
           } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x1429_n, 0.0, 4);
-            t287 = 0;
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1435_n, 0.0, 0);
+            t274 = 0;
           }
-          t286 = t287;
-        } else {
-          int32_t t289 = rt_sub_i(t283, (int32_t)v_x1429_n);
-          int32_t t290;
-          if ((uint64_t)(int64_t)t289 < (uint64_t)v_x1430_n) {
-            t290 = v_x1430_d[t289];
+          int32_t t275;
+          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1433_n) {
+            t275 = v_x1433_d[t273];
           } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x1430_n, 0.0, 5);
-            t290 = 0;
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1433_n, 0.0, 1);
+            t275 = 0;
           }
-          t286 = t290;
+          int32_t t277 = rt_sub_i(t271, t275);
+          int32_t t278;
+          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1434_n) {
+            t278 = v_x1434_d[t273];
+          } else {
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1434_n, 0.0, 2);
+            t278 = 0;
+          }
+          int32_t t280 = rt_mul_i(t277, t278);
+          int32_t t282 = rt_add_i(t274, t280);
+          int32_t t283;
+          if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1431) {
+            t283 = t282;
+          } else {
+            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1431, 0.0, 3);
+            t283 = 0;
+          }
+          uint8_t t285 = rt_lt_i(t283, (int32_t)v_x1429_n);
+          int32_t t286;
+          if (t285) {
+            int32_t t287;
+            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x1429_n) {
+              t287 = v_x1429_d[t283];
+            } else {
+              NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x1429_n, 0.0, 4);
+              t287 = 0;
+            }
+            t286 = t287;
+          } else {
+            int32_t t289 = rt_sub_i(t283, (int32_t)v_x1429_n);
+            int32_t t290;
+            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x1430_n) {
+              t290 = v_x1430_d[t289];
+            } else {
+              NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x1430_n, 0.0, 5);
+              t290 = 0;
+            }
+            t286 = t290;
+          }
+          v_x1440_d[t270] = t286;
         }
-        v_x1440_d[t270] = t286;
       }
     }
   }
