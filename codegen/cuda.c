@@ -75,6 +75,8 @@ typedef struct Gx {
   const char *slot_n;
   Vec pending;      /* PendingFilter *: FILTERs launched, their counts
                        not read yet */
+  const LcuSoac *fields_of; /* the SOAC whose V fields 'fields' gives (v_field) */
+  int *fields;
 } Gx;
 
 /* A FILTER whose count is read after the independent SOACs that follow
@@ -312,19 +314,29 @@ static bool same_value(SameValue *sv, const LcuExp *a, const LcuExp *b) {
 }
 
 /* The field of V that holds the SOAC's value i: v<field>.  A SPLIT's
-   value equal to an earlier one of the same type shares its field;
-   every other SOAC's value i is field i. */
-static int v_field(const Gx *x, int i) {
+   value equal to an earlier one of the same type shares the first one's
+   field; every other SOAC's value i is field i.  Found once a SOAC. */
+static int v_field(Gx *x, int i) {
   if (x->s->kind != SOAC_SPLIT)
     return i;
-  const LcuThunk *t = x->s->pull;
-  for (int j = 0; j < i; j++) {
-    SameValue sv = {t, {0}, 10000};
-    if (v_field(x, j) == j && value_base(x->s, j) == value_base(x->s, i) &&
-        same_value(&sv, t->body.data[j], t->body.data[i]))
-      return j;
+  if (x->fields_of != x->s) {
+    const LcuThunk *t = x->s->pull;
+    int n = nvalues(x->s);
+    x->fields = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+    for (int v = 0; v < n; v++) {
+      x->fields[v] = v;
+      for (int j = 0; j < v; j++) {
+        SameValue sv = {t, {0}, 10000};
+        if (x->fields[j] == j && value_base(x->s, j) == value_base(x->s, v) &&
+            same_value(&sv, t->body.data[j], t->body.data[v])) {
+          x->fields[v] = j;
+          break;
+        }
+      }
+    }
+    x->fields_of = x->s;
   }
-  return i;
+  return x->fields[i];
 }
 
 static void gen_v_struct(Gx *x) {
@@ -461,7 +473,7 @@ static const char **v_fields(const char *a, int n) {
 }
 
 /* The same for the SOAC's own V, each value where it lies (v_field). */
-static const char **soac_v_fields(const Gx *x, const char *a) {
+static const char **soac_v_fields(Gx *x, const char *a) {
   int n = nvalues(x->s);
   const char **r = xmalloc(sizeof(char *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
