@@ -80,6 +80,7 @@ static const RtLayout layout_10 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_11 = {RL_SEQ, NULL, NULL, &layout_10, NULL};
 static const RtLayout layout_12 = {RL_PAIR, &layout_11, &layout_11, NULL, NULL};
 static const RtLayout layout_13 = {RL_PAIR, &layout_11, &layout_12, NULL, NULL};
+static const RtLayout layout_14 = {RL_SEQ, NULL, NULL, &layout_2, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -87,6 +88,9 @@ static const RtSite nessie_sites[] = {
   {"tests/flat/split_values.nesl", 4, 25, NULL, NULL, NULL, NULL, NULL},
   {"tests/flat/split_values.nesl", 7, 28, NULL, NULL, NULL, NULL, NULL},
   {"tests/flat/split_values.nesl", 10, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 14, 38, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 17, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 18, 36, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -113,554 +117,2224 @@ static int g_x16_defined;
 static void fn_parts(RtValue *v_x21, int32_t v_x22, RtValue **out_0, RtValue **out_1, RtValue **out_2);
 static void fn_pairs(RtValue *v_x84, RtValue *v_x85, RtValue **out_0, RtValue **out_1, RtValue **out_2, RtValue **out_3, RtValue **out_4);
 static void fn_floats(RtValue *v_x197, RtValue *v_x198, RtValue **out_0, RtValue **out_1, RtValue **out_2);
+static void fn_eight(RtValue *v_x299, RtValue *v_x300, RtValue *v_x301, RtValue **out_0, RtValue **out_1);
 
-/* K1: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x276, int32_t v_x277, RtValue **out_v_x280, RtValue **out_v_x283, RtValue **out_v_x286) {
+/* K1: LIBRARY -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x575, RtValue **out_v_x576) {
   (void)loc;
   (void)run;
-  int32_t *v_x276_d = v_x276->data.i;
-  const int64_t v_x276_n = v_x276->len;
-  RtValue *v_x280 = NULL;
-  RtValue *v_x283 = NULL;
-  RtValue *v_x286 = NULL;
-  /* SPLIT */
+  int32_t *v_x575_d = v_x575->data.i;
+  const int64_t v_x575_n = v_x575->len;
+  RtValue *v_x576 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t1 = v_x276_n;
-    const int64_t t2 = t1 > 0 ? (t1 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t3 = (uint8_t *)rt_alloc_atomic((size_t)t1 + 1);
-    int64_t *t4 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t2 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t2 > 1)
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      int64_t kept[3] = {0};
-      const int64_t t5_end = (t5 + 1) * RT_CHUNK < t1 ? (t5 + 1) * RT_CHUNK : t1;
-      for (int64_t t6 = t5 * RT_CHUNK; t6 < t5_end; t6++) {
-        const int32_t t7 = (int32_t)t6;
-        int32_t t5x0;
-        int32_t t5x1;
-        int32_t t5x2;
-        int32_t t10 = v_x276_d[t7];
-        t5x0 = t10;
-        t5x1 = t10;
-        t5x2 = t10;
-        uint8_t t11;
-        uint8_t t12;
-        uint8_t t13;
-        uint8_t t15 = rt_lt_i(t5x0, v_x277);
-        uint8_t t17 = rt_eq_i(t5x1, v_x277);
-        uint8_t t19 = rt_gt_i(t5x2, v_x277);
-        t11 = t15;
-        t12 = t17;
-        t13 = t19;
-        kept[0] += t11 != 0;
-        kept[1] += t12 != 0;
-        kept[2] += t13 != 0;
-        t3[t6] = (uint8_t)((t11 != 0) << 0 | (t12 != 0) << 1 | (t13 != 0) << 2);
-      }
-      t4[0 * t2 + t5] = kept[0];
-      t4[1 * t2 + t5] = kept[1];
-      t4[2 * t2 + t5] = kept[2];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t3);
-      rt_free(t4);
-      goto fail;
-    }
-    int64_t t20 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[0 * t2 + t5];
-      t4[0 * t2 + t5] = t20;
-      t20 += k;
-    }
-    v_x280 = rt_value_new(rt_vec_type(RT_INT), t20);
-    int32_t *v_x280_d = v_x280->data.i;
-    const int64_t v_x280_n = v_x280->len;
-    int64_t t21 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[1 * t2 + t5];
-      t4[1 * t2 + t5] = t21;
-      t21 += k;
-    }
-    v_x283 = rt_value_new(rt_vec_type(RT_INT), t21);
-    int32_t *v_x283_d = v_x283->data.i;
-    const int64_t v_x283_n = v_x283->len;
-    int64_t t22 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[2 * t2 + t5];
-      t4[2 * t2 + t5] = t22;
-      t22 += k;
-    }
-    v_x286 = rt_value_new(rt_vec_type(RT_INT), t22);
-    int32_t *v_x286_d = v_x286->data.i;
-    const int64_t v_x286_n = v_x286->len;
-    RT_PARALLEL_FOR_IF(t2 > 1)
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      int64_t at[3];
-      at[0] = t4[0 * t2 + t5];
-      at[1] = t4[1 * t2 + t5];
-      at[2] = t4[2 * t2 + t5];
-      const int64_t t5_end = (t5 + 1) * RT_CHUNK < t1 ? (t5 + 1) * RT_CHUNK : t1;
-      for (int64_t t6 = t5 * RT_CHUNK; t6 < t5_end; t6++) {
-        const int32_t t7 = (int32_t)t6;
-        if (!t3[t6])
-          continue;
-        int32_t t5y0;
-        int32_t t5y1;
-        int32_t t5y2;
-        int32_t t23 = v_x276_d[t7];
-        t5y0 = t23;
-        t5y1 = t23;
-        t5y2 = t23;
-        if (t3[t6] >> 0 & 1) {
-          v_x280_d[at[0]] = t5y0;
-          at[0]++;
-        }
-        if (t3[t6] >> 1 & 1) {
-          v_x283_d[at[1]] = t5y1;
-          at[1]++;
-        }
-        if (t3[t6] >> 2 & 1) {
-          v_x286_d[at[2]] = t5y2;
-          at[2]++;
-        }
-      }
-    }
-    rt_free(t3);
-    rt_free(t4);
+    RtValue *t1 = rt_make_segdes(loc, v_x575);
+    v_x576 = t1;
+    const int64_t *v_x576_off = rt_seg_offsets(v_x576);
+    const int64_t v_x576_n = v_x576->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x280 = v_x280;
-  *out_v_x283 = v_x283;
-  *out_v_x286 = v_x286;
+  *out_v_x576 = v_x576;
   return;
 fail:
-  rt_release(v_x280);
-  rt_release(v_x283);
-  rt_release(v_x286);
+  rt_release(v_x576);
 }
 
-/* K2: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x294, RtValue *v_x295, RtValue **out_v_x301, RtValue **out_v_x308, RtValue **out_v_x315, RtValue **out_v_x320, RtValue **out_v_x327) {
+/* K2: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, int32_t v_x784, RtValue **out_v_x787, RtValue **out_v_x790, RtValue **out_v_x793) {
   (void)loc;
   (void)run;
-  int32_t *v_x294_d = v_x294->data.i;
-  const int64_t v_x294_n = v_x294->len;
-  int32_t *v_x295_d = v_x295->data.i;
-  const int64_t v_x295_n = v_x295->len;
-  RtValue *v_x301 = NULL;
-  RtValue *v_x302 = NULL;
-  RtValue *v_x308 = NULL;
-  RtValue *v_x309 = NULL;
-  RtValue *v_x315 = NULL;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x320 = NULL;
-  RtValue *v_x321 = NULL;
-  RtValue *v_x327 = NULL;
-  RtValue *v_x328 = NULL;
+  int32_t *v_x783_d = v_x783->data.i;
+  const int64_t v_x783_n = v_x783->len;
+  RtValue *v_x787 = NULL;
+  RtValue *v_x790 = NULL;
+  RtValue *v_x793 = NULL;
   /* SPLIT */
   {
-    const int64_t t24 = v_x294_n;
-    const int64_t t25 = t24 > 0 ? (t24 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t26 = (uint8_t *)rt_alloc_atomic((size_t)t24 + 1);
-    int64_t *t27 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(4 * t25 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t25 > 1)
-    for (int64_t t28 = 0; t28 < t25; t28++) {
-      int64_t kept[4] = {0};
-      const int64_t t28_end = (t28 + 1) * RT_CHUNK < t24 ? (t28 + 1) * RT_CHUNK : t24;
-      for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
-        const int32_t t30 = (int32_t)t29;
-        int32_t t28x0;
-        uint8_t t28x1;
-        int32_t t28x2;
-        uint8_t t28x3;
-        int32_t t28x4;
-        uint8_t t28x5;
-        int32_t t28x6;
-        uint8_t t28x7;
-        int32_t t28x8;
-        uint8_t t28x9;
-        int t35 = 0; /* nonzero: a check below failed */
-        int32_t t33 = v_x294_d[t30];
-        int t36 = (uint64_t)(int64_t)t30 < (uint64_t)v_x295_n;
-        int32_t t34 = t36 ? v_x295_d[t30] : 0;
-        t35 |= !t36;
-        uint8_t t38 = rt_lt_i(t33, t34);
-        uint8_t t40 = rt_gt_i(t33, t34);
-        uint8_t t42 = rt_eq_i(t33, t34);
-        uint8_t t44 = rt_ne_i(t33, t34);
-        if (__builtin_expect(t35 != 0, 0)) { /* again, recording the error */
-          int32_t t45 = v_x294_d[t30];
-          int32_t t46;
-          if ((uint64_t)(int64_t)t30 < (uint64_t)v_x295_n) {
-            t46 = v_x295_d[t30];
-          } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t30, v_x295_n, 0.0, 0);
-            t46 = 0;
-          }
-          uint8_t t48 = rt_lt_i(t45, t46);
-          uint8_t t50 = rt_gt_i(t45, t46);
-          uint8_t t52 = rt_eq_i(t45, t46);
-          uint8_t t54 = rt_ne_i(t45, t46);
+    const int64_t t2 = v_x783_n;
+    const int64_t t3 = t2 > 0 ? (t2 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t4 = (uint8_t *)rt_alloc_atomic((size_t)t2 + 1);
+    int64_t *t5 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t3 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t3 > 1)
+    for (int64_t t6 = 0; t6 < t3; t6++) {
+      int64_t kept[3] = {0};
+      const int64_t t6_end = (t6 + 1) * RT_CHUNK < t2 ? (t6 + 1) * RT_CHUNK : t2;
+      for (int64_t t7 = t6 * RT_CHUNK; t7 < t6_end; t7++) {
+        const int32_t t8 = (int32_t)t7;
+        int32_t t6x0;
+        int32_t t6x1;
+        int32_t t6x2;
+        int32_t t11 = v_x783_d[t8];
+        t6x0 = t11;
+        t6x1 = t11;
+        t6x2 = t11;
+        uint8_t t12;
+        uint8_t t13;
+        uint8_t t14;
+        uint8_t t16 = rt_lt_i(t6x0, v_x784);
+        uint8_t t18 = rt_eq_i(t6x1, v_x784);
+        uint8_t t20 = rt_gt_i(t6x2, v_x784);
+        t12 = t16;
+        t13 = t18;
+        t14 = t20;
+        kept[0] += t12 != 0;
+        kept[1] += t13 != 0;
+        kept[2] += t14 != 0;
+        t4[t7] = (uint8_t)((t12 != 0) << 0 | (t13 != 0) << 1 | (t14 != 0) << 2);
+      }
+      t5[0 * t3 + t6] = kept[0];
+      t5[1 * t3 + t6] = kept[1];
+      t5[2 * t3 + t6] = kept[2];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t4);
+      rt_free(t5);
+      goto fail;
+    }
+    int64_t t21 = 0;
+    for (int64_t t6 = 0; t6 < t3; t6++) {
+      const int64_t k = t5[0 * t3 + t6];
+      t5[0 * t3 + t6] = t21;
+      t21 += k;
+    }
+    v_x787 = rt_value_new(rt_vec_type(RT_INT), t21);
+    int32_t *v_x787_d = v_x787->data.i;
+    const int64_t v_x787_n = v_x787->len;
+    int64_t t22 = 0;
+    for (int64_t t6 = 0; t6 < t3; t6++) {
+      const int64_t k = t5[1 * t3 + t6];
+      t5[1 * t3 + t6] = t22;
+      t22 += k;
+    }
+    v_x790 = rt_value_new(rt_vec_type(RT_INT), t22);
+    int32_t *v_x790_d = v_x790->data.i;
+    const int64_t v_x790_n = v_x790->len;
+    int64_t t23 = 0;
+    for (int64_t t6 = 0; t6 < t3; t6++) {
+      const int64_t k = t5[2 * t3 + t6];
+      t5[2 * t3 + t6] = t23;
+      t23 += k;
+    }
+    v_x793 = rt_value_new(rt_vec_type(RT_INT), t23);
+    int32_t *v_x793_d = v_x793->data.i;
+    const int64_t v_x793_n = v_x793->len;
+    RT_PARALLEL_FOR_IF(t3 > 1)
+    for (int64_t t6 = 0; t6 < t3; t6++) {
+      int64_t at[3];
+      at[0] = t5[0 * t3 + t6];
+      at[1] = t5[1 * t3 + t6];
+      at[2] = t5[2 * t3 + t6];
+      const int64_t t6_end = (t6 + 1) * RT_CHUNK < t2 ? (t6 + 1) * RT_CHUNK : t2;
+      for (int64_t t7 = t6 * RT_CHUNK; t7 < t6_end; t7++) {
+        const int32_t t8 = (int32_t)t7;
+        if (!t4[t7])
+          continue;
+        int32_t t6y0;
+        int32_t t6y1;
+        int32_t t6y2;
+        int32_t t24 = v_x783_d[t8];
+        t6y0 = t24;
+        t6y1 = t24;
+        t6y2 = t24;
+        if (t4[t7] >> 0 & 1) {
+          v_x787_d[at[0]] = t6y0;
+          at[0]++;
         }
-        t28x0 = t33;
-        t28x1 = t38;
-        t28x2 = t34;
-        t28x3 = t40;
-        t28x4 = t34;
-        t28x5 = t42;
-        t28x6 = t33;
-        t28x7 = t42;
-        t28x8 = t33;
-        t28x9 = t44;
-        uint8_t t55;
+        if (t4[t7] >> 1 & 1) {
+          v_x790_d[at[1]] = t6y1;
+          at[1]++;
+        }
+        if (t4[t7] >> 2 & 1) {
+          v_x793_d[at[2]] = t6y2;
+          at[2]++;
+        }
+      }
+    }
+    rt_free(t4);
+    rt_free(t5);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x787 = v_x787;
+  *out_v_x790 = v_x790;
+  *out_v_x793 = v_x793;
+  return;
+fail:
+  rt_release(v_x787);
+  rt_release(v_x790);
+  rt_release(v_x793);
+}
+
+/* K3: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x801_d = v_x801->data.i;
+  const int64_t v_x801_n = v_x801->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x809 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x827 = NULL;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x835 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t25 = v_x801_n;
+    const int64_t t26 = t25 > 0 ? (t25 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t27 = (uint8_t *)rt_alloc_atomic((size_t)t25 + 1);
+    int64_t *t28 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(4 * t26 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t26 > 1)
+    for (int64_t t29 = 0; t29 < t26; t29++) {
+      int64_t kept[4] = {0};
+      const int64_t t29_end = (t29 + 1) * RT_CHUNK < t25 ? (t29 + 1) * RT_CHUNK : t25;
+      for (int64_t t30 = t29 * RT_CHUNK; t30 < t29_end; t30++) {
+        const int32_t t31 = (int32_t)t30;
+        int32_t t29x0;
+        uint8_t t29x1;
+        int32_t t29x2;
+        uint8_t t29x3;
+        int32_t t29x4;
+        uint8_t t29x5;
+        int32_t t29x6;
+        uint8_t t29x7;
+        int32_t t29x8;
+        uint8_t t29x9;
+        int t36 = 0; /* nonzero: a check below failed */
+        int32_t t34 = v_x801_d[t31];
+        int t37 = (uint64_t)(int64_t)t31 < (uint64_t)v_x802_n;
+        int32_t t35 = t37 ? v_x802_d[t31] : 0;
+        t36 |= !t37;
+        uint8_t t39 = rt_lt_i(t34, t35);
+        uint8_t t41 = rt_gt_i(t34, t35);
+        uint8_t t43 = rt_eq_i(t34, t35);
+        uint8_t t45 = rt_ne_i(t34, t35);
+        if (__builtin_expect(t36 != 0, 0)) { /* again, recording the error */
+          int32_t t46 = v_x801_d[t31];
+          int32_t t47;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x802_n) {
+            t47 = v_x802_d[t31];
+          } else {
+            NESSIE_RECORD(err, t30, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x802_n, 0.0, 0);
+            t47 = 0;
+          }
+          uint8_t t49 = rt_lt_i(t46, t47);
+          uint8_t t51 = rt_gt_i(t46, t47);
+          uint8_t t53 = rt_eq_i(t46, t47);
+          uint8_t t55 = rt_ne_i(t46, t47);
+        }
+        t29x0 = t34;
+        t29x1 = t39;
+        t29x2 = t35;
+        t29x3 = t41;
+        t29x4 = t35;
+        t29x5 = t43;
+        t29x6 = t34;
+        t29x7 = t43;
+        t29x8 = t34;
+        t29x9 = t45;
         uint8_t t56;
         uint8_t t57;
         uint8_t t58;
-        t55 = t28x1;
-        t56 = t28x3;
-        t57 = t28x5;
-        t58 = t28x9;
-        kept[0] += t55 != 0;
-        kept[1] += t56 != 0;
-        kept[2] += t57 != 0;
-        kept[3] += t58 != 0;
-        t26[t29] = (uint8_t)((t55 != 0) << 0 | (t56 != 0) << 1 | (t57 != 0) << 2 | (t58 != 0) << 3);
+        uint8_t t59;
+        t56 = t29x1;
+        t57 = t29x3;
+        t58 = t29x5;
+        t59 = t29x9;
+        kept[0] += t56 != 0;
+        kept[1] += t57 != 0;
+        kept[2] += t58 != 0;
+        kept[3] += t59 != 0;
+        t27[t30] = (uint8_t)((t56 != 0) << 0 | (t57 != 0) << 1 | (t58 != 0) << 2 | (t59 != 0) << 3);
       }
-      t27[0 * t25 + t28] = kept[0];
-      t27[1 * t25 + t28] = kept[1];
-      t27[2 * t25 + t28] = kept[2];
-      t27[3 * t25 + t28] = kept[3];
+      t28[0 * t26 + t29] = kept[0];
+      t28[1 * t26 + t29] = kept[1];
+      t28[2 * t26 + t29] = kept[2];
+      t28[3 * t26 + t29] = kept[3];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t26);
       rt_free(t27);
+      rt_free(t28);
       goto fail;
     }
-    int64_t t59 = 0;
-    for (int64_t t28 = 0; t28 < t25; t28++) {
-      const int64_t k = t27[0 * t25 + t28];
-      t27[0 * t25 + t28] = t59;
-      t59 += k;
-    }
-    v_x301 = rt_value_new(rt_vec_type(RT_INT), t59);
-    int32_t *v_x301_d = v_x301->data.i;
-    const int64_t v_x301_n = v_x301->len;
     int64_t t60 = 0;
-    for (int64_t t28 = 0; t28 < t25; t28++) {
-      const int64_t k = t27[1 * t25 + t28];
-      t27[1 * t25 + t28] = t60;
+    for (int64_t t29 = 0; t29 < t26; t29++) {
+      const int64_t k = t28[0 * t26 + t29];
+      t28[0 * t26 + t29] = t60;
       t60 += k;
     }
-    v_x308 = rt_value_new(rt_vec_type(RT_INT), t60);
-    int32_t *v_x308_d = v_x308->data.i;
-    const int64_t v_x308_n = v_x308->len;
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t60);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
     int64_t t61 = 0;
-    for (int64_t t28 = 0; t28 < t25; t28++) {
-      const int64_t k = t27[2 * t25 + t28];
-      t27[2 * t25 + t28] = t61;
+    for (int64_t t29 = 0; t29 < t26; t29++) {
+      const int64_t k = t28[1 * t26 + t29];
+      t28[1 * t26 + t29] = t61;
       t61 += k;
     }
-    v_x315 = rt_value_new(rt_vec_type(RT_INT), t61);
-    int32_t *v_x315_d = v_x315->data.i;
-    const int64_t v_x315_n = v_x315->len;
-    v_x320 = rt_value_new(rt_vec_type(RT_INT), t61);
-    int32_t *v_x320_d = v_x320->data.i;
-    const int64_t v_x320_n = v_x320->len;
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t61);
+    int32_t *v_x815_d = v_x815->data.i;
+    const int64_t v_x815_n = v_x815->len;
     int64_t t62 = 0;
-    for (int64_t t28 = 0; t28 < t25; t28++) {
-      const int64_t k = t27[3 * t25 + t28];
-      t27[3 * t25 + t28] = t62;
+    for (int64_t t29 = 0; t29 < t26; t29++) {
+      const int64_t k = t28[2 * t26 + t29];
+      t28[2 * t26 + t29] = t62;
       t62 += k;
     }
-    v_x327 = rt_value_new(rt_vec_type(RT_INT), t62);
-    int32_t *v_x327_d = v_x327->data.i;
-    const int64_t v_x327_n = v_x327->len;
-    RT_PARALLEL_FOR_IF(t25 > 1)
-    for (int64_t t28 = 0; t28 < t25; t28++) {
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t62);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    v_x827 = rt_value_new(rt_vec_type(RT_INT), t62);
+    int32_t *v_x827_d = v_x827->data.i;
+    const int64_t v_x827_n = v_x827->len;
+    int64_t t63 = 0;
+    for (int64_t t29 = 0; t29 < t26; t29++) {
+      const int64_t k = t28[3 * t26 + t29];
+      t28[3 * t26 + t29] = t63;
+      t63 += k;
+    }
+    v_x834 = rt_value_new(rt_vec_type(RT_INT), t63);
+    int32_t *v_x834_d = v_x834->data.i;
+    const int64_t v_x834_n = v_x834->len;
+    RT_PARALLEL_FOR_IF(t26 > 1)
+    for (int64_t t29 = 0; t29 < t26; t29++) {
       int64_t at[4];
-      at[0] = t27[0 * t25 + t28];
-      at[1] = t27[1 * t25 + t28];
-      at[2] = t27[2 * t25 + t28];
-      at[3] = t27[3 * t25 + t28];
-      const int64_t t28_end = (t28 + 1) * RT_CHUNK < t24 ? (t28 + 1) * RT_CHUNK : t24;
-      for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
-        const int32_t t30 = (int32_t)t29;
-        if (!t26[t29])
+      at[0] = t28[0 * t26 + t29];
+      at[1] = t28[1 * t26 + t29];
+      at[2] = t28[2 * t26 + t29];
+      at[3] = t28[3 * t26 + t29];
+      const int64_t t29_end = (t29 + 1) * RT_CHUNK < t25 ? (t29 + 1) * RT_CHUNK : t25;
+      for (int64_t t30 = t29 * RT_CHUNK; t30 < t29_end; t30++) {
+        const int32_t t31 = (int32_t)t30;
+        if (!t27[t30])
           continue;
-        int32_t t28y0;
-        uint8_t t28y1;
-        int32_t t28y2;
-        uint8_t t28y3;
-        int32_t t28y4;
-        uint8_t t28y5;
-        int32_t t28y6;
-        uint8_t t28y7;
-        int32_t t28y8;
-        uint8_t t28y9;
-        int t65 = 0; /* nonzero: a check below failed */
-        int32_t t63 = v_x294_d[t30];
-        int t66 = (uint64_t)(int64_t)t30 < (uint64_t)v_x295_n;
-        int32_t t64 = t66 ? v_x295_d[t30] : 0;
-        t65 |= !t66;
-        uint8_t t68 = rt_lt_i(t63, t64);
-        uint8_t t70 = rt_gt_i(t63, t64);
-        uint8_t t72 = rt_eq_i(t63, t64);
-        uint8_t t74 = rt_ne_i(t63, t64);
-        if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
-          int32_t t75 = v_x294_d[t30];
-          int32_t t76;
-          if ((uint64_t)(int64_t)t30 < (uint64_t)v_x295_n) {
-            t76 = v_x295_d[t30];
+        int32_t t29y0;
+        uint8_t t29y1;
+        int32_t t29y2;
+        uint8_t t29y3;
+        int32_t t29y4;
+        uint8_t t29y5;
+        int32_t t29y6;
+        uint8_t t29y7;
+        int32_t t29y8;
+        uint8_t t29y9;
+        int t66 = 0; /* nonzero: a check below failed */
+        int32_t t64 = v_x801_d[t31];
+        int t67 = (uint64_t)(int64_t)t31 < (uint64_t)v_x802_n;
+        int32_t t65 = t67 ? v_x802_d[t31] : 0;
+        t66 |= !t67;
+        uint8_t t69 = rt_lt_i(t64, t65);
+        uint8_t t71 = rt_gt_i(t64, t65);
+        uint8_t t73 = rt_eq_i(t64, t65);
+        uint8_t t75 = rt_ne_i(t64, t65);
+        if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
+          int32_t t76 = v_x801_d[t31];
+          int32_t t77;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x802_n) {
+            t77 = v_x802_d[t31];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t30, v_x295_n, 0.0, 1);
-            t76 = 0;
+            NESSIE_RECORD(err, t30, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x802_n, 0.0, 1);
+            t77 = 0;
           }
-          uint8_t t78 = rt_lt_i(t75, t76);
-          uint8_t t80 = rt_gt_i(t75, t76);
-          uint8_t t82 = rt_eq_i(t75, t76);
-          uint8_t t84 = rt_ne_i(t75, t76);
+          uint8_t t79 = rt_lt_i(t76, t77);
+          uint8_t t81 = rt_gt_i(t76, t77);
+          uint8_t t83 = rt_eq_i(t76, t77);
+          uint8_t t85 = rt_ne_i(t76, t77);
         }
-        t28y0 = t63;
-        t28y1 = t68;
-        t28y2 = t64;
-        t28y3 = t70;
-        t28y4 = t64;
-        t28y5 = t72;
-        t28y6 = t63;
-        t28y7 = t72;
-        t28y8 = t63;
-        t28y9 = t74;
-        if (t26[t29] >> 0 & 1) {
-          v_x301_d[at[0]] = t28y0;
+        t29y0 = t64;
+        t29y1 = t69;
+        t29y2 = t65;
+        t29y3 = t71;
+        t29y4 = t65;
+        t29y5 = t73;
+        t29y6 = t64;
+        t29y7 = t73;
+        t29y8 = t64;
+        t29y9 = t75;
+        if (t27[t30] >> 0 & 1) {
+          v_x808_d[at[0]] = t29y0;
           at[0]++;
         }
-        if (t26[t29] >> 1 & 1) {
-          v_x308_d[at[1]] = t28y2;
+        if (t27[t30] >> 1 & 1) {
+          v_x815_d[at[1]] = t29y2;
           at[1]++;
         }
-        if (t26[t29] >> 2 & 1) {
-          v_x315_d[at[2]] = t28y4;
-          v_x320_d[at[2]] = t28y6;
+        if (t27[t30] >> 2 & 1) {
+          v_x822_d[at[2]] = t29y4;
+          v_x827_d[at[2]] = t29y6;
           at[2]++;
         }
-        if (t26[t29] >> 3 & 1) {
-          v_x327_d[at[3]] = t28y8;
+        if (t27[t30] >> 3 & 1) {
+          v_x834_d[at[3]] = t29y8;
           at[3]++;
         }
       }
     }
-    rt_free(t26);
     rt_free(t27);
+    rt_free(t28);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x301 = v_x301;
-  *out_v_x308 = v_x308;
-  *out_v_x315 = v_x315;
-  *out_v_x320 = v_x320;
-  *out_v_x327 = v_x327;
-  rt_release(v_x302);
-  rt_release(v_x309);
-  rt_release(v_x316);
-  rt_release(v_x321);
-  rt_release(v_x328);
+  *out_v_x808 = v_x808;
+  *out_v_x815 = v_x815;
+  *out_v_x822 = v_x822;
+  *out_v_x827 = v_x827;
+  *out_v_x834 = v_x834;
+  rt_release(v_x809);
+  rt_release(v_x816);
+  rt_release(v_x823);
+  rt_release(v_x828);
+  rt_release(v_x835);
   return;
 fail:
-  rt_release(v_x301);
-  rt_release(v_x302);
-  rt_release(v_x308);
-  rt_release(v_x309);
-  rt_release(v_x315);
-  rt_release(v_x316);
-  rt_release(v_x320);
-  rt_release(v_x321);
-  rt_release(v_x327);
-  rt_release(v_x328);
+  rt_release(v_x808);
+  rt_release(v_x809);
+  rt_release(v_x815);
+  rt_release(v_x816);
+  rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x827);
+  rt_release(v_x828);
+  rt_release(v_x834);
+  rt_release(v_x835);
 }
 
-/* K3: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x382, RtValue *v_x383, RtValue **out_v_x389, RtValue **out_v_x396, RtValue **out_v_x403) {
+/* K4: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
   (void)loc;
   (void)run;
-  double *v_x382_d = v_x382->data.f;
-  const int64_t v_x382_n = v_x382->len;
-  double *v_x383_d = v_x383->data.f;
-  const int64_t v_x383_n = v_x383->len;
-  RtValue *v_x389 = NULL;
-  RtValue *v_x390 = NULL;
-  RtValue *v_x396 = NULL;
-  RtValue *v_x397 = NULL;
-  RtValue *v_x403 = NULL;
-  RtValue *v_x404 = NULL;
+  double *v_x889_d = v_x889->data.f;
+  const int64_t v_x889_n = v_x889->len;
+  double *v_x890_d = v_x890->data.f;
+  const int64_t v_x890_n = v_x890->len;
+  RtValue *v_x896 = NULL;
+  RtValue *v_x897 = NULL;
+  RtValue *v_x903 = NULL;
+  RtValue *v_x904 = NULL;
+  RtValue *v_x910 = NULL;
+  RtValue *v_x911 = NULL;
   /* SPLIT */
   {
-    const int64_t t85 = v_x382_n;
-    const int64_t t86 = t85 > 0 ? (t85 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t87 = (uint8_t *)rt_alloc_atomic((size_t)t85 + 1);
-    int64_t *t88 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t86 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t86 > 1)
-    for (int64_t t89 = 0; t89 < t86; t89++) {
+    const int64_t t86 = v_x889_n;
+    const int64_t t87 = t86 > 0 ? (t86 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t88 = (uint8_t *)rt_alloc_atomic((size_t)t86 + 1);
+    int64_t *t89 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t87 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t87 > 1)
+    for (int64_t t90 = 0; t90 < t87; t90++) {
       int64_t kept[3] = {0};
-      const int64_t t89_end = (t89 + 1) * RT_CHUNK < t85 ? (t89 + 1) * RT_CHUNK : t85;
-      for (int64_t t90 = t89 * RT_CHUNK; t90 < t89_end; t90++) {
-        const int32_t t91 = (int32_t)t90;
-        double t89x0;
-        uint8_t t89x1;
-        double t89x2;
-        uint8_t t89x3;
-        double t89x4;
-        uint8_t t89x5;
-        int t96 = 0; /* nonzero: a check below failed */
-        double t94 = v_x382_d[t91];
-        int t97 = (uint64_t)(int64_t)t91 < (uint64_t)v_x383_n;
-        double t95 = t97 ? v_x383_d[t91] : 0;
-        t96 |= !t97;
-        uint8_t t99 = rt_lt_f(t94, t95);
-        uint8_t t101 = rt_ge_f(t94, t95);
-        uint8_t t103 = rt_gt_f(t94, 1.0);
-        if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
-          double t104 = v_x382_d[t91];
-          double t105;
-          if ((uint64_t)(int64_t)t91 < (uint64_t)v_x383_n) {
-            t105 = v_x383_d[t91];
+      const int64_t t90_end = (t90 + 1) * RT_CHUNK < t86 ? (t90 + 1) * RT_CHUNK : t86;
+      for (int64_t t91 = t90 * RT_CHUNK; t91 < t90_end; t91++) {
+        const int32_t t92 = (int32_t)t91;
+        double t90x0;
+        uint8_t t90x1;
+        double t90x2;
+        uint8_t t90x3;
+        double t90x4;
+        uint8_t t90x5;
+        int t97 = 0; /* nonzero: a check below failed */
+        double t95 = v_x889_d[t92];
+        int t98 = (uint64_t)(int64_t)t92 < (uint64_t)v_x890_n;
+        double t96 = t98 ? v_x890_d[t92] : 0;
+        t97 |= !t98;
+        uint8_t t100 = rt_lt_f(t95, t96);
+        uint8_t t102 = rt_ge_f(t95, t96);
+        uint8_t t104 = rt_gt_f(t95, 1.0);
+        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+          double t105 = v_x889_d[t92];
+          double t106;
+          if ((uint64_t)(int64_t)t92 < (uint64_t)v_x890_n) {
+            t106 = v_x890_d[t92];
           } else {
-            NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 0, 0, RT_GATHER, t91, v_x383_n, 0.0, 0);
-            t105 = 0;
+            NESSIE_RECORD(err, t91, RT_CHECK_INDEX, 0, 0, RT_GATHER, t92, v_x890_n, 0.0, 0);
+            t106 = 0;
           }
-          uint8_t t107 = rt_lt_f(t104, t105);
-          uint8_t t109 = rt_ge_f(t104, t105);
-          uint8_t t111 = rt_gt_f(t104, 1.0);
+          uint8_t t108 = rt_lt_f(t105, t106);
+          uint8_t t110 = rt_ge_f(t105, t106);
+          uint8_t t112 = rt_gt_f(t105, 1.0);
         }
-        t89x0 = t94;
-        t89x1 = t99;
-        t89x2 = t94;
-        t89x3 = t101;
-        t89x4 = t95;
-        t89x5 = t103;
-        uint8_t t112;
+        t90x0 = t95;
+        t90x1 = t100;
+        t90x2 = t95;
+        t90x3 = t102;
+        t90x4 = t96;
+        t90x5 = t104;
         uint8_t t113;
         uint8_t t114;
-        t112 = t89x1;
-        t113 = t89x3;
-        t114 = t89x5;
-        kept[0] += t112 != 0;
-        kept[1] += t113 != 0;
-        kept[2] += t114 != 0;
-        t87[t90] = (uint8_t)((t112 != 0) << 0 | (t113 != 0) << 1 | (t114 != 0) << 2);
+        uint8_t t115;
+        t113 = t90x1;
+        t114 = t90x3;
+        t115 = t90x5;
+        kept[0] += t113 != 0;
+        kept[1] += t114 != 0;
+        kept[2] += t115 != 0;
+        t88[t91] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1 | (t115 != 0) << 2);
       }
-      t88[0 * t86 + t89] = kept[0];
-      t88[1 * t86 + t89] = kept[1];
-      t88[2 * t86 + t89] = kept[2];
+      t89[0 * t87 + t90] = kept[0];
+      t89[1 * t87 + t90] = kept[1];
+      t89[2 * t87 + t90] = kept[2];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t87);
       rt_free(t88);
+      rt_free(t89);
       goto fail;
     }
-    int64_t t115 = 0;
-    for (int64_t t89 = 0; t89 < t86; t89++) {
-      const int64_t k = t88[0 * t86 + t89];
-      t88[0 * t86 + t89] = t115;
-      t115 += k;
-    }
-    v_x389 = rt_value_new(rt_vec_type(RT_FLOAT), t115);
-    double *v_x389_d = v_x389->data.f;
-    const int64_t v_x389_n = v_x389->len;
     int64_t t116 = 0;
-    for (int64_t t89 = 0; t89 < t86; t89++) {
-      const int64_t k = t88[1 * t86 + t89];
-      t88[1 * t86 + t89] = t116;
+    for (int64_t t90 = 0; t90 < t87; t90++) {
+      const int64_t k = t89[0 * t87 + t90];
+      t89[0 * t87 + t90] = t116;
       t116 += k;
     }
-    v_x396 = rt_value_new(rt_vec_type(RT_FLOAT), t116);
-    double *v_x396_d = v_x396->data.f;
-    const int64_t v_x396_n = v_x396->len;
+    v_x896 = rt_value_new(rt_vec_type(RT_FLOAT), t116);
+    double *v_x896_d = v_x896->data.f;
+    const int64_t v_x896_n = v_x896->len;
     int64_t t117 = 0;
-    for (int64_t t89 = 0; t89 < t86; t89++) {
-      const int64_t k = t88[2 * t86 + t89];
-      t88[2 * t86 + t89] = t117;
+    for (int64_t t90 = 0; t90 < t87; t90++) {
+      const int64_t k = t89[1 * t87 + t90];
+      t89[1 * t87 + t90] = t117;
       t117 += k;
     }
-    v_x403 = rt_value_new(rt_vec_type(RT_FLOAT), t117);
-    double *v_x403_d = v_x403->data.f;
-    const int64_t v_x403_n = v_x403->len;
-    RT_PARALLEL_FOR_IF(t86 > 1)
-    for (int64_t t89 = 0; t89 < t86; t89++) {
+    v_x903 = rt_value_new(rt_vec_type(RT_FLOAT), t117);
+    double *v_x903_d = v_x903->data.f;
+    const int64_t v_x903_n = v_x903->len;
+    int64_t t118 = 0;
+    for (int64_t t90 = 0; t90 < t87; t90++) {
+      const int64_t k = t89[2 * t87 + t90];
+      t89[2 * t87 + t90] = t118;
+      t118 += k;
+    }
+    v_x910 = rt_value_new(rt_vec_type(RT_FLOAT), t118);
+    double *v_x910_d = v_x910->data.f;
+    const int64_t v_x910_n = v_x910->len;
+    RT_PARALLEL_FOR_IF(t87 > 1)
+    for (int64_t t90 = 0; t90 < t87; t90++) {
       int64_t at[3];
-      at[0] = t88[0 * t86 + t89];
-      at[1] = t88[1 * t86 + t89];
-      at[2] = t88[2 * t86 + t89];
-      const int64_t t89_end = (t89 + 1) * RT_CHUNK < t85 ? (t89 + 1) * RT_CHUNK : t85;
-      for (int64_t t90 = t89 * RT_CHUNK; t90 < t89_end; t90++) {
-        const int32_t t91 = (int32_t)t90;
-        if (!t87[t90])
+      at[0] = t89[0 * t87 + t90];
+      at[1] = t89[1 * t87 + t90];
+      at[2] = t89[2 * t87 + t90];
+      const int64_t t90_end = (t90 + 1) * RT_CHUNK < t86 ? (t90 + 1) * RT_CHUNK : t86;
+      for (int64_t t91 = t90 * RT_CHUNK; t91 < t90_end; t91++) {
+        const int32_t t92 = (int32_t)t91;
+        if (!t88[t91])
           continue;
-        double t89y0;
-        uint8_t t89y1;
-        double t89y2;
-        uint8_t t89y3;
-        double t89y4;
-        uint8_t t89y5;
-        int t120 = 0; /* nonzero: a check below failed */
-        double t118 = v_x382_d[t91];
-        int t121 = (uint64_t)(int64_t)t91 < (uint64_t)v_x383_n;
-        double t119 = t121 ? v_x383_d[t91] : 0;
-        t120 |= !t121;
-        uint8_t t123 = rt_lt_f(t118, t119);
-        uint8_t t125 = rt_ge_f(t118, t119);
-        uint8_t t127 = rt_gt_f(t118, 1.0);
-        if (__builtin_expect(t120 != 0, 0)) { /* again, recording the error */
-          double t128 = v_x382_d[t91];
-          double t129;
-          if ((uint64_t)(int64_t)t91 < (uint64_t)v_x383_n) {
-            t129 = v_x383_d[t91];
+        double t90y0;
+        uint8_t t90y1;
+        double t90y2;
+        uint8_t t90y3;
+        double t90y4;
+        uint8_t t90y5;
+        int t121 = 0; /* nonzero: a check below failed */
+        double t119 = v_x889_d[t92];
+        int t122 = (uint64_t)(int64_t)t92 < (uint64_t)v_x890_n;
+        double t120 = t122 ? v_x890_d[t92] : 0;
+        t121 |= !t122;
+        uint8_t t124 = rt_lt_f(t119, t120);
+        uint8_t t126 = rt_ge_f(t119, t120);
+        uint8_t t128 = rt_gt_f(t119, 1.0);
+        if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
+          double t129 = v_x889_d[t92];
+          double t130;
+          if ((uint64_t)(int64_t)t92 < (uint64_t)v_x890_n) {
+            t130 = v_x890_d[t92];
           } else {
-            NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 0, 0, RT_GATHER, t91, v_x383_n, 0.0, 1);
-            t129 = 0;
+            NESSIE_RECORD(err, t91, RT_CHECK_INDEX, 0, 0, RT_GATHER, t92, v_x890_n, 0.0, 1);
+            t130 = 0;
           }
-          uint8_t t131 = rt_lt_f(t128, t129);
-          uint8_t t133 = rt_ge_f(t128, t129);
-          uint8_t t135 = rt_gt_f(t128, 1.0);
+          uint8_t t132 = rt_lt_f(t129, t130);
+          uint8_t t134 = rt_ge_f(t129, t130);
+          uint8_t t136 = rt_gt_f(t129, 1.0);
         }
-        t89y0 = t118;
-        t89y1 = t123;
-        t89y2 = t118;
-        t89y3 = t125;
-        t89y4 = t119;
-        t89y5 = t127;
-        if (t87[t90] >> 0 & 1) {
-          v_x389_d[at[0]] = t89y0;
+        t90y0 = t119;
+        t90y1 = t124;
+        t90y2 = t119;
+        t90y3 = t126;
+        t90y4 = t120;
+        t90y5 = t128;
+        if (t88[t91] >> 0 & 1) {
+          v_x896_d[at[0]] = t90y0;
           at[0]++;
         }
-        if (t87[t90] >> 1 & 1) {
-          v_x396_d[at[1]] = t89y2;
+        if (t88[t91] >> 1 & 1) {
+          v_x903_d[at[1]] = t90y2;
           at[1]++;
         }
-        if (t87[t90] >> 2 & 1) {
-          v_x403_d[at[2]] = t89y4;
+        if (t88[t91] >> 2 & 1) {
+          v_x910_d[at[2]] = t90y4;
           at[2]++;
         }
       }
     }
-    rt_free(t87);
     rt_free(t88);
+    rt_free(t89);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x389 = v_x389;
-  *out_v_x396 = v_x396;
-  *out_v_x403 = v_x403;
-  rt_release(v_x390);
-  rt_release(v_x397);
-  rt_release(v_x404);
+  *out_v_x896 = v_x896;
+  *out_v_x903 = v_x903;
+  *out_v_x910 = v_x910;
+  rt_release(v_x897);
+  rt_release(v_x904);
+  rt_release(v_x911);
   return;
 fail:
-  rt_release(v_x389);
-  rt_release(v_x390);
-  rt_release(v_x396);
-  rt_release(v_x397);
-  rt_release(v_x403);
-  rt_release(v_x404);
+  rt_release(v_x896);
+  rt_release(v_x897);
+  rt_release(v_x903);
+  rt_release(v_x904);
+  rt_release(v_x910);
+  rt_release(v_x911);
+}
+
+/* K5: SPLIT, SPLIT -- tests/flat/split_values.nesl:14:     ({(x, y, z) : (x, y, z) in a | x < 1}, {(x, y, z) : (x, y, z) in a */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue *v_x938, RtValue *v_x944, RtValue **out_v_x942, RtValue **out_v_x948, RtValue **out_v_x952, RtValue **out_v_x958, RtValue **out_v_x963, RtValue **out_v_x967, RtValue **out_v_x973, RtValue **out_v_x978, RtValue **out_v_x982, RtValue **out_v_x988, RtValue **out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1003, RtValue **out_v_x1008, RtValue **out_v_x1012, RtValue **out_v_x1018, RtValue **out_v_x1023, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1038, RtValue **out_v_x1042, RtValue **out_v_x1048, RtValue **out_v_x1053, RtValue **out_v_x1057) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x935_d = v_x935->data.i;
+  const int64_t v_x935_n = v_x935->len;
+  double *v_x938_d = v_x938->data.f;
+  const int64_t v_x938_n = v_x938->len;
+  (void)v_x938_n; /* v_x938's length is v_x935's */
+  int32_t *v_x944_d = v_x944->data.i;
+  const int64_t v_x944_n = v_x944->len;
+  (void)v_x944_n; /* v_x944's length is v_x935's */
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x967 = NULL;
+  RtValue *v_x973 = NULL;
+  RtValue *v_x974 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
+  RtValue *v_x1004 = NULL;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1009 = NULL;
+  RtValue *v_x1012 = NULL;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1023 = NULL;
+  RtValue *v_x1024 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1038 = NULL;
+  RtValue *v_x1039 = NULL;
+  RtValue *v_x1042 = NULL;
+  RtValue *v_x1048 = NULL;
+  RtValue *v_x1049 = NULL;
+  RtValue *v_x1053 = NULL;
+  RtValue *v_x1054 = NULL;
+  RtValue *v_x1057 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t137 = v_x935_n;
+    const int64_t t138 = t137 > 0 ? (t137 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t139 = (uint8_t *)rt_alloc_atomic((size_t)t137 + 1);
+    int64_t *t140 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t138 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t138 > 1)
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      int64_t kept[8] = {0};
+      const int64_t t141_end = (t141 + 1) * RT_CHUNK < t137 ? (t141 + 1) * RT_CHUNK : t137;
+      for (int64_t t142 = t141 * RT_CHUNK; t142 < t141_end; t142++) {
+        const int32_t t143 = (int32_t)t142;
+        double t141x0;
+        uint8_t t141x1;
+        int32_t t141x2;
+        uint8_t t141x3;
+        int32_t t141x4;
+        double t141x5;
+        uint8_t t141x6;
+        int32_t t141x7;
+        uint8_t t141x8;
+        int32_t t141x9;
+        double t141x10;
+        uint8_t t141x11;
+        int32_t t141x12;
+        uint8_t t141x13;
+        int32_t t141x14;
+        double t141x15;
+        uint8_t t141x16;
+        int32_t t141x17;
+        uint8_t t141x18;
+        int32_t t141x19;
+        double t146 = v_x938_d[t143];
+        int32_t t147 = v_x935_d[t143];
+        uint8_t t149 = rt_lt_i(t147, 1);
+        int32_t t150 = v_x944_d[t143];
+        uint8_t t152 = rt_lt_i(t147, 2);
+        uint8_t t154 = rt_lt_i(t147, 3);
+        uint8_t t156 = rt_lt_i(t147, 4);
+        t141x0 = t146;
+        t141x1 = t149;
+        t141x2 = t150;
+        t141x3 = t149;
+        t141x4 = t147;
+        t141x5 = t146;
+        t141x6 = t152;
+        t141x7 = t150;
+        t141x8 = t152;
+        t141x9 = t147;
+        t141x10 = t146;
+        t141x11 = t154;
+        t141x12 = t150;
+        t141x13 = t154;
+        t141x14 = t147;
+        t141x15 = t146;
+        t141x16 = t156;
+        t141x17 = t150;
+        t141x18 = t156;
+        t141x19 = t147;
+        uint8_t t157;
+        uint8_t t158;
+        uint8_t t159;
+        uint8_t t160;
+        uint8_t t161;
+        uint8_t t162;
+        uint8_t t163;
+        uint8_t t164;
+        uint8_t t166 = rt_lt_i(t141x4, 1);
+        uint8_t t168 = rt_lt_i(t141x9, 2);
+        uint8_t t170 = rt_lt_i(t141x14, 3);
+        uint8_t t172 = rt_lt_i(t141x19, 4);
+        t157 = t141x1;
+        t158 = t166;
+        t159 = t141x6;
+        t160 = t168;
+        t161 = t141x11;
+        t162 = t170;
+        t163 = t141x16;
+        t164 = t172;
+        kept[0] += t157 != 0;
+        kept[1] += t158 != 0;
+        kept[2] += t159 != 0;
+        kept[3] += t160 != 0;
+        kept[4] += t161 != 0;
+        kept[5] += t162 != 0;
+        kept[6] += t163 != 0;
+        kept[7] += t164 != 0;
+        t139[t142] = (uint8_t)((t157 != 0) << 0 | (t158 != 0) << 1 | (t159 != 0) << 2 | (t160 != 0) << 3 | (t161 != 0) << 4 | (t162 != 0) << 5 | (t163 != 0) << 6 | (t164 != 0) << 7);
+      }
+      t140[0 * t138 + t141] = kept[0];
+      t140[1 * t138 + t141] = kept[1];
+      t140[2 * t138 + t141] = kept[2];
+      t140[3 * t138 + t141] = kept[3];
+      t140[4 * t138 + t141] = kept[4];
+      t140[5 * t138 + t141] = kept[5];
+      t140[6 * t138 + t141] = kept[6];
+      t140[7 * t138 + t141] = kept[7];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t139);
+      rt_free(t140);
+      goto fail;
+    }
+    int64_t t173 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[0 * t138 + t141];
+      t140[0 * t138 + t141] = t173;
+      t173 += k;
+    }
+    v_x942 = rt_value_new(rt_vec_type(RT_FLOAT), t173);
+    double *v_x942_d = v_x942->data.f;
+    const int64_t v_x942_n = v_x942->len;
+    v_x948 = rt_value_new(rt_vec_type(RT_INT), t173);
+    int32_t *v_x948_d = v_x948->data.i;
+    const int64_t v_x948_n = v_x948->len;
+    int64_t t174 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[1 * t138 + t141];
+      t140[1 * t138 + t141] = t174;
+      t174 += k;
+    }
+    v_x952 = rt_value_new(rt_vec_type(RT_INT), t174);
+    int32_t *v_x952_d = v_x952->data.i;
+    const int64_t v_x952_n = v_x952->len;
+    int64_t t175 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[2 * t138 + t141];
+      t140[2 * t138 + t141] = t175;
+      t175 += k;
+    }
+    v_x958 = rt_value_new(rt_vec_type(RT_FLOAT), t175);
+    double *v_x958_d = v_x958->data.f;
+    const int64_t v_x958_n = v_x958->len;
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t175);
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int64_t t176 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[3 * t138 + t141];
+      t140[3 * t138 + t141] = t176;
+      t176 += k;
+    }
+    v_x967 = rt_value_new(rt_vec_type(RT_INT), t176);
+    int32_t *v_x967_d = v_x967->data.i;
+    const int64_t v_x967_n = v_x967->len;
+    int64_t t177 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[4 * t138 + t141];
+      t140[4 * t138 + t141] = t177;
+      t177 += k;
+    }
+    v_x973 = rt_value_new(rt_vec_type(RT_FLOAT), t177);
+    double *v_x973_d = v_x973->data.f;
+    const int64_t v_x973_n = v_x973->len;
+    v_x978 = rt_value_new(rt_vec_type(RT_INT), t177);
+    int32_t *v_x978_d = v_x978->data.i;
+    const int64_t v_x978_n = v_x978->len;
+    int64_t t178 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[5 * t138 + t141];
+      t140[5 * t138 + t141] = t178;
+      t178 += k;
+    }
+    v_x982 = rt_value_new(rt_vec_type(RT_INT), t178);
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    int64_t t179 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[6 * t138 + t141];
+      t140[6 * t138 + t141] = t179;
+      t179 += k;
+    }
+    v_x988 = rt_value_new(rt_vec_type(RT_FLOAT), t179);
+    double *v_x988_d = v_x988->data.f;
+    const int64_t v_x988_n = v_x988->len;
+    v_x993 = rt_value_new(rt_vec_type(RT_INT), t179);
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    int64_t t180 = 0;
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      const int64_t k = t140[7 * t138 + t141];
+      t140[7 * t138 + t141] = t180;
+      t180 += k;
+    }
+    v_x997 = rt_value_new(rt_vec_type(RT_INT), t180);
+    int32_t *v_x997_d = v_x997->data.i;
+    const int64_t v_x997_n = v_x997->len;
+    RT_PARALLEL_FOR_IF(t138 > 1)
+    for (int64_t t141 = 0; t141 < t138; t141++) {
+      int64_t at[8];
+      at[0] = t140[0 * t138 + t141];
+      at[1] = t140[1 * t138 + t141];
+      at[2] = t140[2 * t138 + t141];
+      at[3] = t140[3 * t138 + t141];
+      at[4] = t140[4 * t138 + t141];
+      at[5] = t140[5 * t138 + t141];
+      at[6] = t140[6 * t138 + t141];
+      at[7] = t140[7 * t138 + t141];
+      const int64_t t141_end = (t141 + 1) * RT_CHUNK < t137 ? (t141 + 1) * RT_CHUNK : t137;
+      for (int64_t t142 = t141 * RT_CHUNK; t142 < t141_end; t142++) {
+        const int32_t t143 = (int32_t)t142;
+        if (!t139[t142])
+          continue;
+        double t141y0;
+        uint8_t t141y1;
+        int32_t t141y2;
+        uint8_t t141y3;
+        int32_t t141y4;
+        double t141y5;
+        uint8_t t141y6;
+        int32_t t141y7;
+        uint8_t t141y8;
+        int32_t t141y9;
+        double t141y10;
+        uint8_t t141y11;
+        int32_t t141y12;
+        uint8_t t141y13;
+        int32_t t141y14;
+        double t141y15;
+        uint8_t t141y16;
+        int32_t t141y17;
+        uint8_t t141y18;
+        int32_t t141y19;
+        double t181 = v_x938_d[t143];
+        int32_t t182 = v_x935_d[t143];
+        uint8_t t184 = rt_lt_i(t182, 1);
+        int32_t t185 = v_x944_d[t143];
+        uint8_t t187 = rt_lt_i(t182, 2);
+        uint8_t t189 = rt_lt_i(t182, 3);
+        uint8_t t191 = rt_lt_i(t182, 4);
+        t141y0 = t181;
+        t141y1 = t184;
+        t141y2 = t185;
+        t141y3 = t184;
+        t141y4 = t182;
+        t141y5 = t181;
+        t141y6 = t187;
+        t141y7 = t185;
+        t141y8 = t187;
+        t141y9 = t182;
+        t141y10 = t181;
+        t141y11 = t189;
+        t141y12 = t185;
+        t141y13 = t189;
+        t141y14 = t182;
+        t141y15 = t181;
+        t141y16 = t191;
+        t141y17 = t185;
+        t141y18 = t191;
+        t141y19 = t182;
+        if (t139[t142] >> 0 & 1) {
+          v_x942_d[at[0]] = t141y0;
+          v_x948_d[at[0]] = t141y2;
+          at[0]++;
+        }
+        if (t139[t142] >> 1 & 1) {
+          v_x952_d[at[1]] = t141y4;
+          at[1]++;
+        }
+        if (t139[t142] >> 2 & 1) {
+          v_x958_d[at[2]] = t141y5;
+          v_x963_d[at[2]] = t141y7;
+          at[2]++;
+        }
+        if (t139[t142] >> 3 & 1) {
+          v_x967_d[at[3]] = t141y9;
+          at[3]++;
+        }
+        if (t139[t142] >> 4 & 1) {
+          v_x973_d[at[4]] = t141y10;
+          v_x978_d[at[4]] = t141y12;
+          at[4]++;
+        }
+        if (t139[t142] >> 5 & 1) {
+          v_x982_d[at[5]] = t141y14;
+          at[5]++;
+        }
+        if (t139[t142] >> 6 & 1) {
+          v_x988_d[at[6]] = t141y15;
+          v_x993_d[at[6]] = t141y17;
+          at[6]++;
+        }
+        if (t139[t142] >> 7 & 1) {
+          v_x997_d[at[7]] = t141y19;
+          at[7]++;
+        }
+      }
+    }
+    rt_free(t139);
+    rt_free(t140);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    double *v_x942_d = v_x942->data.f;
+    const int64_t v_x942_n = v_x942->len;
+    int32_t *v_x948_d = v_x948->data.i;
+    const int64_t v_x948_n = v_x948->len;
+    int32_t *v_x952_d = v_x952->data.i;
+    const int64_t v_x952_n = v_x952->len;
+    double *v_x958_d = v_x958->data.f;
+    const int64_t v_x958_n = v_x958->len;
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int32_t *v_x967_d = v_x967->data.i;
+    const int64_t v_x967_n = v_x967->len;
+    double *v_x973_d = v_x973->data.f;
+    const int64_t v_x973_n = v_x973->len;
+    int32_t *v_x978_d = v_x978->data.i;
+    const int64_t v_x978_n = v_x978->len;
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    double *v_x988_d = v_x988->data.f;
+    const int64_t v_x988_n = v_x988->len;
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    int32_t *v_x997_d = v_x997->data.i;
+    const int64_t v_x997_n = v_x997->len;
+    /* SPLIT */
+    {
+      const int64_t t192 = v_x935_n;
+      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t194 = (uint8_t *)rt_alloc_atomic((size_t)t192 + 1);
+      int64_t *t195 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t193 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t193 > 1)
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        int64_t kept[8] = {0};
+        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t192 ? (t196 + 1) * RT_CHUNK : t192;
+        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
+          const int32_t t198 = (int32_t)t197;
+          double t196x0;
+          uint8_t t196x1;
+          int32_t t196x2;
+          uint8_t t196x3;
+          int32_t t196x4;
+          double t196x5;
+          uint8_t t196x6;
+          int32_t t196x7;
+          uint8_t t196x8;
+          int32_t t196x9;
+          double t196x10;
+          uint8_t t196x11;
+          int32_t t196x12;
+          uint8_t t196x13;
+          int32_t t196x14;
+          double t196x15;
+          uint8_t t196x16;
+          int32_t t196x17;
+          uint8_t t196x18;
+          int32_t t196x19;
+          double t201 = v_x938_d[t198];
+          int32_t t202 = v_x935_d[t198];
+          uint8_t t204 = rt_lt_i(t202, 5);
+          int32_t t205 = v_x944_d[t198];
+          uint8_t t207 = rt_lt_i(t202, 6);
+          uint8_t t209 = rt_lt_i(t202, 7);
+          uint8_t t211 = rt_lt_i(t202, 8);
+          t196x0 = t201;
+          t196x1 = t204;
+          t196x2 = t205;
+          t196x3 = t204;
+          t196x4 = t202;
+          t196x5 = t201;
+          t196x6 = t207;
+          t196x7 = t205;
+          t196x8 = t207;
+          t196x9 = t202;
+          t196x10 = t201;
+          t196x11 = t209;
+          t196x12 = t205;
+          t196x13 = t209;
+          t196x14 = t202;
+          t196x15 = t201;
+          t196x16 = t211;
+          t196x17 = t205;
+          t196x18 = t211;
+          t196x19 = t202;
+          uint8_t t212;
+          uint8_t t213;
+          uint8_t t214;
+          uint8_t t215;
+          uint8_t t216;
+          uint8_t t217;
+          uint8_t t218;
+          uint8_t t219;
+          uint8_t t221 = rt_lt_i(t196x4, 5);
+          uint8_t t223 = rt_lt_i(t196x9, 6);
+          uint8_t t225 = rt_lt_i(t196x14, 7);
+          uint8_t t227 = rt_lt_i(t196x19, 8);
+          t212 = t196x1;
+          t213 = t221;
+          t214 = t196x6;
+          t215 = t223;
+          t216 = t196x11;
+          t217 = t225;
+          t218 = t196x16;
+          t219 = t227;
+          kept[0] += t212 != 0;
+          kept[1] += t213 != 0;
+          kept[2] += t214 != 0;
+          kept[3] += t215 != 0;
+          kept[4] += t216 != 0;
+          kept[5] += t217 != 0;
+          kept[6] += t218 != 0;
+          kept[7] += t219 != 0;
+          t194[t197] = (uint8_t)((t212 != 0) << 0 | (t213 != 0) << 1 | (t214 != 0) << 2 | (t215 != 0) << 3 | (t216 != 0) << 4 | (t217 != 0) << 5 | (t218 != 0) << 6 | (t219 != 0) << 7);
+        }
+        t195[0 * t193 + t196] = kept[0];
+        t195[1 * t193 + t196] = kept[1];
+        t195[2 * t193 + t196] = kept[2];
+        t195[3 * t193 + t196] = kept[3];
+        t195[4 * t193 + t196] = kept[4];
+        t195[5 * t193 + t196] = kept[5];
+        t195[6 * t193 + t196] = kept[6];
+        t195[7 * t193 + t196] = kept[7];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t194);
+        rt_free(t195);
+        goto fail;
+      }
+      int64_t t228 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[0 * t193 + t196];
+        t195[0 * t193 + t196] = t228;
+        t228 += k;
+      }
+      v_x1003 = rt_value_new(rt_vec_type(RT_FLOAT), t228);
+      double *v_x1003_d = v_x1003->data.f;
+      const int64_t v_x1003_n = v_x1003->len;
+      v_x1008 = rt_value_new(rt_vec_type(RT_INT), t228);
+      int32_t *v_x1008_d = v_x1008->data.i;
+      const int64_t v_x1008_n = v_x1008->len;
+      int64_t t229 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[1 * t193 + t196];
+        t195[1 * t193 + t196] = t229;
+        t229 += k;
+      }
+      v_x1012 = rt_value_new(rt_vec_type(RT_INT), t229);
+      int32_t *v_x1012_d = v_x1012->data.i;
+      const int64_t v_x1012_n = v_x1012->len;
+      int64_t t230 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[2 * t193 + t196];
+        t195[2 * t193 + t196] = t230;
+        t230 += k;
+      }
+      v_x1018 = rt_value_new(rt_vec_type(RT_FLOAT), t230);
+      double *v_x1018_d = v_x1018->data.f;
+      const int64_t v_x1018_n = v_x1018->len;
+      v_x1023 = rt_value_new(rt_vec_type(RT_INT), t230);
+      int32_t *v_x1023_d = v_x1023->data.i;
+      const int64_t v_x1023_n = v_x1023->len;
+      int64_t t231 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[3 * t193 + t196];
+        t195[3 * t193 + t196] = t231;
+        t231 += k;
+      }
+      v_x1027 = rt_value_new(rt_vec_type(RT_INT), t231);
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      int64_t t232 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[4 * t193 + t196];
+        t195[4 * t193 + t196] = t232;
+        t232 += k;
+      }
+      v_x1033 = rt_value_new(rt_vec_type(RT_FLOAT), t232);
+      double *v_x1033_d = v_x1033->data.f;
+      const int64_t v_x1033_n = v_x1033->len;
+      v_x1038 = rt_value_new(rt_vec_type(RT_INT), t232);
+      int32_t *v_x1038_d = v_x1038->data.i;
+      const int64_t v_x1038_n = v_x1038->len;
+      int64_t t233 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[5 * t193 + t196];
+        t195[5 * t193 + t196] = t233;
+        t233 += k;
+      }
+      v_x1042 = rt_value_new(rt_vec_type(RT_INT), t233);
+      int32_t *v_x1042_d = v_x1042->data.i;
+      const int64_t v_x1042_n = v_x1042->len;
+      int64_t t234 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[6 * t193 + t196];
+        t195[6 * t193 + t196] = t234;
+        t234 += k;
+      }
+      v_x1048 = rt_value_new(rt_vec_type(RT_FLOAT), t234);
+      double *v_x1048_d = v_x1048->data.f;
+      const int64_t v_x1048_n = v_x1048->len;
+      v_x1053 = rt_value_new(rt_vec_type(RT_INT), t234);
+      int32_t *v_x1053_d = v_x1053->data.i;
+      const int64_t v_x1053_n = v_x1053->len;
+      int64_t t235 = 0;
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        const int64_t k = t195[7 * t193 + t196];
+        t195[7 * t193 + t196] = t235;
+        t235 += k;
+      }
+      v_x1057 = rt_value_new(rt_vec_type(RT_INT), t235);
+      int32_t *v_x1057_d = v_x1057->data.i;
+      const int64_t v_x1057_n = v_x1057->len;
+      RT_PARALLEL_FOR_IF(t193 > 1)
+      for (int64_t t196 = 0; t196 < t193; t196++) {
+        int64_t at[8];
+        at[0] = t195[0 * t193 + t196];
+        at[1] = t195[1 * t193 + t196];
+        at[2] = t195[2 * t193 + t196];
+        at[3] = t195[3 * t193 + t196];
+        at[4] = t195[4 * t193 + t196];
+        at[5] = t195[5 * t193 + t196];
+        at[6] = t195[6 * t193 + t196];
+        at[7] = t195[7 * t193 + t196];
+        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t192 ? (t196 + 1) * RT_CHUNK : t192;
+        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
+          const int32_t t198 = (int32_t)t197;
+          if (!t194[t197])
+            continue;
+          double t196y0;
+          uint8_t t196y1;
+          int32_t t196y2;
+          uint8_t t196y3;
+          int32_t t196y4;
+          double t196y5;
+          uint8_t t196y6;
+          int32_t t196y7;
+          uint8_t t196y8;
+          int32_t t196y9;
+          double t196y10;
+          uint8_t t196y11;
+          int32_t t196y12;
+          uint8_t t196y13;
+          int32_t t196y14;
+          double t196y15;
+          uint8_t t196y16;
+          int32_t t196y17;
+          uint8_t t196y18;
+          int32_t t196y19;
+          double t236 = v_x938_d[t198];
+          int32_t t237 = v_x935_d[t198];
+          uint8_t t239 = rt_lt_i(t237, 5);
+          int32_t t240 = v_x944_d[t198];
+          uint8_t t242 = rt_lt_i(t237, 6);
+          uint8_t t244 = rt_lt_i(t237, 7);
+          uint8_t t246 = rt_lt_i(t237, 8);
+          t196y0 = t236;
+          t196y1 = t239;
+          t196y2 = t240;
+          t196y3 = t239;
+          t196y4 = t237;
+          t196y5 = t236;
+          t196y6 = t242;
+          t196y7 = t240;
+          t196y8 = t242;
+          t196y9 = t237;
+          t196y10 = t236;
+          t196y11 = t244;
+          t196y12 = t240;
+          t196y13 = t244;
+          t196y14 = t237;
+          t196y15 = t236;
+          t196y16 = t246;
+          t196y17 = t240;
+          t196y18 = t246;
+          t196y19 = t237;
+          if (t194[t197] >> 0 & 1) {
+            v_x1003_d[at[0]] = t196y0;
+            v_x1008_d[at[0]] = t196y2;
+            at[0]++;
+          }
+          if (t194[t197] >> 1 & 1) {
+            v_x1012_d[at[1]] = t196y4;
+            at[1]++;
+          }
+          if (t194[t197] >> 2 & 1) {
+            v_x1018_d[at[2]] = t196y5;
+            v_x1023_d[at[2]] = t196y7;
+            at[2]++;
+          }
+          if (t194[t197] >> 3 & 1) {
+            v_x1027_d[at[3]] = t196y9;
+            at[3]++;
+          }
+          if (t194[t197] >> 4 & 1) {
+            v_x1033_d[at[4]] = t196y10;
+            v_x1038_d[at[4]] = t196y12;
+            at[4]++;
+          }
+          if (t194[t197] >> 5 & 1) {
+            v_x1042_d[at[5]] = t196y14;
+            at[5]++;
+          }
+          if (t194[t197] >> 6 & 1) {
+            v_x1048_d[at[6]] = t196y15;
+            v_x1053_d[at[6]] = t196y17;
+            at[6]++;
+          }
+          if (t194[t197] >> 7 & 1) {
+            v_x1057_d[at[7]] = t196y19;
+            at[7]++;
+          }
+        }
+      }
+      rt_free(t194);
+      rt_free(t195);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x942 = v_x942;
+  *out_v_x948 = v_x948;
+  *out_v_x952 = v_x952;
+  *out_v_x958 = v_x958;
+  *out_v_x963 = v_x963;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x978 = v_x978;
+  *out_v_x982 = v_x982;
+  *out_v_x988 = v_x988;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1003 = v_x1003;
+  *out_v_x1008 = v_x1008;
+  *out_v_x1012 = v_x1012;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1038 = v_x1038;
+  *out_v_x1042 = v_x1042;
+  *out_v_x1048 = v_x1048;
+  *out_v_x1053 = v_x1053;
+  *out_v_x1057 = v_x1057;
+  rt_release(v_x943);
+  rt_release(v_x949);
+  rt_release(v_x959);
+  rt_release(v_x964);
+  rt_release(v_x974);
+  rt_release(v_x979);
+  rt_release(v_x989);
+  rt_release(v_x994);
+  rt_release(v_x1004);
+  rt_release(v_x1009);
+  rt_release(v_x1019);
+  rt_release(v_x1024);
+  rt_release(v_x1034);
+  rt_release(v_x1039);
+  rt_release(v_x1049);
+  rt_release(v_x1054);
+  return;
+fail:
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x948);
+  rt_release(v_x949);
+  rt_release(v_x952);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x963);
+  rt_release(v_x964);
+  rt_release(v_x967);
+  rt_release(v_x973);
+  rt_release(v_x974);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x982);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x993);
+  rt_release(v_x994);
+  rt_release(v_x997);
+  rt_release(v_x1003);
+  rt_release(v_x1004);
+  rt_release(v_x1008);
+  rt_release(v_x1009);
+  rt_release(v_x1012);
+  rt_release(v_x1018);
+  rt_release(v_x1019);
+  rt_release(v_x1023);
+  rt_release(v_x1024);
+  rt_release(v_x1027);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1038);
+  rt_release(v_x1039);
+  rt_release(v_x1042);
+  rt_release(v_x1048);
+  rt_release(v_x1049);
+  rt_release(v_x1053);
+  rt_release(v_x1054);
+  rt_release(v_x1057);
+}
+
+/* K6: MAP -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
+  (void)loc;
+  (void)run;
+  double *v_x1058_d = v_x1058->data.f;
+  const int64_t v_x1058_n = v_x1058->len;
+  double *v_x1059_d = v_x1059->data.f;
+  const int64_t v_x1059_n = v_x1059->len;
+  int32_t *v_x1063_d = v_x1063->data.i;
+  const int64_t v_x1063_n = v_x1063->len;
+  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
+  int32_t *v_x1064_d = v_x1064->data.i;
+  const int64_t v_x1064_n = v_x1064->len;
+  (void)v_x1064_n; /* v_x1064's length is v_x1059's */
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  (void)v_x1067_n; /* v_x1067's length is v_x1058's */
+  int32_t *v_x1068_d = v_x1068->data.i;
+  const int64_t v_x1068_n = v_x1068->len;
+  (void)v_x1068_n; /* v_x1068's length is v_x1059's */
+  double *v_x1071_d = v_x1071->data.f;
+  const int64_t v_x1071_n = v_x1071->len;
+  double *v_x1072_d = v_x1072->data.f;
+  const int64_t v_x1072_n = v_x1072->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  (void)v_x1076_n; /* v_x1076's length is v_x1071's */
+  int32_t *v_x1077_d = v_x1077->data.i;
+  const int64_t v_x1077_n = v_x1077->len;
+  (void)v_x1077_n; /* v_x1077's length is v_x1072's */
+  int32_t *v_x1080_d = v_x1080->data.i;
+  const int64_t v_x1080_n = v_x1080->len;
+  (void)v_x1080_n; /* v_x1080's length is v_x1071's */
+  int32_t *v_x1081_d = v_x1081->data.i;
+  const int64_t v_x1081_n = v_x1081->len;
+  (void)v_x1081_n; /* v_x1081's length is v_x1072's */
+  double *v_x1091_d = v_x1091->data.f;
+  const int64_t v_x1091_n = v_x1091->len;
+  double *v_x1092_d = v_x1092->data.f;
+  const int64_t v_x1092_n = v_x1092->len;
+  int32_t *v_x1096_d = v_x1096->data.i;
+  const int64_t v_x1096_n = v_x1096->len;
+  (void)v_x1096_n; /* v_x1096's length is v_x1091's */
+  int32_t *v_x1097_d = v_x1097->data.i;
+  const int64_t v_x1097_n = v_x1097->len;
+  (void)v_x1097_n; /* v_x1097's length is v_x1092's */
+  int32_t *v_x1100_d = v_x1100->data.i;
+  const int64_t v_x1100_n = v_x1100->len;
+  (void)v_x1100_n; /* v_x1100's length is v_x1091's */
+  int32_t *v_x1101_d = v_x1101->data.i;
+  const int64_t v_x1101_n = v_x1101->len;
+  (void)v_x1101_n; /* v_x1101's length is v_x1092's */
+  double *v_x1104_d = v_x1104->data.f;
+  const int64_t v_x1104_n = v_x1104->len;
+  double *v_x1105_d = v_x1105->data.f;
+  const int64_t v_x1105_n = v_x1105->len;
+  int32_t *v_x1109_d = v_x1109->data.i;
+  const int64_t v_x1109_n = v_x1109->len;
+  (void)v_x1109_n; /* v_x1109's length is v_x1104's */
+  int32_t *v_x1110_d = v_x1110->data.i;
+  const int64_t v_x1110_n = v_x1110->len;
+  (void)v_x1110_n; /* v_x1110's length is v_x1105's */
+  int32_t *v_x1113_d = v_x1113->data.i;
+  const int64_t v_x1113_n = v_x1113->len;
+  (void)v_x1113_n; /* v_x1113's length is v_x1104's */
+  int32_t *v_x1114_d = v_x1114->data.i;
+  const int64_t v_x1114_n = v_x1114->len;
+  (void)v_x1114_n; /* v_x1114's length is v_x1105's */
+  RtValue *v_x1136 = NULL;
+  /* MAP */
+  {
+    const int64_t t247 = v_x1124;
+    if (t247 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, 0);
+      goto fail;
+    }
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t247);
+    int32_t *v_x1136_d = v_x1136->data.i;
+    const int64_t v_x1136_n = v_x1136->len;
+    RT_PARALLEL_FOR_IF(t247 >= RT_PARALLEL_MIN)
+    for (int64_t t248 = 0; t248 < t247; t248++) {
+      const int32_t t249 = (int32_t)t248;
+      int t254 = 0; /* nonzero: a check below failed */
+      uint8_t t251 = rt_lt_i(t249, v_x1084);
+      double t252;
+      if (t251) {
+        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
+        int32_t t253 = t255 ? t249 : 0;
+        t254 |= !t255;
+        uint8_t t257 = rt_lt_i(t253, v_x1060);
+        double t258;
+        if (t257) {
+          int t260 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1060;
+          int32_t t259 = t260 ? t253 : 0;
+          t254 |= !t260;
+          uint8_t t262 = rt_lt_i(t259, (int32_t)v_x1058_n);
+          double t263;
+          if (t262) {
+            int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1058_n;
+            double t264 = t265 ? v_x1058_d[t259] : 0;
+            t254 |= !t265;
+            t263 = t264;
+          } else {
+            int32_t t267 = rt_sub_i(t259, (int32_t)v_x1058_n);
+            int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x1059_n;
+            double t268 = t269 ? v_x1059_d[t267] : 0;
+            t254 |= !t269;
+            t263 = t268;
+          }
+          t258 = t263;
+        } else {
+          int32_t t271 = rt_sub_i(t253, v_x1060);
+          int t273 = (uint64_t)(int64_t)t271 < (uint64_t)v_x1073;
+          int32_t t272 = t273 ? t271 : 0;
+          t254 |= !t273;
+          uint8_t t275 = rt_lt_i(t272, (int32_t)v_x1071_n);
+          double t276;
+          if (t275) {
+            int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x1071_n;
+            double t277 = t278 ? v_x1071_d[t272] : 0;
+            t254 |= !t278;
+            t276 = t277;
+          } else {
+            int32_t t280 = rt_sub_i(t272, (int32_t)v_x1071_n);
+            int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1072_n;
+            double t281 = t282 ? v_x1072_d[t280] : 0;
+            t254 |= !t282;
+            t276 = t281;
+          }
+          t258 = t276;
+        }
+        t252 = t258;
+      } else {
+        int32_t t284 = rt_sub_i(t249, v_x1084);
+        int t286 = (uint64_t)(int64_t)t284 < (uint64_t)v_x1117;
+        int32_t t285 = t286 ? t284 : 0;
+        t254 |= !t286;
+        uint8_t t288 = rt_lt_i(t285, v_x1093);
+        double t289;
+        if (t288) {
+          int t291 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1093;
+          int32_t t290 = t291 ? t285 : 0;
+          t254 |= !t291;
+          uint8_t t293 = rt_lt_i(t290, (int32_t)v_x1091_n);
+          double t294;
+          if (t293) {
+            int t296 = (uint64_t)(int64_t)t290 < (uint64_t)v_x1091_n;
+            double t295 = t296 ? v_x1091_d[t290] : 0;
+            t254 |= !t296;
+            t294 = t295;
+          } else {
+            int32_t t298 = rt_sub_i(t290, (int32_t)v_x1091_n);
+            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1092_n;
+            double t299 = t300 ? v_x1092_d[t298] : 0;
+            t254 |= !t300;
+            t294 = t299;
+          }
+          t289 = t294;
+        } else {
+          int32_t t302 = rt_sub_i(t285, v_x1093);
+          int t304 = (uint64_t)(int64_t)t302 < (uint64_t)v_x1106;
+          int32_t t303 = t304 ? t302 : 0;
+          t254 |= !t304;
+          uint8_t t306 = rt_lt_i(t303, (int32_t)v_x1104_n);
+          double t307;
+          if (t306) {
+            int t309 = (uint64_t)(int64_t)t303 < (uint64_t)v_x1104_n;
+            double t308 = t309 ? v_x1104_d[t303] : 0;
+            t254 |= !t309;
+            t307 = t308;
+          } else {
+            int32_t t311 = rt_sub_i(t303, (int32_t)v_x1104_n);
+            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1105_n;
+            double t312 = t313 ? v_x1105_d[t311] : 0;
+            t254 |= !t313;
+            t307 = t312;
+          }
+          t289 = t307;
+        }
+        t252 = t289;
+      }
+      int32_t t315 = rt_trunc_f(t252);
+      int32_t t316;
+      if (t251) {
+        int t318 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
+        int32_t t317 = t318 ? t249 : 0;
+        t254 |= !t318;
+        uint8_t t320 = rt_lt_i(t317, v_x1060);
+        int32_t t321;
+        if (t320) {
+          int t323 = (uint64_t)(int64_t)t317 < (uint64_t)v_x1060;
+          int32_t t322 = t323 ? t317 : 0;
+          t254 |= !t323;
+          uint8_t t325 = rt_lt_i(t322, (int32_t)v_x1058_n);
+          int32_t t326;
+          if (t325) {
+            int t328 = (uint64_t)(int64_t)t322 < (uint64_t)v_x1058_n;
+            int32_t t327 = t328 ? v_x1067_d[t322] : 0;
+            t254 |= !t328;
+            t326 = t327;
+          } else {
+            int32_t t330 = rt_sub_i(t322, (int32_t)v_x1058_n);
+            int t332 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1059_n;
+            int32_t t331 = t332 ? v_x1068_d[t330] : 0;
+            t254 |= !t332;
+            t326 = t331;
+          }
+          t321 = t326;
+        } else {
+          int32_t t334 = rt_sub_i(t317, v_x1060);
+          int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1073;
+          int32_t t335 = t336 ? t334 : 0;
+          t254 |= !t336;
+          uint8_t t338 = rt_lt_i(t335, (int32_t)v_x1071_n);
+          int32_t t339;
+          if (t338) {
+            int t341 = (uint64_t)(int64_t)t335 < (uint64_t)v_x1071_n;
+            int32_t t340 = t341 ? v_x1080_d[t335] : 0;
+            t254 |= !t341;
+            t339 = t340;
+          } else {
+            int32_t t343 = rt_sub_i(t335, (int32_t)v_x1071_n);
+            int t345 = (uint64_t)(int64_t)t343 < (uint64_t)v_x1072_n;
+            int32_t t344 = t345 ? v_x1081_d[t343] : 0;
+            t254 |= !t345;
+            t339 = t344;
+          }
+          t321 = t339;
+        }
+        t316 = t321;
+      } else {
+        int32_t t347 = rt_sub_i(t249, v_x1084);
+        int t349 = (uint64_t)(int64_t)t347 < (uint64_t)v_x1117;
+        int32_t t348 = t349 ? t347 : 0;
+        t254 |= !t349;
+        uint8_t t351 = rt_lt_i(t348, v_x1093);
+        int32_t t352;
+        if (t351) {
+          int t354 = (uint64_t)(int64_t)t348 < (uint64_t)v_x1093;
+          int32_t t353 = t354 ? t348 : 0;
+          t254 |= !t354;
+          uint8_t t356 = rt_lt_i(t353, (int32_t)v_x1091_n);
+          int32_t t357;
+          if (t356) {
+            int t359 = (uint64_t)(int64_t)t353 < (uint64_t)v_x1091_n;
+            int32_t t358 = t359 ? v_x1100_d[t353] : 0;
+            t254 |= !t359;
+            t357 = t358;
+          } else {
+            int32_t t361 = rt_sub_i(t353, (int32_t)v_x1091_n);
+            int t363 = (uint64_t)(int64_t)t361 < (uint64_t)v_x1092_n;
+            int32_t t362 = t363 ? v_x1101_d[t361] : 0;
+            t254 |= !t363;
+            t357 = t362;
+          }
+          t352 = t357;
+        } else {
+          int32_t t365 = rt_sub_i(t348, v_x1093);
+          int t367 = (uint64_t)(int64_t)t365 < (uint64_t)v_x1106;
+          int32_t t366 = t367 ? t365 : 0;
+          t254 |= !t367;
+          uint8_t t369 = rt_lt_i(t366, (int32_t)v_x1104_n);
+          int32_t t370;
+          if (t369) {
+            int t372 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1104_n;
+            int32_t t371 = t372 ? v_x1113_d[t366] : 0;
+            t254 |= !t372;
+            t370 = t371;
+          } else {
+            int32_t t374 = rt_sub_i(t366, (int32_t)v_x1104_n);
+            int t376 = (uint64_t)(int64_t)t374 < (uint64_t)v_x1105_n;
+            int32_t t375 = t376 ? v_x1114_d[t374] : 0;
+            t254 |= !t376;
+            t370 = t375;
+          }
+          t352 = t370;
+        }
+        t316 = t352;
+      }
+      int32_t t377;
+      if (t251) {
+        int t379 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
+        int32_t t378 = t379 ? t249 : 0;
+        t254 |= !t379;
+        uint8_t t381 = rt_lt_i(t378, v_x1060);
+        int32_t t382;
+        if (t381) {
+          int t384 = (uint64_t)(int64_t)t378 < (uint64_t)v_x1060;
+          int32_t t383 = t384 ? t378 : 0;
+          t254 |= !t384;
+          uint8_t t386 = rt_lt_i(t383, (int32_t)v_x1058_n);
+          int32_t t387;
+          if (t386) {
+            int t389 = (uint64_t)(int64_t)t383 < (uint64_t)v_x1058_n;
+            int32_t t388 = t389 ? v_x1063_d[t383] : 0;
+            t254 |= !t389;
+            t387 = t388;
+          } else {
+            int32_t t391 = rt_sub_i(t383, (int32_t)v_x1058_n);
+            int t393 = (uint64_t)(int64_t)t391 < (uint64_t)v_x1059_n;
+            int32_t t392 = t393 ? v_x1064_d[t391] : 0;
+            t254 |= !t393;
+            t387 = t392;
+          }
+          t382 = t387;
+        } else {
+          int32_t t395 = rt_sub_i(t378, v_x1060);
+          int t397 = (uint64_t)(int64_t)t395 < (uint64_t)v_x1073;
+          int32_t t396 = t397 ? t395 : 0;
+          t254 |= !t397;
+          uint8_t t399 = rt_lt_i(t396, (int32_t)v_x1071_n);
+          int32_t t400;
+          if (t399) {
+            int t402 = (uint64_t)(int64_t)t396 < (uint64_t)v_x1071_n;
+            int32_t t401 = t402 ? v_x1076_d[t396] : 0;
+            t254 |= !t402;
+            t400 = t401;
+          } else {
+            int32_t t404 = rt_sub_i(t396, (int32_t)v_x1071_n);
+            int t406 = (uint64_t)(int64_t)t404 < (uint64_t)v_x1072_n;
+            int32_t t405 = t406 ? v_x1077_d[t404] : 0;
+            t254 |= !t406;
+            t400 = t405;
+          }
+          t382 = t400;
+        }
+        t377 = t382;
+      } else {
+        int32_t t408 = rt_sub_i(t249, v_x1084);
+        int t410 = (uint64_t)(int64_t)t408 < (uint64_t)v_x1117;
+        int32_t t409 = t410 ? t408 : 0;
+        t254 |= !t410;
+        uint8_t t412 = rt_lt_i(t409, v_x1093);
+        int32_t t413;
+        if (t412) {
+          int t415 = (uint64_t)(int64_t)t409 < (uint64_t)v_x1093;
+          int32_t t414 = t415 ? t409 : 0;
+          t254 |= !t415;
+          uint8_t t417 = rt_lt_i(t414, (int32_t)v_x1091_n);
+          int32_t t418;
+          if (t417) {
+            int t420 = (uint64_t)(int64_t)t414 < (uint64_t)v_x1091_n;
+            int32_t t419 = t420 ? v_x1096_d[t414] : 0;
+            t254 |= !t420;
+            t418 = t419;
+          } else {
+            int32_t t422 = rt_sub_i(t414, (int32_t)v_x1091_n);
+            int t424 = (uint64_t)(int64_t)t422 < (uint64_t)v_x1092_n;
+            int32_t t423 = t424 ? v_x1097_d[t422] : 0;
+            t254 |= !t424;
+            t418 = t423;
+          }
+          t413 = t418;
+        } else {
+          int32_t t426 = rt_sub_i(t409, v_x1093);
+          int t428 = (uint64_t)(int64_t)t426 < (uint64_t)v_x1106;
+          int32_t t427 = t428 ? t426 : 0;
+          t254 |= !t428;
+          uint8_t t430 = rt_lt_i(t427, (int32_t)v_x1104_n);
+          int32_t t431;
+          if (t430) {
+            int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1104_n;
+            int32_t t432 = t433 ? v_x1109_d[t427] : 0;
+            t254 |= !t433;
+            t431 = t432;
+          } else {
+            int32_t t435 = rt_sub_i(t427, (int32_t)v_x1104_n);
+            int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x1105_n;
+            int32_t t436 = t437 ? v_x1110_d[t435] : 0;
+            t254 |= !t437;
+            t431 = t436;
+          }
+          t413 = t431;
+        }
+        t377 = t413;
+      }
+      int32_t t439 = rt_add_i(t316, t377);
+      int32_t t441 = rt_add_i(t439, t315);
+      if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
+        uint8_t t443 = rt_lt_i(t249, v_x1084);
+        double t444;
+        if (t443) {
+          int32_t t445;
+          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
+            t445 = t249;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 1);
+            t445 = 0;
+          }
+          uint8_t t447 = rt_lt_i(t445, v_x1060);
+          double t448;
+          if (t447) {
+            int32_t t449;
+            if ((uint64_t)(int64_t)t445 < (uint64_t)v_x1060) {
+              t449 = t445;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x1060, 0.0, 2);
+              t449 = 0;
+            }
+            uint8_t t451 = rt_lt_i(t449, (int32_t)v_x1058_n);
+            double t452;
+            if (t451) {
+              double t453;
+              if ((uint64_t)(int64_t)t449 < (uint64_t)v_x1058_n) {
+                t453 = v_x1058_d[t449];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, v_x1058_n, 0.0, 3);
+                t453 = 0;
+              }
+              t452 = t453;
+            } else {
+              int32_t t455 = rt_sub_i(t449, (int32_t)v_x1058_n);
+              double t456;
+              if ((uint64_t)(int64_t)t455 < (uint64_t)v_x1059_n) {
+                t456 = v_x1059_d[t455];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, v_x1059_n, 0.0, 4);
+                t456 = 0;
+              }
+              t452 = t456;
+            }
+            t448 = t452;
+          } else {
+            int32_t t458 = rt_sub_i(t445, v_x1060);
+            int32_t t459;
+            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x1073) {
+              t459 = t458;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x1073, 0.0, 5);
+              t459 = 0;
+            }
+            uint8_t t461 = rt_lt_i(t459, (int32_t)v_x1071_n);
+            double t462;
+            if (t461) {
+              double t463;
+              if ((uint64_t)(int64_t)t459 < (uint64_t)v_x1071_n) {
+                t463 = v_x1071_d[t459];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_x1071_n, 0.0, 6);
+                t463 = 0;
+              }
+              t462 = t463;
+            } else {
+              int32_t t465 = rt_sub_i(t459, (int32_t)v_x1071_n);
+              double t466;
+              if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1072_n) {
+                t466 = v_x1072_d[t465];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1072_n, 0.0, 7);
+                t466 = 0;
+              }
+              t462 = t466;
+            }
+            t448 = t462;
+          }
+          t444 = t448;
+        } else {
+          int32_t t468 = rt_sub_i(t249, v_x1084);
+          int32_t t469;
+          if ((uint64_t)(int64_t)t468 < (uint64_t)v_x1117) {
+            t469 = t468;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x1117, 0.0, 8);
+            t469 = 0;
+          }
+          uint8_t t471 = rt_lt_i(t469, v_x1093);
+          double t472;
+          if (t471) {
+            int32_t t473;
+            if ((uint64_t)(int64_t)t469 < (uint64_t)v_x1093) {
+              t473 = t469;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_x1093, 0.0, 9);
+              t473 = 0;
+            }
+            uint8_t t475 = rt_lt_i(t473, (int32_t)v_x1091_n);
+            double t476;
+            if (t475) {
+              double t477;
+              if ((uint64_t)(int64_t)t473 < (uint64_t)v_x1091_n) {
+                t477 = v_x1091_d[t473];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t473, v_x1091_n, 0.0, 10);
+                t477 = 0;
+              }
+              t476 = t477;
+            } else {
+              int32_t t479 = rt_sub_i(t473, (int32_t)v_x1091_n);
+              double t480;
+              if ((uint64_t)(int64_t)t479 < (uint64_t)v_x1092_n) {
+                t480 = v_x1092_d[t479];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_x1092_n, 0.0, 11);
+                t480 = 0;
+              }
+              t476 = t480;
+            }
+            t472 = t476;
+          } else {
+            int32_t t482 = rt_sub_i(t469, v_x1093);
+            int32_t t483;
+            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1106) {
+              t483 = t482;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1106, 0.0, 12);
+              t483 = 0;
+            }
+            uint8_t t485 = rt_lt_i(t483, (int32_t)v_x1104_n);
+            double t486;
+            if (t485) {
+              double t487;
+              if ((uint64_t)(int64_t)t483 < (uint64_t)v_x1104_n) {
+                t487 = v_x1104_d[t483];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x1104_n, 0.0, 13);
+                t487 = 0;
+              }
+              t486 = t487;
+            } else {
+              int32_t t489 = rt_sub_i(t483, (int32_t)v_x1104_n);
+              double t490;
+              if ((uint64_t)(int64_t)t489 < (uint64_t)v_x1105_n) {
+                t490 = v_x1105_d[t489];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x1105_n, 0.0, 14);
+                t490 = 0;
+              }
+              t486 = t490;
+            }
+            t472 = t486;
+          }
+          t444 = t472;
+        }
+        int32_t t492 = rt_trunc_f(t444);
+        int32_t t493;
+        if (t443) {
+          int32_t t494;
+          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
+            t494 = t249;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 15);
+            t494 = 0;
+          }
+          uint8_t t496 = rt_lt_i(t494, v_x1060);
+          int32_t t497;
+          if (t496) {
+            int32_t t498;
+            if ((uint64_t)(int64_t)t494 < (uint64_t)v_x1060) {
+              t498 = t494;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t494, v_x1060, 0.0, 16);
+              t498 = 0;
+            }
+            uint8_t t500 = rt_lt_i(t498, (int32_t)v_x1058_n);
+            int32_t t501;
+            if (t500) {
+              int32_t t502;
+              if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1058_n) {
+                t502 = v_x1067_d[t498];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1058_n, 0.0, 17);
+                t502 = 0;
+              }
+              t501 = t502;
+            } else {
+              int32_t t504 = rt_sub_i(t498, (int32_t)v_x1058_n);
+              int32_t t505;
+              if ((uint64_t)(int64_t)t504 < (uint64_t)v_x1059_n) {
+                t505 = v_x1068_d[t504];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t504, v_x1059_n, 0.0, 18);
+                t505 = 0;
+              }
+              t501 = t505;
+            }
+            t497 = t501;
+          } else {
+            int32_t t507 = rt_sub_i(t494, v_x1060);
+            int32_t t508;
+            if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1073) {
+              t508 = t507;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1073, 0.0, 19);
+              t508 = 0;
+            }
+            uint8_t t510 = rt_lt_i(t508, (int32_t)v_x1071_n);
+            int32_t t511;
+            if (t510) {
+              int32_t t512;
+              if ((uint64_t)(int64_t)t508 < (uint64_t)v_x1071_n) {
+                t512 = v_x1080_d[t508];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x1071_n, 0.0, 20);
+                t512 = 0;
+              }
+              t511 = t512;
+            } else {
+              int32_t t514 = rt_sub_i(t508, (int32_t)v_x1071_n);
+              int32_t t515;
+              if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1072_n) {
+                t515 = v_x1081_d[t514];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1072_n, 0.0, 21);
+                t515 = 0;
+              }
+              t511 = t515;
+            }
+            t497 = t511;
+          }
+          t493 = t497;
+        } else {
+          int32_t t517 = rt_sub_i(t249, v_x1084);
+          int32_t t518;
+          if ((uint64_t)(int64_t)t517 < (uint64_t)v_x1117) {
+            t518 = t517;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, v_x1117, 0.0, 22);
+            t518 = 0;
+          }
+          uint8_t t520 = rt_lt_i(t518, v_x1093);
+          int32_t t521;
+          if (t520) {
+            int32_t t522;
+            if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1093) {
+              t522 = t518;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1093, 0.0, 23);
+              t522 = 0;
+            }
+            uint8_t t524 = rt_lt_i(t522, (int32_t)v_x1091_n);
+            int32_t t525;
+            if (t524) {
+              int32_t t526;
+              if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1091_n) {
+                t526 = v_x1100_d[t522];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1091_n, 0.0, 24);
+                t526 = 0;
+              }
+              t525 = t526;
+            } else {
+              int32_t t528 = rt_sub_i(t522, (int32_t)v_x1091_n);
+              int32_t t529;
+              if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1092_n) {
+                t529 = v_x1101_d[t528];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1092_n, 0.0, 25);
+                t529 = 0;
+              }
+              t525 = t529;
+            }
+            t521 = t525;
+          } else {
+            int32_t t531 = rt_sub_i(t518, v_x1093);
+            int32_t t532;
+            if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1106) {
+              t532 = t531;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1106, 0.0, 26);
+              t532 = 0;
+            }
+            uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1104_n);
+            int32_t t535;
+            if (t534) {
+              int32_t t536;
+              if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1104_n) {
+                t536 = v_x1113_d[t532];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1104_n, 0.0, 27);
+                t536 = 0;
+              }
+              t535 = t536;
+            } else {
+              int32_t t538 = rt_sub_i(t532, (int32_t)v_x1104_n);
+              int32_t t539;
+              if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1105_n) {
+                t539 = v_x1114_d[t538];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1105_n, 0.0, 28);
+                t539 = 0;
+              }
+              t535 = t539;
+            }
+            t521 = t535;
+          }
+          t493 = t521;
+        }
+        int32_t t540;
+        if (t443) {
+          int32_t t541;
+          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
+            t541 = t249;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 29);
+            t541 = 0;
+          }
+          uint8_t t543 = rt_lt_i(t541, v_x1060);
+          int32_t t544;
+          if (t543) {
+            int32_t t545;
+            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1060) {
+              t545 = t541;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1060, 0.0, 30);
+              t545 = 0;
+            }
+            uint8_t t547 = rt_lt_i(t545, (int32_t)v_x1058_n);
+            int32_t t548;
+            if (t547) {
+              int32_t t549;
+              if ((uint64_t)(int64_t)t545 < (uint64_t)v_x1058_n) {
+                t549 = v_x1063_d[t545];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, v_x1058_n, 0.0, 31);
+                t549 = 0;
+              }
+              t548 = t549;
+            } else {
+              int32_t t551 = rt_sub_i(t545, (int32_t)v_x1058_n);
+              int32_t t552;
+              if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1059_n) {
+                t552 = v_x1064_d[t551];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1059_n, 0.0, 32);
+                t552 = 0;
+              }
+              t548 = t552;
+            }
+            t544 = t548;
+          } else {
+            int32_t t554 = rt_sub_i(t541, v_x1060);
+            int32_t t555;
+            if ((uint64_t)(int64_t)t554 < (uint64_t)v_x1073) {
+              t555 = t554;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_x1073, 0.0, 33);
+              t555 = 0;
+            }
+            uint8_t t557 = rt_lt_i(t555, (int32_t)v_x1071_n);
+            int32_t t558;
+            if (t557) {
+              int32_t t559;
+              if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1071_n) {
+                t559 = v_x1076_d[t555];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1071_n, 0.0, 34);
+                t559 = 0;
+              }
+              t558 = t559;
+            } else {
+              int32_t t561 = rt_sub_i(t555, (int32_t)v_x1071_n);
+              int32_t t562;
+              if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1072_n) {
+                t562 = v_x1077_d[t561];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1072_n, 0.0, 35);
+                t562 = 0;
+              }
+              t558 = t562;
+            }
+            t544 = t558;
+          }
+          t540 = t544;
+        } else {
+          int32_t t564 = rt_sub_i(t249, v_x1084);
+          int32_t t565;
+          if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1117) {
+            t565 = t564;
+          } else {
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1117, 0.0, 36);
+            t565 = 0;
+          }
+          uint8_t t567 = rt_lt_i(t565, v_x1093);
+          int32_t t568;
+          if (t567) {
+            int32_t t569;
+            if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1093) {
+              t569 = t565;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1093, 0.0, 37);
+              t569 = 0;
+            }
+            uint8_t t571 = rt_lt_i(t569, (int32_t)v_x1091_n);
+            int32_t t572;
+            if (t571) {
+              int32_t t573;
+              if ((uint64_t)(int64_t)t569 < (uint64_t)v_x1091_n) {
+                t573 = v_x1096_d[t569];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_x1091_n, 0.0, 38);
+                t573 = 0;
+              }
+              t572 = t573;
+            } else {
+              int32_t t575 = rt_sub_i(t569, (int32_t)v_x1091_n);
+              int32_t t576;
+              if ((uint64_t)(int64_t)t575 < (uint64_t)v_x1092_n) {
+                t576 = v_x1097_d[t575];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x1092_n, 0.0, 39);
+                t576 = 0;
+              }
+              t572 = t576;
+            }
+            t568 = t572;
+          } else {
+            int32_t t578 = rt_sub_i(t565, v_x1093);
+            int32_t t579;
+            if ((uint64_t)(int64_t)t578 < (uint64_t)v_x1106) {
+              t579 = t578;
+            } else {
+              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t578, v_x1106, 0.0, 40);
+              t579 = 0;
+            }
+            uint8_t t581 = rt_lt_i(t579, (int32_t)v_x1104_n);
+            int32_t t582;
+            if (t581) {
+              int32_t t583;
+              if ((uint64_t)(int64_t)t579 < (uint64_t)v_x1104_n) {
+                t583 = v_x1109_d[t579];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, v_x1104_n, 0.0, 41);
+                t583 = 0;
+              }
+              t582 = t583;
+            } else {
+              int32_t t585 = rt_sub_i(t579, (int32_t)v_x1104_n);
+              int32_t t586;
+              if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1105_n) {
+                t586 = v_x1110_d[t585];
+              } else {
+                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1105_n, 0.0, 42);
+                t586 = 0;
+              }
+              t582 = t586;
+            }
+            t568 = t582;
+          }
+          t540 = t568;
+        }
+        int32_t t588 = rt_add_i(t493, t540);
+        int32_t t590 = rt_add_i(t588, t492);
+      }
+      v_x1136_d[t248] = t441;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1136 = v_x1136;
+  return;
+fail:
+  rt_release(v_x1136);
+}
+
+/* K7: MAP -- tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue **out_v_x1797, RtValue **out_v_x1799, RtValue **out_v_x1801) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x1797 = NULL;
+  RtValue *v_x1799 = NULL;
+  RtValue *v_x1801 = NULL;
+  /* MAP */
+  {
+    const int64_t t591 = v_x1795;
+    if (t591 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t591, 0.0, 0);
+      goto fail;
+    }
+    v_x1797 = rt_value_new(rt_vec_type(RT_INT), t591);
+    int32_t *v_x1797_d = v_x1797->data.i;
+    const int64_t v_x1797_n = v_x1797->len;
+    v_x1799 = rt_value_new(rt_vec_type(RT_INT), t591);
+    int32_t *v_x1799_d = v_x1799->data.i;
+    const int64_t v_x1799_n = v_x1799->len;
+    v_x1801 = rt_value_new(rt_vec_type(RT_FLOAT), t591);
+    double *v_x1801_d = v_x1801->data.f;
+    const int64_t v_x1801_n = v_x1801->len;
+    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
+    for (int64_t t592 = 0; t592 < t591; t592++) {
+      const int32_t t593 = (int32_t)t592;
+      int32_t t595 = rt_mul_i(t593, 2);
+      double t597 = rt_to_float_i(t593);
+      v_x1797_d[t592] = t593;
+      v_x1799_d[t592] = t595;
+      v_x1801_d[t592] = t597;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1797 = v_x1797;
+  *out_v_x1799 = v_x1799;
+  *out_v_x1801 = v_x1801;
+  return;
+fail:
+  rt_release(v_x1797);
+  rt_release(v_x1799);
+  rt_release(v_x1801);
 }
 
 /* function parts -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
@@ -668,7 +2342,7 @@ static void fn_parts(RtValue *v_x21, int32_t v_x22, RtValue **out_0, RtValue **o
   RtValue *v_x39 = NULL;
   RtValue *v_x57 = NULL;
   RtValue *v_x75 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 4, 25), K1, 1, v_x21, v_x22, &v_x39, &v_x57, &v_x75);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 4, 25), K2, 1, v_x21, v_x22, &v_x39, &v_x57, &v_x75);
   rt_release(v_x21);
   *out_0 = v_x39;
   *out_1 = v_x57;
@@ -690,7 +2364,7 @@ static void fn_pairs(RtValue *v_x84, RtValue *v_x85, RtValue **out_0, RtValue **
   RtValue *v_x152 = NULL;
   RtValue *v_x161 = NULL;
   RtValue *v_x187 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 7, 28), K2, 2, v_x84, v_x85, &v_x109, &v_x126, &v_x152, &v_x161, &v_x187);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 7, 28), K3, 2, v_x84, v_x85, &v_x109, &v_x126, &v_x152, &v_x161, &v_x187);
   rt_release(v_x84);
   rt_release(v_x85);
   *out_0 = v_x109;
@@ -712,12 +2386,117 @@ static void fn_floats(RtValue *v_x197, RtValue *v_x198, RtValue **out_0, RtValue
   RtValue *v_x222 = NULL;
   RtValue *v_x248 = NULL;
   RtValue *v_x268 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 10, 50), K3, 3, v_x197, v_x198, &v_x222, &v_x248, &v_x268);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 10, 50), K4, 3, v_x197, v_x198, &v_x222, &v_x248, &v_x268);
   rt_release(v_x197);
   rt_release(v_x198);
   *out_0 = v_x222;
   *out_1 = v_x248;
   *out_2 = v_x268;
+}
+
+/* function eight -- tests/flat/split_values.nesl:12: function eight(a) = */
+static void fn_eight(RtValue *v_x299, RtValue *v_x300, RtValue *v_x301, RtValue **out_0, RtValue **out_1) {
+  RtValue *v_x318 = NULL;
+  RtValue *v_x327 = NULL;
+  RtValue *v_x333 = NULL;
+  RtValue *v_x351 = NULL;
+  RtValue *v_x360 = NULL;
+  RtValue *v_x366 = NULL;
+  RtValue *v_x384 = NULL;
+  RtValue *v_x393 = NULL;
+  RtValue *v_x399 = NULL;
+  RtValue *v_x417 = NULL;
+  RtValue *v_x426 = NULL;
+  RtValue *v_x432 = NULL;
+  RtValue *v_x450 = NULL;
+  RtValue *v_x459 = NULL;
+  RtValue *v_x465 = NULL;
+  RtValue *v_x483 = NULL;
+  RtValue *v_x492 = NULL;
+  RtValue *v_x498 = NULL;
+  RtValue *v_x516 = NULL;
+  RtValue *v_x525 = NULL;
+  RtValue *v_x531 = NULL;
+  RtValue *v_x549 = NULL;
+  RtValue *v_x558 = NULL;
+  RtValue *v_x564 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 14, 38), K5, 4, v_x299, v_x301, v_x300, &v_x318, &v_x327, &v_x333, &v_x351, &v_x360, &v_x366, &v_x384, &v_x393, &v_x399, &v_x417, &v_x426, &v_x432, &v_x450, &v_x459, &v_x465, &v_x483, &v_x492, &v_x498, &v_x516, &v_x525, &v_x531, &v_x549, &v_x558, &v_x564);
+  rt_release(v_x299);
+  rt_release(v_x300);
+  rt_release(v_x301);
+  int32_t v_x573 = 0;
+  v_x573 = (int32_t)v_x564->len;
+  int32_t v_x572 = 0;
+  v_x572 = (int32_t)v_x531->len;
+  int32_t v_x571 = 0;
+  v_x571 = (int32_t)v_x498->len;
+  int32_t v_x570 = 0;
+  v_x570 = (int32_t)v_x465->len;
+  int32_t v_x569 = 0;
+  v_x569 = (int32_t)v_x432->len;
+  int32_t v_x568 = 0;
+  v_x568 = (int32_t)v_x399->len;
+  int32_t v_x567 = 0;
+  v_x567 = (int32_t)v_x366->len;
+  int32_t v_x566 = 0;
+  v_x566 = (int32_t)v_x333->len;
+  RtValue *v_x574 = NULL;
+  rt_here = RT_LOC("tests/flat/split_values.nesl", 17, 50);
+  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t598->data.i[0] = v_x566;
+  t598->data.i[1] = v_x567;
+  t598->data.i[2] = v_x568;
+  t598->data.i[3] = v_x569;
+  t598->data.i[4] = v_x570;
+  t598->data.i[5] = v_x571;
+  t598->data.i[6] = v_x572;
+  t598->data.i[7] = v_x573;
+  v_x574 = NESSIE_TO_DEVICE(t598);
+  int32_t v_x580 = 0;
+  v_x580 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x566, v_x567);
+  int32_t v_x607 = 0;
+  v_x607 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x568, v_x569);
+  int32_t v_x634 = 0;
+  v_x634 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x580, v_x607);
+  int32_t v_x661 = 0;
+  v_x661 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x570, v_x571);
+  int32_t v_x688 = 0;
+  v_x688 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x572, v_x573);
+  int32_t v_x715 = 0;
+  v_x715 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x661, v_x688);
+  int32_t v_x742 = 0;
+  v_x742 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x634, v_x715);
+  RtValue *v_x782 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 17, 50), K6, 5, v_x318, v_x351, v_x580, v_x327, v_x360, v_x333, v_x366, v_x384, v_x417, v_x607, v_x393, v_x426, v_x399, v_x432, v_x634, v_x450, v_x483, v_x661, v_x459, v_x492, v_x465, v_x498, v_x516, v_x549, v_x688, v_x525, v_x558, v_x531, v_x564, v_x715, v_x742, &v_x782);
+  rt_release(v_x318);
+  rt_release(v_x327);
+  rt_release(v_x333);
+  rt_release(v_x351);
+  rt_release(v_x360);
+  rt_release(v_x366);
+  rt_release(v_x384);
+  rt_release(v_x393);
+  rt_release(v_x399);
+  rt_release(v_x417);
+  rt_release(v_x426);
+  rt_release(v_x432);
+  rt_release(v_x450);
+  rt_release(v_x459);
+  rt_release(v_x465);
+  rt_release(v_x483);
+  rt_release(v_x492);
+  rt_release(v_x498);
+  rt_release(v_x516);
+  rt_release(v_x525);
+  rt_release(v_x531);
+  rt_release(v_x549);
+  rt_release(v_x558);
+  rt_release(v_x564);
+  RtValue *v_x577 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 17, 50), K1, 5, v_x574, &v_x577);
+  rt_release(v_x574);
+  *out_0 = v_x577;
+  *out_1 = v_x782;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -838,16 +2617,16 @@ static void top_10(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 5, 7);
-  RtValue *t136 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t136->data.i[0] = 3;
-  t136->data.i[1] = 1;
-  t136->data.i[2] = 4;
-  t136->data.i[3] = 1;
-  t136->data.i[4] = 5;
-  t136->data.i[5] = 9;
-  t136->data.i[6] = 2;
-  t136->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t136);
+  RtValue *t599 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t599->data.i[0] = 3;
+  t599->data.i[1] = 1;
+  t599->data.i[2] = 4;
+  t599->data.i[3] = 1;
+  t599->data.i[4] = 5;
+  t599->data.i[5] = 9;
+  t599->data.i[6] = 2;
+  t599->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t599);
   RtValue *v_x18 = NULL;
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
@@ -883,28 +2662,28 @@ static void top_11(void) {
   RtValue *value_4 = NULL;
   RtValue *v_x77 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 7);
-  RtValue *t137 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t137->data.i[0] = 3;
-  t137->data.i[1] = 1;
-  t137->data.i[2] = 4;
-  t137->data.i[3] = 1;
-  t137->data.i[4] = 5;
-  t137->data.i[5] = 9;
-  t137->data.i[6] = 2;
-  t137->data.i[7] = 6;
-  v_x77 = NESSIE_TO_DEVICE(t137);
+  RtValue *t600 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t600->data.i[0] = 3;
+  t600->data.i[1] = 1;
+  t600->data.i[2] = 4;
+  t600->data.i[3] = 1;
+  t600->data.i[4] = 5;
+  t600->data.i[5] = 9;
+  t600->data.i[6] = 2;
+  t600->data.i[7] = 6;
+  v_x77 = NESSIE_TO_DEVICE(t600);
   RtValue *v_x78 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 33);
-  RtValue *t138 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t138->data.i[0] = 2;
-  t138->data.i[1] = 7;
-  t138->data.i[2] = 1;
-  t138->data.i[3] = 8;
-  t138->data.i[4] = 2;
-  t138->data.i[5] = 8;
-  t138->data.i[6] = 1;
-  t138->data.i[7] = 8;
-  v_x78 = NESSIE_TO_DEVICE(t138);
+  RtValue *t601 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t601->data.i[0] = 2;
+  t601->data.i[1] = 7;
+  t601->data.i[2] = 1;
+  t601->data.i[3] = 8;
+  t601->data.i[4] = 2;
+  t601->data.i[5] = 8;
+  t601->data.i[6] = 1;
+  t601->data.i[7] = 8;
+  v_x78 = NESSIE_TO_DEVICE(t601);
   RtValue *v_x79 = NULL;
   RtValue *v_x80 = NULL;
   RtValue *v_x81 = NULL;
@@ -950,20 +2729,20 @@ static void top_12(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x191 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 8);
-  RtValue *t139 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t139->data.f[0] = 1.5;
-  t139->data.f[1] = (-2.0);
-  t139->data.f[2] = 3.25;
-  t139->data.f[3] = 0.0;
-  v_x191 = NESSIE_TO_DEVICE(t139);
+  RtValue *t602 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t602->data.f[0] = 1.5;
+  t602->data.f[1] = (-2.0);
+  t602->data.f[2] = 3.25;
+  t602->data.f[3] = 0.0;
+  v_x191 = NESSIE_TO_DEVICE(t602);
   RtValue *v_x193 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 32);
-  RtValue *t140 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t140->data.f[0] = -0.0;
-  t140->data.f[1] = 0.0;
-  t140->data.f[2] = 3.5;
-  t140->data.f[3] = 0.0;
-  v_x193 = NESSIE_TO_DEVICE(t140);
+  RtValue *t603 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t603->data.f[0] = -0.0;
+  t603->data.f[1] = 0.0;
+  t603->data.f[2] = 3.5;
+  t603->data.f[3] = 0.0;
+  v_x193 = NESSIE_TO_DEVICE(t603);
   RtValue *v_x194 = NULL;
   RtValue *v_x195 = NULL;
   RtValue *v_x196 = NULL;
@@ -993,6 +2772,39 @@ static void top_12(void) {
   rt_release(value_2);
 }
 
+/* tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
+static void top_13(void) {
+  RtValue *value_0 = NULL;
+  RtValue *value_1 = NULL;
+  RtValue *v_x283 = NULL;
+  RtValue *v_x292 = NULL;
+  RtValue *v_x296 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 18, 36), K7, 6, 10, &v_x283, &v_x292, &v_x296);
+  RtValue *v_x297 = NULL;
+  RtValue *v_x298 = NULL;
+  rt_retain(v_x283);
+  rt_retain(v_x292);
+  rt_retain(v_x296);
+  NESSIE_CALL(RT_LOC("tests/flat/split_values.nesl", 18, 1), "eight", 0, fn_eight(v_x283, v_x292, v_x296, &v_x297, &v_x298));
+  rt_release(v_x283);
+  rt_release(v_x292);
+  rt_release(v_x296);
+  value_0 = v_x297;
+  value_1 = v_x298;
+  NESSIE_SYNC();
+  {
+    RtValue *comps[3];
+    comps[0] = NESSIE_TO_HOST(value_0);
+    comps[1] = NESSIE_TO_HOST(value_1);
+    rt_here = RT_LOC("tests/flat/split_values.nesl", 18, 1);
+    rt_print_binding("it", &layout_14, comps, "[[int]]");
+    NESSIE_HOST_DONE(comps[0], value_0);
+    NESSIE_HOST_DONE(comps[1], value_1);
+  }
+  rt_release(value_0);
+  rt_release(value_1);
+}
+
 static void program(void) {
   NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */
   static void (*const tops[])(void) = {
@@ -1009,6 +2821,7 @@ static void program(void) {
     top_10,
     top_11,
     top_12,
+    top_13,
     NULL};
   for (int i = 0; tops[i]; i++) {
     jmp_buf stop;

@@ -92,6 +92,7 @@ static const RtLayout layout_10 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_11 = {RL_SEQ, NULL, NULL, &layout_10, NULL};
 static const RtLayout layout_12 = {RL_PAIR, &layout_11, &layout_11, NULL, NULL};
 static const RtLayout layout_13 = {RL_PAIR, &layout_11, &layout_12, NULL, NULL};
+static const RtLayout layout_14 = {RL_SEQ, NULL, NULL, &layout_2, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -99,6 +100,9 @@ static const RtSite nessie_sites[] = {
   {"tests/flat/split_values.nesl", 4, 25, NULL, NULL, NULL, NULL, NULL},
   {"tests/flat/split_values.nesl", 7, 28, NULL, NULL, NULL, NULL, NULL},
   {"tests/flat/split_values.nesl", 10, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 14, 38, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 17, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/flat/split_values.nesl", 18, 36, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -125,482 +129,546 @@ static int g_x16_defined;
 static void fn_parts(RtValue *v_x21, int32_t v_x22, RtValue **out_0, RtValue **out_1, RtValue **out_2);
 static void fn_pairs(RtValue *v_x84, RtValue *v_x85, RtValue **out_0, RtValue **out_1, RtValue **out_2, RtValue **out_3, RtValue **out_4);
 static void fn_floats(RtValue *v_x197, RtValue *v_x198, RtValue **out_0, RtValue **out_1, RtValue **out_2);
+static void fn_eight(RtValue *v_x299, RtValue *v_x300, RtValue *v_x301, RtValue **out_0, RtValue **out_1);
 
-/* K1: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x276, int32_t v_x277, RtValue **out_v_x280, RtValue **out_v_x283, RtValue **out_v_x286) {
+/* K1: LIBRARY -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x575, RtValue **out_v_x576) {
   (void)loc;
   (void)run;
-  int32_t *v_x276_d = v_x276->data.i;
-  const int64_t v_x276_n = v_x276->len;
-  RtValue *v_x280 = NULL;
-  RtValue *v_x283 = NULL;
-  RtValue *v_x286 = NULL;
-  /* SPLIT */
+  int32_t *v_x575_d = v_x575->data.i;
+  const int64_t v_x575_n = v_x575->len;
+  RtValue *v_x576 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t1 = v_x276_n;
-    const int64_t t2 = t1 > 0 ? (t1 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t3 = (uint8_t *)rt_alloc_atomic((size_t)t1 + 1);
-    int64_t *t4 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t2 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t2 > 1)
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      int64_t kept[3] = {0};
-      const int64_t t5_end = (t5 + 1) * RT_CHUNK < t1 ? (t5 + 1) * RT_CHUNK : t1;
-      for (int64_t t6 = t5 * RT_CHUNK; t6 < t5_end; t6++) {
-        const int32_t t7 = (int32_t)t6;
-        int32_t t5x0;
-        int32_t t5x1;
-        int32_t t5x2;
-        int32_t t10 = v_x276_d[t7];
-        t5x0 = t10;
-        t5x1 = t10;
-        t5x2 = t10;
-        uint8_t t11;
-        uint8_t t12;
-        uint8_t t13;
-        uint8_t t15 = rt_lt_i(t5x0, v_x277);
-        uint8_t t17 = rt_eq_i(t5x1, v_x277);
-        uint8_t t19 = rt_gt_i(t5x2, v_x277);
-        t11 = t15;
-        t12 = t17;
-        t13 = t19;
-        kept[0] += t11 != 0;
-        kept[1] += t12 != 0;
-        kept[2] += t13 != 0;
-        t3[t6] = (uint8_t)((t11 != 0) << 0 | (t12 != 0) << 1 | (t13 != 0) << 2);
-      }
-      t4[0 * t2 + t5] = kept[0];
-      t4[1 * t2 + t5] = kept[1];
-      t4[2 * t2 + t5] = kept[2];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t3);
-      rt_free(t4);
-      goto fail;
-    }
-    int64_t t20 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[0 * t2 + t5];
-      t4[0 * t2 + t5] = t20;
-      t20 += k;
-    }
-    v_x280 = rt_value_new(rt_vec_type(RT_INT), t20);
-    int32_t *v_x280_d = v_x280->data.i;
-    const int64_t v_x280_n = v_x280->len;
-    int64_t t21 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[1 * t2 + t5];
-      t4[1 * t2 + t5] = t21;
-      t21 += k;
-    }
-    v_x283 = rt_value_new(rt_vec_type(RT_INT), t21);
-    int32_t *v_x283_d = v_x283->data.i;
-    const int64_t v_x283_n = v_x283->len;
-    int64_t t22 = 0;
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      const int64_t k = t4[2 * t2 + t5];
-      t4[2 * t2 + t5] = t22;
-      t22 += k;
-    }
-    v_x286 = rt_value_new(rt_vec_type(RT_INT), t22);
-    int32_t *v_x286_d = v_x286->data.i;
-    const int64_t v_x286_n = v_x286->len;
-    RT_PARALLEL_FOR_IF(t2 > 1)
-    for (int64_t t5 = 0; t5 < t2; t5++) {
-      int64_t at[3];
-      at[0] = t4[0 * t2 + t5];
-      at[1] = t4[1 * t2 + t5];
-      at[2] = t4[2 * t2 + t5];
-      const int64_t t5_end = (t5 + 1) * RT_CHUNK < t1 ? (t5 + 1) * RT_CHUNK : t1;
-      for (int64_t t6 = t5 * RT_CHUNK; t6 < t5_end; t6++) {
-        const int32_t t7 = (int32_t)t6;
-        if (!t3[t6])
-          continue;
-        int32_t t5y0;
-        int32_t t5y1;
-        int32_t t5y2;
-        int32_t t23 = v_x276_d[t7];
-        t5y0 = t23;
-        t5y1 = t23;
-        t5y2 = t23;
-        if (t3[t6] >> 0 & 1) {
-          v_x280_d[at[0]] = t5y0;
-          at[0]++;
-        }
-        if (t3[t6] >> 1 & 1) {
-          v_x283_d[at[1]] = t5y1;
-          at[1]++;
-        }
-        if (t3[t6] >> 2 & 1) {
-          v_x286_d[at[2]] = t5y2;
-          at[2]++;
-        }
-      }
-    }
-    rt_free(t3);
-    rt_free(t4);
+    RtValue *t1 = rt_make_segdes(loc, v_x575);
+    v_x576 = t1;
+    const int64_t *v_x576_off = rt_seg_offsets(v_x576);
+    const int64_t v_x576_n = v_x576->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x280 = v_x280;
-  *out_v_x283 = v_x283;
-  *out_v_x286 = v_x286;
+  *out_v_x576 = v_x576;
   return;
 fail:
-  rt_release(v_x280);
-  rt_release(v_x283);
-  rt_release(v_x286);
+  rt_release(v_x576);
 }
 
-/* K1: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
+/* K1: LIBRARY -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
 struct K1_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x276_d; int64_t v_x276_n;
-  int32_t v_x277;
-  int32_t *v_x280_d; int64_t v_x280_n;
-  int32_t *v_x283_d; int64_t v_x283_n;
-  int32_t *v_x286_d; int64_t v_x286_n;
+  int32_t *v_x575_d; int64_t v_x575_n;
+  const int64_t *v_x576_off; int64_t v_x576_n;
 };
-struct alignas(8) K1_0_V {
-  int32_t v0;
-  /* v1: v0, the same value */
-  /* v2: v0, the same value */
-};
-struct K1_0_pull {
-  K1_A A;
-  __device__ K1_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t24 = A.v_x276_d[ix];
-    return K1_0_V{t24};
-  }
-};
-struct K1_0_store {
-  K1_A A;
-  __device__ void operator()(int c, int64_t i, const K1_0_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x280_d[i] = v.v0;
-      break;
-    case 1:
-      A.v_x283_d[i] = v.v0;
-      break;
-    case 2:
-      A.v_x286_d[i] = v.v0;
-      break;
-    }
-  }
-};
-struct K1_0_pred {
-  K1_A A;
-  __device__ unsigned operator()(int64_t i, const K1_0_V &v) const {
-    uint8_t t26 = rt_lt_i(v.v0, A.v_x277);
-    uint8_t t28 = rt_eq_i(v.v0, A.v_x277);
-    uint8_t t30 = rt_gt_i(v.v0, A.v_x277);
-    return ((unsigned)((t26) != 0) << 0) | ((unsigned)((t28) != 0) << 1) | ((unsigned)((t30) != 0) << 2);
-  }
-};
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x276, int32_t v_x277, RtValue **out_v_x280, RtValue **out_v_x283, RtValue **out_v_x286) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x575, RtValue **out_v_x576) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x276_d = v_x276->data.i;
-  A.v_x276_n = v_x276->len;
-  A.v_x277 = v_x277;
-  RtValue *v_x280 = NULL;
-  RtValue *v_x283 = NULL;
-  RtValue *v_x286 = NULL;
-  /* SPLIT */
-  rtg::SplitCounts t31; /* the slots of its classes' counts */
-  int64_t t32; /* its size */
+  A.v_x575_d = v_x575->data.i;
+  A.v_x575_n = v_x575->len;
+  RtValue *v_x576 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t33 = v_x276->len;
-    v_x280 = rtg_vec_new(RT_INT, t33);
-    A.v_x280_d = v_x280->data.i;
-    A.v_x280_n = v_x280->len;
-    v_x283 = rtg_vec_new(RT_INT, t33);
-    A.v_x283_d = v_x283->data.i;
-    A.v_x283_n = v_x283->len;
-    v_x286 = rtg_vec_new(RT_INT, t33);
-    A.v_x286_d = v_x286->data.i;
-    A.v_x286_n = v_x286->len;
-    t32 = t33;
-    t31 = rtg::split_launch<K1_0_V, 3>("K1", loc, K1_0_pull{A}, K1_0_pred{A}, t33, K1_0_store{A});
+    RtValue *t2 = rtg_make_segdes(loc, A.run, v_x575);
+    v_x576 = t2;
+    A.v_x576_off = rtg_seg_offsets(v_x576);
+    A.v_x576_n = v_x576->len;
   }
-  {
-    int64_t t34[3];
-    t34[0] = rtg::filter_count(t31.at[0]);
-    t34[1] = rtg::filter_count(t31.at[1]);
-    t34[2] = rtg::filter_count(t31.at[2]);
-    v_x280 = rtg_vec_fit(v_x280, t34[0]);
-    A.v_x280_d = v_x280->data.i;
-    A.v_x280_n = v_x280->len;
-    v_x283 = rtg_vec_fit(v_x283, t34[1]);
-    A.v_x283_d = v_x283->data.i;
-    A.v_x283_n = v_x283->len;
-    v_x286 = rtg_vec_fit(v_x286, t34[2]);
-    A.v_x286_d = v_x286->data.i;
-    A.v_x286_n = v_x286->len;
-  }
-  *out_v_x280 = v_x280;
-  *out_v_x283 = v_x283;
-  *out_v_x286 = v_x286;
+  *out_v_x576 = v_x576;
   return;
 fail:
-  rt_release(v_x280);
-  rt_release(v_x283);
-  rt_release(v_x286);
+  rt_release(v_x576);
 }
 
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x276, int32_t v_x277, RtValue **out_v_x280, RtValue **out_v_x283, RtValue **out_v_x286) {
-  RtValue *vals[] = {v_x276};
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x575, RtValue **out_v_x576) {
+  RtValue *vals[] = {v_x575};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K1_host(err, loc, run, v_x276, v_x277, out_v_x280, out_v_x283, out_v_x286);
+    K1_host(err, loc, run, v_x575, out_v_x576);
     rtg_host_ran();
   } else {
-    K1_gpu(err, loc, run, v_x276, v_x277, out_v_x280, out_v_x283, out_v_x286);
+    K1_gpu(err, loc, run, v_x575, out_v_x576);
   }
 }
 
-/* K2: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x294, RtValue *v_x295, RtValue **out_v_x301, RtValue **out_v_x308, RtValue **out_v_x315, RtValue **out_v_x320, RtValue **out_v_x327) {
+/* K2: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, int32_t v_x784, RtValue **out_v_x787, RtValue **out_v_x790, RtValue **out_v_x793) {
   (void)loc;
   (void)run;
-  int32_t *v_x294_d = v_x294->data.i;
-  const int64_t v_x294_n = v_x294->len;
-  int32_t *v_x295_d = v_x295->data.i;
-  const int64_t v_x295_n = v_x295->len;
-  RtValue *v_x301 = NULL;
-  RtValue *v_x302 = NULL;
-  RtValue *v_x308 = NULL;
-  RtValue *v_x309 = NULL;
-  RtValue *v_x315 = NULL;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x320 = NULL;
-  RtValue *v_x321 = NULL;
-  RtValue *v_x327 = NULL;
-  RtValue *v_x328 = NULL;
+  int32_t *v_x783_d = v_x783->data.i;
+  const int64_t v_x783_n = v_x783->len;
+  RtValue *v_x787 = NULL;
+  RtValue *v_x790 = NULL;
+  RtValue *v_x793 = NULL;
   /* SPLIT */
   {
-    const int64_t t35 = v_x294_n;
-    const int64_t t36 = t35 > 0 ? (t35 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t37 = (uint8_t *)rt_alloc_atomic((size_t)t35 + 1);
-    int64_t *t38 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(4 * t36 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t36 > 1)
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      int64_t kept[4] = {0};
-      const int64_t t39_end = (t39 + 1) * RT_CHUNK < t35 ? (t39 + 1) * RT_CHUNK : t35;
-      for (int64_t t40 = t39 * RT_CHUNK; t40 < t39_end; t40++) {
-        const int32_t t41 = (int32_t)t40;
-        int32_t t39x0;
-        uint8_t t39x1;
-        int32_t t39x2;
-        uint8_t t39x3;
-        int32_t t39x4;
-        uint8_t t39x5;
-        int32_t t39x6;
-        uint8_t t39x7;
-        int32_t t39x8;
-        uint8_t t39x9;
-        int32_t t44 = v_x294_d[t41];
-        int32_t t45;
-        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x295_n) {
-          t45 = v_x295_d[t41];
-        } else {
-          NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x295_n, 0.0, 0);
-          t45 = 0;
-        }
-        uint8_t t47 = rt_lt_i(t44, t45);
-        uint8_t t49 = rt_gt_i(t44, t45);
-        uint8_t t51 = rt_eq_i(t44, t45);
-        uint8_t t53 = rt_ne_i(t44, t45);
-        t39x0 = t44;
-        t39x1 = t47;
-        t39x2 = t45;
-        t39x3 = t49;
-        t39x4 = t45;
-        t39x5 = t51;
-        t39x6 = t44;
-        t39x7 = t51;
-        t39x8 = t44;
-        t39x9 = t53;
-        uint8_t t54;
-        uint8_t t55;
-        uint8_t t56;
-        uint8_t t57;
-        t54 = t39x1;
-        t55 = t39x3;
-        t56 = t39x5;
-        t57 = t39x9;
-        kept[0] += t54 != 0;
-        kept[1] += t55 != 0;
-        kept[2] += t56 != 0;
-        kept[3] += t57 != 0;
-        t37[t40] = (uint8_t)((t54 != 0) << 0 | (t55 != 0) << 1 | (t56 != 0) << 2 | (t57 != 0) << 3);
+    const int64_t t3 = v_x783_n;
+    const int64_t t4 = t3 > 0 ? (t3 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t5 = (uint8_t *)rt_alloc_atomic((size_t)t3 + 1);
+    int64_t *t6 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t4 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t4 > 1)
+    for (int64_t t7 = 0; t7 < t4; t7++) {
+      int64_t kept[3] = {0};
+      const int64_t t7_end = (t7 + 1) * RT_CHUNK < t3 ? (t7 + 1) * RT_CHUNK : t3;
+      for (int64_t t8 = t7 * RT_CHUNK; t8 < t7_end; t8++) {
+        const int32_t t9 = (int32_t)t8;
+        int32_t t7x0;
+        int32_t t7x1;
+        int32_t t7x2;
+        int32_t t12 = v_x783_d[t9];
+        t7x0 = t12;
+        t7x1 = t12;
+        t7x2 = t12;
+        uint8_t t13;
+        uint8_t t14;
+        uint8_t t15;
+        uint8_t t17 = rt_lt_i(t7x0, v_x784);
+        uint8_t t19 = rt_eq_i(t7x1, v_x784);
+        uint8_t t21 = rt_gt_i(t7x2, v_x784);
+        t13 = t17;
+        t14 = t19;
+        t15 = t21;
+        kept[0] += t13 != 0;
+        kept[1] += t14 != 0;
+        kept[2] += t15 != 0;
+        t5[t8] = (uint8_t)((t13 != 0) << 0 | (t14 != 0) << 1 | (t15 != 0) << 2);
       }
-      t38[0 * t36 + t39] = kept[0];
-      t38[1 * t36 + t39] = kept[1];
-      t38[2 * t36 + t39] = kept[2];
-      t38[3 * t36 + t39] = kept[3];
+      t6[0 * t4 + t7] = kept[0];
+      t6[1 * t4 + t7] = kept[1];
+      t6[2 * t4 + t7] = kept[2];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t37);
-      rt_free(t38);
+      rt_free(t5);
+      rt_free(t6);
       goto fail;
     }
-    int64_t t58 = 0;
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      const int64_t k = t38[0 * t36 + t39];
-      t38[0 * t36 + t39] = t58;
-      t58 += k;
+    int64_t t22 = 0;
+    for (int64_t t7 = 0; t7 < t4; t7++) {
+      const int64_t k = t6[0 * t4 + t7];
+      t6[0 * t4 + t7] = t22;
+      t22 += k;
     }
-    v_x301 = rt_value_new(rt_vec_type(RT_INT), t58);
-    int32_t *v_x301_d = v_x301->data.i;
-    const int64_t v_x301_n = v_x301->len;
-    int64_t t59 = 0;
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      const int64_t k = t38[1 * t36 + t39];
-      t38[1 * t36 + t39] = t59;
-      t59 += k;
+    v_x787 = rt_value_new(rt_vec_type(RT_INT), t22);
+    int32_t *v_x787_d = v_x787->data.i;
+    const int64_t v_x787_n = v_x787->len;
+    int64_t t23 = 0;
+    for (int64_t t7 = 0; t7 < t4; t7++) {
+      const int64_t k = t6[1 * t4 + t7];
+      t6[1 * t4 + t7] = t23;
+      t23 += k;
     }
-    v_x308 = rt_value_new(rt_vec_type(RT_INT), t59);
-    int32_t *v_x308_d = v_x308->data.i;
-    const int64_t v_x308_n = v_x308->len;
-    int64_t t60 = 0;
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      const int64_t k = t38[2 * t36 + t39];
-      t38[2 * t36 + t39] = t60;
-      t60 += k;
+    v_x790 = rt_value_new(rt_vec_type(RT_INT), t23);
+    int32_t *v_x790_d = v_x790->data.i;
+    const int64_t v_x790_n = v_x790->len;
+    int64_t t24 = 0;
+    for (int64_t t7 = 0; t7 < t4; t7++) {
+      const int64_t k = t6[2 * t4 + t7];
+      t6[2 * t4 + t7] = t24;
+      t24 += k;
     }
-    v_x315 = rt_value_new(rt_vec_type(RT_INT), t60);
-    int32_t *v_x315_d = v_x315->data.i;
-    const int64_t v_x315_n = v_x315->len;
-    v_x320 = rt_value_new(rt_vec_type(RT_INT), t60);
-    int32_t *v_x320_d = v_x320->data.i;
-    const int64_t v_x320_n = v_x320->len;
-    int64_t t61 = 0;
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      const int64_t k = t38[3 * t36 + t39];
-      t38[3 * t36 + t39] = t61;
-      t61 += k;
-    }
-    v_x327 = rt_value_new(rt_vec_type(RT_INT), t61);
-    int32_t *v_x327_d = v_x327->data.i;
-    const int64_t v_x327_n = v_x327->len;
-    RT_PARALLEL_FOR_IF(t36 > 1)
-    for (int64_t t39 = 0; t39 < t36; t39++) {
-      int64_t at[4];
-      at[0] = t38[0 * t36 + t39];
-      at[1] = t38[1 * t36 + t39];
-      at[2] = t38[2 * t36 + t39];
-      at[3] = t38[3 * t36 + t39];
-      const int64_t t39_end = (t39 + 1) * RT_CHUNK < t35 ? (t39 + 1) * RT_CHUNK : t35;
-      for (int64_t t40 = t39 * RT_CHUNK; t40 < t39_end; t40++) {
-        const int32_t t41 = (int32_t)t40;
-        if (!t37[t40])
+    v_x793 = rt_value_new(rt_vec_type(RT_INT), t24);
+    int32_t *v_x793_d = v_x793->data.i;
+    const int64_t v_x793_n = v_x793->len;
+    RT_PARALLEL_FOR_IF(t4 > 1)
+    for (int64_t t7 = 0; t7 < t4; t7++) {
+      int64_t at[3];
+      at[0] = t6[0 * t4 + t7];
+      at[1] = t6[1 * t4 + t7];
+      at[2] = t6[2 * t4 + t7];
+      const int64_t t7_end = (t7 + 1) * RT_CHUNK < t3 ? (t7 + 1) * RT_CHUNK : t3;
+      for (int64_t t8 = t7 * RT_CHUNK; t8 < t7_end; t8++) {
+        const int32_t t9 = (int32_t)t8;
+        if (!t5[t8])
           continue;
-        int32_t t39y0;
-        uint8_t t39y1;
-        int32_t t39y2;
-        uint8_t t39y3;
-        int32_t t39y4;
-        uint8_t t39y5;
-        int32_t t39y6;
-        uint8_t t39y7;
-        int32_t t39y8;
-        uint8_t t39y9;
-        int32_t t62 = v_x294_d[t41];
-        int32_t t63;
-        if ((uint64_t)(int64_t)t41 < (uint64_t)v_x295_n) {
-          t63 = v_x295_d[t41];
-        } else {
-          NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x295_n, 0.0, 1);
-          t63 = 0;
-        }
-        uint8_t t65 = rt_lt_i(t62, t63);
-        uint8_t t67 = rt_gt_i(t62, t63);
-        uint8_t t69 = rt_eq_i(t62, t63);
-        uint8_t t71 = rt_ne_i(t62, t63);
-        t39y0 = t62;
-        t39y1 = t65;
-        t39y2 = t63;
-        t39y3 = t67;
-        t39y4 = t63;
-        t39y5 = t69;
-        t39y6 = t62;
-        t39y7 = t69;
-        t39y8 = t62;
-        t39y9 = t71;
-        if (t37[t40] >> 0 & 1) {
-          v_x301_d[at[0]] = t39y0;
+        int32_t t7y0;
+        int32_t t7y1;
+        int32_t t7y2;
+        int32_t t25 = v_x783_d[t9];
+        t7y0 = t25;
+        t7y1 = t25;
+        t7y2 = t25;
+        if (t5[t8] >> 0 & 1) {
+          v_x787_d[at[0]] = t7y0;
           at[0]++;
         }
-        if (t37[t40] >> 1 & 1) {
-          v_x308_d[at[1]] = t39y2;
+        if (t5[t8] >> 1 & 1) {
+          v_x790_d[at[1]] = t7y1;
           at[1]++;
         }
-        if (t37[t40] >> 2 & 1) {
-          v_x315_d[at[2]] = t39y4;
-          v_x320_d[at[2]] = t39y6;
+        if (t5[t8] >> 2 & 1) {
+          v_x793_d[at[2]] = t7y2;
           at[2]++;
         }
-        if (t37[t40] >> 3 & 1) {
-          v_x327_d[at[3]] = t39y8;
+      }
+    }
+    rt_free(t5);
+    rt_free(t6);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x787 = v_x787;
+  *out_v_x790 = v_x790;
+  *out_v_x793 = v_x793;
+  return;
+fail:
+  rt_release(v_x787);
+  rt_release(v_x790);
+  rt_release(v_x793);
+}
+
+/* K2: SPLIT -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
+struct K2_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x783_d; int64_t v_x783_n;
+  int32_t v_x784;
+  int32_t *v_x787_d; int64_t v_x787_n;
+  int32_t *v_x790_d; int64_t v_x790_n;
+  int32_t *v_x793_d; int64_t v_x793_n;
+};
+struct alignas(8) K2_0_V {
+  int32_t v0;
+  /* v1: v0, the same value */
+  /* v2: v0, the same value */
+};
+struct K2_0_pull {
+  K2_A A;
+  __device__ K2_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t26 = A.v_x783_d[ix];
+    return K2_0_V{t26};
+  }
+};
+struct K2_0_store {
+  K2_A A;
+  __device__ void operator()(int c, int64_t i, const K2_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x787_d[i] = v.v0;
+      break;
+    case 1:
+      A.v_x790_d[i] = v.v0;
+      break;
+    case 2:
+      A.v_x793_d[i] = v.v0;
+      break;
+    }
+  }
+};
+struct K2_0_pred {
+  K2_A A;
+  __device__ unsigned operator()(int64_t i, const K2_0_V &v) const {
+    uint8_t t28 = rt_lt_i(v.v0, A.v_x784);
+    uint8_t t30 = rt_eq_i(v.v0, A.v_x784);
+    uint8_t t32 = rt_gt_i(v.v0, A.v_x784);
+    return ((unsigned)((t28) != 0) << 0) | ((unsigned)((t30) != 0) << 1) | ((unsigned)((t32) != 0) << 2);
+  }
+};
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, int32_t v_x784, RtValue **out_v_x787, RtValue **out_v_x790, RtValue **out_v_x793) {
+  (void)loc;
+  (void)err;
+  K2_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x783_d = v_x783->data.i;
+  A.v_x783_n = v_x783->len;
+  A.v_x784 = v_x784;
+  RtValue *v_x787 = NULL;
+  RtValue *v_x790 = NULL;
+  RtValue *v_x793 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t33; /* the slots of its classes' counts */
+  int64_t t34; /* its size */
+  {
+    const int64_t t35 = v_x783->len;
+    v_x787 = rtg_vec_new(RT_INT, t35);
+    A.v_x787_d = v_x787->data.i;
+    A.v_x787_n = v_x787->len;
+    v_x790 = rtg_vec_new(RT_INT, t35);
+    A.v_x790_d = v_x790->data.i;
+    A.v_x790_n = v_x790->len;
+    v_x793 = rtg_vec_new(RT_INT, t35);
+    A.v_x793_d = v_x793->data.i;
+    A.v_x793_n = v_x793->len;
+    t34 = t35;
+    t33 = rtg::split_launch<K2_0_V, 3>("K2", loc, K2_0_pull{A}, K2_0_pred{A}, t35, K2_0_store{A});
+  }
+  {
+    int64_t t36[3];
+    t36[0] = rtg::filter_count(t33.at[0]);
+    t36[1] = rtg::filter_count(t33.at[1]);
+    t36[2] = rtg::filter_count(t33.at[2]);
+    v_x787 = rtg_vec_fit(v_x787, t36[0]);
+    A.v_x787_d = v_x787->data.i;
+    A.v_x787_n = v_x787->len;
+    v_x790 = rtg_vec_fit(v_x790, t36[1]);
+    A.v_x790_d = v_x790->data.i;
+    A.v_x790_n = v_x790->len;
+    v_x793 = rtg_vec_fit(v_x793, t36[2]);
+    A.v_x793_d = v_x793->data.i;
+    A.v_x793_n = v_x793->len;
+  }
+  *out_v_x787 = v_x787;
+  *out_v_x790 = v_x790;
+  *out_v_x793 = v_x793;
+  return;
+fail:
+  rt_release(v_x787);
+  rt_release(v_x790);
+  rt_release(v_x793);
+}
+
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, int32_t v_x784, RtValue **out_v_x787, RtValue **out_v_x790, RtValue **out_v_x793) {
+  RtValue *vals[] = {v_x783};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K2_host(err, loc, run, v_x783, v_x784, out_v_x787, out_v_x790, out_v_x793);
+    rtg_host_ran();
+  } else {
+    K2_gpu(err, loc, run, v_x783, v_x784, out_v_x787, out_v_x790, out_v_x793);
+  }
+}
+
+/* K3: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x801_d = v_x801->data.i;
+  const int64_t v_x801_n = v_x801->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x809 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x827 = NULL;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x835 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t37 = v_x801_n;
+    const int64_t t38 = t37 > 0 ? (t37 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t39 = (uint8_t *)rt_alloc_atomic((size_t)t37 + 1);
+    int64_t *t40 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(4 * t38 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t38 > 1)
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      int64_t kept[4] = {0};
+      const int64_t t41_end = (t41 + 1) * RT_CHUNK < t37 ? (t41 + 1) * RT_CHUNK : t37;
+      for (int64_t t42 = t41 * RT_CHUNK; t42 < t41_end; t42++) {
+        const int32_t t43 = (int32_t)t42;
+        int32_t t41x0;
+        uint8_t t41x1;
+        int32_t t41x2;
+        uint8_t t41x3;
+        int32_t t41x4;
+        uint8_t t41x5;
+        int32_t t41x6;
+        uint8_t t41x7;
+        int32_t t41x8;
+        uint8_t t41x9;
+        int32_t t46 = v_x801_d[t43];
+        int32_t t47;
+        if ((uint64_t)(int64_t)t43 < (uint64_t)v_x802_n) {
+          t47 = v_x802_d[t43];
+        } else {
+          NESSIE_RECORD(err, t42, RT_CHECK_INDEX, 0, 0, RT_GATHER, t43, v_x802_n, 0.0, 0);
+          t47 = 0;
+        }
+        uint8_t t49 = rt_lt_i(t46, t47);
+        uint8_t t51 = rt_gt_i(t46, t47);
+        uint8_t t53 = rt_eq_i(t46, t47);
+        uint8_t t55 = rt_ne_i(t46, t47);
+        t41x0 = t46;
+        t41x1 = t49;
+        t41x2 = t47;
+        t41x3 = t51;
+        t41x4 = t47;
+        t41x5 = t53;
+        t41x6 = t46;
+        t41x7 = t53;
+        t41x8 = t46;
+        t41x9 = t55;
+        uint8_t t56;
+        uint8_t t57;
+        uint8_t t58;
+        uint8_t t59;
+        t56 = t41x1;
+        t57 = t41x3;
+        t58 = t41x5;
+        t59 = t41x9;
+        kept[0] += t56 != 0;
+        kept[1] += t57 != 0;
+        kept[2] += t58 != 0;
+        kept[3] += t59 != 0;
+        t39[t42] = (uint8_t)((t56 != 0) << 0 | (t57 != 0) << 1 | (t58 != 0) << 2 | (t59 != 0) << 3);
+      }
+      t40[0 * t38 + t41] = kept[0];
+      t40[1 * t38 + t41] = kept[1];
+      t40[2 * t38 + t41] = kept[2];
+      t40[3 * t38 + t41] = kept[3];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t39);
+      rt_free(t40);
+      goto fail;
+    }
+    int64_t t60 = 0;
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      const int64_t k = t40[0 * t38 + t41];
+      t40[0 * t38 + t41] = t60;
+      t60 += k;
+    }
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t60);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
+    int64_t t61 = 0;
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      const int64_t k = t40[1 * t38 + t41];
+      t40[1 * t38 + t41] = t61;
+      t61 += k;
+    }
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t61);
+    int32_t *v_x815_d = v_x815->data.i;
+    const int64_t v_x815_n = v_x815->len;
+    int64_t t62 = 0;
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      const int64_t k = t40[2 * t38 + t41];
+      t40[2 * t38 + t41] = t62;
+      t62 += k;
+    }
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t62);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    v_x827 = rt_value_new(rt_vec_type(RT_INT), t62);
+    int32_t *v_x827_d = v_x827->data.i;
+    const int64_t v_x827_n = v_x827->len;
+    int64_t t63 = 0;
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      const int64_t k = t40[3 * t38 + t41];
+      t40[3 * t38 + t41] = t63;
+      t63 += k;
+    }
+    v_x834 = rt_value_new(rt_vec_type(RT_INT), t63);
+    int32_t *v_x834_d = v_x834->data.i;
+    const int64_t v_x834_n = v_x834->len;
+    RT_PARALLEL_FOR_IF(t38 > 1)
+    for (int64_t t41 = 0; t41 < t38; t41++) {
+      int64_t at[4];
+      at[0] = t40[0 * t38 + t41];
+      at[1] = t40[1 * t38 + t41];
+      at[2] = t40[2 * t38 + t41];
+      at[3] = t40[3 * t38 + t41];
+      const int64_t t41_end = (t41 + 1) * RT_CHUNK < t37 ? (t41 + 1) * RT_CHUNK : t37;
+      for (int64_t t42 = t41 * RT_CHUNK; t42 < t41_end; t42++) {
+        const int32_t t43 = (int32_t)t42;
+        if (!t39[t42])
+          continue;
+        int32_t t41y0;
+        uint8_t t41y1;
+        int32_t t41y2;
+        uint8_t t41y3;
+        int32_t t41y4;
+        uint8_t t41y5;
+        int32_t t41y6;
+        uint8_t t41y7;
+        int32_t t41y8;
+        uint8_t t41y9;
+        int32_t t64 = v_x801_d[t43];
+        int32_t t65;
+        if ((uint64_t)(int64_t)t43 < (uint64_t)v_x802_n) {
+          t65 = v_x802_d[t43];
+        } else {
+          NESSIE_RECORD(err, t42, RT_CHECK_INDEX, 0, 0, RT_GATHER, t43, v_x802_n, 0.0, 1);
+          t65 = 0;
+        }
+        uint8_t t67 = rt_lt_i(t64, t65);
+        uint8_t t69 = rt_gt_i(t64, t65);
+        uint8_t t71 = rt_eq_i(t64, t65);
+        uint8_t t73 = rt_ne_i(t64, t65);
+        t41y0 = t64;
+        t41y1 = t67;
+        t41y2 = t65;
+        t41y3 = t69;
+        t41y4 = t65;
+        t41y5 = t71;
+        t41y6 = t64;
+        t41y7 = t71;
+        t41y8 = t64;
+        t41y9 = t73;
+        if (t39[t42] >> 0 & 1) {
+          v_x808_d[at[0]] = t41y0;
+          at[0]++;
+        }
+        if (t39[t42] >> 1 & 1) {
+          v_x815_d[at[1]] = t41y2;
+          at[1]++;
+        }
+        if (t39[t42] >> 2 & 1) {
+          v_x822_d[at[2]] = t41y4;
+          v_x827_d[at[2]] = t41y6;
+          at[2]++;
+        }
+        if (t39[t42] >> 3 & 1) {
+          v_x834_d[at[3]] = t41y8;
           at[3]++;
         }
       }
     }
-    rt_free(t37);
-    rt_free(t38);
+    rt_free(t39);
+    rt_free(t40);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x301 = v_x301;
-  *out_v_x308 = v_x308;
-  *out_v_x315 = v_x315;
-  *out_v_x320 = v_x320;
-  *out_v_x327 = v_x327;
-  rt_release(v_x302);
-  rt_release(v_x309);
-  rt_release(v_x316);
-  rt_release(v_x321);
-  rt_release(v_x328);
+  *out_v_x808 = v_x808;
+  *out_v_x815 = v_x815;
+  *out_v_x822 = v_x822;
+  *out_v_x827 = v_x827;
+  *out_v_x834 = v_x834;
+  rt_release(v_x809);
+  rt_release(v_x816);
+  rt_release(v_x823);
+  rt_release(v_x828);
+  rt_release(v_x835);
   return;
 fail:
-  rt_release(v_x301);
-  rt_release(v_x302);
-  rt_release(v_x308);
-  rt_release(v_x309);
-  rt_release(v_x315);
-  rt_release(v_x316);
-  rt_release(v_x320);
-  rt_release(v_x321);
-  rt_release(v_x327);
-  rt_release(v_x328);
+  rt_release(v_x808);
+  rt_release(v_x809);
+  rt_release(v_x815);
+  rt_release(v_x816);
+  rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x827);
+  rt_release(v_x828);
+  rt_release(v_x834);
+  rt_release(v_x835);
 }
 
-/* K2: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
-struct K2_A {
+/* K3: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
+struct K3_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x294_d; int64_t v_x294_n;
-  int32_t *v_x295_d; int64_t v_x295_n;
-  int32_t *v_x301_d; int64_t v_x301_n;
-  uint8_t *v_x302_d; int64_t v_x302_n;
-  int32_t *v_x308_d; int64_t v_x308_n;
-  uint8_t *v_x309_d; int64_t v_x309_n;
-  int32_t *v_x315_d; int64_t v_x315_n;
-  uint8_t *v_x316_d; int64_t v_x316_n;
-  int32_t *v_x320_d; int64_t v_x320_n;
-  uint8_t *v_x321_d; int64_t v_x321_n;
-  int32_t *v_x327_d; int64_t v_x327_n;
-  uint8_t *v_x328_d; int64_t v_x328_n;
+  int32_t *v_x801_d; int64_t v_x801_n;
+  int32_t *v_x802_d; int64_t v_x802_n;
+  int32_t *v_x808_d; int64_t v_x808_n;
+  uint8_t *v_x809_d; int64_t v_x809_n;
+  int32_t *v_x815_d; int64_t v_x815_n;
+  uint8_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x822_d; int64_t v_x822_n;
+  uint8_t *v_x823_d; int64_t v_x823_n;
+  int32_t *v_x827_d; int64_t v_x827_n;
+  uint8_t *v_x828_d; int64_t v_x828_n;
+  int32_t *v_x834_d; int64_t v_x834_n;
+  uint8_t *v_x835_d; int64_t v_x835_n;
 };
-struct alignas(8) K2_0_V {
+struct alignas(8) K3_0_V {
   int32_t v0;
   uint8_t v1;
   int32_t v2;
@@ -612,382 +680,35 @@ struct alignas(8) K2_0_V {
   /* v8: v0, the same value */
   uint8_t v9;
 };
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t74 = 0; /* nonzero: a check below failed */
-    int32_t t72 = A.v_x294_d[ix];
-    int t75 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x295_n;
-    int32_t t73 = t75 ? A.v_x295_d[ix] : 0;
-    t74 |= !t75;
-    uint8_t t77 = rt_lt_i(t72, t73);
-    uint8_t t79 = rt_gt_i(t72, t73);
-    uint8_t t81 = rt_eq_i(t72, t73);
-    uint8_t t83 = rt_ne_i(t72, t73);
-    if (__builtin_expect(t74 != 0, 0)) { /* again, recording the error */
-      int32_t t84 = A.v_x294_d[ix];
-      int32_t t85;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x295_n) {
-        t85 = A.v_x295_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x295_n, 0.0, 0);
-        t85 = 0;
-      }
-      uint8_t t87 = rt_lt_i(t84, t85);
-      uint8_t t89 = rt_gt_i(t84, t85);
-      uint8_t t91 = rt_eq_i(t84, t85);
-      uint8_t t93 = rt_ne_i(t84, t85);
-    }
-    return K2_0_V{t72, t77, t73, t79, t81, t83};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int c, int64_t i, const K2_0_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x301_d[i] = v.v0;
-      /* v.v1: v_x302, read by nothing */
-      break;
-    case 1:
-      A.v_x308_d[i] = v.v2;
-      /* v.v3: v_x309, read by nothing */
-      break;
-    case 2:
-      A.v_x315_d[i] = v.v2;
-      /* v.v5: v_x316, read by nothing */
-      A.v_x320_d[i] = v.v0;
-      /* v.v7: v_x321, read by nothing */
-      break;
-    case 3:
-      A.v_x327_d[i] = v.v0;
-      /* v.v9: v_x328, read by nothing */
-      break;
-    }
-  }
-};
-struct K2_0_pred {
-  K2_A A;
-  __device__ unsigned operator()(int64_t i, const K2_0_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2) | ((unsigned)((v.v9) != 0) << 3);
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x294, RtValue *v_x295, RtValue **out_v_x301, RtValue **out_v_x308, RtValue **out_v_x315, RtValue **out_v_x320, RtValue **out_v_x327) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x294_d = v_x294->data.i;
-  A.v_x294_n = v_x294->len;
-  A.v_x295_d = v_x295->data.i;
-  A.v_x295_n = v_x295->len;
-  RtValue *v_x301 = NULL;
-  RtValue *v_x302 = NULL;
-  RtValue *v_x308 = NULL;
-  RtValue *v_x309 = NULL;
-  RtValue *v_x315 = NULL;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x320 = NULL;
-  RtValue *v_x321 = NULL;
-  RtValue *v_x327 = NULL;
-  RtValue *v_x328 = NULL;
-  /* SPLIT */
-  rtg::SplitCounts t94; /* the slots of its classes' counts */
-  int64_t t95; /* its size */
-  {
-    const int64_t t96 = v_x294->len;
-    v_x301 = rtg_vec_new(RT_INT, t96);
-    A.v_x301_d = v_x301->data.i;
-    A.v_x301_n = v_x301->len;
-    v_x308 = rtg_vec_new(RT_INT, t96);
-    A.v_x308_d = v_x308->data.i;
-    A.v_x308_n = v_x308->len;
-    v_x315 = rtg_vec_new(RT_INT, t96);
-    A.v_x315_d = v_x315->data.i;
-    A.v_x315_n = v_x315->len;
-    v_x320 = rtg_vec_new(RT_INT, t96);
-    A.v_x320_d = v_x320->data.i;
-    A.v_x320_n = v_x320->len;
-    v_x327 = rtg_vec_new(RT_INT, t96);
-    A.v_x327_d = v_x327->data.i;
-    A.v_x327_n = v_x327->len;
-    t95 = t96;
-    t94 = rtg::split_launch<K2_0_V, 4>("K2", loc, K2_0_pull{A}, K2_0_pred{A}, t96, K2_0_store{A});
-  }
-  {
-    int64_t t97[4];
-    t97[0] = rtg::filter_count(t94.at[0]);
-    t97[1] = rtg::filter_count(t94.at[1]);
-    t97[2] = rtg::filter_count(t94.at[2]);
-    t97[3] = rtg::filter_count(t94.at[3]);
-    v_x301 = rtg_vec_fit(v_x301, t97[0]);
-    A.v_x301_d = v_x301->data.i;
-    A.v_x301_n = v_x301->len;
-    v_x308 = rtg_vec_fit(v_x308, t97[1]);
-    A.v_x308_d = v_x308->data.i;
-    A.v_x308_n = v_x308->len;
-    v_x315 = rtg_vec_fit(v_x315, t97[2]);
-    A.v_x315_d = v_x315->data.i;
-    A.v_x315_n = v_x315->len;
-    v_x320 = rtg_vec_fit(v_x320, t97[2]);
-    A.v_x320_d = v_x320->data.i;
-    A.v_x320_n = v_x320->len;
-    v_x327 = rtg_vec_fit(v_x327, t97[3]);
-    A.v_x327_d = v_x327->data.i;
-    A.v_x327_n = v_x327->len;
-  }
-  *out_v_x301 = v_x301;
-  *out_v_x308 = v_x308;
-  *out_v_x315 = v_x315;
-  *out_v_x320 = v_x320;
-  *out_v_x327 = v_x327;
-  rt_release(v_x302);
-  rt_release(v_x309);
-  rt_release(v_x316);
-  rt_release(v_x321);
-  rt_release(v_x328);
-  return;
-fail:
-  rt_release(v_x301);
-  rt_release(v_x302);
-  rt_release(v_x308);
-  rt_release(v_x309);
-  rt_release(v_x315);
-  rt_release(v_x316);
-  rt_release(v_x320);
-  rt_release(v_x321);
-  rt_release(v_x327);
-  rt_release(v_x328);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x294, RtValue *v_x295, RtValue **out_v_x301, RtValue **out_v_x308, RtValue **out_v_x315, RtValue **out_v_x320, RtValue **out_v_x327) {
-  RtValue *vals[] = {v_x294, v_x295};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K2_host(err, loc, run, v_x294, v_x295, out_v_x301, out_v_x308, out_v_x315, out_v_x320, out_v_x327);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, v_x294, v_x295, out_v_x301, out_v_x308, out_v_x315, out_v_x320, out_v_x327);
-  }
-}
-
-/* K3: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x382, RtValue *v_x383, RtValue **out_v_x389, RtValue **out_v_x396, RtValue **out_v_x403) {
-  (void)loc;
-  (void)run;
-  double *v_x382_d = v_x382->data.f;
-  const int64_t v_x382_n = v_x382->len;
-  double *v_x383_d = v_x383->data.f;
-  const int64_t v_x383_n = v_x383->len;
-  RtValue *v_x389 = NULL;
-  RtValue *v_x390 = NULL;
-  RtValue *v_x396 = NULL;
-  RtValue *v_x397 = NULL;
-  RtValue *v_x403 = NULL;
-  RtValue *v_x404 = NULL;
-  /* SPLIT */
-  {
-    const int64_t t98 = v_x382_n;
-    const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t100 = (uint8_t *)rt_alloc_atomic((size_t)t98 + 1);
-    int64_t *t101 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t99 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t99 > 1)
-    for (int64_t t102 = 0; t102 < t99; t102++) {
-      int64_t kept[3] = {0};
-      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-        const int32_t t104 = (int32_t)t103;
-        double t102x0;
-        uint8_t t102x1;
-        double t102x2;
-        uint8_t t102x3;
-        double t102x4;
-        uint8_t t102x5;
-        double t107 = v_x382_d[t104];
-        double t108;
-        if ((uint64_t)(int64_t)t104 < (uint64_t)v_x383_n) {
-          t108 = v_x383_d[t104];
-        } else {
-          NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x383_n, 0.0, 0);
-          t108 = 0;
-        }
-        uint8_t t110 = rt_lt_f(t107, t108);
-        uint8_t t112 = rt_ge_f(t107, t108);
-        uint8_t t114 = rt_gt_f(t107, 1.0);
-        t102x0 = t107;
-        t102x1 = t110;
-        t102x2 = t107;
-        t102x3 = t112;
-        t102x4 = t108;
-        t102x5 = t114;
-        uint8_t t115;
-        uint8_t t116;
-        uint8_t t117;
-        t115 = t102x1;
-        t116 = t102x3;
-        t117 = t102x5;
-        kept[0] += t115 != 0;
-        kept[1] += t116 != 0;
-        kept[2] += t117 != 0;
-        t100[t103] = (uint8_t)((t115 != 0) << 0 | (t116 != 0) << 1 | (t117 != 0) << 2);
-      }
-      t101[0 * t99 + t102] = kept[0];
-      t101[1 * t99 + t102] = kept[1];
-      t101[2 * t99 + t102] = kept[2];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t100);
-      rt_free(t101);
-      goto fail;
-    }
-    int64_t t118 = 0;
-    for (int64_t t102 = 0; t102 < t99; t102++) {
-      const int64_t k = t101[0 * t99 + t102];
-      t101[0 * t99 + t102] = t118;
-      t118 += k;
-    }
-    v_x389 = rt_value_new(rt_vec_type(RT_FLOAT), t118);
-    double *v_x389_d = v_x389->data.f;
-    const int64_t v_x389_n = v_x389->len;
-    int64_t t119 = 0;
-    for (int64_t t102 = 0; t102 < t99; t102++) {
-      const int64_t k = t101[1 * t99 + t102];
-      t101[1 * t99 + t102] = t119;
-      t119 += k;
-    }
-    v_x396 = rt_value_new(rt_vec_type(RT_FLOAT), t119);
-    double *v_x396_d = v_x396->data.f;
-    const int64_t v_x396_n = v_x396->len;
-    int64_t t120 = 0;
-    for (int64_t t102 = 0; t102 < t99; t102++) {
-      const int64_t k = t101[2 * t99 + t102];
-      t101[2 * t99 + t102] = t120;
-      t120 += k;
-    }
-    v_x403 = rt_value_new(rt_vec_type(RT_FLOAT), t120);
-    double *v_x403_d = v_x403->data.f;
-    const int64_t v_x403_n = v_x403->len;
-    RT_PARALLEL_FOR_IF(t99 > 1)
-    for (int64_t t102 = 0; t102 < t99; t102++) {
-      int64_t at[3];
-      at[0] = t101[0 * t99 + t102];
-      at[1] = t101[1 * t99 + t102];
-      at[2] = t101[2 * t99 + t102];
-      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-        const int32_t t104 = (int32_t)t103;
-        if (!t100[t103])
-          continue;
-        double t102y0;
-        uint8_t t102y1;
-        double t102y2;
-        uint8_t t102y3;
-        double t102y4;
-        uint8_t t102y5;
-        double t121 = v_x382_d[t104];
-        double t122;
-        if ((uint64_t)(int64_t)t104 < (uint64_t)v_x383_n) {
-          t122 = v_x383_d[t104];
-        } else {
-          NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x383_n, 0.0, 1);
-          t122 = 0;
-        }
-        uint8_t t124 = rt_lt_f(t121, t122);
-        uint8_t t126 = rt_ge_f(t121, t122);
-        uint8_t t128 = rt_gt_f(t121, 1.0);
-        t102y0 = t121;
-        t102y1 = t124;
-        t102y2 = t121;
-        t102y3 = t126;
-        t102y4 = t122;
-        t102y5 = t128;
-        if (t100[t103] >> 0 & 1) {
-          v_x389_d[at[0]] = t102y0;
-          at[0]++;
-        }
-        if (t100[t103] >> 1 & 1) {
-          v_x396_d[at[1]] = t102y2;
-          at[1]++;
-        }
-        if (t100[t103] >> 2 & 1) {
-          v_x403_d[at[2]] = t102y4;
-          at[2]++;
-        }
-      }
-    }
-    rt_free(t100);
-    rt_free(t101);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x389 = v_x389;
-  *out_v_x396 = v_x396;
-  *out_v_x403 = v_x403;
-  rt_release(v_x390);
-  rt_release(v_x397);
-  rt_release(v_x404);
-  return;
-fail:
-  rt_release(v_x389);
-  rt_release(v_x390);
-  rt_release(v_x396);
-  rt_release(v_x397);
-  rt_release(v_x403);
-  rt_release(v_x404);
-}
-
-/* K3: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  double *v_x382_d; int64_t v_x382_n;
-  double *v_x383_d; int64_t v_x383_n;
-  double *v_x389_d; int64_t v_x389_n;
-  uint8_t *v_x390_d; int64_t v_x390_n;
-  double *v_x396_d; int64_t v_x396_n;
-  uint8_t *v_x397_d; int64_t v_x397_n;
-  double *v_x403_d; int64_t v_x403_n;
-  uint8_t *v_x404_d; int64_t v_x404_n;
-};
-struct alignas(8) K3_0_V {
-  double v0;
-  uint8_t v1;
-  /* v2: v0, the same value */
-  uint8_t v3;
-  double v4;
-  uint8_t v5;
-};
 struct K3_0_pull {
   K3_A A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t131 = 0; /* nonzero: a check below failed */
-    double t129 = A.v_x382_d[ix];
-    int t132 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x383_n;
-    double t130 = t132 ? A.v_x383_d[ix] : 0;
-    t131 |= !t132;
-    uint8_t t134 = rt_lt_f(t129, t130);
-    uint8_t t136 = rt_ge_f(t129, t130);
-    uint8_t t138 = rt_gt_f(t129, 1.0);
-    if (__builtin_expect(t131 != 0, 0)) { /* again, recording the error */
-      double t139 = A.v_x382_d[ix];
-      double t140;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x383_n) {
-        t140 = A.v_x383_d[ix];
+    int t76 = 0; /* nonzero: a check below failed */
+    int32_t t74 = A.v_x801_d[ix];
+    int t77 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x802_n;
+    int32_t t75 = t77 ? A.v_x802_d[ix] : 0;
+    t76 |= !t77;
+    uint8_t t79 = rt_lt_i(t74, t75);
+    uint8_t t81 = rt_gt_i(t74, t75);
+    uint8_t t83 = rt_eq_i(t74, t75);
+    uint8_t t85 = rt_ne_i(t74, t75);
+    if (__builtin_expect(t76 != 0, 0)) { /* again, recording the error */
+      int32_t t86 = A.v_x801_d[ix];
+      int32_t t87;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x802_n) {
+        t87 = A.v_x802_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x383_n, 0.0, 0);
-        t140 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x802_n, 0.0, 0);
+        t87 = 0;
       }
-      uint8_t t142 = rt_lt_f(t139, t140);
-      uint8_t t144 = rt_ge_f(t139, t140);
-      uint8_t t146 = rt_gt_f(t139, 1.0);
+      uint8_t t89 = rt_lt_i(t86, t87);
+      uint8_t t91 = rt_gt_i(t86, t87);
+      uint8_t t93 = rt_eq_i(t86, t87);
+      uint8_t t95 = rt_ne_i(t86, t87);
     }
-    return K3_0_V{t129, t134, t136, t130, t138};
+    return K3_0_V{t74, t79, t75, t81, t83, t85};
   }
 };
 struct K3_0_store {
@@ -995,16 +716,22 @@ struct K3_0_store {
   __device__ void operator()(int c, int64_t i, const K3_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x389_d[i] = v.v0;
-      /* v.v1: v_x390, read by nothing */
+      A.v_x808_d[i] = v.v0;
+      /* v.v1: v_x809, read by nothing */
       break;
     case 1:
-      A.v_x396_d[i] = v.v0;
-      /* v.v3: v_x397, read by nothing */
+      A.v_x815_d[i] = v.v2;
+      /* v.v3: v_x816, read by nothing */
       break;
     case 2:
-      A.v_x403_d[i] = v.v4;
-      /* v.v5: v_x404, read by nothing */
+      A.v_x822_d[i] = v.v2;
+      /* v.v5: v_x823, read by nothing */
+      A.v_x827_d[i] = v.v0;
+      /* v.v7: v_x828, read by nothing */
+      break;
+    case 3:
+      A.v_x834_d[i] = v.v0;
+      /* v.v9: v_x835, read by nothing */
       break;
     }
   }
@@ -1012,82 +739,3319 @@ struct K3_0_store {
 struct K3_0_pred {
   K3_A A;
   __device__ unsigned operator()(int64_t i, const K3_0_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2);
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2) | ((unsigned)((v.v9) != 0) << 3);
   }
 };
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x382, RtValue *v_x383, RtValue **out_v_x389, RtValue **out_v_x396, RtValue **out_v_x403) {
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
   (void)loc;
   (void)err;
   K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x382_d = v_x382->data.f;
-  A.v_x382_n = v_x382->len;
-  A.v_x383_d = v_x383->data.f;
-  A.v_x383_n = v_x383->len;
-  RtValue *v_x389 = NULL;
-  RtValue *v_x390 = NULL;
-  RtValue *v_x396 = NULL;
-  RtValue *v_x397 = NULL;
-  RtValue *v_x403 = NULL;
-  RtValue *v_x404 = NULL;
+  A.v_x801_d = v_x801->data.i;
+  A.v_x801_n = v_x801->len;
+  A.v_x802_d = v_x802->data.i;
+  A.v_x802_n = v_x802->len;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x809 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x827 = NULL;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x835 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t147; /* the slots of its classes' counts */
-  int64_t t148; /* its size */
+  rtg::SplitCounts t96; /* the slots of its classes' counts */
+  int64_t t97; /* its size */
   {
-    const int64_t t149 = v_x382->len;
-    v_x389 = rtg_vec_new(RT_FLOAT, t149);
-    A.v_x389_d = v_x389->data.f;
-    A.v_x389_n = v_x389->len;
-    v_x396 = rtg_vec_new(RT_FLOAT, t149);
-    A.v_x396_d = v_x396->data.f;
-    A.v_x396_n = v_x396->len;
-    v_x403 = rtg_vec_new(RT_FLOAT, t149);
-    A.v_x403_d = v_x403->data.f;
-    A.v_x403_n = v_x403->len;
-    t148 = t149;
-    t147 = rtg::split_launch<K3_0_V, 3>("K3", loc, K3_0_pull{A}, K3_0_pred{A}, t149, K3_0_store{A});
+    const int64_t t98 = v_x801->len;
+    v_x808 = rtg_vec_new(RT_INT, t98);
+    A.v_x808_d = v_x808->data.i;
+    A.v_x808_n = v_x808->len;
+    v_x815 = rtg_vec_new(RT_INT, t98);
+    A.v_x815_d = v_x815->data.i;
+    A.v_x815_n = v_x815->len;
+    v_x822 = rtg_vec_new(RT_INT, t98);
+    A.v_x822_d = v_x822->data.i;
+    A.v_x822_n = v_x822->len;
+    v_x827 = rtg_vec_new(RT_INT, t98);
+    A.v_x827_d = v_x827->data.i;
+    A.v_x827_n = v_x827->len;
+    v_x834 = rtg_vec_new(RT_INT, t98);
+    A.v_x834_d = v_x834->data.i;
+    A.v_x834_n = v_x834->len;
+    t97 = t98;
+    t96 = rtg::split_launch<K3_0_V, 4>("K3", loc, K3_0_pull{A}, K3_0_pred{A}, t98, K3_0_store{A});
   }
   {
-    int64_t t150[3];
-    t150[0] = rtg::filter_count(t147.at[0]);
-    t150[1] = rtg::filter_count(t147.at[1]);
-    t150[2] = rtg::filter_count(t147.at[2]);
-    v_x389 = rtg_vec_fit(v_x389, t150[0]);
-    A.v_x389_d = v_x389->data.f;
-    A.v_x389_n = v_x389->len;
-    v_x396 = rtg_vec_fit(v_x396, t150[1]);
-    A.v_x396_d = v_x396->data.f;
-    A.v_x396_n = v_x396->len;
-    v_x403 = rtg_vec_fit(v_x403, t150[2]);
-    A.v_x403_d = v_x403->data.f;
-    A.v_x403_n = v_x403->len;
+    int64_t t99[4];
+    t99[0] = rtg::filter_count(t96.at[0]);
+    t99[1] = rtg::filter_count(t96.at[1]);
+    t99[2] = rtg::filter_count(t96.at[2]);
+    t99[3] = rtg::filter_count(t96.at[3]);
+    v_x808 = rtg_vec_fit(v_x808, t99[0]);
+    A.v_x808_d = v_x808->data.i;
+    A.v_x808_n = v_x808->len;
+    v_x815 = rtg_vec_fit(v_x815, t99[1]);
+    A.v_x815_d = v_x815->data.i;
+    A.v_x815_n = v_x815->len;
+    v_x822 = rtg_vec_fit(v_x822, t99[2]);
+    A.v_x822_d = v_x822->data.i;
+    A.v_x822_n = v_x822->len;
+    v_x827 = rtg_vec_fit(v_x827, t99[2]);
+    A.v_x827_d = v_x827->data.i;
+    A.v_x827_n = v_x827->len;
+    v_x834 = rtg_vec_fit(v_x834, t99[3]);
+    A.v_x834_d = v_x834->data.i;
+    A.v_x834_n = v_x834->len;
   }
-  *out_v_x389 = v_x389;
-  *out_v_x396 = v_x396;
-  *out_v_x403 = v_x403;
-  rt_release(v_x390);
-  rt_release(v_x397);
-  rt_release(v_x404);
+  *out_v_x808 = v_x808;
+  *out_v_x815 = v_x815;
+  *out_v_x822 = v_x822;
+  *out_v_x827 = v_x827;
+  *out_v_x834 = v_x834;
+  rt_release(v_x809);
+  rt_release(v_x816);
+  rt_release(v_x823);
+  rt_release(v_x828);
+  rt_release(v_x835);
   return;
 fail:
-  rt_release(v_x389);
-  rt_release(v_x390);
-  rt_release(v_x396);
-  rt_release(v_x397);
-  rt_release(v_x403);
-  rt_release(v_x404);
+  rt_release(v_x808);
+  rt_release(v_x809);
+  rt_release(v_x815);
+  rt_release(v_x816);
+  rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x827);
+  rt_release(v_x828);
+  rt_release(v_x834);
+  rt_release(v_x835);
 }
 
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x382, RtValue *v_x383, RtValue **out_v_x389, RtValue **out_v_x396, RtValue **out_v_x403) {
-  RtValue *vals[] = {v_x382, v_x383};
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
+  RtValue *vals[] = {v_x801, v_x802};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K3_host(err, loc, run, v_x382, v_x383, out_v_x389, out_v_x396, out_v_x403);
+    K3_host(err, loc, run, v_x801, v_x802, out_v_x808, out_v_x815, out_v_x822, out_v_x827, out_v_x834);
     rtg_host_ran();
   } else {
-    K3_gpu(err, loc, run, v_x382, v_x383, out_v_x389, out_v_x396, out_v_x403);
+    K3_gpu(err, loc, run, v_x801, v_x802, out_v_x808, out_v_x815, out_v_x822, out_v_x827, out_v_x834);
+  }
+}
+
+/* K4: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
+  (void)loc;
+  (void)run;
+  double *v_x889_d = v_x889->data.f;
+  const int64_t v_x889_n = v_x889->len;
+  double *v_x890_d = v_x890->data.f;
+  const int64_t v_x890_n = v_x890->len;
+  RtValue *v_x896 = NULL;
+  RtValue *v_x897 = NULL;
+  RtValue *v_x903 = NULL;
+  RtValue *v_x904 = NULL;
+  RtValue *v_x910 = NULL;
+  RtValue *v_x911 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t100 = v_x889_n;
+    const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t102 = (uint8_t *)rt_alloc_atomic((size_t)t100 + 1);
+    int64_t *t103 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t101 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t101 > 1)
+    for (int64_t t104 = 0; t104 < t101; t104++) {
+      int64_t kept[3] = {0};
+      const int64_t t104_end = (t104 + 1) * RT_CHUNK < t100 ? (t104 + 1) * RT_CHUNK : t100;
+      for (int64_t t105 = t104 * RT_CHUNK; t105 < t104_end; t105++) {
+        const int32_t t106 = (int32_t)t105;
+        double t104x0;
+        uint8_t t104x1;
+        double t104x2;
+        uint8_t t104x3;
+        double t104x4;
+        uint8_t t104x5;
+        double t109 = v_x889_d[t106];
+        double t110;
+        if ((uint64_t)(int64_t)t106 < (uint64_t)v_x890_n) {
+          t110 = v_x890_d[t106];
+        } else {
+          NESSIE_RECORD(err, t105, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x890_n, 0.0, 0);
+          t110 = 0;
+        }
+        uint8_t t112 = rt_lt_f(t109, t110);
+        uint8_t t114 = rt_ge_f(t109, t110);
+        uint8_t t116 = rt_gt_f(t109, 1.0);
+        t104x0 = t109;
+        t104x1 = t112;
+        t104x2 = t109;
+        t104x3 = t114;
+        t104x4 = t110;
+        t104x5 = t116;
+        uint8_t t117;
+        uint8_t t118;
+        uint8_t t119;
+        t117 = t104x1;
+        t118 = t104x3;
+        t119 = t104x5;
+        kept[0] += t117 != 0;
+        kept[1] += t118 != 0;
+        kept[2] += t119 != 0;
+        t102[t105] = (uint8_t)((t117 != 0) << 0 | (t118 != 0) << 1 | (t119 != 0) << 2);
+      }
+      t103[0 * t101 + t104] = kept[0];
+      t103[1 * t101 + t104] = kept[1];
+      t103[2 * t101 + t104] = kept[2];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t102);
+      rt_free(t103);
+      goto fail;
+    }
+    int64_t t120 = 0;
+    for (int64_t t104 = 0; t104 < t101; t104++) {
+      const int64_t k = t103[0 * t101 + t104];
+      t103[0 * t101 + t104] = t120;
+      t120 += k;
+    }
+    v_x896 = rt_value_new(rt_vec_type(RT_FLOAT), t120);
+    double *v_x896_d = v_x896->data.f;
+    const int64_t v_x896_n = v_x896->len;
+    int64_t t121 = 0;
+    for (int64_t t104 = 0; t104 < t101; t104++) {
+      const int64_t k = t103[1 * t101 + t104];
+      t103[1 * t101 + t104] = t121;
+      t121 += k;
+    }
+    v_x903 = rt_value_new(rt_vec_type(RT_FLOAT), t121);
+    double *v_x903_d = v_x903->data.f;
+    const int64_t v_x903_n = v_x903->len;
+    int64_t t122 = 0;
+    for (int64_t t104 = 0; t104 < t101; t104++) {
+      const int64_t k = t103[2 * t101 + t104];
+      t103[2 * t101 + t104] = t122;
+      t122 += k;
+    }
+    v_x910 = rt_value_new(rt_vec_type(RT_FLOAT), t122);
+    double *v_x910_d = v_x910->data.f;
+    const int64_t v_x910_n = v_x910->len;
+    RT_PARALLEL_FOR_IF(t101 > 1)
+    for (int64_t t104 = 0; t104 < t101; t104++) {
+      int64_t at[3];
+      at[0] = t103[0 * t101 + t104];
+      at[1] = t103[1 * t101 + t104];
+      at[2] = t103[2 * t101 + t104];
+      const int64_t t104_end = (t104 + 1) * RT_CHUNK < t100 ? (t104 + 1) * RT_CHUNK : t100;
+      for (int64_t t105 = t104 * RT_CHUNK; t105 < t104_end; t105++) {
+        const int32_t t106 = (int32_t)t105;
+        if (!t102[t105])
+          continue;
+        double t104y0;
+        uint8_t t104y1;
+        double t104y2;
+        uint8_t t104y3;
+        double t104y4;
+        uint8_t t104y5;
+        double t123 = v_x889_d[t106];
+        double t124;
+        if ((uint64_t)(int64_t)t106 < (uint64_t)v_x890_n) {
+          t124 = v_x890_d[t106];
+        } else {
+          NESSIE_RECORD(err, t105, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x890_n, 0.0, 1);
+          t124 = 0;
+        }
+        uint8_t t126 = rt_lt_f(t123, t124);
+        uint8_t t128 = rt_ge_f(t123, t124);
+        uint8_t t130 = rt_gt_f(t123, 1.0);
+        t104y0 = t123;
+        t104y1 = t126;
+        t104y2 = t123;
+        t104y3 = t128;
+        t104y4 = t124;
+        t104y5 = t130;
+        if (t102[t105] >> 0 & 1) {
+          v_x896_d[at[0]] = t104y0;
+          at[0]++;
+        }
+        if (t102[t105] >> 1 & 1) {
+          v_x903_d[at[1]] = t104y2;
+          at[1]++;
+        }
+        if (t102[t105] >> 2 & 1) {
+          v_x910_d[at[2]] = t104y4;
+          at[2]++;
+        }
+      }
+    }
+    rt_free(t102);
+    rt_free(t103);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x896 = v_x896;
+  *out_v_x903 = v_x903;
+  *out_v_x910 = v_x910;
+  rt_release(v_x897);
+  rt_release(v_x904);
+  rt_release(v_x911);
+  return;
+fail:
+  rt_release(v_x896);
+  rt_release(v_x897);
+  rt_release(v_x903);
+  rt_release(v_x904);
+  rt_release(v_x910);
+  rt_release(v_x911);
+}
+
+/* K4: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
+struct K4_A {
+  RtKernelError *err;
+  int run;
+  double *v_x889_d; int64_t v_x889_n;
+  double *v_x890_d; int64_t v_x890_n;
+  double *v_x896_d; int64_t v_x896_n;
+  uint8_t *v_x897_d; int64_t v_x897_n;
+  double *v_x903_d; int64_t v_x903_n;
+  uint8_t *v_x904_d; int64_t v_x904_n;
+  double *v_x910_d; int64_t v_x910_n;
+  uint8_t *v_x911_d; int64_t v_x911_n;
+};
+struct alignas(8) K4_0_V {
+  double v0;
+  uint8_t v1;
+  /* v2: v0, the same value */
+  uint8_t v3;
+  double v4;
+  uint8_t v5;
+};
+struct K4_0_pull {
+  K4_A A;
+  __device__ K4_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t133 = 0; /* nonzero: a check below failed */
+    double t131 = A.v_x889_d[ix];
+    int t134 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x890_n;
+    double t132 = t134 ? A.v_x890_d[ix] : 0;
+    t133 |= !t134;
+    uint8_t t136 = rt_lt_f(t131, t132);
+    uint8_t t138 = rt_ge_f(t131, t132);
+    uint8_t t140 = rt_gt_f(t131, 1.0);
+    if (__builtin_expect(t133 != 0, 0)) { /* again, recording the error */
+      double t141 = A.v_x889_d[ix];
+      double t142;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x890_n) {
+        t142 = A.v_x890_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x890_n, 0.0, 0);
+        t142 = 0;
+      }
+      uint8_t t144 = rt_lt_f(t141, t142);
+      uint8_t t146 = rt_ge_f(t141, t142);
+      uint8_t t148 = rt_gt_f(t141, 1.0);
+    }
+    return K4_0_V{t131, t136, t138, t132, t140};
+  }
+};
+struct K4_0_store {
+  K4_A A;
+  __device__ void operator()(int c, int64_t i, const K4_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x896_d[i] = v.v0;
+      /* v.v1: v_x897, read by nothing */
+      break;
+    case 1:
+      A.v_x903_d[i] = v.v0;
+      /* v.v3: v_x904, read by nothing */
+      break;
+    case 2:
+      A.v_x910_d[i] = v.v4;
+      /* v.v5: v_x911, read by nothing */
+      break;
+    }
+  }
+};
+struct K4_0_pred {
+  K4_A A;
+  __device__ unsigned operator()(int64_t i, const K4_0_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2);
+  }
+};
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
+  (void)loc;
+  (void)err;
+  K4_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x889_d = v_x889->data.f;
+  A.v_x889_n = v_x889->len;
+  A.v_x890_d = v_x890->data.f;
+  A.v_x890_n = v_x890->len;
+  RtValue *v_x896 = NULL;
+  RtValue *v_x897 = NULL;
+  RtValue *v_x903 = NULL;
+  RtValue *v_x904 = NULL;
+  RtValue *v_x910 = NULL;
+  RtValue *v_x911 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t149; /* the slots of its classes' counts */
+  int64_t t150; /* its size */
+  {
+    const int64_t t151 = v_x889->len;
+    v_x896 = rtg_vec_new(RT_FLOAT, t151);
+    A.v_x896_d = v_x896->data.f;
+    A.v_x896_n = v_x896->len;
+    v_x903 = rtg_vec_new(RT_FLOAT, t151);
+    A.v_x903_d = v_x903->data.f;
+    A.v_x903_n = v_x903->len;
+    v_x910 = rtg_vec_new(RT_FLOAT, t151);
+    A.v_x910_d = v_x910->data.f;
+    A.v_x910_n = v_x910->len;
+    t150 = t151;
+    t149 = rtg::split_launch<K4_0_V, 3>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t151, K4_0_store{A});
+  }
+  {
+    int64_t t152[3];
+    t152[0] = rtg::filter_count(t149.at[0]);
+    t152[1] = rtg::filter_count(t149.at[1]);
+    t152[2] = rtg::filter_count(t149.at[2]);
+    v_x896 = rtg_vec_fit(v_x896, t152[0]);
+    A.v_x896_d = v_x896->data.f;
+    A.v_x896_n = v_x896->len;
+    v_x903 = rtg_vec_fit(v_x903, t152[1]);
+    A.v_x903_d = v_x903->data.f;
+    A.v_x903_n = v_x903->len;
+    v_x910 = rtg_vec_fit(v_x910, t152[2]);
+    A.v_x910_d = v_x910->data.f;
+    A.v_x910_n = v_x910->len;
+  }
+  *out_v_x896 = v_x896;
+  *out_v_x903 = v_x903;
+  *out_v_x910 = v_x910;
+  rt_release(v_x897);
+  rt_release(v_x904);
+  rt_release(v_x911);
+  return;
+fail:
+  rt_release(v_x896);
+  rt_release(v_x897);
+  rt_release(v_x903);
+  rt_release(v_x904);
+  rt_release(v_x910);
+  rt_release(v_x911);
+}
+
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
+  RtValue *vals[] = {v_x889, v_x890};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K4_host(err, loc, run, v_x889, v_x890, out_v_x896, out_v_x903, out_v_x910);
+    rtg_host_ran();
+  } else {
+    K4_gpu(err, loc, run, v_x889, v_x890, out_v_x896, out_v_x903, out_v_x910);
+  }
+}
+
+/* K5: SPLIT, SPLIT -- tests/flat/split_values.nesl:14:     ({(x, y, z) : (x, y, z) in a | x < 1}, {(x, y, z) : (x, y, z) in a */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue *v_x938, RtValue *v_x944, RtValue **out_v_x942, RtValue **out_v_x948, RtValue **out_v_x952, RtValue **out_v_x958, RtValue **out_v_x963, RtValue **out_v_x967, RtValue **out_v_x973, RtValue **out_v_x978, RtValue **out_v_x982, RtValue **out_v_x988, RtValue **out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1003, RtValue **out_v_x1008, RtValue **out_v_x1012, RtValue **out_v_x1018, RtValue **out_v_x1023, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1038, RtValue **out_v_x1042, RtValue **out_v_x1048, RtValue **out_v_x1053, RtValue **out_v_x1057) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x935_d = v_x935->data.i;
+  const int64_t v_x935_n = v_x935->len;
+  double *v_x938_d = v_x938->data.f;
+  const int64_t v_x938_n = v_x938->len;
+  (void)v_x938_n; /* v_x938's length is v_x935's */
+  int32_t *v_x944_d = v_x944->data.i;
+  const int64_t v_x944_n = v_x944->len;
+  (void)v_x944_n; /* v_x944's length is v_x935's */
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x967 = NULL;
+  RtValue *v_x973 = NULL;
+  RtValue *v_x974 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
+  RtValue *v_x1004 = NULL;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1009 = NULL;
+  RtValue *v_x1012 = NULL;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1023 = NULL;
+  RtValue *v_x1024 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1038 = NULL;
+  RtValue *v_x1039 = NULL;
+  RtValue *v_x1042 = NULL;
+  RtValue *v_x1048 = NULL;
+  RtValue *v_x1049 = NULL;
+  RtValue *v_x1053 = NULL;
+  RtValue *v_x1054 = NULL;
+  RtValue *v_x1057 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t153 = v_x935_n;
+    const int64_t t154 = t153 > 0 ? (t153 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t155 = (uint8_t *)rt_alloc_atomic((size_t)t153 + 1);
+    int64_t *t156 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t154 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t154 > 1)
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      int64_t kept[8] = {0};
+      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
+      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
+        const int32_t t159 = (int32_t)t158;
+        double t157x0;
+        uint8_t t157x1;
+        int32_t t157x2;
+        uint8_t t157x3;
+        int32_t t157x4;
+        double t157x5;
+        uint8_t t157x6;
+        int32_t t157x7;
+        uint8_t t157x8;
+        int32_t t157x9;
+        double t157x10;
+        uint8_t t157x11;
+        int32_t t157x12;
+        uint8_t t157x13;
+        int32_t t157x14;
+        double t157x15;
+        uint8_t t157x16;
+        int32_t t157x17;
+        uint8_t t157x18;
+        int32_t t157x19;
+        double t162 = v_x938_d[t159];
+        int32_t t163 = v_x935_d[t159];
+        uint8_t t165 = rt_lt_i(t163, 1);
+        int32_t t166 = v_x944_d[t159];
+        uint8_t t168 = rt_lt_i(t163, 2);
+        uint8_t t170 = rt_lt_i(t163, 3);
+        uint8_t t172 = rt_lt_i(t163, 4);
+        t157x0 = t162;
+        t157x1 = t165;
+        t157x2 = t166;
+        t157x3 = t165;
+        t157x4 = t163;
+        t157x5 = t162;
+        t157x6 = t168;
+        t157x7 = t166;
+        t157x8 = t168;
+        t157x9 = t163;
+        t157x10 = t162;
+        t157x11 = t170;
+        t157x12 = t166;
+        t157x13 = t170;
+        t157x14 = t163;
+        t157x15 = t162;
+        t157x16 = t172;
+        t157x17 = t166;
+        t157x18 = t172;
+        t157x19 = t163;
+        uint8_t t173;
+        uint8_t t174;
+        uint8_t t175;
+        uint8_t t176;
+        uint8_t t177;
+        uint8_t t178;
+        uint8_t t179;
+        uint8_t t180;
+        uint8_t t182 = rt_lt_i(t157x4, 1);
+        uint8_t t184 = rt_lt_i(t157x9, 2);
+        uint8_t t186 = rt_lt_i(t157x14, 3);
+        uint8_t t188 = rt_lt_i(t157x19, 4);
+        t173 = t157x1;
+        t174 = t182;
+        t175 = t157x6;
+        t176 = t184;
+        t177 = t157x11;
+        t178 = t186;
+        t179 = t157x16;
+        t180 = t188;
+        kept[0] += t173 != 0;
+        kept[1] += t174 != 0;
+        kept[2] += t175 != 0;
+        kept[3] += t176 != 0;
+        kept[4] += t177 != 0;
+        kept[5] += t178 != 0;
+        kept[6] += t179 != 0;
+        kept[7] += t180 != 0;
+        t155[t158] = (uint8_t)((t173 != 0) << 0 | (t174 != 0) << 1 | (t175 != 0) << 2 | (t176 != 0) << 3 | (t177 != 0) << 4 | (t178 != 0) << 5 | (t179 != 0) << 6 | (t180 != 0) << 7);
+      }
+      t156[0 * t154 + t157] = kept[0];
+      t156[1 * t154 + t157] = kept[1];
+      t156[2 * t154 + t157] = kept[2];
+      t156[3 * t154 + t157] = kept[3];
+      t156[4 * t154 + t157] = kept[4];
+      t156[5 * t154 + t157] = kept[5];
+      t156[6 * t154 + t157] = kept[6];
+      t156[7 * t154 + t157] = kept[7];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t155);
+      rt_free(t156);
+      goto fail;
+    }
+    int64_t t189 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[0 * t154 + t157];
+      t156[0 * t154 + t157] = t189;
+      t189 += k;
+    }
+    v_x942 = rt_value_new(rt_vec_type(RT_FLOAT), t189);
+    double *v_x942_d = v_x942->data.f;
+    const int64_t v_x942_n = v_x942->len;
+    v_x948 = rt_value_new(rt_vec_type(RT_INT), t189);
+    int32_t *v_x948_d = v_x948->data.i;
+    const int64_t v_x948_n = v_x948->len;
+    int64_t t190 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[1 * t154 + t157];
+      t156[1 * t154 + t157] = t190;
+      t190 += k;
+    }
+    v_x952 = rt_value_new(rt_vec_type(RT_INT), t190);
+    int32_t *v_x952_d = v_x952->data.i;
+    const int64_t v_x952_n = v_x952->len;
+    int64_t t191 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[2 * t154 + t157];
+      t156[2 * t154 + t157] = t191;
+      t191 += k;
+    }
+    v_x958 = rt_value_new(rt_vec_type(RT_FLOAT), t191);
+    double *v_x958_d = v_x958->data.f;
+    const int64_t v_x958_n = v_x958->len;
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t191);
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int64_t t192 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[3 * t154 + t157];
+      t156[3 * t154 + t157] = t192;
+      t192 += k;
+    }
+    v_x967 = rt_value_new(rt_vec_type(RT_INT), t192);
+    int32_t *v_x967_d = v_x967->data.i;
+    const int64_t v_x967_n = v_x967->len;
+    int64_t t193 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[4 * t154 + t157];
+      t156[4 * t154 + t157] = t193;
+      t193 += k;
+    }
+    v_x973 = rt_value_new(rt_vec_type(RT_FLOAT), t193);
+    double *v_x973_d = v_x973->data.f;
+    const int64_t v_x973_n = v_x973->len;
+    v_x978 = rt_value_new(rt_vec_type(RT_INT), t193);
+    int32_t *v_x978_d = v_x978->data.i;
+    const int64_t v_x978_n = v_x978->len;
+    int64_t t194 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[5 * t154 + t157];
+      t156[5 * t154 + t157] = t194;
+      t194 += k;
+    }
+    v_x982 = rt_value_new(rt_vec_type(RT_INT), t194);
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    int64_t t195 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[6 * t154 + t157];
+      t156[6 * t154 + t157] = t195;
+      t195 += k;
+    }
+    v_x988 = rt_value_new(rt_vec_type(RT_FLOAT), t195);
+    double *v_x988_d = v_x988->data.f;
+    const int64_t v_x988_n = v_x988->len;
+    v_x993 = rt_value_new(rt_vec_type(RT_INT), t195);
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    int64_t t196 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[7 * t154 + t157];
+      t156[7 * t154 + t157] = t196;
+      t196 += k;
+    }
+    v_x997 = rt_value_new(rt_vec_type(RT_INT), t196);
+    int32_t *v_x997_d = v_x997->data.i;
+    const int64_t v_x997_n = v_x997->len;
+    RT_PARALLEL_FOR_IF(t154 > 1)
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      int64_t at[8];
+      at[0] = t156[0 * t154 + t157];
+      at[1] = t156[1 * t154 + t157];
+      at[2] = t156[2 * t154 + t157];
+      at[3] = t156[3 * t154 + t157];
+      at[4] = t156[4 * t154 + t157];
+      at[5] = t156[5 * t154 + t157];
+      at[6] = t156[6 * t154 + t157];
+      at[7] = t156[7 * t154 + t157];
+      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
+      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
+        const int32_t t159 = (int32_t)t158;
+        if (!t155[t158])
+          continue;
+        double t157y0;
+        uint8_t t157y1;
+        int32_t t157y2;
+        uint8_t t157y3;
+        int32_t t157y4;
+        double t157y5;
+        uint8_t t157y6;
+        int32_t t157y7;
+        uint8_t t157y8;
+        int32_t t157y9;
+        double t157y10;
+        uint8_t t157y11;
+        int32_t t157y12;
+        uint8_t t157y13;
+        int32_t t157y14;
+        double t157y15;
+        uint8_t t157y16;
+        int32_t t157y17;
+        uint8_t t157y18;
+        int32_t t157y19;
+        double t197 = v_x938_d[t159];
+        int32_t t198 = v_x935_d[t159];
+        uint8_t t200 = rt_lt_i(t198, 1);
+        int32_t t201 = v_x944_d[t159];
+        uint8_t t203 = rt_lt_i(t198, 2);
+        uint8_t t205 = rt_lt_i(t198, 3);
+        uint8_t t207 = rt_lt_i(t198, 4);
+        t157y0 = t197;
+        t157y1 = t200;
+        t157y2 = t201;
+        t157y3 = t200;
+        t157y4 = t198;
+        t157y5 = t197;
+        t157y6 = t203;
+        t157y7 = t201;
+        t157y8 = t203;
+        t157y9 = t198;
+        t157y10 = t197;
+        t157y11 = t205;
+        t157y12 = t201;
+        t157y13 = t205;
+        t157y14 = t198;
+        t157y15 = t197;
+        t157y16 = t207;
+        t157y17 = t201;
+        t157y18 = t207;
+        t157y19 = t198;
+        if (t155[t158] >> 0 & 1) {
+          v_x942_d[at[0]] = t157y0;
+          v_x948_d[at[0]] = t157y2;
+          at[0]++;
+        }
+        if (t155[t158] >> 1 & 1) {
+          v_x952_d[at[1]] = t157y4;
+          at[1]++;
+        }
+        if (t155[t158] >> 2 & 1) {
+          v_x958_d[at[2]] = t157y5;
+          v_x963_d[at[2]] = t157y7;
+          at[2]++;
+        }
+        if (t155[t158] >> 3 & 1) {
+          v_x967_d[at[3]] = t157y9;
+          at[3]++;
+        }
+        if (t155[t158] >> 4 & 1) {
+          v_x973_d[at[4]] = t157y10;
+          v_x978_d[at[4]] = t157y12;
+          at[4]++;
+        }
+        if (t155[t158] >> 5 & 1) {
+          v_x982_d[at[5]] = t157y14;
+          at[5]++;
+        }
+        if (t155[t158] >> 6 & 1) {
+          v_x988_d[at[6]] = t157y15;
+          v_x993_d[at[6]] = t157y17;
+          at[6]++;
+        }
+        if (t155[t158] >> 7 & 1) {
+          v_x997_d[at[7]] = t157y19;
+          at[7]++;
+        }
+      }
+    }
+    rt_free(t155);
+    rt_free(t156);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    double *v_x942_d = v_x942->data.f;
+    const int64_t v_x942_n = v_x942->len;
+    int32_t *v_x948_d = v_x948->data.i;
+    const int64_t v_x948_n = v_x948->len;
+    int32_t *v_x952_d = v_x952->data.i;
+    const int64_t v_x952_n = v_x952->len;
+    double *v_x958_d = v_x958->data.f;
+    const int64_t v_x958_n = v_x958->len;
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int32_t *v_x967_d = v_x967->data.i;
+    const int64_t v_x967_n = v_x967->len;
+    double *v_x973_d = v_x973->data.f;
+    const int64_t v_x973_n = v_x973->len;
+    int32_t *v_x978_d = v_x978->data.i;
+    const int64_t v_x978_n = v_x978->len;
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    double *v_x988_d = v_x988->data.f;
+    const int64_t v_x988_n = v_x988->len;
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    int32_t *v_x997_d = v_x997->data.i;
+    const int64_t v_x997_n = v_x997->len;
+    /* SPLIT */
+    {
+      const int64_t t208 = v_x935_n;
+      const int64_t t209 = t208 > 0 ? (t208 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t210 = (uint8_t *)rt_alloc_atomic((size_t)t208 + 1);
+      int64_t *t211 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t209 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t209 > 1)
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        int64_t kept[8] = {0};
+        const int64_t t212_end = (t212 + 1) * RT_CHUNK < t208 ? (t212 + 1) * RT_CHUNK : t208;
+        for (int64_t t213 = t212 * RT_CHUNK; t213 < t212_end; t213++) {
+          const int32_t t214 = (int32_t)t213;
+          double t212x0;
+          uint8_t t212x1;
+          int32_t t212x2;
+          uint8_t t212x3;
+          int32_t t212x4;
+          double t212x5;
+          uint8_t t212x6;
+          int32_t t212x7;
+          uint8_t t212x8;
+          int32_t t212x9;
+          double t212x10;
+          uint8_t t212x11;
+          int32_t t212x12;
+          uint8_t t212x13;
+          int32_t t212x14;
+          double t212x15;
+          uint8_t t212x16;
+          int32_t t212x17;
+          uint8_t t212x18;
+          int32_t t212x19;
+          double t217 = v_x938_d[t214];
+          int32_t t218 = v_x935_d[t214];
+          uint8_t t220 = rt_lt_i(t218, 5);
+          int32_t t221 = v_x944_d[t214];
+          uint8_t t223 = rt_lt_i(t218, 6);
+          uint8_t t225 = rt_lt_i(t218, 7);
+          uint8_t t227 = rt_lt_i(t218, 8);
+          t212x0 = t217;
+          t212x1 = t220;
+          t212x2 = t221;
+          t212x3 = t220;
+          t212x4 = t218;
+          t212x5 = t217;
+          t212x6 = t223;
+          t212x7 = t221;
+          t212x8 = t223;
+          t212x9 = t218;
+          t212x10 = t217;
+          t212x11 = t225;
+          t212x12 = t221;
+          t212x13 = t225;
+          t212x14 = t218;
+          t212x15 = t217;
+          t212x16 = t227;
+          t212x17 = t221;
+          t212x18 = t227;
+          t212x19 = t218;
+          uint8_t t228;
+          uint8_t t229;
+          uint8_t t230;
+          uint8_t t231;
+          uint8_t t232;
+          uint8_t t233;
+          uint8_t t234;
+          uint8_t t235;
+          uint8_t t237 = rt_lt_i(t212x4, 5);
+          uint8_t t239 = rt_lt_i(t212x9, 6);
+          uint8_t t241 = rt_lt_i(t212x14, 7);
+          uint8_t t243 = rt_lt_i(t212x19, 8);
+          t228 = t212x1;
+          t229 = t237;
+          t230 = t212x6;
+          t231 = t239;
+          t232 = t212x11;
+          t233 = t241;
+          t234 = t212x16;
+          t235 = t243;
+          kept[0] += t228 != 0;
+          kept[1] += t229 != 0;
+          kept[2] += t230 != 0;
+          kept[3] += t231 != 0;
+          kept[4] += t232 != 0;
+          kept[5] += t233 != 0;
+          kept[6] += t234 != 0;
+          kept[7] += t235 != 0;
+          t210[t213] = (uint8_t)((t228 != 0) << 0 | (t229 != 0) << 1 | (t230 != 0) << 2 | (t231 != 0) << 3 | (t232 != 0) << 4 | (t233 != 0) << 5 | (t234 != 0) << 6 | (t235 != 0) << 7);
+        }
+        t211[0 * t209 + t212] = kept[0];
+        t211[1 * t209 + t212] = kept[1];
+        t211[2 * t209 + t212] = kept[2];
+        t211[3 * t209 + t212] = kept[3];
+        t211[4 * t209 + t212] = kept[4];
+        t211[5 * t209 + t212] = kept[5];
+        t211[6 * t209 + t212] = kept[6];
+        t211[7 * t209 + t212] = kept[7];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t210);
+        rt_free(t211);
+        goto fail;
+      }
+      int64_t t244 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[0 * t209 + t212];
+        t211[0 * t209 + t212] = t244;
+        t244 += k;
+      }
+      v_x1003 = rt_value_new(rt_vec_type(RT_FLOAT), t244);
+      double *v_x1003_d = v_x1003->data.f;
+      const int64_t v_x1003_n = v_x1003->len;
+      v_x1008 = rt_value_new(rt_vec_type(RT_INT), t244);
+      int32_t *v_x1008_d = v_x1008->data.i;
+      const int64_t v_x1008_n = v_x1008->len;
+      int64_t t245 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[1 * t209 + t212];
+        t211[1 * t209 + t212] = t245;
+        t245 += k;
+      }
+      v_x1012 = rt_value_new(rt_vec_type(RT_INT), t245);
+      int32_t *v_x1012_d = v_x1012->data.i;
+      const int64_t v_x1012_n = v_x1012->len;
+      int64_t t246 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[2 * t209 + t212];
+        t211[2 * t209 + t212] = t246;
+        t246 += k;
+      }
+      v_x1018 = rt_value_new(rt_vec_type(RT_FLOAT), t246);
+      double *v_x1018_d = v_x1018->data.f;
+      const int64_t v_x1018_n = v_x1018->len;
+      v_x1023 = rt_value_new(rt_vec_type(RT_INT), t246);
+      int32_t *v_x1023_d = v_x1023->data.i;
+      const int64_t v_x1023_n = v_x1023->len;
+      int64_t t247 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[3 * t209 + t212];
+        t211[3 * t209 + t212] = t247;
+        t247 += k;
+      }
+      v_x1027 = rt_value_new(rt_vec_type(RT_INT), t247);
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      int64_t t248 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[4 * t209 + t212];
+        t211[4 * t209 + t212] = t248;
+        t248 += k;
+      }
+      v_x1033 = rt_value_new(rt_vec_type(RT_FLOAT), t248);
+      double *v_x1033_d = v_x1033->data.f;
+      const int64_t v_x1033_n = v_x1033->len;
+      v_x1038 = rt_value_new(rt_vec_type(RT_INT), t248);
+      int32_t *v_x1038_d = v_x1038->data.i;
+      const int64_t v_x1038_n = v_x1038->len;
+      int64_t t249 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[5 * t209 + t212];
+        t211[5 * t209 + t212] = t249;
+        t249 += k;
+      }
+      v_x1042 = rt_value_new(rt_vec_type(RT_INT), t249);
+      int32_t *v_x1042_d = v_x1042->data.i;
+      const int64_t v_x1042_n = v_x1042->len;
+      int64_t t250 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[6 * t209 + t212];
+        t211[6 * t209 + t212] = t250;
+        t250 += k;
+      }
+      v_x1048 = rt_value_new(rt_vec_type(RT_FLOAT), t250);
+      double *v_x1048_d = v_x1048->data.f;
+      const int64_t v_x1048_n = v_x1048->len;
+      v_x1053 = rt_value_new(rt_vec_type(RT_INT), t250);
+      int32_t *v_x1053_d = v_x1053->data.i;
+      const int64_t v_x1053_n = v_x1053->len;
+      int64_t t251 = 0;
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        const int64_t k = t211[7 * t209 + t212];
+        t211[7 * t209 + t212] = t251;
+        t251 += k;
+      }
+      v_x1057 = rt_value_new(rt_vec_type(RT_INT), t251);
+      int32_t *v_x1057_d = v_x1057->data.i;
+      const int64_t v_x1057_n = v_x1057->len;
+      RT_PARALLEL_FOR_IF(t209 > 1)
+      for (int64_t t212 = 0; t212 < t209; t212++) {
+        int64_t at[8];
+        at[0] = t211[0 * t209 + t212];
+        at[1] = t211[1 * t209 + t212];
+        at[2] = t211[2 * t209 + t212];
+        at[3] = t211[3 * t209 + t212];
+        at[4] = t211[4 * t209 + t212];
+        at[5] = t211[5 * t209 + t212];
+        at[6] = t211[6 * t209 + t212];
+        at[7] = t211[7 * t209 + t212];
+        const int64_t t212_end = (t212 + 1) * RT_CHUNK < t208 ? (t212 + 1) * RT_CHUNK : t208;
+        for (int64_t t213 = t212 * RT_CHUNK; t213 < t212_end; t213++) {
+          const int32_t t214 = (int32_t)t213;
+          if (!t210[t213])
+            continue;
+          double t212y0;
+          uint8_t t212y1;
+          int32_t t212y2;
+          uint8_t t212y3;
+          int32_t t212y4;
+          double t212y5;
+          uint8_t t212y6;
+          int32_t t212y7;
+          uint8_t t212y8;
+          int32_t t212y9;
+          double t212y10;
+          uint8_t t212y11;
+          int32_t t212y12;
+          uint8_t t212y13;
+          int32_t t212y14;
+          double t212y15;
+          uint8_t t212y16;
+          int32_t t212y17;
+          uint8_t t212y18;
+          int32_t t212y19;
+          double t252 = v_x938_d[t214];
+          int32_t t253 = v_x935_d[t214];
+          uint8_t t255 = rt_lt_i(t253, 5);
+          int32_t t256 = v_x944_d[t214];
+          uint8_t t258 = rt_lt_i(t253, 6);
+          uint8_t t260 = rt_lt_i(t253, 7);
+          uint8_t t262 = rt_lt_i(t253, 8);
+          t212y0 = t252;
+          t212y1 = t255;
+          t212y2 = t256;
+          t212y3 = t255;
+          t212y4 = t253;
+          t212y5 = t252;
+          t212y6 = t258;
+          t212y7 = t256;
+          t212y8 = t258;
+          t212y9 = t253;
+          t212y10 = t252;
+          t212y11 = t260;
+          t212y12 = t256;
+          t212y13 = t260;
+          t212y14 = t253;
+          t212y15 = t252;
+          t212y16 = t262;
+          t212y17 = t256;
+          t212y18 = t262;
+          t212y19 = t253;
+          if (t210[t213] >> 0 & 1) {
+            v_x1003_d[at[0]] = t212y0;
+            v_x1008_d[at[0]] = t212y2;
+            at[0]++;
+          }
+          if (t210[t213] >> 1 & 1) {
+            v_x1012_d[at[1]] = t212y4;
+            at[1]++;
+          }
+          if (t210[t213] >> 2 & 1) {
+            v_x1018_d[at[2]] = t212y5;
+            v_x1023_d[at[2]] = t212y7;
+            at[2]++;
+          }
+          if (t210[t213] >> 3 & 1) {
+            v_x1027_d[at[3]] = t212y9;
+            at[3]++;
+          }
+          if (t210[t213] >> 4 & 1) {
+            v_x1033_d[at[4]] = t212y10;
+            v_x1038_d[at[4]] = t212y12;
+            at[4]++;
+          }
+          if (t210[t213] >> 5 & 1) {
+            v_x1042_d[at[5]] = t212y14;
+            at[5]++;
+          }
+          if (t210[t213] >> 6 & 1) {
+            v_x1048_d[at[6]] = t212y15;
+            v_x1053_d[at[6]] = t212y17;
+            at[6]++;
+          }
+          if (t210[t213] >> 7 & 1) {
+            v_x1057_d[at[7]] = t212y19;
+            at[7]++;
+          }
+        }
+      }
+      rt_free(t210);
+      rt_free(t211);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x942 = v_x942;
+  *out_v_x948 = v_x948;
+  *out_v_x952 = v_x952;
+  *out_v_x958 = v_x958;
+  *out_v_x963 = v_x963;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x978 = v_x978;
+  *out_v_x982 = v_x982;
+  *out_v_x988 = v_x988;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1003 = v_x1003;
+  *out_v_x1008 = v_x1008;
+  *out_v_x1012 = v_x1012;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1038 = v_x1038;
+  *out_v_x1042 = v_x1042;
+  *out_v_x1048 = v_x1048;
+  *out_v_x1053 = v_x1053;
+  *out_v_x1057 = v_x1057;
+  rt_release(v_x943);
+  rt_release(v_x949);
+  rt_release(v_x959);
+  rt_release(v_x964);
+  rt_release(v_x974);
+  rt_release(v_x979);
+  rt_release(v_x989);
+  rt_release(v_x994);
+  rt_release(v_x1004);
+  rt_release(v_x1009);
+  rt_release(v_x1019);
+  rt_release(v_x1024);
+  rt_release(v_x1034);
+  rt_release(v_x1039);
+  rt_release(v_x1049);
+  rt_release(v_x1054);
+  return;
+fail:
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x948);
+  rt_release(v_x949);
+  rt_release(v_x952);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x963);
+  rt_release(v_x964);
+  rt_release(v_x967);
+  rt_release(v_x973);
+  rt_release(v_x974);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x982);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x993);
+  rt_release(v_x994);
+  rt_release(v_x997);
+  rt_release(v_x1003);
+  rt_release(v_x1004);
+  rt_release(v_x1008);
+  rt_release(v_x1009);
+  rt_release(v_x1012);
+  rt_release(v_x1018);
+  rt_release(v_x1019);
+  rt_release(v_x1023);
+  rt_release(v_x1024);
+  rt_release(v_x1027);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1038);
+  rt_release(v_x1039);
+  rt_release(v_x1042);
+  rt_release(v_x1048);
+  rt_release(v_x1049);
+  rt_release(v_x1053);
+  rt_release(v_x1054);
+  rt_release(v_x1057);
+}
+
+/* K5: SPLIT, SPLIT -- tests/flat/split_values.nesl:14:     ({(x, y, z) : (x, y, z) in a | x < 1}, {(x, y, z) : (x, y, z) in a */
+struct K5_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x935_d; int64_t v_x935_n;
+  double *v_x938_d; int64_t v_x938_n;
+  int32_t *v_x944_d; int64_t v_x944_n;
+  double *v_x942_d; int64_t v_x942_n;
+  uint8_t *v_x943_d; int64_t v_x943_n;
+  int32_t *v_x948_d; int64_t v_x948_n;
+  uint8_t *v_x949_d; int64_t v_x949_n;
+  int32_t *v_x952_d; int64_t v_x952_n;
+  double *v_x958_d; int64_t v_x958_n;
+  uint8_t *v_x959_d; int64_t v_x959_n;
+  int32_t *v_x963_d; int64_t v_x963_n;
+  uint8_t *v_x964_d; int64_t v_x964_n;
+  int32_t *v_x967_d; int64_t v_x967_n;
+  double *v_x973_d; int64_t v_x973_n;
+  uint8_t *v_x974_d; int64_t v_x974_n;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  uint8_t *v_x979_d; int64_t v_x979_n;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  double *v_x988_d; int64_t v_x988_n;
+  uint8_t *v_x989_d; int64_t v_x989_n;
+  int32_t *v_x993_d; int64_t v_x993_n;
+  uint8_t *v_x994_d; int64_t v_x994_n;
+  int32_t *v_x997_d; int64_t v_x997_n;
+  double *v_x1003_d; int64_t v_x1003_n;
+  uint8_t *v_x1004_d; int64_t v_x1004_n;
+  int32_t *v_x1008_d; int64_t v_x1008_n;
+  uint8_t *v_x1009_d; int64_t v_x1009_n;
+  int32_t *v_x1012_d; int64_t v_x1012_n;
+  double *v_x1018_d; int64_t v_x1018_n;
+  uint8_t *v_x1019_d; int64_t v_x1019_n;
+  int32_t *v_x1023_d; int64_t v_x1023_n;
+  uint8_t *v_x1024_d; int64_t v_x1024_n;
+  int32_t *v_x1027_d; int64_t v_x1027_n;
+  double *v_x1033_d; int64_t v_x1033_n;
+  uint8_t *v_x1034_d; int64_t v_x1034_n;
+  int32_t *v_x1038_d; int64_t v_x1038_n;
+  uint8_t *v_x1039_d; int64_t v_x1039_n;
+  int32_t *v_x1042_d; int64_t v_x1042_n;
+  double *v_x1048_d; int64_t v_x1048_n;
+  uint8_t *v_x1049_d; int64_t v_x1049_n;
+  int32_t *v_x1053_d; int64_t v_x1053_n;
+  uint8_t *v_x1054_d; int64_t v_x1054_n;
+  int32_t *v_x1057_d; int64_t v_x1057_n;
+};
+struct alignas(8) K5_0_V {
+  double v0;
+  uint8_t v1;
+  int32_t v2;
+  /* v3: v1, the same value */
+  int32_t v4;
+  /* v5: v0, the same value */
+  uint8_t v6;
+  /* v7: v2, the same value */
+  /* v8: v6, the same value */
+  /* v9: v4, the same value */
+  /* v10: v0, the same value */
+  uint8_t v11;
+  /* v12: v2, the same value */
+  /* v13: v11, the same value */
+  /* v14: v4, the same value */
+  /* v15: v0, the same value */
+  uint8_t v16;
+  /* v17: v2, the same value */
+  /* v18: v16, the same value */
+  /* v19: v4, the same value */
+};
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    double t263 = A.v_x938_d[ix];
+    int32_t t264 = A.v_x935_d[ix];
+    uint8_t t266 = rt_lt_i(t264, 1);
+    int32_t t267 = A.v_x944_d[ix];
+    uint8_t t269 = rt_lt_i(t264, 2);
+    uint8_t t271 = rt_lt_i(t264, 3);
+    uint8_t t273 = rt_lt_i(t264, 4);
+    return K5_0_V{t263, t266, t267, t264, t269, t271, t273};
+  }
+};
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int c, int64_t i, const K5_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x942_d[i] = v.v0;
+      /* v.v1: v_x943, read by nothing */
+      A.v_x948_d[i] = v.v2;
+      /* v.v3: v_x949, read by nothing */
+      break;
+    case 1:
+      A.v_x952_d[i] = v.v4;
+      break;
+    case 2:
+      A.v_x958_d[i] = v.v0;
+      /* v.v6: v_x959, read by nothing */
+      A.v_x963_d[i] = v.v2;
+      /* v.v8: v_x964, read by nothing */
+      break;
+    case 3:
+      A.v_x967_d[i] = v.v4;
+      break;
+    case 4:
+      A.v_x973_d[i] = v.v0;
+      /* v.v11: v_x974, read by nothing */
+      A.v_x978_d[i] = v.v2;
+      /* v.v13: v_x979, read by nothing */
+      break;
+    case 5:
+      A.v_x982_d[i] = v.v4;
+      break;
+    case 6:
+      A.v_x988_d[i] = v.v0;
+      /* v.v16: v_x989, read by nothing */
+      A.v_x993_d[i] = v.v2;
+      /* v.v18: v_x994, read by nothing */
+      break;
+    case 7:
+      A.v_x997_d[i] = v.v4;
+      break;
+    }
+  }
+};
+struct K5_0_pred {
+  K5_A A;
+  __device__ unsigned operator()(int64_t i, const K5_0_V &v) const {
+    uint8_t t275 = rt_lt_i(v.v4, 1);
+    uint8_t t277 = rt_lt_i(v.v4, 2);
+    uint8_t t279 = rt_lt_i(v.v4, 3);
+    uint8_t t281 = rt_lt_i(v.v4, 4);
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((t275) != 0) << 1) | ((unsigned)((v.v6) != 0) << 2) | ((unsigned)((t277) != 0) << 3) | ((unsigned)((v.v11) != 0) << 4) | ((unsigned)((t279) != 0) << 5) | ((unsigned)((v.v16) != 0) << 6) | ((unsigned)((t281) != 0) << 7);
+  }
+};
+struct alignas(8) K5_1_V {
+  double v0;
+  uint8_t v1;
+  int32_t v2;
+  /* v3: v1, the same value */
+  int32_t v4;
+  /* v5: v0, the same value */
+  uint8_t v6;
+  /* v7: v2, the same value */
+  /* v8: v6, the same value */
+  /* v9: v4, the same value */
+  /* v10: v0, the same value */
+  uint8_t v11;
+  /* v12: v2, the same value */
+  /* v13: v11, the same value */
+  /* v14: v4, the same value */
+  /* v15: v0, the same value */
+  uint8_t v16;
+  /* v17: v2, the same value */
+  /* v18: v16, the same value */
+  /* v19: v4, the same value */
+};
+struct K5_1_pull {
+  K5_A A;
+  __device__ K5_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    double t282 = A.v_x938_d[ix];
+    int32_t t283 = A.v_x935_d[ix];
+    uint8_t t285 = rt_lt_i(t283, 5);
+    int32_t t286 = A.v_x944_d[ix];
+    uint8_t t288 = rt_lt_i(t283, 6);
+    uint8_t t290 = rt_lt_i(t283, 7);
+    uint8_t t292 = rt_lt_i(t283, 8);
+    return K5_1_V{t282, t285, t286, t283, t288, t290, t292};
+  }
+};
+struct K5_1_store {
+  K5_A A;
+  __device__ void operator()(int c, int64_t i, const K5_1_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1003_d[i] = v.v0;
+      /* v.v1: v_x1004, read by nothing */
+      A.v_x1008_d[i] = v.v2;
+      /* v.v3: v_x1009, read by nothing */
+      break;
+    case 1:
+      A.v_x1012_d[i] = v.v4;
+      break;
+    case 2:
+      A.v_x1018_d[i] = v.v0;
+      /* v.v6: v_x1019, read by nothing */
+      A.v_x1023_d[i] = v.v2;
+      /* v.v8: v_x1024, read by nothing */
+      break;
+    case 3:
+      A.v_x1027_d[i] = v.v4;
+      break;
+    case 4:
+      A.v_x1033_d[i] = v.v0;
+      /* v.v11: v_x1034, read by nothing */
+      A.v_x1038_d[i] = v.v2;
+      /* v.v13: v_x1039, read by nothing */
+      break;
+    case 5:
+      A.v_x1042_d[i] = v.v4;
+      break;
+    case 6:
+      A.v_x1048_d[i] = v.v0;
+      /* v.v16: v_x1049, read by nothing */
+      A.v_x1053_d[i] = v.v2;
+      /* v.v18: v_x1054, read by nothing */
+      break;
+    case 7:
+      A.v_x1057_d[i] = v.v4;
+      break;
+    }
+  }
+};
+struct K5_1_pred {
+  K5_A A;
+  __device__ unsigned operator()(int64_t i, const K5_1_V &v) const {
+    uint8_t t294 = rt_lt_i(v.v4, 5);
+    uint8_t t296 = rt_lt_i(v.v4, 6);
+    uint8_t t298 = rt_lt_i(v.v4, 7);
+    uint8_t t300 = rt_lt_i(v.v4, 8);
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((t294) != 0) << 1) | ((unsigned)((v.v6) != 0) << 2) | ((unsigned)((t296) != 0) << 3) | ((unsigned)((v.v11) != 0) << 4) | ((unsigned)((t298) != 0) << 5) | ((unsigned)((v.v16) != 0) << 6) | ((unsigned)((t300) != 0) << 7);
+  }
+};
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue *v_x938, RtValue *v_x944, RtValue **out_v_x942, RtValue **out_v_x948, RtValue **out_v_x952, RtValue **out_v_x958, RtValue **out_v_x963, RtValue **out_v_x967, RtValue **out_v_x973, RtValue **out_v_x978, RtValue **out_v_x982, RtValue **out_v_x988, RtValue **out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1003, RtValue **out_v_x1008, RtValue **out_v_x1012, RtValue **out_v_x1018, RtValue **out_v_x1023, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1038, RtValue **out_v_x1042, RtValue **out_v_x1048, RtValue **out_v_x1053, RtValue **out_v_x1057) {
+  (void)loc;
+  (void)err;
+  K5_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x935_d = v_x935->data.i;
+  A.v_x935_n = v_x935->len;
+  A.v_x938_d = v_x938->data.f;
+  A.v_x938_n = v_x938->len;
+  A.v_x944_d = v_x944->data.i;
+  A.v_x944_n = v_x944->len;
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x967 = NULL;
+  RtValue *v_x973 = NULL;
+  RtValue *v_x974 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x993 = NULL;
+  RtValue *v_x994 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
+  RtValue *v_x1004 = NULL;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1009 = NULL;
+  RtValue *v_x1012 = NULL;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1023 = NULL;
+  RtValue *v_x1024 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1038 = NULL;
+  RtValue *v_x1039 = NULL;
+  RtValue *v_x1042 = NULL;
+  RtValue *v_x1048 = NULL;
+  RtValue *v_x1049 = NULL;
+  RtValue *v_x1053 = NULL;
+  RtValue *v_x1054 = NULL;
+  RtValue *v_x1057 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t301; /* the slots of its classes' counts */
+  int64_t t302; /* its size */
+  {
+    const int64_t t303 = v_x938->len;
+    v_x942 = rtg_vec_new(RT_FLOAT, t303);
+    A.v_x942_d = v_x942->data.f;
+    A.v_x942_n = v_x942->len;
+    v_x948 = rtg_vec_new(RT_INT, t303);
+    A.v_x948_d = v_x948->data.i;
+    A.v_x948_n = v_x948->len;
+    v_x952 = rtg_vec_new(RT_INT, t303);
+    A.v_x952_d = v_x952->data.i;
+    A.v_x952_n = v_x952->len;
+    v_x958 = rtg_vec_new(RT_FLOAT, t303);
+    A.v_x958_d = v_x958->data.f;
+    A.v_x958_n = v_x958->len;
+    v_x963 = rtg_vec_new(RT_INT, t303);
+    A.v_x963_d = v_x963->data.i;
+    A.v_x963_n = v_x963->len;
+    v_x967 = rtg_vec_new(RT_INT, t303);
+    A.v_x967_d = v_x967->data.i;
+    A.v_x967_n = v_x967->len;
+    v_x973 = rtg_vec_new(RT_FLOAT, t303);
+    A.v_x973_d = v_x973->data.f;
+    A.v_x973_n = v_x973->len;
+    v_x978 = rtg_vec_new(RT_INT, t303);
+    A.v_x978_d = v_x978->data.i;
+    A.v_x978_n = v_x978->len;
+    v_x982 = rtg_vec_new(RT_INT, t303);
+    A.v_x982_d = v_x982->data.i;
+    A.v_x982_n = v_x982->len;
+    v_x988 = rtg_vec_new(RT_FLOAT, t303);
+    A.v_x988_d = v_x988->data.f;
+    A.v_x988_n = v_x988->len;
+    v_x993 = rtg_vec_new(RT_INT, t303);
+    A.v_x993_d = v_x993->data.i;
+    A.v_x993_n = v_x993->len;
+    v_x997 = rtg_vec_new(RT_INT, t303);
+    A.v_x997_d = v_x997->data.i;
+    A.v_x997_n = v_x997->len;
+    t302 = t303;
+    t301 = rtg::split_launch<K5_0_V, 8>("K5", loc, K5_0_pull{A}, K5_0_pred{A}, t303, K5_0_store{A});
+  }
+  /* SPLIT */
+  rtg::SplitCounts t304; /* the slots of its classes' counts */
+  int64_t t305; /* its size */
+  {
+    const int64_t t306 = v_x938->len;
+    v_x1003 = rtg_vec_new(RT_FLOAT, t306);
+    A.v_x1003_d = v_x1003->data.f;
+    A.v_x1003_n = v_x1003->len;
+    v_x1008 = rtg_vec_new(RT_INT, t306);
+    A.v_x1008_d = v_x1008->data.i;
+    A.v_x1008_n = v_x1008->len;
+    v_x1012 = rtg_vec_new(RT_INT, t306);
+    A.v_x1012_d = v_x1012->data.i;
+    A.v_x1012_n = v_x1012->len;
+    v_x1018 = rtg_vec_new(RT_FLOAT, t306);
+    A.v_x1018_d = v_x1018->data.f;
+    A.v_x1018_n = v_x1018->len;
+    v_x1023 = rtg_vec_new(RT_INT, t306);
+    A.v_x1023_d = v_x1023->data.i;
+    A.v_x1023_n = v_x1023->len;
+    v_x1027 = rtg_vec_new(RT_INT, t306);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
+    v_x1033 = rtg_vec_new(RT_FLOAT, t306);
+    A.v_x1033_d = v_x1033->data.f;
+    A.v_x1033_n = v_x1033->len;
+    v_x1038 = rtg_vec_new(RT_INT, t306);
+    A.v_x1038_d = v_x1038->data.i;
+    A.v_x1038_n = v_x1038->len;
+    v_x1042 = rtg_vec_new(RT_INT, t306);
+    A.v_x1042_d = v_x1042->data.i;
+    A.v_x1042_n = v_x1042->len;
+    v_x1048 = rtg_vec_new(RT_FLOAT, t306);
+    A.v_x1048_d = v_x1048->data.f;
+    A.v_x1048_n = v_x1048->len;
+    v_x1053 = rtg_vec_new(RT_INT, t306);
+    A.v_x1053_d = v_x1053->data.i;
+    A.v_x1053_n = v_x1053->len;
+    v_x1057 = rtg_vec_new(RT_INT, t306);
+    A.v_x1057_d = v_x1057->data.i;
+    A.v_x1057_n = v_x1057->len;
+    t305 = t306;
+    t304 = rtg::split_launch<K5_1_V, 8>("K5", loc, K5_1_pull{A}, K5_1_pred{A}, t306, K5_1_store{A});
+  }
+  {
+    int64_t t307[8];
+    t307[0] = rtg::filter_count(t301.at[0]);
+    t307[1] = rtg::filter_count(t301.at[1]);
+    t307[2] = rtg::filter_count(t301.at[2]);
+    t307[3] = rtg::filter_count(t301.at[3]);
+    t307[4] = rtg::filter_count(t301.at[4]);
+    t307[5] = rtg::filter_count(t301.at[5]);
+    t307[6] = rtg::filter_count(t301.at[6]);
+    t307[7] = rtg::filter_count(t301.at[7]);
+    v_x942 = rtg_vec_fit(v_x942, t307[0]);
+    A.v_x942_d = v_x942->data.f;
+    A.v_x942_n = v_x942->len;
+    v_x948 = rtg_vec_fit(v_x948, t307[0]);
+    A.v_x948_d = v_x948->data.i;
+    A.v_x948_n = v_x948->len;
+    v_x952 = rtg_vec_fit(v_x952, t307[1]);
+    A.v_x952_d = v_x952->data.i;
+    A.v_x952_n = v_x952->len;
+    v_x958 = rtg_vec_fit(v_x958, t307[2]);
+    A.v_x958_d = v_x958->data.f;
+    A.v_x958_n = v_x958->len;
+    v_x963 = rtg_vec_fit(v_x963, t307[2]);
+    A.v_x963_d = v_x963->data.i;
+    A.v_x963_n = v_x963->len;
+    v_x967 = rtg_vec_fit(v_x967, t307[3]);
+    A.v_x967_d = v_x967->data.i;
+    A.v_x967_n = v_x967->len;
+    v_x973 = rtg_vec_fit(v_x973, t307[4]);
+    A.v_x973_d = v_x973->data.f;
+    A.v_x973_n = v_x973->len;
+    v_x978 = rtg_vec_fit(v_x978, t307[4]);
+    A.v_x978_d = v_x978->data.i;
+    A.v_x978_n = v_x978->len;
+    v_x982 = rtg_vec_fit(v_x982, t307[5]);
+    A.v_x982_d = v_x982->data.i;
+    A.v_x982_n = v_x982->len;
+    v_x988 = rtg_vec_fit(v_x988, t307[6]);
+    A.v_x988_d = v_x988->data.f;
+    A.v_x988_n = v_x988->len;
+    v_x993 = rtg_vec_fit(v_x993, t307[6]);
+    A.v_x993_d = v_x993->data.i;
+    A.v_x993_n = v_x993->len;
+    v_x997 = rtg_vec_fit(v_x997, t307[7]);
+    A.v_x997_d = v_x997->data.i;
+    A.v_x997_n = v_x997->len;
+  }
+  {
+    int64_t t308[8];
+    t308[0] = rtg::filter_count(t304.at[0]);
+    t308[1] = rtg::filter_count(t304.at[1]);
+    t308[2] = rtg::filter_count(t304.at[2]);
+    t308[3] = rtg::filter_count(t304.at[3]);
+    t308[4] = rtg::filter_count(t304.at[4]);
+    t308[5] = rtg::filter_count(t304.at[5]);
+    t308[6] = rtg::filter_count(t304.at[6]);
+    t308[7] = rtg::filter_count(t304.at[7]);
+    v_x1003 = rtg_vec_fit(v_x1003, t308[0]);
+    A.v_x1003_d = v_x1003->data.f;
+    A.v_x1003_n = v_x1003->len;
+    v_x1008 = rtg_vec_fit(v_x1008, t308[0]);
+    A.v_x1008_d = v_x1008->data.i;
+    A.v_x1008_n = v_x1008->len;
+    v_x1012 = rtg_vec_fit(v_x1012, t308[1]);
+    A.v_x1012_d = v_x1012->data.i;
+    A.v_x1012_n = v_x1012->len;
+    v_x1018 = rtg_vec_fit(v_x1018, t308[2]);
+    A.v_x1018_d = v_x1018->data.f;
+    A.v_x1018_n = v_x1018->len;
+    v_x1023 = rtg_vec_fit(v_x1023, t308[2]);
+    A.v_x1023_d = v_x1023->data.i;
+    A.v_x1023_n = v_x1023->len;
+    v_x1027 = rtg_vec_fit(v_x1027, t308[3]);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
+    v_x1033 = rtg_vec_fit(v_x1033, t308[4]);
+    A.v_x1033_d = v_x1033->data.f;
+    A.v_x1033_n = v_x1033->len;
+    v_x1038 = rtg_vec_fit(v_x1038, t308[4]);
+    A.v_x1038_d = v_x1038->data.i;
+    A.v_x1038_n = v_x1038->len;
+    v_x1042 = rtg_vec_fit(v_x1042, t308[5]);
+    A.v_x1042_d = v_x1042->data.i;
+    A.v_x1042_n = v_x1042->len;
+    v_x1048 = rtg_vec_fit(v_x1048, t308[6]);
+    A.v_x1048_d = v_x1048->data.f;
+    A.v_x1048_n = v_x1048->len;
+    v_x1053 = rtg_vec_fit(v_x1053, t308[6]);
+    A.v_x1053_d = v_x1053->data.i;
+    A.v_x1053_n = v_x1053->len;
+    v_x1057 = rtg_vec_fit(v_x1057, t308[7]);
+    A.v_x1057_d = v_x1057->data.i;
+    A.v_x1057_n = v_x1057->len;
+  }
+  *out_v_x942 = v_x942;
+  *out_v_x948 = v_x948;
+  *out_v_x952 = v_x952;
+  *out_v_x958 = v_x958;
+  *out_v_x963 = v_x963;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x978 = v_x978;
+  *out_v_x982 = v_x982;
+  *out_v_x988 = v_x988;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1003 = v_x1003;
+  *out_v_x1008 = v_x1008;
+  *out_v_x1012 = v_x1012;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1038 = v_x1038;
+  *out_v_x1042 = v_x1042;
+  *out_v_x1048 = v_x1048;
+  *out_v_x1053 = v_x1053;
+  *out_v_x1057 = v_x1057;
+  rt_release(v_x943);
+  rt_release(v_x949);
+  rt_release(v_x959);
+  rt_release(v_x964);
+  rt_release(v_x974);
+  rt_release(v_x979);
+  rt_release(v_x989);
+  rt_release(v_x994);
+  rt_release(v_x1004);
+  rt_release(v_x1009);
+  rt_release(v_x1019);
+  rt_release(v_x1024);
+  rt_release(v_x1034);
+  rt_release(v_x1039);
+  rt_release(v_x1049);
+  rt_release(v_x1054);
+  return;
+fail:
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x948);
+  rt_release(v_x949);
+  rt_release(v_x952);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x963);
+  rt_release(v_x964);
+  rt_release(v_x967);
+  rt_release(v_x973);
+  rt_release(v_x974);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x982);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x993);
+  rt_release(v_x994);
+  rt_release(v_x997);
+  rt_release(v_x1003);
+  rt_release(v_x1004);
+  rt_release(v_x1008);
+  rt_release(v_x1009);
+  rt_release(v_x1012);
+  rt_release(v_x1018);
+  rt_release(v_x1019);
+  rt_release(v_x1023);
+  rt_release(v_x1024);
+  rt_release(v_x1027);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1038);
+  rt_release(v_x1039);
+  rt_release(v_x1042);
+  rt_release(v_x1048);
+  rt_release(v_x1049);
+  rt_release(v_x1053);
+  rt_release(v_x1054);
+  rt_release(v_x1057);
+}
+
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue *v_x938, RtValue *v_x944, RtValue **out_v_x942, RtValue **out_v_x948, RtValue **out_v_x952, RtValue **out_v_x958, RtValue **out_v_x963, RtValue **out_v_x967, RtValue **out_v_x973, RtValue **out_v_x978, RtValue **out_v_x982, RtValue **out_v_x988, RtValue **out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1003, RtValue **out_v_x1008, RtValue **out_v_x1012, RtValue **out_v_x1018, RtValue **out_v_x1023, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1038, RtValue **out_v_x1042, RtValue **out_v_x1048, RtValue **out_v_x1053, RtValue **out_v_x1057) {
+  RtValue *vals[] = {v_x935, v_x938, v_x944};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K5_host(err, loc, run, v_x935, v_x938, v_x944, out_v_x942, out_v_x948, out_v_x952, out_v_x958, out_v_x963, out_v_x967, out_v_x973, out_v_x978, out_v_x982, out_v_x988, out_v_x993, out_v_x997, out_v_x1003, out_v_x1008, out_v_x1012, out_v_x1018, out_v_x1023, out_v_x1027, out_v_x1033, out_v_x1038, out_v_x1042, out_v_x1048, out_v_x1053, out_v_x1057);
+    rtg_host_ran();
+  } else {
+    K5_gpu(err, loc, run, v_x935, v_x938, v_x944, out_v_x942, out_v_x948, out_v_x952, out_v_x958, out_v_x963, out_v_x967, out_v_x973, out_v_x978, out_v_x982, out_v_x988, out_v_x993, out_v_x997, out_v_x1003, out_v_x1008, out_v_x1012, out_v_x1018, out_v_x1023, out_v_x1027, out_v_x1033, out_v_x1038, out_v_x1042, out_v_x1048, out_v_x1053, out_v_x1057);
+  }
+}
+
+/* K6: MAP -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
+  (void)loc;
+  (void)run;
+  double *v_x1058_d = v_x1058->data.f;
+  const int64_t v_x1058_n = v_x1058->len;
+  double *v_x1059_d = v_x1059->data.f;
+  const int64_t v_x1059_n = v_x1059->len;
+  int32_t *v_x1063_d = v_x1063->data.i;
+  const int64_t v_x1063_n = v_x1063->len;
+  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
+  int32_t *v_x1064_d = v_x1064->data.i;
+  const int64_t v_x1064_n = v_x1064->len;
+  (void)v_x1064_n; /* v_x1064's length is v_x1059's */
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  (void)v_x1067_n; /* v_x1067's length is v_x1058's */
+  int32_t *v_x1068_d = v_x1068->data.i;
+  const int64_t v_x1068_n = v_x1068->len;
+  (void)v_x1068_n; /* v_x1068's length is v_x1059's */
+  double *v_x1071_d = v_x1071->data.f;
+  const int64_t v_x1071_n = v_x1071->len;
+  double *v_x1072_d = v_x1072->data.f;
+  const int64_t v_x1072_n = v_x1072->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  (void)v_x1076_n; /* v_x1076's length is v_x1071's */
+  int32_t *v_x1077_d = v_x1077->data.i;
+  const int64_t v_x1077_n = v_x1077->len;
+  (void)v_x1077_n; /* v_x1077's length is v_x1072's */
+  int32_t *v_x1080_d = v_x1080->data.i;
+  const int64_t v_x1080_n = v_x1080->len;
+  (void)v_x1080_n; /* v_x1080's length is v_x1071's */
+  int32_t *v_x1081_d = v_x1081->data.i;
+  const int64_t v_x1081_n = v_x1081->len;
+  (void)v_x1081_n; /* v_x1081's length is v_x1072's */
+  double *v_x1091_d = v_x1091->data.f;
+  const int64_t v_x1091_n = v_x1091->len;
+  double *v_x1092_d = v_x1092->data.f;
+  const int64_t v_x1092_n = v_x1092->len;
+  int32_t *v_x1096_d = v_x1096->data.i;
+  const int64_t v_x1096_n = v_x1096->len;
+  (void)v_x1096_n; /* v_x1096's length is v_x1091's */
+  int32_t *v_x1097_d = v_x1097->data.i;
+  const int64_t v_x1097_n = v_x1097->len;
+  (void)v_x1097_n; /* v_x1097's length is v_x1092's */
+  int32_t *v_x1100_d = v_x1100->data.i;
+  const int64_t v_x1100_n = v_x1100->len;
+  (void)v_x1100_n; /* v_x1100's length is v_x1091's */
+  int32_t *v_x1101_d = v_x1101->data.i;
+  const int64_t v_x1101_n = v_x1101->len;
+  (void)v_x1101_n; /* v_x1101's length is v_x1092's */
+  double *v_x1104_d = v_x1104->data.f;
+  const int64_t v_x1104_n = v_x1104->len;
+  double *v_x1105_d = v_x1105->data.f;
+  const int64_t v_x1105_n = v_x1105->len;
+  int32_t *v_x1109_d = v_x1109->data.i;
+  const int64_t v_x1109_n = v_x1109->len;
+  (void)v_x1109_n; /* v_x1109's length is v_x1104's */
+  int32_t *v_x1110_d = v_x1110->data.i;
+  const int64_t v_x1110_n = v_x1110->len;
+  (void)v_x1110_n; /* v_x1110's length is v_x1105's */
+  int32_t *v_x1113_d = v_x1113->data.i;
+  const int64_t v_x1113_n = v_x1113->len;
+  (void)v_x1113_n; /* v_x1113's length is v_x1104's */
+  int32_t *v_x1114_d = v_x1114->data.i;
+  const int64_t v_x1114_n = v_x1114->len;
+  (void)v_x1114_n; /* v_x1114's length is v_x1105's */
+  RtValue *v_x1136 = NULL;
+  /* MAP */
+  {
+    const int64_t t309 = v_x1124;
+    if (t309 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t309, 0.0, 0);
+      goto fail;
+    }
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x1136_d = v_x1136->data.i;
+    const int64_t v_x1136_n = v_x1136->len;
+    RT_PARALLEL_FOR_IF(t309 >= RT_PARALLEL_MIN)
+    for (int64_t t310 = 0; t310 < t309; t310++) {
+      const int32_t t311 = (int32_t)t310;
+      uint8_t t313 = rt_lt_i(t311, v_x1084);
+      double t314;
+      if (t313) {
+        int32_t t315;
+        if ((uint64_t)(int64_t)t311 < (uint64_t)v_x1084) {
+          t315 = t311;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x1084, 0.0, 1);
+          t315 = 0;
+        }
+        uint8_t t317 = rt_lt_i(t315, v_x1060);
+        double t318;
+        if (t317) {
+          int32_t t319;
+          if ((uint64_t)(int64_t)t315 < (uint64_t)v_x1060) {
+            t319 = t315;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t315, v_x1060, 0.0, 2);
+            t319 = 0;
+          }
+          uint8_t t321 = rt_lt_i(t319, (int32_t)v_x1058_n);
+          double t322;
+          if (t321) {
+            double t323;
+            if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1058_n) {
+              t323 = v_x1058_d[t319];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1058_n, 0.0, 3);
+              t323 = 0;
+            }
+            t322 = t323;
+          } else {
+            int32_t t325 = rt_sub_i(t319, (int32_t)v_x1058_n);
+            double t326;
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1059_n) {
+              t326 = v_x1059_d[t325];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1059_n, 0.0, 4);
+              t326 = 0;
+            }
+            t322 = t326;
+          }
+          t318 = t322;
+        } else {
+          int32_t t328 = rt_sub_i(t315, v_x1060);
+          int32_t t329;
+          if ((uint64_t)(int64_t)t328 < (uint64_t)v_x1073) {
+            t329 = t328;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x1073, 0.0, 5);
+            t329 = 0;
+          }
+          uint8_t t331 = rt_lt_i(t329, (int32_t)v_x1071_n);
+          double t332;
+          if (t331) {
+            double t333;
+            if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1071_n) {
+              t333 = v_x1071_d[t329];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x1071_n, 0.0, 6);
+              t333 = 0;
+            }
+            t332 = t333;
+          } else {
+            int32_t t335 = rt_sub_i(t329, (int32_t)v_x1071_n);
+            double t336;
+            if ((uint64_t)(int64_t)t335 < (uint64_t)v_x1072_n) {
+              t336 = v_x1072_d[t335];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x1072_n, 0.0, 7);
+              t336 = 0;
+            }
+            t332 = t336;
+          }
+          t318 = t332;
+        }
+        t314 = t318;
+      } else {
+        int32_t t338 = rt_sub_i(t311, v_x1084);
+        int32_t t339;
+        if ((uint64_t)(int64_t)t338 < (uint64_t)v_x1117) {
+          t339 = t338;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x1117, 0.0, 8);
+          t339 = 0;
+        }
+        uint8_t t341 = rt_lt_i(t339, v_x1093);
+        double t342;
+        if (t341) {
+          int32_t t343;
+          if ((uint64_t)(int64_t)t339 < (uint64_t)v_x1093) {
+            t343 = t339;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t339, v_x1093, 0.0, 9);
+            t343 = 0;
+          }
+          uint8_t t345 = rt_lt_i(t343, (int32_t)v_x1091_n);
+          double t346;
+          if (t345) {
+            double t347;
+            if ((uint64_t)(int64_t)t343 < (uint64_t)v_x1091_n) {
+              t347 = v_x1091_d[t343];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_x1091_n, 0.0, 10);
+              t347 = 0;
+            }
+            t346 = t347;
+          } else {
+            int32_t t349 = rt_sub_i(t343, (int32_t)v_x1091_n);
+            double t350;
+            if ((uint64_t)(int64_t)t349 < (uint64_t)v_x1092_n) {
+              t350 = v_x1092_d[t349];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1092_n, 0.0, 11);
+              t350 = 0;
+            }
+            t346 = t350;
+          }
+          t342 = t346;
+        } else {
+          int32_t t352 = rt_sub_i(t339, v_x1093);
+          int32_t t353;
+          if ((uint64_t)(int64_t)t352 < (uint64_t)v_x1106) {
+            t353 = t352;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x1106, 0.0, 12);
+            t353 = 0;
+          }
+          uint8_t t355 = rt_lt_i(t353, (int32_t)v_x1104_n);
+          double t356;
+          if (t355) {
+            double t357;
+            if ((uint64_t)(int64_t)t353 < (uint64_t)v_x1104_n) {
+              t357 = v_x1104_d[t353];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_x1104_n, 0.0, 13);
+              t357 = 0;
+            }
+            t356 = t357;
+          } else {
+            int32_t t359 = rt_sub_i(t353, (int32_t)v_x1104_n);
+            double t360;
+            if ((uint64_t)(int64_t)t359 < (uint64_t)v_x1105_n) {
+              t360 = v_x1105_d[t359];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, v_x1105_n, 0.0, 14);
+              t360 = 0;
+            }
+            t356 = t360;
+          }
+          t342 = t356;
+        }
+        t314 = t342;
+      }
+      int32_t t362 = rt_trunc_f(t314);
+      int32_t t363;
+      if (t313) {
+        int32_t t364;
+        if ((uint64_t)(int64_t)t311 < (uint64_t)v_x1084) {
+          t364 = t311;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x1084, 0.0, 15);
+          t364 = 0;
+        }
+        uint8_t t366 = rt_lt_i(t364, v_x1060);
+        int32_t t367;
+        if (t366) {
+          int32_t t368;
+          if ((uint64_t)(int64_t)t364 < (uint64_t)v_x1060) {
+            t368 = t364;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t364, v_x1060, 0.0, 16);
+            t368 = 0;
+          }
+          uint8_t t370 = rt_lt_i(t368, (int32_t)v_x1058_n);
+          int32_t t371;
+          if (t370) {
+            int32_t t372;
+            if ((uint64_t)(int64_t)t368 < (uint64_t)v_x1058_n) {
+              t372 = v_x1067_d[t368];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, v_x1058_n, 0.0, 17);
+              t372 = 0;
+            }
+            t371 = t372;
+          } else {
+            int32_t t374 = rt_sub_i(t368, (int32_t)v_x1058_n);
+            int32_t t375;
+            if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1059_n) {
+              t375 = v_x1068_d[t374];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1059_n, 0.0, 18);
+              t375 = 0;
+            }
+            t371 = t375;
+          }
+          t367 = t371;
+        } else {
+          int32_t t377 = rt_sub_i(t364, v_x1060);
+          int32_t t378;
+          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1073) {
+            t378 = t377;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1073, 0.0, 19);
+            t378 = 0;
+          }
+          uint8_t t380 = rt_lt_i(t378, (int32_t)v_x1071_n);
+          int32_t t381;
+          if (t380) {
+            int32_t t382;
+            if ((uint64_t)(int64_t)t378 < (uint64_t)v_x1071_n) {
+              t382 = v_x1080_d[t378];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x1071_n, 0.0, 20);
+              t382 = 0;
+            }
+            t381 = t382;
+          } else {
+            int32_t t384 = rt_sub_i(t378, (int32_t)v_x1071_n);
+            int32_t t385;
+            if ((uint64_t)(int64_t)t384 < (uint64_t)v_x1072_n) {
+              t385 = v_x1081_d[t384];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t384, v_x1072_n, 0.0, 21);
+              t385 = 0;
+            }
+            t381 = t385;
+          }
+          t367 = t381;
+        }
+        t363 = t367;
+      } else {
+        int32_t t387 = rt_sub_i(t311, v_x1084);
+        int32_t t388;
+        if ((uint64_t)(int64_t)t387 < (uint64_t)v_x1117) {
+          t388 = t387;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x1117, 0.0, 22);
+          t388 = 0;
+        }
+        uint8_t t390 = rt_lt_i(t388, v_x1093);
+        int32_t t391;
+        if (t390) {
+          int32_t t392;
+          if ((uint64_t)(int64_t)t388 < (uint64_t)v_x1093) {
+            t392 = t388;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x1093, 0.0, 23);
+            t392 = 0;
+          }
+          uint8_t t394 = rt_lt_i(t392, (int32_t)v_x1091_n);
+          int32_t t395;
+          if (t394) {
+            int32_t t396;
+            if ((uint64_t)(int64_t)t392 < (uint64_t)v_x1091_n) {
+              t396 = v_x1100_d[t392];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t392, v_x1091_n, 0.0, 24);
+              t396 = 0;
+            }
+            t395 = t396;
+          } else {
+            int32_t t398 = rt_sub_i(t392, (int32_t)v_x1091_n);
+            int32_t t399;
+            if ((uint64_t)(int64_t)t398 < (uint64_t)v_x1092_n) {
+              t399 = v_x1101_d[t398];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t398, v_x1092_n, 0.0, 25);
+              t399 = 0;
+            }
+            t395 = t399;
+          }
+          t391 = t395;
+        } else {
+          int32_t t401 = rt_sub_i(t388, v_x1093);
+          int32_t t402;
+          if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1106) {
+            t402 = t401;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1106, 0.0, 26);
+            t402 = 0;
+          }
+          uint8_t t404 = rt_lt_i(t402, (int32_t)v_x1104_n);
+          int32_t t405;
+          if (t404) {
+            int32_t t406;
+            if ((uint64_t)(int64_t)t402 < (uint64_t)v_x1104_n) {
+              t406 = v_x1113_d[t402];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t402, v_x1104_n, 0.0, 27);
+              t406 = 0;
+            }
+            t405 = t406;
+          } else {
+            int32_t t408 = rt_sub_i(t402, (int32_t)v_x1104_n);
+            int32_t t409;
+            if ((uint64_t)(int64_t)t408 < (uint64_t)v_x1105_n) {
+              t409 = v_x1114_d[t408];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t408, v_x1105_n, 0.0, 28);
+              t409 = 0;
+            }
+            t405 = t409;
+          }
+          t391 = t405;
+        }
+        t363 = t391;
+      }
+      int32_t t410;
+      if (t313) {
+        int32_t t411;
+        if ((uint64_t)(int64_t)t311 < (uint64_t)v_x1084) {
+          t411 = t311;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x1084, 0.0, 29);
+          t411 = 0;
+        }
+        uint8_t t413 = rt_lt_i(t411, v_x1060);
+        int32_t t414;
+        if (t413) {
+          int32_t t415;
+          if ((uint64_t)(int64_t)t411 < (uint64_t)v_x1060) {
+            t415 = t411;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x1060, 0.0, 30);
+            t415 = 0;
+          }
+          uint8_t t417 = rt_lt_i(t415, (int32_t)v_x1058_n);
+          int32_t t418;
+          if (t417) {
+            int32_t t419;
+            if ((uint64_t)(int64_t)t415 < (uint64_t)v_x1058_n) {
+              t419 = v_x1063_d[t415];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_x1058_n, 0.0, 31);
+              t419 = 0;
+            }
+            t418 = t419;
+          } else {
+            int32_t t421 = rt_sub_i(t415, (int32_t)v_x1058_n);
+            int32_t t422;
+            if ((uint64_t)(int64_t)t421 < (uint64_t)v_x1059_n) {
+              t422 = v_x1064_d[t421];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t421, v_x1059_n, 0.0, 32);
+              t422 = 0;
+            }
+            t418 = t422;
+          }
+          t414 = t418;
+        } else {
+          int32_t t424 = rt_sub_i(t411, v_x1060);
+          int32_t t425;
+          if ((uint64_t)(int64_t)t424 < (uint64_t)v_x1073) {
+            t425 = t424;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t424, v_x1073, 0.0, 33);
+            t425 = 0;
+          }
+          uint8_t t427 = rt_lt_i(t425, (int32_t)v_x1071_n);
+          int32_t t428;
+          if (t427) {
+            int32_t t429;
+            if ((uint64_t)(int64_t)t425 < (uint64_t)v_x1071_n) {
+              t429 = v_x1076_d[t425];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t425, v_x1071_n, 0.0, 34);
+              t429 = 0;
+            }
+            t428 = t429;
+          } else {
+            int32_t t431 = rt_sub_i(t425, (int32_t)v_x1071_n);
+            int32_t t432;
+            if ((uint64_t)(int64_t)t431 < (uint64_t)v_x1072_n) {
+              t432 = v_x1077_d[t431];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t431, v_x1072_n, 0.0, 35);
+              t432 = 0;
+            }
+            t428 = t432;
+          }
+          t414 = t428;
+        }
+        t410 = t414;
+      } else {
+        int32_t t434 = rt_sub_i(t311, v_x1084);
+        int32_t t435;
+        if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1117) {
+          t435 = t434;
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1117, 0.0, 36);
+          t435 = 0;
+        }
+        uint8_t t437 = rt_lt_i(t435, v_x1093);
+        int32_t t438;
+        if (t437) {
+          int32_t t439;
+          if ((uint64_t)(int64_t)t435 < (uint64_t)v_x1093) {
+            t439 = t435;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_x1093, 0.0, 37);
+            t439 = 0;
+          }
+          uint8_t t441 = rt_lt_i(t439, (int32_t)v_x1091_n);
+          int32_t t442;
+          if (t441) {
+            int32_t t443;
+            if ((uint64_t)(int64_t)t439 < (uint64_t)v_x1091_n) {
+              t443 = v_x1096_d[t439];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, v_x1091_n, 0.0, 38);
+              t443 = 0;
+            }
+            t442 = t443;
+          } else {
+            int32_t t445 = rt_sub_i(t439, (int32_t)v_x1091_n);
+            int32_t t446;
+            if ((uint64_t)(int64_t)t445 < (uint64_t)v_x1092_n) {
+              t446 = v_x1097_d[t445];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x1092_n, 0.0, 39);
+              t446 = 0;
+            }
+            t442 = t446;
+          }
+          t438 = t442;
+        } else {
+          int32_t t448 = rt_sub_i(t435, v_x1093);
+          int32_t t449;
+          if ((uint64_t)(int64_t)t448 < (uint64_t)v_x1106) {
+            t449 = t448;
+          } else {
+            NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, v_x1106, 0.0, 40);
+            t449 = 0;
+          }
+          uint8_t t451 = rt_lt_i(t449, (int32_t)v_x1104_n);
+          int32_t t452;
+          if (t451) {
+            int32_t t453;
+            if ((uint64_t)(int64_t)t449 < (uint64_t)v_x1104_n) {
+              t453 = v_x1109_d[t449];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, v_x1104_n, 0.0, 41);
+              t453 = 0;
+            }
+            t452 = t453;
+          } else {
+            int32_t t455 = rt_sub_i(t449, (int32_t)v_x1104_n);
+            int32_t t456;
+            if ((uint64_t)(int64_t)t455 < (uint64_t)v_x1105_n) {
+              t456 = v_x1110_d[t455];
+            } else {
+              NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, v_x1105_n, 0.0, 42);
+              t456 = 0;
+            }
+            t452 = t456;
+          }
+          t438 = t452;
+        }
+        t410 = t438;
+      }
+      int32_t t458 = rt_add_i(t363, t410);
+      int32_t t460 = rt_add_i(t458, t362);
+      v_x1136_d[t310] = t460;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1136 = v_x1136;
+  return;
+fail:
+  rt_release(v_x1136);
+}
+
+/* K6: MAP -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+struct K6_A {
+  RtKernelError *err;
+  int run;
+  double *v_x1058_d; int64_t v_x1058_n;
+  double *v_x1059_d; int64_t v_x1059_n;
+  int32_t v_x1060;
+  int32_t *v_x1063_d; int64_t v_x1063_n;
+  int32_t *v_x1064_d; int64_t v_x1064_n;
+  int32_t *v_x1067_d; int64_t v_x1067_n;
+  int32_t *v_x1068_d; int64_t v_x1068_n;
+  double *v_x1071_d; int64_t v_x1071_n;
+  double *v_x1072_d; int64_t v_x1072_n;
+  int32_t v_x1073;
+  int32_t *v_x1076_d; int64_t v_x1076_n;
+  int32_t *v_x1077_d; int64_t v_x1077_n;
+  int32_t *v_x1080_d; int64_t v_x1080_n;
+  int32_t *v_x1081_d; int64_t v_x1081_n;
+  int32_t v_x1084;
+  double *v_x1091_d; int64_t v_x1091_n;
+  double *v_x1092_d; int64_t v_x1092_n;
+  int32_t v_x1093;
+  int32_t *v_x1096_d; int64_t v_x1096_n;
+  int32_t *v_x1097_d; int64_t v_x1097_n;
+  int32_t *v_x1100_d; int64_t v_x1100_n;
+  int32_t *v_x1101_d; int64_t v_x1101_n;
+  double *v_x1104_d; int64_t v_x1104_n;
+  double *v_x1105_d; int64_t v_x1105_n;
+  int32_t v_x1106;
+  int32_t *v_x1109_d; int64_t v_x1109_n;
+  int32_t *v_x1110_d; int64_t v_x1110_n;
+  int32_t *v_x1113_d; int64_t v_x1113_n;
+  int32_t *v_x1114_d; int64_t v_x1114_n;
+  int32_t v_x1117;
+  int32_t v_x1124;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+};
+struct alignas(8) K6_0_V {
+  int32_t v0;
+};
+struct K6_0_pull {
+  K6_A A;
+  __device__ K6_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t465 = 0; /* nonzero: a check below failed */
+    uint8_t t462 = rt_lt_i(ix, A.v_x1084);
+    double t463;
+    if (t462) {
+      int t466 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1084;
+      int32_t t464 = t466 ? ix : 0;
+      t465 |= !t466;
+      uint8_t t468 = rt_lt_i(t464, A.v_x1060);
+      double t469;
+      if (t468) {
+        int t471 = (uint64_t)(int64_t)t464 < (uint64_t)A.v_x1060;
+        int32_t t470 = t471 ? t464 : 0;
+        t465 |= !t471;
+        uint8_t t473 = rt_lt_i(t470, (int32_t)A.v_x1058_n);
+        double t474;
+        if (t473) {
+          int t476 = (uint64_t)(int64_t)t470 < (uint64_t)A.v_x1058_n;
+          double t475 = t476 ? A.v_x1058_d[t470] : 0;
+          t465 |= !t476;
+          t474 = t475;
+        } else {
+          int32_t t478 = rt_sub_i(t470, (int32_t)A.v_x1058_n);
+          int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x1059_n;
+          double t479 = t480 ? A.v_x1059_d[t478] : 0;
+          t465 |= !t480;
+          t474 = t479;
+        }
+        t469 = t474;
+      } else {
+        int32_t t482 = rt_sub_i(t464, A.v_x1060);
+        int t484 = (uint64_t)(int64_t)t482 < (uint64_t)A.v_x1073;
+        int32_t t483 = t484 ? t482 : 0;
+        t465 |= !t484;
+        uint8_t t486 = rt_lt_i(t483, (int32_t)A.v_x1071_n);
+        double t487;
+        if (t486) {
+          int t489 = (uint64_t)(int64_t)t483 < (uint64_t)A.v_x1071_n;
+          double t488 = t489 ? A.v_x1071_d[t483] : 0;
+          t465 |= !t489;
+          t487 = t488;
+        } else {
+          int32_t t491 = rt_sub_i(t483, (int32_t)A.v_x1071_n);
+          int t493 = (uint64_t)(int64_t)t491 < (uint64_t)A.v_x1072_n;
+          double t492 = t493 ? A.v_x1072_d[t491] : 0;
+          t465 |= !t493;
+          t487 = t492;
+        }
+        t469 = t487;
+      }
+      t463 = t469;
+    } else {
+      int32_t t495 = rt_sub_i(ix, A.v_x1084);
+      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x1117;
+      int32_t t496 = t497 ? t495 : 0;
+      t465 |= !t497;
+      uint8_t t499 = rt_lt_i(t496, A.v_x1093);
+      double t500;
+      if (t499) {
+        int t502 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1093;
+        int32_t t501 = t502 ? t496 : 0;
+        t465 |= !t502;
+        uint8_t t504 = rt_lt_i(t501, (int32_t)A.v_x1091_n);
+        double t505;
+        if (t504) {
+          int t507 = (uint64_t)(int64_t)t501 < (uint64_t)A.v_x1091_n;
+          double t506 = t507 ? A.v_x1091_d[t501] : 0;
+          t465 |= !t507;
+          t505 = t506;
+        } else {
+          int32_t t509 = rt_sub_i(t501, (int32_t)A.v_x1091_n);
+          int t511 = (uint64_t)(int64_t)t509 < (uint64_t)A.v_x1092_n;
+          double t510 = t511 ? A.v_x1092_d[t509] : 0;
+          t465 |= !t511;
+          t505 = t510;
+        }
+        t500 = t505;
+      } else {
+        int32_t t513 = rt_sub_i(t496, A.v_x1093);
+        int t515 = (uint64_t)(int64_t)t513 < (uint64_t)A.v_x1106;
+        int32_t t514 = t515 ? t513 : 0;
+        t465 |= !t515;
+        uint8_t t517 = rt_lt_i(t514, (int32_t)A.v_x1104_n);
+        double t518;
+        if (t517) {
+          int t520 = (uint64_t)(int64_t)t514 < (uint64_t)A.v_x1104_n;
+          double t519 = t520 ? A.v_x1104_d[t514] : 0;
+          t465 |= !t520;
+          t518 = t519;
+        } else {
+          int32_t t522 = rt_sub_i(t514, (int32_t)A.v_x1104_n);
+          int t524 = (uint64_t)(int64_t)t522 < (uint64_t)A.v_x1105_n;
+          double t523 = t524 ? A.v_x1105_d[t522] : 0;
+          t465 |= !t524;
+          t518 = t523;
+        }
+        t500 = t518;
+      }
+      t463 = t500;
+    }
+    int32_t t526 = rt_trunc_f(t463);
+    int32_t t527;
+    if (t462) {
+      int t529 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1084;
+      int32_t t528 = t529 ? ix : 0;
+      t465 |= !t529;
+      uint8_t t531 = rt_lt_i(t528, A.v_x1060);
+      int32_t t532;
+      if (t531) {
+        int t534 = (uint64_t)(int64_t)t528 < (uint64_t)A.v_x1060;
+        int32_t t533 = t534 ? t528 : 0;
+        t465 |= !t534;
+        uint8_t t536 = rt_lt_i(t533, (int32_t)A.v_x1058_n);
+        int32_t t537;
+        if (t536) {
+          int t539 = (uint64_t)(int64_t)t533 < (uint64_t)A.v_x1058_n;
+          int32_t t538 = t539 ? A.v_x1067_d[t533] : 0;
+          t465 |= !t539;
+          t537 = t538;
+        } else {
+          int32_t t541 = rt_sub_i(t533, (int32_t)A.v_x1058_n);
+          int t543 = (uint64_t)(int64_t)t541 < (uint64_t)A.v_x1059_n;
+          int32_t t542 = t543 ? A.v_x1068_d[t541] : 0;
+          t465 |= !t543;
+          t537 = t542;
+        }
+        t532 = t537;
+      } else {
+        int32_t t545 = rt_sub_i(t528, A.v_x1060);
+        int t547 = (uint64_t)(int64_t)t545 < (uint64_t)A.v_x1073;
+        int32_t t546 = t547 ? t545 : 0;
+        t465 |= !t547;
+        uint8_t t549 = rt_lt_i(t546, (int32_t)A.v_x1071_n);
+        int32_t t550;
+        if (t549) {
+          int t552 = (uint64_t)(int64_t)t546 < (uint64_t)A.v_x1071_n;
+          int32_t t551 = t552 ? A.v_x1080_d[t546] : 0;
+          t465 |= !t552;
+          t550 = t551;
+        } else {
+          int32_t t554 = rt_sub_i(t546, (int32_t)A.v_x1071_n);
+          int t556 = (uint64_t)(int64_t)t554 < (uint64_t)A.v_x1072_n;
+          int32_t t555 = t556 ? A.v_x1081_d[t554] : 0;
+          t465 |= !t556;
+          t550 = t555;
+        }
+        t532 = t550;
+      }
+      t527 = t532;
+    } else {
+      int32_t t558 = rt_sub_i(ix, A.v_x1084);
+      int t560 = (uint64_t)(int64_t)t558 < (uint64_t)A.v_x1117;
+      int32_t t559 = t560 ? t558 : 0;
+      t465 |= !t560;
+      uint8_t t562 = rt_lt_i(t559, A.v_x1093);
+      int32_t t563;
+      if (t562) {
+        int t565 = (uint64_t)(int64_t)t559 < (uint64_t)A.v_x1093;
+        int32_t t564 = t565 ? t559 : 0;
+        t465 |= !t565;
+        uint8_t t567 = rt_lt_i(t564, (int32_t)A.v_x1091_n);
+        int32_t t568;
+        if (t567) {
+          int t570 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x1091_n;
+          int32_t t569 = t570 ? A.v_x1100_d[t564] : 0;
+          t465 |= !t570;
+          t568 = t569;
+        } else {
+          int32_t t572 = rt_sub_i(t564, (int32_t)A.v_x1091_n);
+          int t574 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_x1092_n;
+          int32_t t573 = t574 ? A.v_x1101_d[t572] : 0;
+          t465 |= !t574;
+          t568 = t573;
+        }
+        t563 = t568;
+      } else {
+        int32_t t576 = rt_sub_i(t559, A.v_x1093);
+        int t578 = (uint64_t)(int64_t)t576 < (uint64_t)A.v_x1106;
+        int32_t t577 = t578 ? t576 : 0;
+        t465 |= !t578;
+        uint8_t t580 = rt_lt_i(t577, (int32_t)A.v_x1104_n);
+        int32_t t581;
+        if (t580) {
+          int t583 = (uint64_t)(int64_t)t577 < (uint64_t)A.v_x1104_n;
+          int32_t t582 = t583 ? A.v_x1113_d[t577] : 0;
+          t465 |= !t583;
+          t581 = t582;
+        } else {
+          int32_t t585 = rt_sub_i(t577, (int32_t)A.v_x1104_n);
+          int t587 = (uint64_t)(int64_t)t585 < (uint64_t)A.v_x1105_n;
+          int32_t t586 = t587 ? A.v_x1114_d[t585] : 0;
+          t465 |= !t587;
+          t581 = t586;
+        }
+        t563 = t581;
+      }
+      t527 = t563;
+    }
+    int32_t t588;
+    if (t462) {
+      int t590 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1084;
+      int32_t t589 = t590 ? ix : 0;
+      t465 |= !t590;
+      uint8_t t592 = rt_lt_i(t589, A.v_x1060);
+      int32_t t593;
+      if (t592) {
+        int t595 = (uint64_t)(int64_t)t589 < (uint64_t)A.v_x1060;
+        int32_t t594 = t595 ? t589 : 0;
+        t465 |= !t595;
+        uint8_t t597 = rt_lt_i(t594, (int32_t)A.v_x1058_n);
+        int32_t t598;
+        if (t597) {
+          int t600 = (uint64_t)(int64_t)t594 < (uint64_t)A.v_x1058_n;
+          int32_t t599 = t600 ? A.v_x1063_d[t594] : 0;
+          t465 |= !t600;
+          t598 = t599;
+        } else {
+          int32_t t602 = rt_sub_i(t594, (int32_t)A.v_x1058_n);
+          int t604 = (uint64_t)(int64_t)t602 < (uint64_t)A.v_x1059_n;
+          int32_t t603 = t604 ? A.v_x1064_d[t602] : 0;
+          t465 |= !t604;
+          t598 = t603;
+        }
+        t593 = t598;
+      } else {
+        int32_t t606 = rt_sub_i(t589, A.v_x1060);
+        int t608 = (uint64_t)(int64_t)t606 < (uint64_t)A.v_x1073;
+        int32_t t607 = t608 ? t606 : 0;
+        t465 |= !t608;
+        uint8_t t610 = rt_lt_i(t607, (int32_t)A.v_x1071_n);
+        int32_t t611;
+        if (t610) {
+          int t613 = (uint64_t)(int64_t)t607 < (uint64_t)A.v_x1071_n;
+          int32_t t612 = t613 ? A.v_x1076_d[t607] : 0;
+          t465 |= !t613;
+          t611 = t612;
+        } else {
+          int32_t t615 = rt_sub_i(t607, (int32_t)A.v_x1071_n);
+          int t617 = (uint64_t)(int64_t)t615 < (uint64_t)A.v_x1072_n;
+          int32_t t616 = t617 ? A.v_x1077_d[t615] : 0;
+          t465 |= !t617;
+          t611 = t616;
+        }
+        t593 = t611;
+      }
+      t588 = t593;
+    } else {
+      int32_t t619 = rt_sub_i(ix, A.v_x1084);
+      int t621 = (uint64_t)(int64_t)t619 < (uint64_t)A.v_x1117;
+      int32_t t620 = t621 ? t619 : 0;
+      t465 |= !t621;
+      uint8_t t623 = rt_lt_i(t620, A.v_x1093);
+      int32_t t624;
+      if (t623) {
+        int t626 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_x1093;
+        int32_t t625 = t626 ? t620 : 0;
+        t465 |= !t626;
+        uint8_t t628 = rt_lt_i(t625, (int32_t)A.v_x1091_n);
+        int32_t t629;
+        if (t628) {
+          int t631 = (uint64_t)(int64_t)t625 < (uint64_t)A.v_x1091_n;
+          int32_t t630 = t631 ? A.v_x1096_d[t625] : 0;
+          t465 |= !t631;
+          t629 = t630;
+        } else {
+          int32_t t633 = rt_sub_i(t625, (int32_t)A.v_x1091_n);
+          int t635 = (uint64_t)(int64_t)t633 < (uint64_t)A.v_x1092_n;
+          int32_t t634 = t635 ? A.v_x1097_d[t633] : 0;
+          t465 |= !t635;
+          t629 = t634;
+        }
+        t624 = t629;
+      } else {
+        int32_t t637 = rt_sub_i(t620, A.v_x1093);
+        int t639 = (uint64_t)(int64_t)t637 < (uint64_t)A.v_x1106;
+        int32_t t638 = t639 ? t637 : 0;
+        t465 |= !t639;
+        uint8_t t641 = rt_lt_i(t638, (int32_t)A.v_x1104_n);
+        int32_t t642;
+        if (t641) {
+          int t644 = (uint64_t)(int64_t)t638 < (uint64_t)A.v_x1104_n;
+          int32_t t643 = t644 ? A.v_x1109_d[t638] : 0;
+          t465 |= !t644;
+          t642 = t643;
+        } else {
+          int32_t t646 = rt_sub_i(t638, (int32_t)A.v_x1104_n);
+          int t648 = (uint64_t)(int64_t)t646 < (uint64_t)A.v_x1105_n;
+          int32_t t647 = t648 ? A.v_x1110_d[t646] : 0;
+          t465 |= !t648;
+          t642 = t647;
+        }
+        t624 = t642;
+      }
+      t588 = t624;
+    }
+    int32_t t650 = rt_add_i(t527, t588);
+    int32_t t652 = rt_add_i(t650, t526);
+    if (__builtin_expect(t465 != 0, 0)) { /* again, recording the error */
+      uint8_t t654 = rt_lt_i(ix, A.v_x1084);
+      double t655;
+      if (t654) {
+        int32_t t656;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1084) {
+          t656 = ix;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1084, 0.0, 0);
+          t656 = 0;
+        }
+        uint8_t t658 = rt_lt_i(t656, A.v_x1060);
+        double t659;
+        if (t658) {
+          int32_t t660;
+          if ((uint64_t)(int64_t)t656 < (uint64_t)A.v_x1060) {
+            t660 = t656;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t656, A.v_x1060, 0.0, 1);
+            t660 = 0;
+          }
+          uint8_t t662 = rt_lt_i(t660, (int32_t)A.v_x1058_n);
+          double t663;
+          if (t662) {
+            double t664;
+            if ((uint64_t)(int64_t)t660 < (uint64_t)A.v_x1058_n) {
+              t664 = A.v_x1058_d[t660];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, A.v_x1058_n, 0.0, 2);
+              t664 = 0;
+            }
+            t663 = t664;
+          } else {
+            int32_t t666 = rt_sub_i(t660, (int32_t)A.v_x1058_n);
+            double t667;
+            if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x1059_n) {
+              t667 = A.v_x1059_d[t666];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, A.v_x1059_n, 0.0, 3);
+              t667 = 0;
+            }
+            t663 = t667;
+          }
+          t659 = t663;
+        } else {
+          int32_t t669 = rt_sub_i(t656, A.v_x1060);
+          int32_t t670;
+          if ((uint64_t)(int64_t)t669 < (uint64_t)A.v_x1073) {
+            t670 = t669;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t669, A.v_x1073, 0.0, 4);
+            t670 = 0;
+          }
+          uint8_t t672 = rt_lt_i(t670, (int32_t)A.v_x1071_n);
+          double t673;
+          if (t672) {
+            double t674;
+            if ((uint64_t)(int64_t)t670 < (uint64_t)A.v_x1071_n) {
+              t674 = A.v_x1071_d[t670];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t670, A.v_x1071_n, 0.0, 5);
+              t674 = 0;
+            }
+            t673 = t674;
+          } else {
+            int32_t t676 = rt_sub_i(t670, (int32_t)A.v_x1071_n);
+            double t677;
+            if ((uint64_t)(int64_t)t676 < (uint64_t)A.v_x1072_n) {
+              t677 = A.v_x1072_d[t676];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t676, A.v_x1072_n, 0.0, 6);
+              t677 = 0;
+            }
+            t673 = t677;
+          }
+          t659 = t673;
+        }
+        t655 = t659;
+      } else {
+        int32_t t679 = rt_sub_i(ix, A.v_x1084);
+        int32_t t680;
+        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x1117) {
+          t680 = t679;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x1117, 0.0, 7);
+          t680 = 0;
+        }
+        uint8_t t682 = rt_lt_i(t680, A.v_x1093);
+        double t683;
+        if (t682) {
+          int32_t t684;
+          if ((uint64_t)(int64_t)t680 < (uint64_t)A.v_x1093) {
+            t684 = t680;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t680, A.v_x1093, 0.0, 8);
+            t684 = 0;
+          }
+          uint8_t t686 = rt_lt_i(t684, (int32_t)A.v_x1091_n);
+          double t687;
+          if (t686) {
+            double t688;
+            if ((uint64_t)(int64_t)t684 < (uint64_t)A.v_x1091_n) {
+              t688 = A.v_x1091_d[t684];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t684, A.v_x1091_n, 0.0, 9);
+              t688 = 0;
+            }
+            t687 = t688;
+          } else {
+            int32_t t690 = rt_sub_i(t684, (int32_t)A.v_x1091_n);
+            double t691;
+            if ((uint64_t)(int64_t)t690 < (uint64_t)A.v_x1092_n) {
+              t691 = A.v_x1092_d[t690];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t690, A.v_x1092_n, 0.0, 10);
+              t691 = 0;
+            }
+            t687 = t691;
+          }
+          t683 = t687;
+        } else {
+          int32_t t693 = rt_sub_i(t680, A.v_x1093);
+          int32_t t694;
+          if ((uint64_t)(int64_t)t693 < (uint64_t)A.v_x1106) {
+            t694 = t693;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t693, A.v_x1106, 0.0, 11);
+            t694 = 0;
+          }
+          uint8_t t696 = rt_lt_i(t694, (int32_t)A.v_x1104_n);
+          double t697;
+          if (t696) {
+            double t698;
+            if ((uint64_t)(int64_t)t694 < (uint64_t)A.v_x1104_n) {
+              t698 = A.v_x1104_d[t694];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, A.v_x1104_n, 0.0, 12);
+              t698 = 0;
+            }
+            t697 = t698;
+          } else {
+            int32_t t700 = rt_sub_i(t694, (int32_t)A.v_x1104_n);
+            double t701;
+            if ((uint64_t)(int64_t)t700 < (uint64_t)A.v_x1105_n) {
+              t701 = A.v_x1105_d[t700];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t700, A.v_x1105_n, 0.0, 13);
+              t701 = 0;
+            }
+            t697 = t701;
+          }
+          t683 = t697;
+        }
+        t655 = t683;
+      }
+      int32_t t703 = rt_trunc_f(t655);
+      int32_t t704;
+      if (t654) {
+        int32_t t705;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1084) {
+          t705 = ix;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1084, 0.0, 14);
+          t705 = 0;
+        }
+        uint8_t t707 = rt_lt_i(t705, A.v_x1060);
+        int32_t t708;
+        if (t707) {
+          int32_t t709;
+          if ((uint64_t)(int64_t)t705 < (uint64_t)A.v_x1060) {
+            t709 = t705;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t705, A.v_x1060, 0.0, 15);
+            t709 = 0;
+          }
+          uint8_t t711 = rt_lt_i(t709, (int32_t)A.v_x1058_n);
+          int32_t t712;
+          if (t711) {
+            int32_t t713;
+            if ((uint64_t)(int64_t)t709 < (uint64_t)A.v_x1058_n) {
+              t713 = A.v_x1067_d[t709];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t709, A.v_x1058_n, 0.0, 16);
+              t713 = 0;
+            }
+            t712 = t713;
+          } else {
+            int32_t t715 = rt_sub_i(t709, (int32_t)A.v_x1058_n);
+            int32_t t716;
+            if ((uint64_t)(int64_t)t715 < (uint64_t)A.v_x1059_n) {
+              t716 = A.v_x1068_d[t715];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t715, A.v_x1059_n, 0.0, 17);
+              t716 = 0;
+            }
+            t712 = t716;
+          }
+          t708 = t712;
+        } else {
+          int32_t t718 = rt_sub_i(t705, A.v_x1060);
+          int32_t t719;
+          if ((uint64_t)(int64_t)t718 < (uint64_t)A.v_x1073) {
+            t719 = t718;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t718, A.v_x1073, 0.0, 18);
+            t719 = 0;
+          }
+          uint8_t t721 = rt_lt_i(t719, (int32_t)A.v_x1071_n);
+          int32_t t722;
+          if (t721) {
+            int32_t t723;
+            if ((uint64_t)(int64_t)t719 < (uint64_t)A.v_x1071_n) {
+              t723 = A.v_x1080_d[t719];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t719, A.v_x1071_n, 0.0, 19);
+              t723 = 0;
+            }
+            t722 = t723;
+          } else {
+            int32_t t725 = rt_sub_i(t719, (int32_t)A.v_x1071_n);
+            int32_t t726;
+            if ((uint64_t)(int64_t)t725 < (uint64_t)A.v_x1072_n) {
+              t726 = A.v_x1081_d[t725];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t725, A.v_x1072_n, 0.0, 20);
+              t726 = 0;
+            }
+            t722 = t726;
+          }
+          t708 = t722;
+        }
+        t704 = t708;
+      } else {
+        int32_t t728 = rt_sub_i(ix, A.v_x1084);
+        int32_t t729;
+        if ((uint64_t)(int64_t)t728 < (uint64_t)A.v_x1117) {
+          t729 = t728;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, A.v_x1117, 0.0, 21);
+          t729 = 0;
+        }
+        uint8_t t731 = rt_lt_i(t729, A.v_x1093);
+        int32_t t732;
+        if (t731) {
+          int32_t t733;
+          if ((uint64_t)(int64_t)t729 < (uint64_t)A.v_x1093) {
+            t733 = t729;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, A.v_x1093, 0.0, 22);
+            t733 = 0;
+          }
+          uint8_t t735 = rt_lt_i(t733, (int32_t)A.v_x1091_n);
+          int32_t t736;
+          if (t735) {
+            int32_t t737;
+            if ((uint64_t)(int64_t)t733 < (uint64_t)A.v_x1091_n) {
+              t737 = A.v_x1100_d[t733];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t733, A.v_x1091_n, 0.0, 23);
+              t737 = 0;
+            }
+            t736 = t737;
+          } else {
+            int32_t t739 = rt_sub_i(t733, (int32_t)A.v_x1091_n);
+            int32_t t740;
+            if ((uint64_t)(int64_t)t739 < (uint64_t)A.v_x1092_n) {
+              t740 = A.v_x1101_d[t739];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t739, A.v_x1092_n, 0.0, 24);
+              t740 = 0;
+            }
+            t736 = t740;
+          }
+          t732 = t736;
+        } else {
+          int32_t t742 = rt_sub_i(t729, A.v_x1093);
+          int32_t t743;
+          if ((uint64_t)(int64_t)t742 < (uint64_t)A.v_x1106) {
+            t743 = t742;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, A.v_x1106, 0.0, 25);
+            t743 = 0;
+          }
+          uint8_t t745 = rt_lt_i(t743, (int32_t)A.v_x1104_n);
+          int32_t t746;
+          if (t745) {
+            int32_t t747;
+            if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1104_n) {
+              t747 = A.v_x1113_d[t743];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1104_n, 0.0, 26);
+              t747 = 0;
+            }
+            t746 = t747;
+          } else {
+            int32_t t749 = rt_sub_i(t743, (int32_t)A.v_x1104_n);
+            int32_t t750;
+            if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_x1105_n) {
+              t750 = A.v_x1114_d[t749];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_x1105_n, 0.0, 27);
+              t750 = 0;
+            }
+            t746 = t750;
+          }
+          t732 = t746;
+        }
+        t704 = t732;
+      }
+      int32_t t751;
+      if (t654) {
+        int32_t t752;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1084) {
+          t752 = ix;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1084, 0.0, 28);
+          t752 = 0;
+        }
+        uint8_t t754 = rt_lt_i(t752, A.v_x1060);
+        int32_t t755;
+        if (t754) {
+          int32_t t756;
+          if ((uint64_t)(int64_t)t752 < (uint64_t)A.v_x1060) {
+            t756 = t752;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, A.v_x1060, 0.0, 29);
+            t756 = 0;
+          }
+          uint8_t t758 = rt_lt_i(t756, (int32_t)A.v_x1058_n);
+          int32_t t759;
+          if (t758) {
+            int32_t t760;
+            if ((uint64_t)(int64_t)t756 < (uint64_t)A.v_x1058_n) {
+              t760 = A.v_x1063_d[t756];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t756, A.v_x1058_n, 0.0, 30);
+              t760 = 0;
+            }
+            t759 = t760;
+          } else {
+            int32_t t762 = rt_sub_i(t756, (int32_t)A.v_x1058_n);
+            int32_t t763;
+            if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_x1059_n) {
+              t763 = A.v_x1064_d[t762];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t762, A.v_x1059_n, 0.0, 31);
+              t763 = 0;
+            }
+            t759 = t763;
+          }
+          t755 = t759;
+        } else {
+          int32_t t765 = rt_sub_i(t752, A.v_x1060);
+          int32_t t766;
+          if ((uint64_t)(int64_t)t765 < (uint64_t)A.v_x1073) {
+            t766 = t765;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, A.v_x1073, 0.0, 32);
+            t766 = 0;
+          }
+          uint8_t t768 = rt_lt_i(t766, (int32_t)A.v_x1071_n);
+          int32_t t769;
+          if (t768) {
+            int32_t t770;
+            if ((uint64_t)(int64_t)t766 < (uint64_t)A.v_x1071_n) {
+              t770 = A.v_x1076_d[t766];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t766, A.v_x1071_n, 0.0, 33);
+              t770 = 0;
+            }
+            t769 = t770;
+          } else {
+            int32_t t772 = rt_sub_i(t766, (int32_t)A.v_x1071_n);
+            int32_t t773;
+            if ((uint64_t)(int64_t)t772 < (uint64_t)A.v_x1072_n) {
+              t773 = A.v_x1077_d[t772];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t772, A.v_x1072_n, 0.0, 34);
+              t773 = 0;
+            }
+            t769 = t773;
+          }
+          t755 = t769;
+        }
+        t751 = t755;
+      } else {
+        int32_t t775 = rt_sub_i(ix, A.v_x1084);
+        int32_t t776;
+        if ((uint64_t)(int64_t)t775 < (uint64_t)A.v_x1117) {
+          t776 = t775;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t775, A.v_x1117, 0.0, 35);
+          t776 = 0;
+        }
+        uint8_t t778 = rt_lt_i(t776, A.v_x1093);
+        int32_t t779;
+        if (t778) {
+          int32_t t780;
+          if ((uint64_t)(int64_t)t776 < (uint64_t)A.v_x1093) {
+            t780 = t776;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, A.v_x1093, 0.0, 36);
+            t780 = 0;
+          }
+          uint8_t t782 = rt_lt_i(t780, (int32_t)A.v_x1091_n);
+          int32_t t783;
+          if (t782) {
+            int32_t t784;
+            if ((uint64_t)(int64_t)t780 < (uint64_t)A.v_x1091_n) {
+              t784 = A.v_x1096_d[t780];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, A.v_x1091_n, 0.0, 37);
+              t784 = 0;
+            }
+            t783 = t784;
+          } else {
+            int32_t t786 = rt_sub_i(t780, (int32_t)A.v_x1091_n);
+            int32_t t787;
+            if ((uint64_t)(int64_t)t786 < (uint64_t)A.v_x1092_n) {
+              t787 = A.v_x1097_d[t786];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t786, A.v_x1092_n, 0.0, 38);
+              t787 = 0;
+            }
+            t783 = t787;
+          }
+          t779 = t783;
+        } else {
+          int32_t t789 = rt_sub_i(t776, A.v_x1093);
+          int32_t t790;
+          if ((uint64_t)(int64_t)t789 < (uint64_t)A.v_x1106) {
+            t790 = t789;
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t789, A.v_x1106, 0.0, 39);
+            t790 = 0;
+          }
+          uint8_t t792 = rt_lt_i(t790, (int32_t)A.v_x1104_n);
+          int32_t t793;
+          if (t792) {
+            int32_t t794;
+            if ((uint64_t)(int64_t)t790 < (uint64_t)A.v_x1104_n) {
+              t794 = A.v_x1109_d[t790];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t790, A.v_x1104_n, 0.0, 40);
+              t794 = 0;
+            }
+            t793 = t794;
+          } else {
+            int32_t t796 = rt_sub_i(t790, (int32_t)A.v_x1104_n);
+            int32_t t797;
+            if ((uint64_t)(int64_t)t796 < (uint64_t)A.v_x1105_n) {
+              t797 = A.v_x1110_d[t796];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t796, A.v_x1105_n, 0.0, 41);
+              t797 = 0;
+            }
+            t793 = t797;
+          }
+          t779 = t793;
+        }
+        t751 = t779;
+      }
+      int32_t t799 = rt_add_i(t704, t751);
+      int32_t t801 = rt_add_i(t799, t703);
+    }
+    return K6_0_V{t652};
+  }
+};
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+    A.v_x1136_d[i] = v.v0;
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
+  (void)loc;
+  (void)err;
+  K6_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1058_d = v_x1058->data.f;
+  A.v_x1058_n = v_x1058->len;
+  A.v_x1059_d = v_x1059->data.f;
+  A.v_x1059_n = v_x1059->len;
+  A.v_x1060 = v_x1060;
+  A.v_x1063_d = v_x1063->data.i;
+  A.v_x1063_n = v_x1063->len;
+  A.v_x1064_d = v_x1064->data.i;
+  A.v_x1064_n = v_x1064->len;
+  A.v_x1067_d = v_x1067->data.i;
+  A.v_x1067_n = v_x1067->len;
+  A.v_x1068_d = v_x1068->data.i;
+  A.v_x1068_n = v_x1068->len;
+  A.v_x1071_d = v_x1071->data.f;
+  A.v_x1071_n = v_x1071->len;
+  A.v_x1072_d = v_x1072->data.f;
+  A.v_x1072_n = v_x1072->len;
+  A.v_x1073 = v_x1073;
+  A.v_x1076_d = v_x1076->data.i;
+  A.v_x1076_n = v_x1076->len;
+  A.v_x1077_d = v_x1077->data.i;
+  A.v_x1077_n = v_x1077->len;
+  A.v_x1080_d = v_x1080->data.i;
+  A.v_x1080_n = v_x1080->len;
+  A.v_x1081_d = v_x1081->data.i;
+  A.v_x1081_n = v_x1081->len;
+  A.v_x1084 = v_x1084;
+  A.v_x1091_d = v_x1091->data.f;
+  A.v_x1091_n = v_x1091->len;
+  A.v_x1092_d = v_x1092->data.f;
+  A.v_x1092_n = v_x1092->len;
+  A.v_x1093 = v_x1093;
+  A.v_x1096_d = v_x1096->data.i;
+  A.v_x1096_n = v_x1096->len;
+  A.v_x1097_d = v_x1097->data.i;
+  A.v_x1097_n = v_x1097->len;
+  A.v_x1100_d = v_x1100->data.i;
+  A.v_x1100_n = v_x1100->len;
+  A.v_x1101_d = v_x1101->data.i;
+  A.v_x1101_n = v_x1101->len;
+  A.v_x1104_d = v_x1104->data.f;
+  A.v_x1104_n = v_x1104->len;
+  A.v_x1105_d = v_x1105->data.f;
+  A.v_x1105_n = v_x1105->len;
+  A.v_x1106 = v_x1106;
+  A.v_x1109_d = v_x1109->data.i;
+  A.v_x1109_n = v_x1109->len;
+  A.v_x1110_d = v_x1110->data.i;
+  A.v_x1110_n = v_x1110->len;
+  A.v_x1113_d = v_x1113->data.i;
+  A.v_x1113_n = v_x1113->len;
+  A.v_x1114_d = v_x1114->data.i;
+  A.v_x1114_n = v_x1114->len;
+  A.v_x1117 = v_x1117;
+  A.v_x1124 = v_x1124;
+  RtValue *v_x1136 = NULL;
+  /* MAP */
+  {
+    const int64_t t802 = v_x1124;
+    if (t802 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t802, 0.0, run, 42};
+      goto fail;
+    }
+    v_x1136 = rtg_vec_new(RT_INT, t802);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t802);
+  }
+  *out_v_x1136 = v_x1136;
+  return;
+fail:
+  rt_release(v_x1136);
+}
+
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
+  RtValue *vals[] = {v_x1058, v_x1059, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1076, v_x1077, v_x1080, v_x1081, v_x1091, v_x1092, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1109, v_x1110, v_x1113, v_x1114};
+  const int64_t sizes[] = {(int64_t)v_x1124};
+  if (rtg_choose_host(vals, 24, sizes, 1)) {
+    K6_host(err, loc, run, v_x1058, v_x1059, v_x1060, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1073, v_x1076, v_x1077, v_x1080, v_x1081, v_x1084, v_x1091, v_x1092, v_x1093, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, v_x1114, v_x1117, v_x1124, out_v_x1136);
+    rtg_host_ran();
+  } else {
+    K6_gpu(err, loc, run, v_x1058, v_x1059, v_x1060, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1073, v_x1076, v_x1077, v_x1080, v_x1081, v_x1084, v_x1091, v_x1092, v_x1093, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, v_x1114, v_x1117, v_x1124, out_v_x1136);
+  }
+}
+
+/* K7: MAP -- tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue **out_v_x1797, RtValue **out_v_x1799, RtValue **out_v_x1801) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x1797 = NULL;
+  RtValue *v_x1799 = NULL;
+  RtValue *v_x1801 = NULL;
+  /* MAP */
+  {
+    const int64_t t803 = v_x1795;
+    if (t803 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t803, 0.0, 0);
+      goto fail;
+    }
+    v_x1797 = rt_value_new(rt_vec_type(RT_INT), t803);
+    int32_t *v_x1797_d = v_x1797->data.i;
+    const int64_t v_x1797_n = v_x1797->len;
+    v_x1799 = rt_value_new(rt_vec_type(RT_INT), t803);
+    int32_t *v_x1799_d = v_x1799->data.i;
+    const int64_t v_x1799_n = v_x1799->len;
+    v_x1801 = rt_value_new(rt_vec_type(RT_FLOAT), t803);
+    double *v_x1801_d = v_x1801->data.f;
+    const int64_t v_x1801_n = v_x1801->len;
+    RT_PARALLEL_FOR_IF(t803 >= RT_PARALLEL_MIN)
+    for (int64_t t804 = 0; t804 < t803; t804++) {
+      const int32_t t805 = (int32_t)t804;
+      int32_t t807 = rt_mul_i(t805, 2);
+      double t809 = rt_to_float_i(t805);
+      v_x1797_d[t804] = t805;
+      v_x1799_d[t804] = t807;
+      v_x1801_d[t804] = t809;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1797 = v_x1797;
+  *out_v_x1799 = v_x1799;
+  *out_v_x1801 = v_x1801;
+  return;
+fail:
+  rt_release(v_x1797);
+  rt_release(v_x1799);
+  rt_release(v_x1801);
+}
+
+/* K7: MAP -- tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
+struct K7_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x1795;
+  int32_t *v_x1797_d; int64_t v_x1797_n;
+  int32_t *v_x1799_d; int64_t v_x1799_n;
+  double *v_x1801_d; int64_t v_x1801_n;
+};
+struct alignas(8) K7_0_V {
+  int32_t v0;
+  int32_t v1;
+  double v2;
+};
+struct K7_0_pull {
+  K7_A A;
+  __device__ K7_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t811 = rt_mul_i(ix, 2);
+    double t813 = rt_to_float_i(ix);
+    return K7_0_V{ix, t811, t813};
+  }
+};
+struct K7_0_store {
+  K7_A A;
+  __device__ void operator()(int64_t i, const K7_0_V &v) const {
+    A.v_x1797_d[i] = v.v0;
+    A.v_x1799_d[i] = v.v1;
+    A.v_x1801_d[i] = v.v2;
+  }
+};
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue **out_v_x1797, RtValue **out_v_x1799, RtValue **out_v_x1801) {
+  (void)loc;
+  (void)err;
+  K7_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1795 = v_x1795;
+  RtValue *v_x1797 = NULL;
+  RtValue *v_x1799 = NULL;
+  RtValue *v_x1801 = NULL;
+  /* MAP */
+  {
+    const int64_t t814 = v_x1795;
+    if (t814 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t814, 0.0, run, 0};
+      goto fail;
+    }
+    v_x1797 = rtg_vec_new(RT_INT, t814);
+    A.v_x1797_d = v_x1797->data.i;
+    A.v_x1797_n = v_x1797->len;
+    v_x1799 = rtg_vec_new(RT_INT, t814);
+    A.v_x1799_d = v_x1799->data.i;
+    A.v_x1799_n = v_x1799->len;
+    v_x1801 = rtg_vec_new(RT_FLOAT, t814);
+    A.v_x1801_d = v_x1801->data.f;
+    A.v_x1801_n = v_x1801->len;
+    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t814);
+  }
+  *out_v_x1797 = v_x1797;
+  *out_v_x1799 = v_x1799;
+  *out_v_x1801 = v_x1801;
+  return;
+fail:
+  rt_release(v_x1797);
+  rt_release(v_x1799);
+  rt_release(v_x1801);
+}
+
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue **out_v_x1797, RtValue **out_v_x1799, RtValue **out_v_x1801) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x1795};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K7_host(err, loc, run, v_x1795, out_v_x1797, out_v_x1799, out_v_x1801);
+    rtg_host_ran();
+  } else {
+    K7_gpu(err, loc, run, v_x1795, out_v_x1797, out_v_x1799, out_v_x1801);
   }
 }
 
@@ -1096,7 +4060,7 @@ static void fn_parts(RtValue *v_x21, int32_t v_x22, RtValue **out_0, RtValue **o
   RtValue *v_x39 = NULL;
   RtValue *v_x57 = NULL;
   RtValue *v_x75 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 4, 25), K1, 1, v_x21, v_x22, &v_x39, &v_x57, &v_x75);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 4, 25), K2, 1, v_x21, v_x22, &v_x39, &v_x57, &v_x75);
   rt_release(v_x21);
   *out_0 = v_x39;
   *out_1 = v_x57;
@@ -1118,7 +4082,7 @@ static void fn_pairs(RtValue *v_x84, RtValue *v_x85, RtValue **out_0, RtValue **
   RtValue *v_x152 = NULL;
   RtValue *v_x161 = NULL;
   RtValue *v_x187 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 7, 28), K2, 2, v_x84, v_x85, &v_x109, &v_x126, &v_x152, &v_x161, &v_x187);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 7, 28), K3, 2, v_x84, v_x85, &v_x109, &v_x126, &v_x152, &v_x161, &v_x187);
   rt_release(v_x84);
   rt_release(v_x85);
   *out_0 = v_x109;
@@ -1140,12 +4104,117 @@ static void fn_floats(RtValue *v_x197, RtValue *v_x198, RtValue **out_0, RtValue
   RtValue *v_x222 = NULL;
   RtValue *v_x248 = NULL;
   RtValue *v_x268 = NULL;
-  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 10, 50), K3, 3, v_x197, v_x198, &v_x222, &v_x248, &v_x268);
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 10, 50), K4, 3, v_x197, v_x198, &v_x222, &v_x248, &v_x268);
   rt_release(v_x197);
   rt_release(v_x198);
   *out_0 = v_x222;
   *out_1 = v_x248;
   *out_2 = v_x268;
+}
+
+/* function eight -- tests/flat/split_values.nesl:12: function eight(a) = */
+static void fn_eight(RtValue *v_x299, RtValue *v_x300, RtValue *v_x301, RtValue **out_0, RtValue **out_1) {
+  RtValue *v_x318 = NULL;
+  RtValue *v_x327 = NULL;
+  RtValue *v_x333 = NULL;
+  RtValue *v_x351 = NULL;
+  RtValue *v_x360 = NULL;
+  RtValue *v_x366 = NULL;
+  RtValue *v_x384 = NULL;
+  RtValue *v_x393 = NULL;
+  RtValue *v_x399 = NULL;
+  RtValue *v_x417 = NULL;
+  RtValue *v_x426 = NULL;
+  RtValue *v_x432 = NULL;
+  RtValue *v_x450 = NULL;
+  RtValue *v_x459 = NULL;
+  RtValue *v_x465 = NULL;
+  RtValue *v_x483 = NULL;
+  RtValue *v_x492 = NULL;
+  RtValue *v_x498 = NULL;
+  RtValue *v_x516 = NULL;
+  RtValue *v_x525 = NULL;
+  RtValue *v_x531 = NULL;
+  RtValue *v_x549 = NULL;
+  RtValue *v_x558 = NULL;
+  RtValue *v_x564 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 14, 38), K5, 4, v_x299, v_x301, v_x300, &v_x318, &v_x327, &v_x333, &v_x351, &v_x360, &v_x366, &v_x384, &v_x393, &v_x399, &v_x417, &v_x426, &v_x432, &v_x450, &v_x459, &v_x465, &v_x483, &v_x492, &v_x498, &v_x516, &v_x525, &v_x531, &v_x549, &v_x558, &v_x564);
+  rt_release(v_x299);
+  rt_release(v_x300);
+  rt_release(v_x301);
+  int32_t v_x573 = 0;
+  v_x573 = (int32_t)v_x564->len;
+  int32_t v_x572 = 0;
+  v_x572 = (int32_t)v_x531->len;
+  int32_t v_x571 = 0;
+  v_x571 = (int32_t)v_x498->len;
+  int32_t v_x570 = 0;
+  v_x570 = (int32_t)v_x465->len;
+  int32_t v_x569 = 0;
+  v_x569 = (int32_t)v_x432->len;
+  int32_t v_x568 = 0;
+  v_x568 = (int32_t)v_x399->len;
+  int32_t v_x567 = 0;
+  v_x567 = (int32_t)v_x366->len;
+  int32_t v_x566 = 0;
+  v_x566 = (int32_t)v_x333->len;
+  RtValue *v_x574 = NULL;
+  rt_here = RT_LOC("tests/flat/split_values.nesl", 17, 50);
+  RtValue *t815 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t815->data.i[0] = v_x566;
+  t815->data.i[1] = v_x567;
+  t815->data.i[2] = v_x568;
+  t815->data.i[3] = v_x569;
+  t815->data.i[4] = v_x570;
+  t815->data.i[5] = v_x571;
+  t815->data.i[6] = v_x572;
+  t815->data.i[7] = v_x573;
+  v_x574 = NESSIE_TO_DEVICE(t815);
+  int32_t v_x580 = 0;
+  v_x580 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x566, v_x567);
+  int32_t v_x607 = 0;
+  v_x607 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x568, v_x569);
+  int32_t v_x634 = 0;
+  v_x634 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x580, v_x607);
+  int32_t v_x661 = 0;
+  v_x661 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x570, v_x571);
+  int32_t v_x688 = 0;
+  v_x688 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x572, v_x573);
+  int32_t v_x715 = 0;
+  v_x715 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x661, v_x688);
+  int32_t v_x742 = 0;
+  v_x742 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x634, v_x715);
+  RtValue *v_x782 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 17, 50), K6, 5, v_x318, v_x351, v_x580, v_x327, v_x360, v_x333, v_x366, v_x384, v_x417, v_x607, v_x393, v_x426, v_x399, v_x432, v_x634, v_x450, v_x483, v_x661, v_x459, v_x492, v_x465, v_x498, v_x516, v_x549, v_x688, v_x525, v_x558, v_x531, v_x564, v_x715, v_x742, &v_x782);
+  rt_release(v_x318);
+  rt_release(v_x327);
+  rt_release(v_x333);
+  rt_release(v_x351);
+  rt_release(v_x360);
+  rt_release(v_x366);
+  rt_release(v_x384);
+  rt_release(v_x393);
+  rt_release(v_x399);
+  rt_release(v_x417);
+  rt_release(v_x426);
+  rt_release(v_x432);
+  rt_release(v_x450);
+  rt_release(v_x459);
+  rt_release(v_x465);
+  rt_release(v_x483);
+  rt_release(v_x492);
+  rt_release(v_x498);
+  rt_release(v_x516);
+  rt_release(v_x525);
+  rt_release(v_x531);
+  rt_release(v_x549);
+  rt_release(v_x558);
+  rt_release(v_x564);
+  RtValue *v_x577 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 17, 50), K1, 5, v_x574, &v_x577);
+  rt_release(v_x574);
+  *out_0 = v_x577;
+  *out_1 = v_x782;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -1266,16 +4335,16 @@ static void top_10(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 5, 7);
-  RtValue *t151 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t151->data.i[0] = 3;
-  t151->data.i[1] = 1;
-  t151->data.i[2] = 4;
-  t151->data.i[3] = 1;
-  t151->data.i[4] = 5;
-  t151->data.i[5] = 9;
-  t151->data.i[6] = 2;
-  t151->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t151);
+  RtValue *t816 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t816->data.i[0] = 3;
+  t816->data.i[1] = 1;
+  t816->data.i[2] = 4;
+  t816->data.i[3] = 1;
+  t816->data.i[4] = 5;
+  t816->data.i[5] = 9;
+  t816->data.i[6] = 2;
+  t816->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t816);
   RtValue *v_x18 = NULL;
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
@@ -1311,28 +4380,28 @@ static void top_11(void) {
   RtValue *value_4 = NULL;
   RtValue *v_x77 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 7);
-  RtValue *t152 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t152->data.i[0] = 3;
-  t152->data.i[1] = 1;
-  t152->data.i[2] = 4;
-  t152->data.i[3] = 1;
-  t152->data.i[4] = 5;
-  t152->data.i[5] = 9;
-  t152->data.i[6] = 2;
-  t152->data.i[7] = 6;
-  v_x77 = NESSIE_TO_DEVICE(t152);
+  RtValue *t817 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t817->data.i[0] = 3;
+  t817->data.i[1] = 1;
+  t817->data.i[2] = 4;
+  t817->data.i[3] = 1;
+  t817->data.i[4] = 5;
+  t817->data.i[5] = 9;
+  t817->data.i[6] = 2;
+  t817->data.i[7] = 6;
+  v_x77 = NESSIE_TO_DEVICE(t817);
   RtValue *v_x78 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 33);
-  RtValue *t153 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t153->data.i[0] = 2;
-  t153->data.i[1] = 7;
-  t153->data.i[2] = 1;
-  t153->data.i[3] = 8;
-  t153->data.i[4] = 2;
-  t153->data.i[5] = 8;
-  t153->data.i[6] = 1;
-  t153->data.i[7] = 8;
-  v_x78 = NESSIE_TO_DEVICE(t153);
+  RtValue *t818 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t818->data.i[0] = 2;
+  t818->data.i[1] = 7;
+  t818->data.i[2] = 1;
+  t818->data.i[3] = 8;
+  t818->data.i[4] = 2;
+  t818->data.i[5] = 8;
+  t818->data.i[6] = 1;
+  t818->data.i[7] = 8;
+  v_x78 = NESSIE_TO_DEVICE(t818);
   RtValue *v_x79 = NULL;
   RtValue *v_x80 = NULL;
   RtValue *v_x81 = NULL;
@@ -1378,20 +4447,20 @@ static void top_12(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x191 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 8);
-  RtValue *t154 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t154->data.f[0] = 1.5;
-  t154->data.f[1] = (-2.0);
-  t154->data.f[2] = 3.25;
-  t154->data.f[3] = 0.0;
-  v_x191 = NESSIE_TO_DEVICE(t154);
+  RtValue *t819 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t819->data.f[0] = 1.5;
+  t819->data.f[1] = (-2.0);
+  t819->data.f[2] = 3.25;
+  t819->data.f[3] = 0.0;
+  v_x191 = NESSIE_TO_DEVICE(t819);
   RtValue *v_x193 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 32);
-  RtValue *t155 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t155->data.f[0] = -0.0;
-  t155->data.f[1] = 0.0;
-  t155->data.f[2] = 3.5;
-  t155->data.f[3] = 0.0;
-  v_x193 = NESSIE_TO_DEVICE(t155);
+  RtValue *t820 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t820->data.f[0] = -0.0;
+  t820->data.f[1] = 0.0;
+  t820->data.f[2] = 3.5;
+  t820->data.f[3] = 0.0;
+  v_x193 = NESSIE_TO_DEVICE(t820);
   RtValue *v_x194 = NULL;
   RtValue *v_x195 = NULL;
   RtValue *v_x196 = NULL;
@@ -1421,6 +4490,39 @@ static void top_12(void) {
   rt_release(value_2);
 }
 
+/* tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
+static void top_13(void) {
+  RtValue *value_0 = NULL;
+  RtValue *value_1 = NULL;
+  RtValue *v_x283 = NULL;
+  RtValue *v_x292 = NULL;
+  RtValue *v_x296 = NULL;
+  NESSIE_RUN(RT_LOC("tests/flat/split_values.nesl", 18, 36), K7, 6, 10, &v_x283, &v_x292, &v_x296);
+  RtValue *v_x297 = NULL;
+  RtValue *v_x298 = NULL;
+  rt_retain(v_x283);
+  rt_retain(v_x292);
+  rt_retain(v_x296);
+  NESSIE_CALL(RT_LOC("tests/flat/split_values.nesl", 18, 1), "eight", 0, fn_eight(v_x283, v_x292, v_x296, &v_x297, &v_x298));
+  rt_release(v_x283);
+  rt_release(v_x292);
+  rt_release(v_x296);
+  value_0 = v_x297;
+  value_1 = v_x298;
+  NESSIE_SYNC();
+  {
+    RtValue *comps[3];
+    comps[0] = NESSIE_TO_HOST(value_0);
+    comps[1] = NESSIE_TO_HOST(value_1);
+    rt_here = RT_LOC("tests/flat/split_values.nesl", 18, 1);
+    rt_print_binding("it", &layout_14, comps, "[[int]]");
+    NESSIE_HOST_DONE(comps[0], value_0);
+    NESSIE_HOST_DONE(comps[1], value_1);
+  }
+  rt_release(value_0);
+  rt_release(value_1);
+}
+
 static void program(void) {
   NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */
   static void (*const tops[])(void) = {
@@ -1437,6 +4539,7 @@ static void program(void) {
     top_10,
     top_11,
     top_12,
+    top_13,
     NULL};
   for (int i = 0; tops[i]; i++) {
     jmp_buf stop;
