@@ -453,15 +453,15 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
   cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
 }
 
-/* ... then the chunk's elements (open_elements) segment by segment:
-   an outer loop over the segments from 'g' on, 'gx' for the pull, and
-   in it the loop over the chunk's elements of that segment, i and ix
-   (its inner loop closed by close_segment_elements).  A segment that ends at or before
-   the next element (an empty one) has no elements there.  Stepping 'g'
-   at each element (a load and a test of the next offset, and 'gx' not
-   invariant in the element loop) took 0.28 s of a one-core quicksort of
-   3·10^5 keys where this takes 0.20 (its SEG_MAP gathers, forty-third
-   session). */
+/* ... then the chunk's elements, as open_elements opens them, segment
+   by segment: a loop over the segments from 'g' on ('gx' for the pull)
+   around a loop over the chunk's elements of each (i and ix), which
+   close_segment_elements closes.  A segment that ends at or before the
+   next element (an empty one) has none there.  Stepping 'g' at each
+   element instead (a load and a test of the next offset, and 'gx' not
+   invariant in the element loop) took 0.28 s of a one-core quicksort
+   of 3·10^5 keys where this takes 0.20 (its SEG_MAP gathers;
+   docs/codegen.md, forty-third session). */
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
                                   const CgBinding *seg, const char *g, const char *gx) {
   Cg *cg = x->cg;
