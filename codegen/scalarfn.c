@@ -394,42 +394,6 @@ static void gen_func(Cg *cg, const LcuFunc *f) {
 
 /* ---- which functions ---- */
 
-/* Does a call in block 'b', or in a function it calls, reach 'f'?
-   ('seen': the functions walked already.) */
-static bool reaches(const LcuBlock *b, const LcuFunc *f, PtrMap *seen) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    if (s->kind == LS_CALL) {
-      if (s->callee == f)
-        return true;
-      if (!ptrmap_get(seen, s->callee)) {
-        ptrmap_put(seen, s->callee, (void *)1);
-        if (reaches(s->callee->body, f, seen))
-          return true;
-      }
-    }
-    if ((s->then && reaches(s->then, f, seen)) || (s->els && reaches(s->els, f, seen)))
-      return true;
-  }
-  return false;
-}
-
-/* Is scalar function 'f' inlined into its callers (NESSIE_FN_INLINE)?
-   One that is not an element function and calls itself by no path, not
-   even in tail position (a loop stays a function).  A tuple result is
-   one function a component, each computing the whole body for its
-   checks (flatten.c, call_parts): Barnes-Hut's walk step `advance` is
-   three, each with the step's square root and division, called one
-   after another; inlined, the C compiler computes the shared work once.
-   (docs/codegen.md has the figures.)  On CUDA NESSIE_FN_INLINE is
-   NESSIE_FN: nvcc's own inlining decides there. */
-static bool inlined(const LcuFunc *f) {
-  if (f->each)
-    return false;
-  PtrMap seen = {0};
-  return !reaches(f->body, f, &seen);
-}
-
 static void mark_func(PtrMap *used, const LcuFunc *f);
 
 static void mark_block(PtrMap *used, const LcuBlock *b) {
@@ -456,6 +420,23 @@ static void mark_exp(PtrMap *used, const LcuExp *e) {
     mark_func(used, e->callee);
   for (int i = 0; i < e->nargs; i++)
     mark_exp(used, e->args[i]);
+}
+
+/* Is scalar function 'f' inlined into its callers (NESSIE_FN_INLINE)?
+   One that is not an element function and calls itself by no path, not
+   even in tail position (a loop stays a function).  A tuple result is
+   one function a component, each computing the whole body for its
+   checks (flatten.c, call_parts): Barnes-Hut's walk step `advance` is
+   three, each with the step's square root and division, called one
+   after another; inlined, the C compiler computes the shared work once.
+   (docs/codegen.md has the figures.)  On CUDA NESSIE_FN_INLINE is
+   NESSIE_FN: nvcc's own inlining decides there. */
+static bool inlined(const LcuFunc *f) {
+  if (f->each)
+    return false;
+  PtrMap called = {0}; /* every function f's body calls, and those they call */
+  mark_block(&called, f->body);
+  return !ptrmap_get(&called, f);
 }
 
 static void mark_thunk(PtrMap *used, const LcuThunk *t) {
