@@ -1557,18 +1557,10 @@ __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pre
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
     mine += j < n && pred(j, v[r]) ? 1 : 0;
   }
-  for (int o = 16; o > 0; o >>= 1)
-    mine += __shfl_down_sync(0xffffffffu, mine, o);
-  if ((threadIdx.x & 31) == 0)
-    warp_sums[threadIdx.x >> 5] = mine;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int sum = 0;
-    for (int w = 0; w < THREADS / 32; w++)
-      sum += warp_sums[w];
-    if (sum)
-      atomicAdd(count, (unsigned long long)sum);
-  }
+  auto plus = [](int a, int b) { return a + b; };
+  int sum = block_combine_commutative(mine, plus, 0, warp_sums);
+  if (threadIdx.x == 0 && sum)
+    atomicAdd(count, (unsigned long long)sum);
 }
 
 /* A joined PARTITION (fus_join_partitions): its kept values to 'store'
