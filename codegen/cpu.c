@@ -453,10 +453,11 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
   cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
 }
 
-/* ... then the chunk's elements, as open_elements opens them, segment
-   by segment: a loop over the segments from 'g' on ('gx' for the pull)
-   around a loop over the chunk's elements of each (i and ix), which
-   close_segment_elements closes.  A segment that ends at or before the
+/* A chunk's elements, as open_elements opens them, and where 'seg' is
+   given, segment by segment: 'g' the segment of the chunk's first
+   element (segment_of_chunk), a loop over the segments from it ('gx'
+   for the pull) around a loop over the chunk's elements of each (i and
+   ix), which close_segment_elements closes.  A segment that ends at or before the
    next element (an empty one) has none there.  Stepping 'g' at each
    element instead (a load and a test of the next offset, and 'gx' not
    invariant in the element loop) took 0.28 s of a one-core quicksort
@@ -465,6 +466,11 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
                                   const CgBinding *seg, const char *g, const char *gx) {
   Cg *cg = x->cg;
+  if (!seg) { /* a pull that takes no segment */
+    open_elements(x, c, i, ix, n);
+    return;
+  }
+  segment_of_chunk(cg, seg, g, c);
   cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
   cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, g);
   cg->indent++;
@@ -476,9 +482,11 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
 }
 
-/* Closes the loop over a segment's elements; the caller's close of
-   the element loop closes the loop over the segments. */
-static void close_segment_elements(Cg *cg) {
+/* Closes the loop over a segment's elements (none without 'seg'); the
+   caller's close of the element loop closes the loop over the segments. */
+static void close_segment_elements(Cg *cg, const CgBinding *seg) {
+  if (!seg)
+    return;
   cg->indent--;
   cg_line(cg, "}");
 }
@@ -510,12 +518,7 @@ static void gen_split(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
-  if (seg) {
-    segment_of_chunk(cg, seg, g, c);
-    open_segment_elements(x, c, i, ix, n, seg, g, gx);
-  } else {
-    open_elements(x, c, i, ix, n);
-  }
+  open_segment_elements(x, c, i, ix, n, seg, g, gx);
   CgChecks ck = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, pull_args, &ck, val);
@@ -531,8 +534,7 @@ static void gen_split(Kx *x) {
     cg_line(cg, "kept[%d] += %s != 0;", k, keep[k]);
   }
   cg_line(cg, "%s[%s] = (uint8_t)(%s);", flags, i, buf_str(&mask));
-  if (seg)
-    close_segment_elements(cg);
+  close_segment_elements(cg, seg);
   cg->indent--;
   cg_line(cg, "}");
   for (int k = 0; k < nc; k++)
@@ -590,12 +592,7 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t at[%d];", nc);
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
-  if (seg) {
-    segment_of_chunk(cg, seg, g, c);
-    open_segment_elements(x, c, i, ix, n, seg, g, gx);
-  } else {
-    open_elements(x, c, i, ix, n);
-  }
+  open_segment_elements(x, c, i, ix, n, seg, g, gx);
   cg_line(cg, "if (!%s[%s])", flags, i);
   cg_line(cg, "  continue;");
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -609,8 +606,7 @@ static void gen_split(Kx *x) {
     cg_line(cg, "  at[%d]++;", k);
     cg_line(cg, "}");
   }
-  if (seg)
-    close_segment_elements(cg);
+  close_segment_elements(cg, seg);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -819,7 +815,6 @@ static void gen_seg_map(Kx *x) {
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
   chunk_loop(cg, c, nch);
   cg->indent++;
-  segment_of_chunk(cg, sd, g, c);
   open_segment_elements(x, c, i, ix, n, sd, g, gx);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
@@ -834,7 +829,7 @@ static void gen_seg_map(Kx *x) {
   for (int v = 0; v < nv; v++)
     if (dead[v])
       cg_line(cg, "(void)%s;", dests[v]);
-  close_segment_elements(cg);
+  close_segment_elements(cg, sd);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
