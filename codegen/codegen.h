@@ -127,6 +127,9 @@ struct Cg {
                          the GPU target's host kernels, which run on small
                          vectors, where the fast pass only doubled the
                          code */
+  const char *invariants; /* set by cg_thunk_invariants until the next
+                         cg_thunk, which reuses the values it wrote: ""
+                         or the name of the flag its checks set */
   int check_order;    /* numbers the checks of the kernel being written in
                          the order its code makes them (RtKernelError.order),
                          from 0 at each kernel */
@@ -345,6 +348,17 @@ CgBinding *cg_lookup(CgBinding *env, const LcuVar *var);
    'checks'. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx);
+/* Before a loop over elements that share the thunk's arguments but its
+   first (a segment's elements: args[0] the element, args[1] the
+   segment), writes the fast pass's values of 't' that do not depend on
+   args[0] and that every application computes (outside an if's
+   branches), once; the next cg_thunk of 't', inside the loop, reads
+   them where its fast pass would compute them, its flag starting from
+   theirs, and its recording pass computes everything again.  Nothing
+   where 'cg->one_pass'.  The values are computed whether or not an
+   element needs them: the caller writes this only where the loop has
+   an element. */
+void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks);
 /* The scalar operation 'op' on C expressions 'args' whose first operand
    has base 'base': the C expression, and whether it reports errors
    through an 'int *' (written as the last argument, 'err'), and which

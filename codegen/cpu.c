@@ -462,9 +462,13 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
    element instead (a load and a test of the next offset, and 'gx' not
    invariant in the element loop) took 0.28 s of a one-core quicksort
    of 3·10^5 keys where this takes 0.20 (its SEG_MAP gathers;
-   docs/codegen.md, forty-third session). */
+   docs/codegen.md, forty-third session).  Where 'seg' is given, 'pull'
+   is the thunk the loop applies to (ix, gx): what of it does not depend
+   on the element is computed once a segment that has elements in the
+   chunk (cg_thunk_invariants), before its loop, with the checks 'ck'. */
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
-                                  const CgBinding *seg, const char *g, const char *gx) {
+                                  const CgBinding *seg, const char *g, const char *gx, const LcuThunk *pull,
+                                  const CgChecks *ck) {
   Cg *cg = x->cg;
   if (!seg) { /* a pull that takes no segment */
     open_elements(x, c, i, ix, n);
@@ -477,6 +481,9 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
   cg_line(cg, "const int64_t %s_end = %s[%s + 1] < %s_end ? %s[%s + 1] : %s_end;", g, seg->offsets, g, c,
           seg->offsets, g, c);
   cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+  cg_line(cg, "if (%s >= %s_end)", i, g);
+  cg_line(cg, "  continue; /* none of the chunk's elements */");
+  cg_thunk_invariants(cg, pull, (const char *[]){ix, gx}, x->env, ck);
   cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
@@ -518,8 +525,8 @@ static void gen_split(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
-  open_segment_elements(x, c, i, ix, n, seg, g, gx);
   CgChecks ck = checks_at(x, i, ix);
+  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, pull_args, &ck, val);
   const char **keep = xmalloc(sizeof(char *) * (size_t)nc);
@@ -592,7 +599,7 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t at[%d];", nc);
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
-  open_segment_elements(x, c, i, ix, n, seg, g, gx);
+  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck);
   cg_line(cg, "if (!%s[%s])", flags, i);
   cg_line(cg, "  continue;");
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -815,7 +822,8 @@ static void gen_seg_map(Kx *x) {
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
   chunk_loop(cg, c, nch);
   cg->indent++;
-  open_segment_elements(x, c, i, ix, n, sd, g, gx);
+  CgChecks ck = checks_at(x, i, ix);
+  open_segment_elements(x, c, i, ix, n, sd, g, gx, s->pull, &ck);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
@@ -824,7 +832,6 @@ static void gen_seg_map(Kx *x) {
       cg_line(cg, "%s %s; /* %s: read by nothing */", cg_ctype(((const LcuVar *)s->results.data[v])->type.base),
               dests[v], cg_name(s->results.data[v]));
   }
-  CgChecks ck = checks_at(x, i, ix);
   thunk_into(x, s->pull, (const char *[]){ix, gx}, &ck, dests);
   for (int v = 0; v < nv; v++)
     if (dead[v])

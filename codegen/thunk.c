@@ -528,7 +528,14 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
     return;
   }
   Tx fast = {cg, checks, {0}, true, NULL};
-  seen_clear();
+  /* after cg_thunk_invariants: its values stay known (no new
+     generation), and a failure among them fails every element */
+  const char *before = cg->invariants;
+  cg->invariants = NULL;
+  if (!before)
+    seen_clear();
+  else if (*before)
+    fast.failed = cg_temp(cg);
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
   static CgText text; /* every thunk's fast pass in turn, its room kept */
@@ -538,7 +545,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   const char **values = gen_thunk(&fast, t, args, env);
   cg->out = out;
   if (fast.failed)
-    cg_line(cg, "int %s = 0; /* nonzero: a check below failed */", fast.failed);
+    cg_line(cg, "int %s = %s; /* nonzero: a check below failed */", fast.failed, before && *before ? before : "0");
   cg_text_write(cg->out, text.data, text.len);
   if (fast.failed) {
     cg_line(cg, "if (__builtin_expect(%s != 0, 0)) { /* again, recording the error */", fast.failed);
@@ -550,4 +557,82 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
     cg_line(cg, "}");
   }
   store(cg, ctx, values, t->body.len);
+}
+
+/* ---- values shared by a segment's elements (cg_thunk_invariants) ---- */
+
+/* Does 'e' read the thunk parameter or a let of 'varying' (LcuVar ->
+   itself: the element, and the names bound to what reads it)? */
+static bool varies(const LcuExp *e, const PtrMap *varying) {
+  if (e->kind == LE_VAR)
+    return ptrmap_get(varying, e->var) != NULL;
+  /* (a let whose value varies is computed per element, whether or not
+     its body reads the name) */
+  for (int i = 0; i < e->nargs; i++)
+    if (varies(e->args[i], varying))
+      return true;
+  return false;
+}
+
+/* Writes the invariant parts of 'e' that its every evaluation computes:
+   'e' itself where it does not vary and is more than a name or a
+   constant, else its operands outside an if's branches. */
+static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, PtrMap *varying) {
+  switch (e->kind) {
+  case LE_VAR:
+  case LE_CONST:
+  case LE_LENGTH:
+    return;
+  case LE_LET:
+    if (!varies(e->args[0], varying)) {
+      *env = cg_bind(*env, e->var, gen_exp(tx, e->args[0], *env), NULL, NULL);
+    } else {
+      gen_invariant(tx, e->args[0], env, varying);
+      ptrmap_put(varying, e->var, (void *)e->var);
+    }
+    gen_invariant(tx, e->args[1], env, varying);
+    return;
+  case LE_IF:
+    gen_invariant(tx, e->args[0], env, varying);
+    return;
+  default:
+    break;
+  }
+  if (!varies(e, varying)) {
+    (void)gen_exp(tx, e, *env);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    gen_invariant(tx, e->args[i], env, varying);
+}
+
+void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks) {
+  if (cg->one_pass || t->params.len < 2)
+    return;
+  Tx pro = {cg, checks, {0}, true, NULL};
+  seen_clear();
+  PtrMap varying = {0};
+  ptrmap_put(&varying, t->params.data[0], t->params.data[0]);
+  for (int i = 1; i < t->params.len; i++)
+    env = cg_bind(env, t->params.data[i], args[i], NULL, NULL);
+  static CgText text;
+  CgText *out = cg->out;
+  text.len = 0;
+  cg->out = &text;
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    if (!varies(l->value, &varying)) {
+      env = cg_bind(env, l->var, gen_exp(&pro, l->value, env), NULL, NULL);
+    } else {
+      gen_invariant(&pro, l->value, &env, &varying);
+      ptrmap_put(&varying, l->var, l->var);
+    }
+  }
+  for (int i = 0; i < t->body.len; i++)
+    gen_invariant(&pro, t->body.data[i], &env, &varying);
+  cg->out = out;
+  if (pro.failed)
+    cg_line(cg, "int %s = 0; /* nonzero: a check of the segment's values failed */", pro.failed);
+  cg_text_write(cg->out, text.data, text.len);
+  cg->invariants = pro.failed ? pro.failed : "";
 }

@@ -251,48 +251,51 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtVal
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t30++) {
         const int64_t t30_end = v_sd_1387_off[t30 + 1] < t27_end ? v_sd_1387_off[t30 + 1] : t27_end;
         const int32_t t31 = (int32_t)t30;
+        if (t28 >= t30_end)
+          continue; /* none of the chunk's elements */
+        int t33 = 0; /* nonzero: a check of the segment's values failed */
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
+        int32_t t32 = t34 ? v_x1383_d[t31] : 0;
+        t33 |= !t34;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
+        int32_t t35 = t36 ? v_x1381_d[t31] : 0;
+        t33 |= !t36;
+        int t38 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
+        int32_t t37 = t38 ? v_x1382_d[t31] : 0;
+        t33 |= !t38;
         for (; t28 < t30_end; t28++) {
           const int32_t t29 = (int32_t)t28;
-          int t33 = 0; /* nonzero: a check below failed */
-          int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
-          int32_t t32 = t34 ? v_x1383_d[t31] : 0;
-          t33 |= !t34;
-          int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
-          int32_t t35 = t36 ? v_x1381_d[t31] : 0;
-          t33 |= !t36;
-          int32_t t38 = rt_sub_i(t29, t35);
-          int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
-          int32_t t39 = t40 ? v_x1382_d[t31] : 0;
-          t33 |= !t40;
-          int32_t t42 = rt_mul_i(t38, t39);
-          int32_t t44 = rt_add_i(t32, t42);
-          if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
-            int32_t t45;
+          int t39 = t33; /* nonzero: a check below failed */
+          int32_t t41 = rt_sub_i(t29, t35);
+          int32_t t43 = rt_mul_i(t41, t37);
+          int32_t t45 = rt_add_i(t32, t43);
+          if (__builtin_expect(t39 != 0, 0)) { /* again, recording the error */
+            int32_t t46;
             if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
-              t45 = v_x1383_d[t31];
+              t46 = v_x1383_d[t31];
             } else {
               NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
-              t45 = 0;
-            }
-            int32_t t46;
-            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
-              t46 = v_x1381_d[t31];
-            } else {
-              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
               t46 = 0;
             }
-            int32_t t48 = rt_sub_i(t29, t46);
-            int32_t t49;
+            int32_t t47;
+            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
+              t47 = v_x1381_d[t31];
+            } else {
+              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
+              t47 = 0;
+            }
+            int32_t t49 = rt_sub_i(t29, t47);
+            int32_t t50;
             if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
-              t49 = v_x1382_d[t31];
+              t50 = v_x1382_d[t31];
             } else {
               NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
-              t49 = 0;
+              t50 = 0;
             }
-            int32_t t51 = rt_mul_i(t48, t49);
-            int32_t t53 = rt_add_i(t45, t51);
+            int32_t t52 = rt_mul_i(t49, t50);
+            int32_t t54 = rt_add_i(t46, t52);
           }
-          v_x1386_d[t28] = t44;
+          v_x1386_d[t28] = t45;
         }
       }
     }
@@ -315,31 +318,31 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t 
   int32_t v_x852 = 0;
   /* ONCE */
   {
-    int t55 = 0; /* nonzero: a check below failed */
-    int t56 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
-    int32_t t54 = t56 ? v_x850_d[0] : 0;
-    t55 |= !t56;
-    int t58 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
-    int32_t t57 = t58 ? v_x850_d[1] : 0;
-    t55 |= !t58;
-    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
-      int32_t t59;
+    int t56 = 0; /* nonzero: a check below failed */
+    int t57 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t55 = t57 ? v_x850_d[0] : 0;
+    t56 |= !t57;
+    int t59 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t58 = t59 ? v_x850_d[1] : 0;
+    t56 |= !t59;
+    if (__builtin_expect(t56 != 0, 0)) { /* again, recording the error */
+      int32_t t60;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
-        t59 = v_x850_d[0];
+        t60 = v_x850_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
-        t59 = 0;
-      }
-      int32_t t60;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
-        t60 = v_x850_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
         t60 = 0;
       }
+      int32_t t61;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+        t61 = v_x850_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+        t61 = 0;
+      }
     }
-    v_x851 = t54;
-    v_x852 = t57;
+    v_x851 = t55;
+    v_x852 = t58;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -376,71 +379,71 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t61 = v_x1392;
-    if (t61 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t61, 0.0, 0);
+    const int64_t t62 = v_x1392;
+    if (t62 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t62, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t61);
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t62);
     uint8_t *v_x1403_d = v_x1403->data.b;
     const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t61);
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t62);
     int32_t *v_x1404_d = v_x1404->data.i;
     const int64_t v_x1404_n = v_x1404->len;
-    RT_PARALLEL_FOR_IF(t61 >= RT_PARALLEL_MIN)
-    for (int64_t t62 = 0; t62 < t61; t62++) {
-      const int32_t t63 = (int32_t)t62;
-      int t65 = 0; /* nonzero: a check below failed */
-      int t66 = (uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n;
-      int32_t t64 = t66 ? v_x1393_d[t63] : 0;
-      t65 |= !t66;
-      int32_t t67 = t66 ? v_x1391_d[t63] : 0;
-      uint8_t t69 = rt_lt_i(0, t67);
-      int32_t t71 = (t69 ? t64 : -1);
-      uint8_t t73 = rt_ge_i(t71, 0);
-      int32_t t74;
-      if (t73) {
-        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1390_n;
-        int32_t t75 = t76 ? v_x1390_d[t71] : 0;
-        t65 |= !t76;
-        t74 = t75;
+    RT_PARALLEL_FOR_IF(t62 >= RT_PARALLEL_MIN)
+    for (int64_t t63 = 0; t63 < t62; t63++) {
+      const int32_t t64 = (int32_t)t63;
+      int t66 = 0; /* nonzero: a check below failed */
+      int t67 = (uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n;
+      int32_t t65 = t67 ? v_x1393_d[t64] : 0;
+      t66 |= !t67;
+      int32_t t68 = t67 ? v_x1391_d[t64] : 0;
+      uint8_t t70 = rt_lt_i(0, t68);
+      int32_t t72 = (t70 ? t65 : -1);
+      uint8_t t74 = rt_ge_i(t72, 0);
+      int32_t t75;
+      if (t74) {
+        int t77 = (uint64_t)(int64_t)t72 < (uint64_t)v_x1390_n;
+        int32_t t76 = t77 ? v_x1390_d[t72] : 0;
+        t66 |= !t77;
+        t75 = t76;
       } else {
-        t74 = 0;
+        t75 = 0;
       }
-      if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
-        int32_t t77;
-        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
-          t77 = v_x1393_d[t63];
-        } else {
-          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 1);
-          t77 = 0;
-        }
+      if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
         int32_t t78;
-        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x1391_n) {
-          t78 = v_x1391_d[t63];
+        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n) {
+          t78 = v_x1393_d[t64];
         } else {
-          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x1391_n, 0.0, 2);
+          NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t64, v_x1391_n, 0.0, 1);
           t78 = 0;
         }
-        uint8_t t80 = rt_lt_i(0, t78);
-        int32_t t82 = (t80 ? t77 : -1);
-        uint8_t t84 = rt_ge_i(t82, 0);
-        int32_t t85;
-        if (t84) {
-          int32_t t86;
-          if ((uint64_t)(int64_t)t82 < (uint64_t)v_x1390_n) {
-            t86 = v_x1390_d[t82];
-          } else {
-            NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 2, 0, RT_GATHER, t82, v_x1390_n, 0.0, 3);
-            t86 = 0;
-          }
-          t85 = t86;
+        int32_t t79;
+        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n) {
+          t79 = v_x1391_d[t64];
         } else {
-          t85 = 0;
+          NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t64, v_x1391_n, 0.0, 2);
+          t79 = 0;
+        }
+        uint8_t t81 = rt_lt_i(0, t79);
+        int32_t t83 = (t81 ? t78 : -1);
+        uint8_t t85 = rt_ge_i(t83, 0);
+        int32_t t86;
+        if (t85) {
+          int32_t t87;
+          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1390_n) {
+            t87 = v_x1390_d[t83];
+          } else {
+            NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t83, v_x1390_n, 0.0, 3);
+            t87 = 0;
+          }
+          t86 = t87;
+        } else {
+          t86 = 0;
         }
       }
-      v_x1403_d[t62] = 1;
-      v_x1404_d[t62] = t74;
+      v_x1403_d[t63] = 1;
+      v_x1404_d[t63] = t75;
     }
   }
   if (err->index != INT64_MAX)
@@ -452,90 +455,93 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
     const int64_t v_x1404_n = v_x1404->len;
     /* SPLIT */
     {
-      const int64_t t87 = v_x1389_n;
-      const int64_t t88 = t87 > 0 ? (t87 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t89 = (uint8_t *)rt_alloc_atomic((size_t)t87 + 1);
-      int64_t *t90 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t88 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t88 > 1)
-      for (int64_t t91 = 0; t91 < t88; t91++) {
+      const int64_t t88 = v_x1389_n;
+      const int64_t t89 = t88 > 0 ? (t88 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t90 = (uint8_t *)rt_alloc_atomic((size_t)t88 + 1);
+      int64_t *t91 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t89 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t89 > 1)
+      for (int64_t t92 = 0; t92 < t89; t92++) {
         int64_t kept[2] = {0};
-        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
-        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t94++) {
-          const int64_t t94_end = v_x1395_off[t94 + 1] < t91_end ? v_x1395_off[t94 + 1] : t91_end;
-          const int32_t t95 = (int32_t)t94;
-          for (; t92 < t94_end; t92++) {
-            const int32_t t93 = (int32_t)t92;
-            int32_t t91x0;
-            uint8_t t91x1;
-            int32_t t91x2;
-            uint8_t t91x3;
-            int t97 = 0; /* nonzero: a check below failed */
-            int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
-            int32_t t96 = t98 ? v_x1404_d[t95] : 0;
-            t97 |= !t98;
-            int32_t t99 = v_x1389_d[t93];
-            int t101 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1390_n;
-            int32_t t100 = t101 ? v_x1390_d[t99] : 0;
-            t97 |= !t101;
-            uint8_t t103 = rt_lt_i(t100, t96);
-            uint8_t t105 = rt_gt_i(t100, t96);
-            if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-              int32_t t106;
-              if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
-                t106 = v_x1404_d[t95];
-              } else {
-                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 4);
-                t106 = 0;
-              }
-              int32_t t107 = v_x1389_d[t93];
+        int64_t t95 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t92 * RT_CHUNK);
+        const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
+        for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
+          const int64_t t95_end = v_x1395_off[t95 + 1] < t92_end ? v_x1395_off[t95 + 1] : t92_end;
+          const int32_t t96 = (int32_t)t95;
+          if (t93 >= t95_end)
+            continue; /* none of the chunk's elements */
+          int t98 = 0; /* nonzero: a check of the segment's values failed */
+          int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
+          int32_t t97 = t99 ? v_x1404_d[t96] : 0;
+          t98 |= !t99;
+          for (; t93 < t95_end; t93++) {
+            const int32_t t94 = (int32_t)t93;
+            int32_t t92x0;
+            uint8_t t92x1;
+            int32_t t92x2;
+            uint8_t t92x3;
+            int t100 = t98; /* nonzero: a check below failed */
+            int32_t t101 = v_x1389_d[t94];
+            int t103 = (uint64_t)(int64_t)t101 < (uint64_t)v_x1390_n;
+            int32_t t102 = t103 ? v_x1390_d[t101] : 0;
+            t100 |= !t103;
+            uint8_t t105 = rt_lt_i(t102, t97);
+            uint8_t t107 = rt_gt_i(t102, t97);
+            if (__builtin_expect(t100 != 0, 0)) { /* again, recording the error */
               int32_t t108;
-              if ((uint64_t)(int64_t)t107 < (uint64_t)v_x1390_n) {
-                t108 = v_x1390_d[t107];
+              if ((uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n) {
+                t108 = v_x1404_d[t96];
               } else {
-                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x1390_n, 0.0, 5);
+                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 3, 0, RT_GATHER, t96, v_x1404_n, 0.0, 4);
                 t108 = 0;
               }
-              uint8_t t110 = rt_lt_i(t108, t106);
-              uint8_t t112 = rt_gt_i(t108, t106);
+              int32_t t109 = v_x1389_d[t94];
+              int32_t t110;
+              if ((uint64_t)(int64_t)t109 < (uint64_t)v_x1390_n) {
+                t110 = v_x1390_d[t109];
+              } else {
+                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x1390_n, 0.0, 5);
+                t110 = 0;
+              }
+              uint8_t t112 = rt_lt_i(t110, t108);
+              uint8_t t114 = rt_gt_i(t110, t108);
             }
-            t91x0 = t100;
-            t91x1 = t103;
-            t91x2 = t100;
-            t91x3 = t105;
-            uint8_t t113;
-            uint8_t t114;
-            t113 = t91x1;
-            t114 = t91x3;
-            kept[0] += t113 != 0;
-            kept[1] += t114 != 0;
-            t89[t92] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1);
+            t92x0 = t102;
+            t92x1 = t105;
+            t92x2 = t102;
+            t92x3 = t107;
+            uint8_t t115;
+            uint8_t t116;
+            t115 = t92x1;
+            t116 = t92x3;
+            kept[0] += t115 != 0;
+            kept[1] += t116 != 0;
+            t90[t93] = (uint8_t)((t115 != 0) << 0 | (t116 != 0) << 1);
           }
         }
-        t90[0 * t88 + t91] = kept[0];
-        t90[1 * t88 + t91] = kept[1];
+        t91[0 * t89 + t92] = kept[0];
+        t91[1 * t89 + t92] = kept[1];
       }
       if (err->index != INT64_MAX) {
-        rt_free(t89);
         rt_free(t90);
+        rt_free(t91);
         goto fail;
       }
-      int64_t t115 = 0;
-      for (int64_t t91 = 0; t91 < t88; t91++) {
-        const int64_t k = t90[0 * t88 + t91];
-        t90[0 * t88 + t91] = t115;
-        t115 += k;
+      int64_t t117 = 0;
+      for (int64_t t92 = 0; t92 < t89; t92++) {
+        const int64_t k = t91[0 * t89 + t92];
+        t91[0 * t89 + t92] = t117;
+        t117 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t115);
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t117);
       int32_t *v_x1419_d = v_x1419->data.i;
       const int64_t v_x1419_n = v_x1419->len;
-      int64_t t116 = 0;
-      for (int64_t t91 = 0; t91 < t88; t91++) {
-        const int64_t k = t90[1 * t88 + t91];
-        t90[1 * t88 + t91] = t116;
-        t116 += k;
+      int64_t t118 = 0;
+      for (int64_t t92 = 0; t92 < t89; t92++) {
+        const int64_t k = t91[1 * t89 + t92];
+        t91[1 * t89 + t92] = t118;
+        t118 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t116);
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t118);
       int32_t *v_x1421_d = v_x1421->data.i;
       const int64_t v_x1421_n = v_x1421->len;
       v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
@@ -545,93 +551,96 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
       int32_t *v_x1424_d = v_x1424->data.i;
       const int64_t v_x1424_n = v_x1424->len;
       RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t117 = 0; t117 < v_x1395_n; t117++) {
+      for (int64_t t119 = 0; t119 < v_x1395_n; t119++) {
         int32_t in[2] = {0};
-        for (int64_t t118 = v_x1395_off[t117]; t118 < v_x1395_off[t117 + 1]; t118++) {
-          in[0] += t89[t118] >> 0 & 1;
-          in[1] += t89[t118] >> 1 & 1;
+        for (int64_t t120 = v_x1395_off[t119]; t120 < v_x1395_off[t119 + 1]; t120++) {
+          in[0] += t90[t120] >> 0 & 1;
+          in[1] += t90[t120] >> 1 & 1;
         }
-        v_x1423_d[t117] = in[0];
-        v_x1424_d[t117] = in[1];
+        v_x1423_d[t119] = in[0];
+        v_x1424_d[t119] = in[1];
       }
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t117 = 0, t119 = 0; t117 < v_x1395_n; t117++) {
-        v_x1425_d[t117] = (int32_t)t119;
-        t119 += v_x1423_d[t117];
+      for (int64_t t119 = 0, t121 = 0; t119 < v_x1395_n; t119++) {
+        v_x1425_d[t119] = (int32_t)t121;
+        t121 += v_x1423_d[t119];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t117 = 0, t120 = 0; t117 < v_x1395_n; t117++) {
-        v_x1426_d[t117] = (int32_t)t120;
-        t120 += v_x1424_d[t117];
+      for (int64_t t119 = 0, t122 = 0; t119 < v_x1395_n; t119++) {
+        v_x1426_d[t119] = (int32_t)t122;
+        t122 += v_x1424_d[t119];
       }
-      RT_PARALLEL_FOR_IF(t88 > 1)
-      for (int64_t t91 = 0; t91 < t88; t91++) {
+      RT_PARALLEL_FOR_IF(t89 > 1)
+      for (int64_t t92 = 0; t92 < t89; t92++) {
         int64_t at[2];
-        at[0] = t90[0 * t88 + t91];
-        at[1] = t90[1 * t88 + t91];
-        int64_t t94 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t91 * RT_CHUNK);
-        const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-        for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t94++) {
-          const int64_t t94_end = v_x1395_off[t94 + 1] < t91_end ? v_x1395_off[t94 + 1] : t91_end;
-          const int32_t t95 = (int32_t)t94;
-          for (; t92 < t94_end; t92++) {
-            const int32_t t93 = (int32_t)t92;
-            if (!t89[t92])
+        at[0] = t91[0 * t89 + t92];
+        at[1] = t91[1 * t89 + t92];
+        int64_t t95 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t92 * RT_CHUNK);
+        const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
+        for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
+          const int64_t t95_end = v_x1395_off[t95 + 1] < t92_end ? v_x1395_off[t95 + 1] : t92_end;
+          const int32_t t96 = (int32_t)t95;
+          if (t93 >= t95_end)
+            continue; /* none of the chunk's elements */
+          int t124 = 0; /* nonzero: a check of the segment's values failed */
+          int t125 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
+          int32_t t123 = t125 ? v_x1404_d[t96] : 0;
+          t124 |= !t125;
+          for (; t93 < t95_end; t93++) {
+            const int32_t t94 = (int32_t)t93;
+            if (!t90[t93])
               continue;
-            int32_t t91y0;
-            uint8_t t91y1;
-            int32_t t91y2;
-            uint8_t t91y3;
-            int t122 = 0; /* nonzero: a check below failed */
-            int t123 = (uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n;
-            int32_t t121 = t123 ? v_x1404_d[t95] : 0;
-            t122 |= !t123;
-            int32_t t124 = v_x1389_d[t93];
-            int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1390_n;
-            int32_t t125 = t126 ? v_x1390_d[t124] : 0;
-            t122 |= !t126;
-            uint8_t t128 = rt_lt_i(t125, t121);
-            uint8_t t130 = rt_gt_i(t125, t121);
-            if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-              int32_t t131;
-              if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1404_n) {
-                t131 = v_x1404_d[t95];
+            int32_t t92y0;
+            uint8_t t92y1;
+            int32_t t92y2;
+            uint8_t t92y3;
+            int t126 = t124; /* nonzero: a check below failed */
+            int32_t t127 = v_x1389_d[t94];
+            int t129 = (uint64_t)(int64_t)t127 < (uint64_t)v_x1390_n;
+            int32_t t128 = t129 ? v_x1390_d[t127] : 0;
+            t126 |= !t129;
+            uint8_t t131 = rt_lt_i(t128, t123);
+            uint8_t t133 = rt_gt_i(t128, t123);
+            if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
+              int32_t t134;
+              if ((uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n) {
+                t134 = v_x1404_d[t96];
               } else {
-                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 3, 0, RT_GATHER, t95, v_x1404_n, 0.0, 6);
-                t131 = 0;
+                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 3, 0, RT_GATHER, t96, v_x1404_n, 0.0, 6);
+                t134 = 0;
               }
-              int32_t t132 = v_x1389_d[t93];
-              int32_t t133;
-              if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1390_n) {
-                t133 = v_x1390_d[t132];
+              int32_t t135 = v_x1389_d[t94];
+              int32_t t136;
+              if ((uint64_t)(int64_t)t135 < (uint64_t)v_x1390_n) {
+                t136 = v_x1390_d[t135];
               } else {
-                NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1390_n, 0.0, 7);
-                t133 = 0;
+                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t135, v_x1390_n, 0.0, 7);
+                t136 = 0;
               }
-              uint8_t t135 = rt_lt_i(t133, t131);
-              uint8_t t137 = rt_gt_i(t133, t131);
+              uint8_t t138 = rt_lt_i(t136, t134);
+              uint8_t t140 = rt_gt_i(t136, t134);
             }
-            t91y0 = t125;
-            t91y1 = t128;
-            t91y2 = t125;
-            t91y3 = t130;
-            if (t89[t92] >> 0 & 1) {
-              v_x1419_d[at[0]] = t91y0;
+            t92y0 = t128;
+            t92y1 = t131;
+            t92y2 = t128;
+            t92y3 = t133;
+            if (t90[t93] >> 0 & 1) {
+              v_x1419_d[at[0]] = t92y0;
               at[0]++;
             }
-            if (t89[t92] >> 1 & 1) {
-              v_x1421_d[at[1]] = t91y2;
+            if (t90[t93] >> 1 & 1) {
+              v_x1421_d[at[1]] = t92y2;
               at[1]++;
             }
           }
         }
       }
-      rt_free(t89);
       rt_free(t90);
+      rt_free(t91);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -683,139 +692,139 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t138 = v_x919;
-    if (t138 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t138, 0.0, 0);
+    const int64_t t141 = v_x919;
+    if (t141 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t141, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t138);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t141);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t138);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t141);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t138);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t141);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    RT_PARALLEL_FOR_IF(t138 >= RT_PARALLEL_MIN)
-    for (int64_t t139 = 0; t139 < t138; t139++) {
-      const int32_t t140 = (int32_t)t139;
-      int t143 = 0; /* nonzero: a check below failed */
-      int32_t t142 = rt_div_i(t140, 2, &t143);
-      int32_t t145 = rt_rem_i(t140, 2, &t143);
-      int32_t t147 = rt_mul_i(t145, v_x926);
-      int32_t t149 = rt_add_i(t147, t142);
-      int t151 = (uint64_t)(int64_t)t149 < (uint64_t)v_x916;
-      int32_t t150 = t151 ? t149 : 0;
-      t143 |= !t151;
-      uint8_t t153 = rt_lt_i(t150, (int32_t)v_x914_n);
-      int32_t t154;
-      if (t153) {
-        int t156 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
-        int32_t t155 = t156 ? v_x914_d[t150] : 0;
-        t143 |= !t156;
-        t154 = t155;
+    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
+    for (int64_t t142 = 0; t142 < t141; t142++) {
+      const int32_t t143 = (int32_t)t142;
+      int t146 = 0; /* nonzero: a check below failed */
+      int32_t t145 = rt_div_i(t143, 2, &t146);
+      int32_t t148 = rt_rem_i(t143, 2, &t146);
+      int32_t t150 = rt_mul_i(t148, v_x926);
+      int32_t t152 = rt_add_i(t150, t145);
+      int t154 = (uint64_t)(int64_t)t152 < (uint64_t)v_x916;
+      int32_t t153 = t154 ? t152 : 0;
+      t146 |= !t154;
+      uint8_t t156 = rt_lt_i(t153, (int32_t)v_x914_n);
+      int32_t t157;
+      if (t156) {
+        int t159 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
+        int32_t t158 = t159 ? v_x914_d[t153] : 0;
+        t146 |= !t159;
+        t157 = t158;
       } else {
-        int32_t t158 = rt_sub_i(t150, (int32_t)v_x914_n);
-        int t160 = (uint64_t)(int64_t)t158 < (uint64_t)v_x914_n;
-        int32_t t159 = t160 ? v_x915_d[t158] : 0;
-        t143 |= !t160;
-        t154 = t159;
+        int32_t t161 = rt_sub_i(t153, (int32_t)v_x914_n);
+        int t163 = (uint64_t)(int64_t)t161 < (uint64_t)v_x914_n;
+        int32_t t162 = t163 ? v_x915_d[t161] : 0;
+        t146 |= !t163;
+        t157 = t162;
       }
-      int32_t t161;
-      if (t153) {
-        int t163 = (uint64_t)(int64_t)t150 < (uint64_t)v_x914_n;
-        int32_t t162 = t163 ? v_x937_d[t150] : 0;
-        t143 |= !t163;
-        t161 = t162;
+      int32_t t164;
+      if (t156) {
+        int t166 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
+        int32_t t165 = t166 ? v_x937_d[t153] : 0;
+        t146 |= !t166;
+        t164 = t165;
       } else {
-        int32_t t165 = rt_sub_i(t150, (int32_t)v_x914_n);
-        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)(int32_t)v_x914_n;
-        int32_t t166 = t167 ? t165 : 0;
-        t143 |= !t167;
-        int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x914_n;
-        int32_t t168 = t169 ? v_x933_d[t166] : 0;
-        t143 |= !t169;
-        int32_t t171 = rt_add_i(t168, v_x934);
-        t161 = t171;
+        int32_t t168 = rt_sub_i(t153, (int32_t)v_x914_n);
+        int t170 = (uint64_t)(int64_t)t168 < (uint64_t)(int32_t)v_x914_n;
+        int32_t t169 = t170 ? t168 : 0;
+        t146 |= !t170;
+        int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x914_n;
+        int32_t t171 = t172 ? v_x933_d[t169] : 0;
+        t146 |= !t172;
+        int32_t t174 = rt_add_i(t171, v_x934);
+        t164 = t174;
       }
-      int32_t t173 = rt_add_i(t161, t154);
-      if (__builtin_expect(t143 != 0, 0)) { /* again, recording the error */
-        int t174 = 0;
-        int32_t t175 = rt_div_i(t140, 2, &t174);
-        if (t174) {
-          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t174, RT_DIV, 0, 0, 0.0, 1);
+      int32_t t176 = rt_add_i(t164, t157);
+      if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+        int t177 = 0;
+        int32_t t178 = rt_div_i(t143, 2, &t177);
+        if (t177) {
+          NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t177, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t176 = 0;
-        int32_t t177 = rt_rem_i(t140, 2, &t176);
-        if (t176) {
-          NESSIE_RECORD(err, t139, RT_CHECK_SCALAR, 0, t176, RT_REM, 0, 0, 0.0, 2);
+        int t179 = 0;
+        int32_t t180 = rt_rem_i(t143, 2, &t179);
+        if (t179) {
+          NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t179 = rt_mul_i(t177, v_x926);
-        int32_t t181 = rt_add_i(t179, t175);
-        int32_t t182;
-        if ((uint64_t)(int64_t)t181 < (uint64_t)v_x916) {
-          t182 = t181;
-        } else {
-          NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x916, 0.0, 3);
-          t182 = 0;
-        }
-        uint8_t t184 = rt_lt_i(t182, (int32_t)v_x914_n);
+        int32_t t182 = rt_mul_i(t180, v_x926);
+        int32_t t184 = rt_add_i(t182, t178);
         int32_t t185;
-        if (t184) {
-          int32_t t186;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
-            t186 = v_x914_d[t182];
-          } else {
-            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 4);
-            t186 = 0;
-          }
-          t185 = t186;
+        if ((uint64_t)(int64_t)t184 < (uint64_t)v_x916) {
+          t185 = t184;
         } else {
-          int32_t t188 = rt_sub_i(t182, (int32_t)v_x914_n);
+          NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x916, 0.0, 3);
+          t185 = 0;
+        }
+        uint8_t t187 = rt_lt_i(t185, (int32_t)v_x914_n);
+        int32_t t188;
+        if (t187) {
           int32_t t189;
-          if ((uint64_t)(int64_t)t188 < (uint64_t)v_x914_n) {
-            t189 = v_x915_d[t188];
+          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
+            t189 = v_x914_d[t185];
           } else {
-            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x914_n, 0.0, 5);
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 4);
             t189 = 0;
           }
-          t185 = t189;
-        }
-        int32_t t190;
-        if (t184) {
-          int32_t t191;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x914_n) {
-            t191 = v_x937_d[t182];
-          } else {
-            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x914_n, 0.0, 6);
-            t191 = 0;
-          }
-          t190 = t191;
+          t188 = t189;
         } else {
-          int32_t t193 = rt_sub_i(t182, (int32_t)v_x914_n);
-          int32_t t194;
-          if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x914_n) {
-            t194 = t193;
+          int32_t t191 = rt_sub_i(t185, (int32_t)v_x914_n);
+          int32_t t192;
+          if ((uint64_t)(int64_t)t191 < (uint64_t)v_x914_n) {
+            t192 = v_x915_d[t191];
           } else {
-            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x914_n, 0.0, 7);
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x914_n, 0.0, 5);
+            t192 = 0;
+          }
+          t188 = t192;
+        }
+        int32_t t193;
+        if (t187) {
+          int32_t t194;
+          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
+            t194 = v_x937_d[t185];
+          } else {
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 6);
             t194 = 0;
           }
-          int32_t t195;
-          if ((uint64_t)(int64_t)t194 < (uint64_t)v_x914_n) {
-            t195 = v_x933_d[t194];
+          t193 = t194;
+        } else {
+          int32_t t196 = rt_sub_i(t185, (int32_t)v_x914_n);
+          int32_t t197;
+          if ((uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n) {
+            t197 = t196;
           } else {
-            NESSIE_RECORD(err, t139, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x914_n, 0.0, 8);
-            t195 = 0;
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, (int32_t)v_x914_n, 0.0, 7);
+            t197 = 0;
           }
-          int32_t t197 = rt_add_i(t195, v_x934);
-          t190 = t197;
+          int32_t t198;
+          if ((uint64_t)(int64_t)t197 < (uint64_t)v_x914_n) {
+            t198 = v_x933_d[t197];
+          } else {
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x914_n, 0.0, 8);
+            t198 = 0;
+          }
+          int32_t t200 = rt_add_i(t198, v_x934);
+          t193 = t200;
         }
-        int32_t t199 = rt_add_i(t190, t185);
+        int32_t t202 = rt_add_i(t193, t188);
       }
-      v_x941_d[t139] = t161;
-      v_x943_d[t139] = t173;
-      v_x945_d[t139] = 1;
+      v_x941_d[t142] = t164;
+      v_x943_d[t142] = t176;
+      v_x945_d[t142] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -829,9 +838,9 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t200 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t200, v_x946);
-      v_x947 = t200;
+      RtValue *t203 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t203, v_x946);
+      v_x947 = t203;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -873,106 +882,109 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t201 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t201);
+    const int64_t t204 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t204);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t202 = (t201 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t202 > 1)
-    for (int64_t t203 = 0; t203 < t202; t203++) {
-      int64_t t206 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t203 * RT_CHUNK);
-      const int64_t t203_end = (t203 + 1) * RT_CHUNK < t201 ? (t203 + 1) * RT_CHUNK : t201;
-      for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t206++) {
-        const int64_t t206_end = v_sd_1441_off[t206 + 1] < t203_end ? v_sd_1441_off[t206 + 1] : t203_end;
-        const int32_t t207 = (int32_t)t206;
-        for (; t204 < t206_end; t204++) {
-          const int32_t t205 = (int32_t)t204;
-          int t209 = 0; /* nonzero: a check below failed */
-          int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n;
-          int32_t t208 = t210 ? v_x1435_d[t207] : 0;
-          t209 |= !t210;
-          int t212 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n;
-          int32_t t211 = t212 ? v_x1433_d[t207] : 0;
-          t209 |= !t212;
-          int32_t t214 = rt_sub_i(t205, t211);
-          int t216 = (uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n;
-          int32_t t215 = t216 ? v_x1434_d[t207] : 0;
-          t209 |= !t216;
-          int32_t t218 = rt_mul_i(t214, t215);
-          int32_t t220 = rt_add_i(t208, t218);
-          int t222 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1431;
-          int32_t t221 = t222 ? t220 : 0;
-          t209 |= !t222;
-          uint8_t t224 = rt_lt_i(t221, (int32_t)v_x1429_n);
-          int32_t t225;
-          if (t224) {
-            int t227 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1429_n;
-            int32_t t226 = t227 ? v_x1429_d[t221] : 0;
-            t209 |= !t227;
-            t225 = t226;
+    const int64_t t205 = (t204 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t205 > 1)
+    for (int64_t t206 = 0; t206 < t205; t206++) {
+      int64_t t209 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t206 * RT_CHUNK);
+      const int64_t t206_end = (t206 + 1) * RT_CHUNK < t204 ? (t206 + 1) * RT_CHUNK : t204;
+      for (int64_t t207 = t206 * RT_CHUNK; t207 < t206_end; t209++) {
+        const int64_t t209_end = v_sd_1441_off[t209 + 1] < t206_end ? v_sd_1441_off[t209 + 1] : t206_end;
+        const int32_t t210 = (int32_t)t209;
+        if (t207 >= t209_end)
+          continue; /* none of the chunk's elements */
+        int t212 = 0; /* nonzero: a check of the segment's values failed */
+        int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n;
+        int32_t t211 = t213 ? v_x1435_d[t210] : 0;
+        t212 |= !t213;
+        int t215 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n;
+        int32_t t214 = t215 ? v_x1433_d[t210] : 0;
+        t212 |= !t215;
+        int t217 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n;
+        int32_t t216 = t217 ? v_x1434_d[t210] : 0;
+        t212 |= !t217;
+        for (; t207 < t209_end; t207++) {
+          const int32_t t208 = (int32_t)t207;
+          int t218 = t212; /* nonzero: a check below failed */
+          int32_t t220 = rt_sub_i(t208, t214);
+          int32_t t222 = rt_mul_i(t220, t216);
+          int32_t t224 = rt_add_i(t211, t222);
+          int t226 = (uint64_t)(int64_t)t224 < (uint64_t)v_x1431;
+          int32_t t225 = t226 ? t224 : 0;
+          t218 |= !t226;
+          uint8_t t228 = rt_lt_i(t225, (int32_t)v_x1429_n);
+          int32_t t229;
+          if (t228) {
+            int t231 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1429_n;
+            int32_t t230 = t231 ? v_x1429_d[t225] : 0;
+            t218 |= !t231;
+            t229 = t230;
           } else {
-            int32_t t229 = rt_sub_i(t221, (int32_t)v_x1429_n);
-            int t231 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1430_n;
-            int32_t t230 = t231 ? v_x1430_d[t229] : 0;
-            t209 |= !t231;
-            t225 = t230;
+            int32_t t233 = rt_sub_i(t225, (int32_t)v_x1429_n);
+            int t235 = (uint64_t)(int64_t)t233 < (uint64_t)v_x1430_n;
+            int32_t t234 = t235 ? v_x1430_d[t233] : 0;
+            t218 |= !t235;
+            t229 = t234;
           }
-          if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-            int32_t t232;
-            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1435_n) {
-              t232 = v_x1435_d[t207];
-            } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1435_n, 0.0, 0);
-              t232 = 0;
-            }
-            int32_t t233;
-            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1433_n) {
-              t233 = v_x1433_d[t207];
-            } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1433_n, 0.0, 1);
-              t233 = 0;
-            }
-            int32_t t235 = rt_sub_i(t205, t233);
+          if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
             int32_t t236;
-            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x1434_n) {
-              t236 = v_x1434_d[t207];
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n) {
+              t236 = v_x1435_d[t210];
             } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x1434_n, 0.0, 2);
+              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1435_n, 0.0, 0);
               t236 = 0;
             }
-            int32_t t238 = rt_mul_i(t235, t236);
-            int32_t t240 = rt_add_i(t232, t238);
-            int32_t t241;
-            if ((uint64_t)(int64_t)t240 < (uint64_t)v_x1431) {
-              t241 = t240;
+            int32_t t237;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n) {
+              t237 = v_x1433_d[t210];
             } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x1431, 0.0, 3);
-              t241 = 0;
+              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1433_n, 0.0, 1);
+              t237 = 0;
             }
-            uint8_t t243 = rt_lt_i(t241, (int32_t)v_x1429_n);
-            int32_t t244;
-            if (t243) {
-              int32_t t245;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1429_n) {
-                t245 = v_x1429_d[t241];
-              } else {
-                NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1429_n, 0.0, 4);
-                t245 = 0;
-              }
-              t244 = t245;
+            int32_t t239 = rt_sub_i(t208, t237);
+            int32_t t240;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n) {
+              t240 = v_x1434_d[t210];
             } else {
-              int32_t t247 = rt_sub_i(t241, (int32_t)v_x1429_n);
-              int32_t t248;
-              if ((uint64_t)(int64_t)t247 < (uint64_t)v_x1430_n) {
-                t248 = v_x1430_d[t247];
+              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1434_n, 0.0, 2);
+              t240 = 0;
+            }
+            int32_t t242 = rt_mul_i(t239, t240);
+            int32_t t244 = rt_add_i(t236, t242);
+            int32_t t245;
+            if ((uint64_t)(int64_t)t244 < (uint64_t)v_x1431) {
+              t245 = t244;
+            } else {
+              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x1431, 0.0, 3);
+              t245 = 0;
+            }
+            uint8_t t247 = rt_lt_i(t245, (int32_t)v_x1429_n);
+            int32_t t248;
+            if (t247) {
+              int32_t t249;
+              if ((uint64_t)(int64_t)t245 < (uint64_t)v_x1429_n) {
+                t249 = v_x1429_d[t245];
               } else {
-                NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x1430_n, 0.0, 5);
-                t248 = 0;
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x1429_n, 0.0, 4);
+                t249 = 0;
               }
-              t244 = t248;
+              t248 = t249;
+            } else {
+              int32_t t251 = rt_sub_i(t245, (int32_t)v_x1429_n);
+              int32_t t252;
+              if ((uint64_t)(int64_t)t251 < (uint64_t)v_x1430_n) {
+                t252 = v_x1430_d[t251];
+              } else {
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x1430_n, 0.0, 5);
+                t252 = 0;
+              }
+              t248 = t252;
             }
           }
-          v_x1440_d[t204] = t225;
+          v_x1440_d[t207] = t229;
         }
       }
     }
@@ -994,81 +1006,81 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t249 = v_x964;
-    if (t249 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t249, 0.0, 0);
+    const int64_t t253 = v_x964;
+    if (t253 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t253, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t249);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t253);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t249 >= RT_PARALLEL_MIN)
-    for (int64_t t250 = 0; t250 < t249; t250++) {
-      const int32_t t251 = (int32_t)t250;
-      int t260 = 0; /* nonzero: a check below failed */
-      int32_t t253 = rt_mul_i(t251, 2);
-      int32_t t255 = (1 ? t253 : -1);
-      uint8_t t257 = rt_ge_i(t255, 0);
-      int32_t t258;
-      if (t257) {
-        int t261 = (uint64_t)(int64_t)t255 < (uint64_t)v_x978_n;
-        int32_t t259 = t261 ? v_x978_d[t255] : 0;
-        t260 |= !t261;
-        t258 = t259;
+    RT_PARALLEL_FOR_IF(t253 >= RT_PARALLEL_MIN)
+    for (int64_t t254 = 0; t254 < t253; t254++) {
+      const int32_t t255 = (int32_t)t254;
+      int t264 = 0; /* nonzero: a check below failed */
+      int32_t t257 = rt_mul_i(t255, 2);
+      int32_t t259 = (1 ? t257 : -1);
+      uint8_t t261 = rt_ge_i(t259, 0);
+      int32_t t262;
+      if (t261) {
+        int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x978_n;
+        int32_t t263 = t265 ? v_x978_d[t259] : 0;
+        t264 |= !t265;
+        t262 = t263;
       } else {
-        t258 = 0;
+        t262 = 0;
       }
-      int32_t t263 = rt_add_i(t258, 1);
-      int32_t t265 = rt_add_i(t253, 1);
-      int32_t t267 = (1 ? t265 : -1);
-      uint8_t t269 = rt_ge_i(t267, 0);
-      int32_t t270;
-      if (t269) {
-        int t272 = (uint64_t)(int64_t)t267 < (uint64_t)v_x978_n;
-        int32_t t271 = t272 ? v_x978_d[t267] : 0;
-        t260 |= !t272;
-        t270 = t271;
+      int32_t t267 = rt_add_i(t262, 1);
+      int32_t t269 = rt_add_i(t257, 1);
+      int32_t t271 = (1 ? t269 : -1);
+      uint8_t t273 = rt_ge_i(t271, 0);
+      int32_t t274;
+      if (t273) {
+        int t276 = (uint64_t)(int64_t)t271 < (uint64_t)v_x978_n;
+        int32_t t275 = t276 ? v_x978_d[t271] : 0;
+        t264 |= !t276;
+        t274 = t275;
       } else {
-        t270 = 0;
+        t274 = 0;
       }
-      int32_t t274 = rt_add_i(t263, t270);
-      if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
-        int32_t t276 = rt_mul_i(t251, 2);
-        int32_t t278 = (1 ? t276 : -1);
-        uint8_t t280 = rt_ge_i(t278, 0);
-        int32_t t281;
-        if (t280) {
-          int32_t t282;
-          if ((uint64_t)(int64_t)t278 < (uint64_t)v_x978_n) {
-            t282 = v_x978_d[t278];
+      int32_t t278 = rt_add_i(t267, t274);
+      if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
+        int32_t t280 = rt_mul_i(t255, 2);
+        int32_t t282 = (1 ? t280 : -1);
+        uint8_t t284 = rt_ge_i(t282, 0);
+        int32_t t285;
+        if (t284) {
+          int32_t t286;
+          if ((uint64_t)(int64_t)t282 < (uint64_t)v_x978_n) {
+            t286 = v_x978_d[t282];
           } else {
-            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 4, 0, RT_GATHER, t278, v_x978_n, 0.0, 1);
-            t282 = 0;
+            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 4, 0, RT_GATHER, t282, v_x978_n, 0.0, 1);
+            t286 = 0;
           }
-          t281 = t282;
+          t285 = t286;
         } else {
-          t281 = 0;
+          t285 = 0;
         }
-        int32_t t284 = rt_add_i(t281, 1);
-        int32_t t286 = rt_add_i(t276, 1);
-        int32_t t288 = (1 ? t286 : -1);
-        uint8_t t290 = rt_ge_i(t288, 0);
-        int32_t t291;
-        if (t290) {
-          int32_t t292;
-          if ((uint64_t)(int64_t)t288 < (uint64_t)v_x978_n) {
-            t292 = v_x978_d[t288];
+        int32_t t288 = rt_add_i(t285, 1);
+        int32_t t290 = rt_add_i(t280, 1);
+        int32_t t292 = (1 ? t290 : -1);
+        uint8_t t294 = rt_ge_i(t292, 0);
+        int32_t t295;
+        if (t294) {
+          int32_t t296;
+          if ((uint64_t)(int64_t)t292 < (uint64_t)v_x978_n) {
+            t296 = v_x978_d[t292];
           } else {
-            NESSIE_RECORD(err, t250, RT_CHECK_INDEX, 1, 0, RT_GATHER, t288, v_x978_n, 0.0, 2);
-            t292 = 0;
+            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 1, 0, RT_GATHER, t292, v_x978_n, 0.0, 2);
+            t296 = 0;
           }
-          t291 = t292;
+          t295 = t296;
         } else {
-          t291 = 0;
+          t295 = 0;
         }
-        int32_t t294 = rt_add_i(t284, t291);
+        int32_t t298 = rt_add_i(t288, t295);
       }
-      v_x996_d[t250] = t274;
+      v_x996_d[t254] = t278;
     }
   }
   if (err->index != INT64_MAX)
@@ -1095,100 +1107,100 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t295 = v_x1446;
-    if (t295 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t295, 0.0, 0);
+    const int64_t t299 = v_x1446;
+    if (t299 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t299, 0.0, 0);
       goto fail;
     }
-    const int64_t t296 = t295 > 0 ? (t295 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t297 = (uint8_t *)rt_alloc_atomic((size_t)t295 + 1);
-    int64_t *t298 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t296 + 1));
-    RT_PARALLEL_FOR_IF(t296 > 1)
-    for (int64_t t299 = 0; t299 < t296; t299++) {
+    const int64_t t300 = t299 > 0 ? (t299 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t301 = (uint8_t *)rt_alloc_atomic((size_t)t299 + 1);
+    int64_t *t302 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t300 + 1));
+    RT_PARALLEL_FOR_IF(t300 > 1)
+    for (int64_t t303 = 0; t303 < t300; t303++) {
       int64_t kept = 0;
-      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
-      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
-        const int32_t t301 = (int32_t)t300;
-        int32_t t299x0;
-        uint8_t t299x1;
-        int t303 = 0; /* nonzero: a check below failed */
-        int t304 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
-        int32_t t302 = t304 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
-        t303 |= !t304;
-        uint8_t t306 = rt_le_i(t302, 1);
-        if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
-          int32_t t307;
-          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
-            t307 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
+      const int64_t t303_end = (t303 + 1) * RT_CHUNK < t299 ? (t303 + 1) * RT_CHUNK : t299;
+      for (int64_t t304 = t303 * RT_CHUNK; t304 < t303_end; t304++) {
+        const int32_t t305 = (int32_t)t304;
+        int32_t t303x0;
+        uint8_t t303x1;
+        int t307 = 0; /* nonzero: a check below failed */
+        int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n;
+        int32_t t306 = t308 ? (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]) : 0;
+        t307 |= !t308;
+        uint8_t t310 = rt_le_i(t306, 1);
+        if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
+          int32_t t311;
+          if ((uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n) {
+            t311 = (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]);
           } else {
-            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 1);
-            t307 = 0;
+            NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_sd_1477_n, 0.0, 1);
+            t311 = 0;
           }
-          uint8_t t309 = rt_le_i(t307, 1);
+          uint8_t t313 = rt_le_i(t311, 1);
         }
-        t299x0 = t301;
-        t299x1 = t306;
-        uint8_t t310;
-        t310 = t299x1;
-        t297[t300] = t310 != 0;
-        kept += t310 != 0;
+        t303x0 = t305;
+        t303x1 = t310;
+        uint8_t t314;
+        t314 = t303x1;
+        t301[t304] = t314 != 0;
+        kept += t314 != 0;
       }
-      t298[t299] = kept;
+      t302[t303] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t297);
-      rt_free(t298);
+      rt_free(t301);
+      rt_free(t302);
       goto fail;
     }
-    int64_t t311 = 0;
-    for (int64_t t299 = 0; t299 < t296; t299++) {
-      const int64_t k = t298[t299];
-      t298[t299] = t311;
-      t311 += k;
+    int64_t t315 = 0;
+    for (int64_t t303 = 0; t303 < t300; t303++) {
+      const int64_t k = t302[t303];
+      t302[t303] = t315;
+      t315 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t311);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t315);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t295 - t311));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t299 - t315));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t296 > 1)
-    for (int64_t t299 = 0; t299 < t296; t299++) {
-      int64_t at = t298[t299];
-      int64_t at_not = t299 * RT_CHUNK - t298[t299];
-      const int64_t t299_end = (t299 + 1) * RT_CHUNK < t295 ? (t299 + 1) * RT_CHUNK : t295;
-      for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
-        const int32_t t301 = (int32_t)t300;
-        int32_t t299y0;
-        uint8_t t299y1;
-        int t313 = 0; /* nonzero: a check below failed */
-        int t314 = (uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n;
-        int32_t t312 = t314 ? (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]) : 0;
-        t313 |= !t314;
-        uint8_t t316 = rt_le_i(t312, 1);
-        if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
-          int32_t t317;
-          if ((uint64_t)(int64_t)t301 < (uint64_t)v_sd_1477_n) {
-            t317 = (int32_t)(v_sd_1477_off[t301 + 1] - v_sd_1477_off[t301]);
+    RT_PARALLEL_FOR_IF(t300 > 1)
+    for (int64_t t303 = 0; t303 < t300; t303++) {
+      int64_t at = t302[t303];
+      int64_t at_not = t303 * RT_CHUNK - t302[t303];
+      const int64_t t303_end = (t303 + 1) * RT_CHUNK < t299 ? (t303 + 1) * RT_CHUNK : t299;
+      for (int64_t t304 = t303 * RT_CHUNK; t304 < t303_end; t304++) {
+        const int32_t t305 = (int32_t)t304;
+        int32_t t303y0;
+        uint8_t t303y1;
+        int t317 = 0; /* nonzero: a check below failed */
+        int t318 = (uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n;
+        int32_t t316 = t318 ? (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]) : 0;
+        t317 |= !t318;
+        uint8_t t320 = rt_le_i(t316, 1);
+        if (__builtin_expect(t317 != 0, 0)) { /* again, recording the error */
+          int32_t t321;
+          if ((uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n) {
+            t321 = (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]);
           } else {
-            NESSIE_RECORD(err, t300, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_sd_1477_n, 0.0, 2);
-            t317 = 0;
+            NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_sd_1477_n, 0.0, 2);
+            t321 = 0;
           }
-          uint8_t t319 = rt_le_i(t317, 1);
+          uint8_t t323 = rt_le_i(t321, 1);
         }
-        t299y0 = t301;
-        t299y1 = t316;
-        if (t297[t300]) {
-          v_x1451_d[at] = t299y0;
+        t303y0 = t305;
+        t303y1 = t320;
+        if (t301[t304]) {
+          v_x1451_d[at] = t303y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t299y0;
+          v_x1453_d[at_not] = t303y0;
           at_not++;
         }
       }
     }
-    rt_free(t297);
-    rt_free(t298);
+    rt_free(t301);
+    rt_free(t302);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1199,59 +1211,59 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
     const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t320 = v_x1446;
-      if (t320 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t320, 0.0, 3);
+      const int64_t t324 = v_x1446;
+      if (t324 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t324, 0.0, 3);
         goto fail;
       }
-      const int64_t t321 = t320 > 0 ? (t320 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t322 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t321);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t320);
+      const int64_t t325 = t324 > 0 ? (t324 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t326 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t325);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t324);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t321 > 1)
-      for (int64_t t323 = 0; t323 < t321; t323++) {
-        int32_t t323a0;
-        t323a0 = 0;
-        const int64_t t323_end = (t323 + 1) * RT_CHUNK < t320 ? (t323 + 1) * RT_CHUNK : t320;
-        for (int64_t t324 = t323 * RT_CHUNK; t324 < t323_end; t324++) {
-          const int32_t t325 = (int32_t)t324;
-          int32_t t323x0;
-          uint8_t t323x1;
-          int t327 = 0; /* nonzero: a check below failed */
-          int t328 = (uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n;
-          int32_t t326 = t328 ? (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]) : 0;
-          t327 |= !t328;
-          uint8_t t330 = rt_le_i(t326, 1);
-          int32_t t332 = (t330 ? 0 : t326);
-          if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
-            int32_t t333;
-            if ((uint64_t)(int64_t)t325 < (uint64_t)v_sd_1477_n) {
-              t333 = (int32_t)(v_sd_1477_off[t325 + 1] - v_sd_1477_off[t325]);
+      RT_PARALLEL_FOR_IF(t325 > 1)
+      for (int64_t t327 = 0; t327 < t325; t327++) {
+        int32_t t327a0;
+        t327a0 = 0;
+        const int64_t t327_end = (t327 + 1) * RT_CHUNK < t324 ? (t327 + 1) * RT_CHUNK : t324;
+        for (int64_t t328 = t327 * RT_CHUNK; t328 < t327_end; t328++) {
+          const int32_t t329 = (int32_t)t328;
+          int32_t t327x0;
+          uint8_t t327x1;
+          int t331 = 0; /* nonzero: a check below failed */
+          int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_sd_1477_n;
+          int32_t t330 = t332 ? (int32_t)(v_sd_1477_off[t329 + 1] - v_sd_1477_off[t329]) : 0;
+          t331 |= !t332;
+          uint8_t t334 = rt_le_i(t330, 1);
+          int32_t t336 = (t334 ? 0 : t330);
+          if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
+            int32_t t337;
+            if ((uint64_t)(int64_t)t329 < (uint64_t)v_sd_1477_n) {
+              t337 = (int32_t)(v_sd_1477_off[t329 + 1] - v_sd_1477_off[t329]);
             } else {
-              NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_sd_1477_n, 0.0, 4);
-              t333 = 0;
+              NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_sd_1477_n, 0.0, 4);
+              t337 = 0;
             }
-            uint8_t t335 = rt_le_i(t333, 1);
-            int32_t t337 = (t335 ? 0 : t333);
+            uint8_t t339 = rt_le_i(t337, 1);
+            int32_t t341 = (t339 ? 0 : t337);
           }
-          t323x0 = t332;
-          t323x1 = t330;
-          v_x1463_d[t324] = t323x1; /* a map column */
-          int32_t t339 = rt_add_i(t323a0, t323x0);
-          t323a0 = t339;
+          t327x0 = t336;
+          t327x1 = t334;
+          v_x1463_d[t328] = t327x1; /* a map column */
+          int32_t t343 = rt_add_i(t327a0, t327x0);
+          t327a0 = t343;
         }
-        t322[t323] = t323a0;
+        t326[t327] = t327a0;
       }
-      int32_t t323t0;
-      t323t0 = 0;
-      for (int64_t t323 = 0; t323 < t321; t323++) {
-        const int32_t t340 = t322[t323];
-        int32_t t342 = rt_add_i(t323t0, t340);
-        t323t0 = t342;
+      int32_t t327t0;
+      t327t0 = 0;
+      for (int64_t t327 = 0; t327 < t325; t327++) {
+        const int32_t t344 = t326[t327];
+        int32_t t346 = rt_add_i(t327t0, t344);
+        t327t0 = t346;
       }
-      v_x1462 = t323t0;
-      rt_free(t322);
+      v_x1462 = t327t0;
+      rt_free(t326);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1260,120 +1272,120 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
       const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t343 = v_x1446;
-        if (t343 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0, 5);
+        const int64_t t347 = v_x1446;
+        if (t347 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t347, 0.0, 5);
           goto fail;
         }
-        const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-        int32_t *t346 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-        RT_PARALLEL_FOR_IF(t344 > 1)
-        for (int64_t t347 = 0; t347 < t344; t347++) {
-          int32_t t347a0;
-          int32_t t347a1;
-          t347a0 = 0;
-          t347a1 = 0;
-          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
-          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
-            const int32_t t349 = (int32_t)t348;
-            int32_t t347x0;
-            int32_t t347x1;
-            int t351 = 0; /* nonzero: a check below failed */
-            int t352 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
-            int32_t t350 = t352 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
-            t351 |= !t352;
-            uint8_t t354 = rt_le_i(t350, 1);
-            int32_t t356 = rt_btoi_b(t354);
-            uint8_t t358 = rt_not_b(t354);
+        const int64_t t348 = t347 > 0 ? (t347 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t349 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t348);
+        int32_t *t350 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t348);
+        RT_PARALLEL_FOR_IF(t348 > 1)
+        for (int64_t t351 = 0; t351 < t348; t351++) {
+          int32_t t351a0;
+          int32_t t351a1;
+          t351a0 = 0;
+          t351a1 = 0;
+          const int64_t t351_end = (t351 + 1) * RT_CHUNK < t347 ? (t351 + 1) * RT_CHUNK : t347;
+          for (int64_t t352 = t351 * RT_CHUNK; t352 < t351_end; t352++) {
+            const int32_t t353 = (int32_t)t352;
+            int32_t t351x0;
+            int32_t t351x1;
+            int t355 = 0; /* nonzero: a check below failed */
+            int t356 = (uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n;
+            int32_t t354 = t356 ? (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]) : 0;
+            t355 |= !t356;
+            uint8_t t358 = rt_le_i(t354, 1);
             int32_t t360 = rt_btoi_b(t358);
-            if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
-              int32_t t361;
-              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
-                t361 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
+            uint8_t t362 = rt_not_b(t358);
+            int32_t t364 = rt_btoi_b(t362);
+            if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
+              int32_t t365;
+              if ((uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n) {
+                t365 = (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]);
               } else {
-                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 6);
-                t361 = 0;
+                NESSIE_RECORD(err, t352, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_sd_1477_n, 0.0, 6);
+                t365 = 0;
               }
-              uint8_t t363 = rt_le_i(t361, 1);
-              int32_t t365 = rt_btoi_b(t363);
-              uint8_t t367 = rt_not_b(t363);
+              uint8_t t367 = rt_le_i(t365, 1);
               int32_t t369 = rt_btoi_b(t367);
+              uint8_t t371 = rt_not_b(t367);
+              int32_t t373 = rt_btoi_b(t371);
             }
-            t347x0 = t356;
-            t347x1 = t360;
-            int32_t t371 = rt_add_i(t347a0, t347x0);
-            int32_t t373 = rt_add_i(t347a1, t347x1);
-            t347a0 = t371;
-            t347a1 = t373;
+            t351x0 = t360;
+            t351x1 = t364;
+            int32_t t375 = rt_add_i(t351a0, t351x0);
+            int32_t t377 = rt_add_i(t351a1, t351x1);
+            t351a0 = t375;
+            t351a1 = t377;
           }
-          t345[t347] = t347a0;
-          t346[t347] = t347a1;
+          t349[t351] = t351a0;
+          t350[t351] = t351a1;
         }
-        int32_t t347t0;
-        int32_t t347t1;
-        t347t0 = 0;
-        t347t1 = 0;
-        for (int64_t t347 = 0; t347 < t344; t347++) {
-          const int32_t t374 = t345[t347];
-          t345[t347] = t347t0;
-          const int32_t t375 = t346[t347];
-          t346[t347] = t347t1;
-          int32_t t377 = rt_add_i(t347t0, t374);
-          int32_t t379 = rt_add_i(t347t1, t375);
-          t347t0 = t377;
-          t347t1 = t379;
+        int32_t t351t0;
+        int32_t t351t1;
+        t351t0 = 0;
+        t351t1 = 0;
+        for (int64_t t351 = 0; t351 < t348; t351++) {
+          const int32_t t378 = t349[t351];
+          t349[t351] = t351t0;
+          const int32_t t379 = t350[t351];
+          t350[t351] = t351t1;
+          int32_t t381 = rt_add_i(t351t0, t378);
+          int32_t t383 = rt_add_i(t351t1, t379);
+          t351t0 = t381;
+          t351t1 = t383;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t343);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t347);
         int32_t *v_x1475_d = v_x1475->data.i;
         const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t343);
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t347);
         int32_t *v_x1476_d = v_x1476->data.i;
         const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t344 > 1)
-        for (int64_t t347 = 0; t347 < t344; t347++) {
-          int32_t t347p0;
-          int32_t t347p1;
-          t347p0 = t345[t347];
-          t347p1 = t346[t347];
-          const int64_t t347_end = (t347 + 1) * RT_CHUNK < t343 ? (t347 + 1) * RT_CHUNK : t343;
-          for (int64_t t348 = t347 * RT_CHUNK; t348 < t347_end; t348++) {
-            const int32_t t349 = (int32_t)t348;
-            v_x1475_d[t348] = t347p0;
-            v_x1476_d[t348] = t347p1;
-            int32_t t347y0;
-            int32_t t347y1;
-            int t381 = 0; /* nonzero: a check below failed */
-            int t382 = (uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n;
-            int32_t t380 = t382 ? (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]) : 0;
-            t381 |= !t382;
-            uint8_t t384 = rt_le_i(t380, 1);
-            int32_t t386 = rt_btoi_b(t384);
-            uint8_t t388 = rt_not_b(t384);
+        RT_PARALLEL_FOR_IF(t348 > 1)
+        for (int64_t t351 = 0; t351 < t348; t351++) {
+          int32_t t351p0;
+          int32_t t351p1;
+          t351p0 = t349[t351];
+          t351p1 = t350[t351];
+          const int64_t t351_end = (t351 + 1) * RT_CHUNK < t347 ? (t351 + 1) * RT_CHUNK : t347;
+          for (int64_t t352 = t351 * RT_CHUNK; t352 < t351_end; t352++) {
+            const int32_t t353 = (int32_t)t352;
+            v_x1475_d[t352] = t351p0;
+            v_x1476_d[t352] = t351p1;
+            int32_t t351y0;
+            int32_t t351y1;
+            int t385 = 0; /* nonzero: a check below failed */
+            int t386 = (uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n;
+            int32_t t384 = t386 ? (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]) : 0;
+            t385 |= !t386;
+            uint8_t t388 = rt_le_i(t384, 1);
             int32_t t390 = rt_btoi_b(t388);
-            if (__builtin_expect(t381 != 0, 0)) { /* again, recording the error */
-              int32_t t391;
-              if ((uint64_t)(int64_t)t349 < (uint64_t)v_sd_1477_n) {
-                t391 = (int32_t)(v_sd_1477_off[t349 + 1] - v_sd_1477_off[t349]);
+            uint8_t t392 = rt_not_b(t388);
+            int32_t t394 = rt_btoi_b(t392);
+            if (__builtin_expect(t385 != 0, 0)) { /* again, recording the error */
+              int32_t t395;
+              if ((uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n) {
+                t395 = (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]);
               } else {
-                NESSIE_RECORD(err, t348, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_sd_1477_n, 0.0, 7);
-                t391 = 0;
+                NESSIE_RECORD(err, t352, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_sd_1477_n, 0.0, 7);
+                t395 = 0;
               }
-              uint8_t t393 = rt_le_i(t391, 1);
-              int32_t t395 = rt_btoi_b(t393);
-              uint8_t t397 = rt_not_b(t393);
+              uint8_t t397 = rt_le_i(t395, 1);
               int32_t t399 = rt_btoi_b(t397);
+              uint8_t t401 = rt_not_b(t397);
+              int32_t t403 = rt_btoi_b(t401);
             }
-            t347y0 = t386;
-            t347y1 = t390;
-            int32_t t401 = rt_add_i(t347p0, t347y0);
-            int32_t t403 = rt_add_i(t347p1, t347y1);
-            t347p0 = t401;
-            t347p1 = t403;
+            t351y0 = t390;
+            t351y1 = t394;
+            int32_t t405 = rt_add_i(t351p0, t351y0);
+            int32_t t407 = rt_add_i(t351p1, t351y1);
+            t351p0 = t405;
+            t351p1 = t407;
           }
         }
-        rt_free(t345);
-        rt_free(t346);
+        rt_free(t349);
+        rt_free(t350);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1416,49 +1428,49 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t404 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t404);
+    const int64_t t408 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t408);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t404);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t408);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t404);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t408);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
-    for (int64_t t405 = 0; t405 < t404; t405++) {
-      const int32_t t406 = (int32_t)t405;
-      int t409 = 0; /* nonzero: a check below failed */
-      int32_t t407 = v_x1522_d[t406];
-      int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1535_n;
-      int32_t t408 = t410 ? (int32_t)v_sd_1535_off[t407] : 0;
-      t409 |= !t410;
-      int t412 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1523_n;
-      int32_t t411 = t412 ? (int32_t)(v_sd_1523_off[t407 + 1] - v_sd_1523_off[t407]) : 0;
-      t409 |= !t412;
-      int32_t t414 = rt_add_i(t408, t411);
-      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
-        int32_t t415 = v_x1522_d[t406];
-        int32_t t416;
-        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1535_n) {
-          t416 = (int32_t)v_sd_1535_off[t415];
+    RT_PARALLEL_FOR_IF(t408 >= RT_PARALLEL_MIN)
+    for (int64_t t409 = 0; t409 < t408; t409++) {
+      const int32_t t410 = (int32_t)t409;
+      int t413 = 0; /* nonzero: a check below failed */
+      int32_t t411 = v_x1522_d[t410];
+      int t414 = (uint64_t)(int64_t)t411 < (uint64_t)v_sd_1535_n;
+      int32_t t412 = t414 ? (int32_t)v_sd_1535_off[t411] : 0;
+      t413 |= !t414;
+      int t416 = (uint64_t)(int64_t)t411 < (uint64_t)v_sd_1523_n;
+      int32_t t415 = t416 ? (int32_t)(v_sd_1523_off[t411 + 1] - v_sd_1523_off[t411]) : 0;
+      t413 |= !t416;
+      int32_t t418 = rt_add_i(t412, t415);
+      if (__builtin_expect(t413 != 0, 0)) { /* again, recording the error */
+        int32_t t419 = v_x1522_d[t410];
+        int32_t t420;
+        if ((uint64_t)(int64_t)t419 < (uint64_t)v_sd_1535_n) {
+          t420 = (int32_t)v_sd_1535_off[t419];
         } else {
-          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1535_n, 0.0, 0);
-          t416 = 0;
+          NESSIE_RECORD(err, t409, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_sd_1535_n, 0.0, 0);
+          t420 = 0;
         }
-        int32_t t417;
-        if ((uint64_t)(int64_t)t415 < (uint64_t)v_sd_1523_n) {
-          t417 = (int32_t)(v_sd_1523_off[t415 + 1] - v_sd_1523_off[t415]);
+        int32_t t421;
+        if ((uint64_t)(int64_t)t419 < (uint64_t)v_sd_1523_n) {
+          t421 = (int32_t)(v_sd_1523_off[t419 + 1] - v_sd_1523_off[t419]);
         } else {
-          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_sd_1523_n, 0.0, 1);
-          t417 = 0;
+          NESSIE_RECORD(err, t409, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_sd_1523_n, 0.0, 1);
+          t421 = 0;
         }
-        int32_t t419 = rt_add_i(t416, t417);
+        int32_t t423 = rt_add_i(t420, t421);
       }
-      v_x1529_d[t405] = t408;
-      v_x1530_d[t405] = t414;
-      v_x1531_d[t405] = 1;
+      v_x1529_d[t409] = t412;
+      v_x1530_d[t409] = t418;
+      v_x1531_d[t409] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1472,9 +1484,9 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t420 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t420, v_x1525);
-      v_x1532 = t420;
+      RtValue *t424 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t424, v_x1525);
+      v_x1532 = t424;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -1516,53 +1528,53 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t421 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t421);
+    const int64_t t425 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t425);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t421);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t425);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t421);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t425);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t421);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t425);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t421 >= RT_PARALLEL_MIN)
-    for (int64_t t422 = 0; t422 < t421; t422++) {
-      const int32_t t423 = (int32_t)t422;
-      int t426 = 0; /* nonzero: a check below failed */
-      int32_t t424 = v_x1507_d[t423];
-      int t427 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1521_n;
-      int32_t t425 = t427 ? (int32_t)v_sd_1521_off[t424] : 0;
-      t426 |= !t427;
-      int t429 = (uint64_t)(int64_t)t424 < (uint64_t)v_sd_1508_n;
-      int32_t t428 = t429 ? (int32_t)(v_sd_1508_off[t424 + 1] - v_sd_1508_off[t424]) : 0;
-      t426 |= !t429;
-      int32_t t431 = rt_add_i(t425, t428);
-      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-        int32_t t432 = v_x1507_d[t423];
-        int32_t t433;
-        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1521_n) {
-          t433 = (int32_t)v_sd_1521_off[t432];
+    RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
+    for (int64_t t426 = 0; t426 < t425; t426++) {
+      const int32_t t427 = (int32_t)t426;
+      int t430 = 0; /* nonzero: a check below failed */
+      int32_t t428 = v_x1507_d[t427];
+      int t431 = (uint64_t)(int64_t)t428 < (uint64_t)v_sd_1521_n;
+      int32_t t429 = t431 ? (int32_t)v_sd_1521_off[t428] : 0;
+      t430 |= !t431;
+      int t433 = (uint64_t)(int64_t)t428 < (uint64_t)v_sd_1508_n;
+      int32_t t432 = t433 ? (int32_t)(v_sd_1508_off[t428 + 1] - v_sd_1508_off[t428]) : 0;
+      t430 |= !t433;
+      int32_t t435 = rt_add_i(t429, t432);
+      if (__builtin_expect(t430 != 0, 0)) { /* again, recording the error */
+        int32_t t436 = v_x1507_d[t427];
+        int32_t t437;
+        if ((uint64_t)(int64_t)t436 < (uint64_t)v_sd_1521_n) {
+          t437 = (int32_t)v_sd_1521_off[t436];
         } else {
-          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1521_n, 0.0, 0);
-          t433 = 0;
+          NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_sd_1521_n, 0.0, 0);
+          t437 = 0;
         }
-        int32_t t434;
-        if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1508_n) {
-          t434 = (int32_t)(v_sd_1508_off[t432 + 1] - v_sd_1508_off[t432]);
+        int32_t t438;
+        if ((uint64_t)(int64_t)t436 < (uint64_t)v_sd_1508_n) {
+          t438 = (int32_t)(v_sd_1508_off[t436 + 1] - v_sd_1508_off[t436]);
         } else {
-          NESSIE_RECORD(err, t422, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1508_n, 0.0, 1);
-          t434 = 0;
+          NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_sd_1508_n, 0.0, 1);
+          t438 = 0;
         }
-        int32_t t436 = rt_add_i(t433, t434);
+        int32_t t440 = rt_add_i(t437, t438);
       }
-      v_x1514_d[t422] = t425;
-      v_x1515_d[t422] = t428;
-      v_x1516_d[t422] = t431;
-      v_x1517_d[t422] = 1;
+      v_x1514_d[t426] = t429;
+      v_x1515_d[t426] = t432;
+      v_x1516_d[t426] = t435;
+      v_x1517_d[t426] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1578,9 +1590,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t437 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t437, v_x1510);
-      v_x1518 = t437;
+      RtValue *t441 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t441, v_x1510);
+      v_x1518 = t441;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -1624,73 +1636,73 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t438 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t438);
+    const int64_t t442 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t442);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t438 >= RT_PARALLEL_MIN)
-    for (int64_t t439 = 0; t439 < t438; t439++) {
-      const int32_t t440 = (int32_t)t439;
-      int t449 = 0; /* nonzero: a check below failed */
-      int32_t t441 = v_x1301_d[t440];
-      int32_t t443 = rt_add_i(t441, v_x1302);
-      uint8_t t444 = v_x1305_d[t440];
-      int32_t t445 = v_x1306_d[t440];
-      int32_t t447 = (t444 ? t445 : t443);
-      int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_x1311;
-      int32_t t448 = t450 ? t447 : 0;
-      t449 |= !t450;
-      uint8_t t452 = rt_lt_i(t448, (int32_t)v_x1309_n);
-      int32_t t453;
-      if (t452) {
-        int t455 = (uint64_t)(int64_t)t448 < (uint64_t)v_x1309_n;
-        int32_t t454 = t455 ? v_x1309_d[t448] : 0;
-        t449 |= !t455;
-        t453 = t454;
+    RT_PARALLEL_FOR_IF(t442 >= RT_PARALLEL_MIN)
+    for (int64_t t443 = 0; t443 < t442; t443++) {
+      const int32_t t444 = (int32_t)t443;
+      int t453 = 0; /* nonzero: a check below failed */
+      int32_t t445 = v_x1301_d[t444];
+      int32_t t447 = rt_add_i(t445, v_x1302);
+      uint8_t t448 = v_x1305_d[t444];
+      int32_t t449 = v_x1306_d[t444];
+      int32_t t451 = (t448 ? t449 : t447);
+      int t454 = (uint64_t)(int64_t)t451 < (uint64_t)v_x1311;
+      int32_t t452 = t454 ? t451 : 0;
+      t453 |= !t454;
+      uint8_t t456 = rt_lt_i(t452, (int32_t)v_x1309_n);
+      int32_t t457;
+      if (t456) {
+        int t459 = (uint64_t)(int64_t)t452 < (uint64_t)v_x1309_n;
+        int32_t t458 = t459 ? v_x1309_d[t452] : 0;
+        t453 |= !t459;
+        t457 = t458;
       } else {
-        int32_t t457 = rt_sub_i(t448, (int32_t)v_x1309_n);
-        int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x1310_n;
-        int32_t t458 = t459 ? v_x1310_d[t457] : 0;
-        t449 |= !t459;
-        t453 = t458;
+        int32_t t461 = rt_sub_i(t452, (int32_t)v_x1309_n);
+        int t463 = (uint64_t)(int64_t)t461 < (uint64_t)v_x1310_n;
+        int32_t t462 = t463 ? v_x1310_d[t461] : 0;
+        t453 |= !t463;
+        t457 = t462;
       }
-      if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-        int32_t t460 = v_x1301_d[t440];
-        int32_t t462 = rt_add_i(t460, v_x1302);
-        uint8_t t463 = v_x1305_d[t440];
-        int32_t t464 = v_x1306_d[t440];
-        int32_t t466 = (t463 ? t464 : t462);
-        int32_t t467;
-        if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1311) {
-          t467 = t466;
+      if (__builtin_expect(t453 != 0, 0)) { /* again, recording the error */
+        int32_t t464 = v_x1301_d[t444];
+        int32_t t466 = rt_add_i(t464, v_x1302);
+        uint8_t t467 = v_x1305_d[t444];
+        int32_t t468 = v_x1306_d[t444];
+        int32_t t470 = (t467 ? t468 : t466);
+        int32_t t471;
+        if ((uint64_t)(int64_t)t470 < (uint64_t)v_x1311) {
+          t471 = t470;
         } else {
-          NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1311, 0.0, 0);
-          t467 = 0;
+          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t470, v_x1311, 0.0, 0);
+          t471 = 0;
         }
-        uint8_t t469 = rt_lt_i(t467, (int32_t)v_x1309_n);
-        int32_t t470;
-        if (t469) {
-          int32_t t471;
-          if ((uint64_t)(int64_t)t467 < (uint64_t)v_x1309_n) {
-            t471 = v_x1309_d[t467];
+        uint8_t t473 = rt_lt_i(t471, (int32_t)v_x1309_n);
+        int32_t t474;
+        if (t473) {
+          int32_t t475;
+          if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1309_n) {
+            t475 = v_x1309_d[t471];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x1309_n, 0.0, 1);
-            t471 = 0;
+            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1309_n, 0.0, 1);
+            t475 = 0;
           }
-          t470 = t471;
+          t474 = t475;
         } else {
-          int32_t t473 = rt_sub_i(t467, (int32_t)v_x1309_n);
-          int32_t t474;
-          if ((uint64_t)(int64_t)t473 < (uint64_t)v_x1310_n) {
-            t474 = v_x1310_d[t473];
+          int32_t t477 = rt_sub_i(t471, (int32_t)v_x1309_n);
+          int32_t t478;
+          if ((uint64_t)(int64_t)t477 < (uint64_t)v_x1310_n) {
+            t478 = v_x1310_d[t477];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t473, v_x1310_n, 0.0, 2);
-            t474 = 0;
+            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x1310_n, 0.0, 2);
+            t478 = 0;
           }
-          t470 = t474;
+          t474 = t478;
         }
       }
-      v_x1315_d[t439] = t453;
+      v_x1315_d[t443] = t457;
     }
   }
   if (err->index != INT64_MAX)
@@ -1711,34 +1723,34 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValu
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t476 = 0; /* nonzero: a check below failed */
-    int t477 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t475 = t477 ? v_x1536_d[0] : 0;
-    t476 |= !t477;
-    if (__builtin_expect(t476 != 0, 0)) { /* again, recording the error */
-      int32_t t478;
+    int t480 = 0; /* nonzero: a check below failed */
+    int t481 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t479 = t481 ? v_x1536_d[0] : 0;
+    t480 |= !t481;
+    if (__builtin_expect(t480 != 0, 0)) { /* again, recording the error */
+      int32_t t482;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-        t478 = v_x1536_d[0];
+        t482 = v_x1536_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-        t478 = 0;
+        t482 = 0;
       }
     }
-    v_x1537 = t475;
+    v_x1537 = t479;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t479 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t479);
+      const int64_t t483 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t483);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
-      for (int64_t t480 = 0; t480 < t479; t480++) {
-        const int32_t t481 = (int32_t)t480;
-        v_x1539_d[t480] = v_x1537;
+      RT_PARALLEL_FOR_IF(t483 >= RT_PARALLEL_MIN)
+      for (int64_t t484 = 0; t484 < t483; t484++) {
+        const int32_t t485 = (int32_t)t484;
+        v_x1539_d[t484] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -1762,99 +1774,99 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t482 = v_x1541_n;
-    const int64_t t483 = t482 > 0 ? (t482 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t484 = (uint8_t *)rt_alloc_atomic((size_t)t482 + 1);
-    int64_t *t485 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t483 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t483 > 1)
-    for (int64_t t486 = 0; t486 < t483; t486++) {
+    const int64_t t486 = v_x1541_n;
+    const int64_t t487 = t486 > 0 ? (t486 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t488 = (uint8_t *)rt_alloc_atomic((size_t)t486 + 1);
+    int64_t *t489 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t487 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t487 > 1)
+    for (int64_t t490 = 0; t490 < t487; t490++) {
       int64_t kept[2] = {0};
-      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
-      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
-        const int32_t t488 = (int32_t)t487;
-        int32_t t486x0;
-        int32_t t486x1;
-        int32_t t491 = v_x1541_d[t488];
-        t486x0 = t491;
-        t486x1 = t491;
-        uint8_t t492;
-        uint8_t t493;
-        int t495 = 0; /* nonzero: a check below failed */
-        int t496 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t494 = t496 ? v_dev_1548_d[0] : 0;
-        t495 |= !t496;
-        uint8_t t498 = rt_lt_i(t486x0, t494);
-        uint8_t t500 = rt_gt_i(t486x1, t494);
-        if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
-          int32_t t501;
+      const int64_t t490_end = (t490 + 1) * RT_CHUNK < t486 ? (t490 + 1) * RT_CHUNK : t486;
+      for (int64_t t491 = t490 * RT_CHUNK; t491 < t490_end; t491++) {
+        const int32_t t492 = (int32_t)t491;
+        int32_t t490x0;
+        int32_t t490x1;
+        int32_t t495 = v_x1541_d[t492];
+        t490x0 = t495;
+        t490x1 = t495;
+        uint8_t t496;
+        uint8_t t497;
+        int t499 = 0; /* nonzero: a check below failed */
+        int t500 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t498 = t500 ? v_dev_1548_d[0] : 0;
+        t499 |= !t500;
+        uint8_t t502 = rt_lt_i(t490x0, t498);
+        uint8_t t504 = rt_gt_i(t490x1, t498);
+        if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
+          int32_t t505;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-            t501 = v_dev_1548_d[0];
+            t505 = v_dev_1548_d[0];
           } else {
-            NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-            t501 = 0;
+            NESSIE_RECORD(err, t491, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t505 = 0;
           }
-          uint8_t t503 = rt_lt_i(t486x0, t501);
-          uint8_t t505 = rt_gt_i(t486x1, t501);
+          uint8_t t507 = rt_lt_i(t490x0, t505);
+          uint8_t t509 = rt_gt_i(t490x1, t505);
         }
-        t492 = t498;
-        t493 = t500;
-        kept[0] += t492 != 0;
-        kept[1] += t493 != 0;
-        t484[t487] = (uint8_t)((t492 != 0) << 0 | (t493 != 0) << 1);
+        t496 = t502;
+        t497 = t504;
+        kept[0] += t496 != 0;
+        kept[1] += t497 != 0;
+        t488[t491] = (uint8_t)((t496 != 0) << 0 | (t497 != 0) << 1);
       }
-      t485[0 * t483 + t486] = kept[0];
-      t485[1 * t483 + t486] = kept[1];
+      t489[0 * t487 + t490] = kept[0];
+      t489[1 * t487 + t490] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t484);
-      rt_free(t485);
+      rt_free(t488);
+      rt_free(t489);
       goto fail;
     }
-    int64_t t506 = 0;
-    for (int64_t t486 = 0; t486 < t483; t486++) {
-      const int64_t k = t485[0 * t483 + t486];
-      t485[0 * t483 + t486] = t506;
-      t506 += k;
+    int64_t t510 = 0;
+    for (int64_t t490 = 0; t490 < t487; t490++) {
+      const int64_t k = t489[0 * t487 + t490];
+      t489[0 * t487 + t490] = t510;
+      t510 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t506);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t510);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t507 = 0;
-    for (int64_t t486 = 0; t486 < t483; t486++) {
-      const int64_t k = t485[1 * t483 + t486];
-      t485[1 * t483 + t486] = t507;
-      t507 += k;
+    int64_t t511 = 0;
+    for (int64_t t490 = 0; t490 < t487; t490++) {
+      const int64_t k = t489[1 * t487 + t490];
+      t489[1 * t487 + t490] = t511;
+      t511 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t507);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t511);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t483 > 1)
-    for (int64_t t486 = 0; t486 < t483; t486++) {
+    RT_PARALLEL_FOR_IF(t487 > 1)
+    for (int64_t t490 = 0; t490 < t487; t490++) {
       int64_t at[2];
-      at[0] = t485[0 * t483 + t486];
-      at[1] = t485[1 * t483 + t486];
-      const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
-      for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
-        const int32_t t488 = (int32_t)t487;
-        if (!t484[t487])
+      at[0] = t489[0 * t487 + t490];
+      at[1] = t489[1 * t487 + t490];
+      const int64_t t490_end = (t490 + 1) * RT_CHUNK < t486 ? (t490 + 1) * RT_CHUNK : t486;
+      for (int64_t t491 = t490 * RT_CHUNK; t491 < t490_end; t491++) {
+        const int32_t t492 = (int32_t)t491;
+        if (!t488[t491])
           continue;
-        int32_t t486y0;
-        int32_t t486y1;
-        int32_t t508 = v_x1541_d[t488];
-        t486y0 = t508;
-        t486y1 = t508;
-        if (t484[t487] >> 0 & 1) {
-          v_x1546_d[at[0]] = t486y0;
+        int32_t t490y0;
+        int32_t t490y1;
+        int32_t t512 = v_x1541_d[t492];
+        t490y0 = t512;
+        t490y1 = t512;
+        if (t488[t491] >> 0 & 1) {
+          v_x1546_d[at[0]] = t490y0;
           at[0]++;
         }
-        if (t484[t487] >> 1 & 1) {
-          v_x1547_d[at[1]] = t486y1;
+        if (t488[t491] >> 1 & 1) {
+          v_x1547_d[at[1]] = t490y1;
           at[1]++;
         }
       }
     }
-    rt_free(t484);
-    rt_free(t485);
+    rt_free(t488);
+    rt_free(t489);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1888,10 +1900,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t509 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t509->data.i[0] = v_x62;
-    t509->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t509);
+    RtValue *t513 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t513->data.i[0] = v_x62;
+    t513->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t513);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -2173,16 +2185,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t510 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t510->data.i[0] = 3;
-  t510->data.i[1] = 1;
-  t510->data.i[2] = 4;
-  t510->data.i[3] = 1;
-  t510->data.i[4] = 5;
-  t510->data.i[5] = 9;
-  t510->data.i[6] = 2;
-  t510->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t510);
+  RtValue *t514 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t514->data.i[0] = 3;
+  t514->data.i[1] = 1;
+  t514->data.i[2] = 4;
+  t514->data.i[3] = 1;
+  t514->data.i[4] = 5;
+  t514->data.i[5] = 9;
+  t514->data.i[6] = 2;
+  t514->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t514);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -450,6 +450,8 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, 
       for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t40++) {
         const int64_t t40_end = v_sd_1387_off[t40 + 1] < t37_end ? v_sd_1387_off[t40 + 1] : t37_end;
         const int32_t t41 = (int32_t)t40;
+        if (t38 >= t40_end)
+          continue; /* none of the chunk's elements */
         for (; t38 < t40_end; t38++) {
           const int32_t t39 = (int32_t)t38;
           int32_t t42;
@@ -813,6 +815,8 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
         for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
           const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
+          if (t103 >= t105_end)
+            continue; /* none of the chunk's elements */
           for (; t103 < t105_end; t103++) {
             const int32_t t104 = (int32_t)t103;
             int32_t t102x0;
@@ -915,6 +919,8 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
         for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
           const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
+          if (t103 >= t105_end)
+            continue; /* none of the chunk's elements */
           for (; t103 < t105_end; t103++) {
             const int32_t t104 = (int32_t)t103;
             if (!t100[t103])
@@ -1686,6 +1692,8 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, Rt
       for (int64_t t270 = t269 * RT_CHUNK; t270 < t269_end; t272++) {
         const int64_t t272_end = v_sd_1441_off[t272 + 1] < t269_end ? v_sd_1441_off[t272 + 1] : t269_end;
         const int32_t t273 = (int32_t)t272;
+        if (t270 >= t272_end)
+          continue; /* none of the chunk's elements */
         for (; t270 < t272_end; t270++) {
           const int32_t t271 = (int32_t)t270;
           int32_t t274;
