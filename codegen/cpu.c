@@ -724,23 +724,32 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", g));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
+  CgChecks ck = checks_at(x, j, NULL);
+  CgChecks op = checks_at(x, j, NULL);
+  /* a pull that takes the segment too (fusion/segmap.c): what it reads
+     at the segment alone computed once, where the segment has elements
+     (cg_thunk_invariants, as open_segment_elements does) */
+  bool takes_segment = lcu_pull_takes_segment(s);
+  const char *gx = takes_segment ? cg_temp(cg) : NULL;
+  if (takes_segment) {
+    cg_line(cg, "if (%s[%s] < %s[%s + 1]) {", sd->offsets, g, sd->offsets, g);
+    cg->indent++;
+    cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+    cg_thunk_invariants(cg, s->pull, (const char *[]){ix, gx}, x->env, &ck);
+  }
   open_elements(x, g, j, ix, NULL);
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = checks_at(x, j, NULL);
-  CgChecks op = checks_at(x, j, NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  if (lcu_pull_takes_segment(s)) { /* the segment too (fusion/segmap.c) */
-    const char *gx = cg_temp(cg);
-    cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
-    thunk_into(x, s->pull, (const char *[]){ix, gx}, &ck, val);
-  } else {
-    thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  }
+  thunk_into(x, s->pull, takes_segment ? (const char *[]){ix, gx} : (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
   cg->indent--;
   cg_line(cg, "}");
+  if (takes_segment) {
+    cg->indent--;
+    cg_line(cg, "}");
+  }
   if (!scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, g, acc[v]);
