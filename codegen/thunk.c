@@ -561,23 +561,36 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
 
 /* ---- values shared by a segment's elements (cg_thunk_invariants) ---- */
 
-/* Does 'e' read the thunk parameter or a let of 'varying' (LcuVar ->
-   itself: the element, and the names bound to what reads it)? */
-static bool varies(const LcuExp *e, const PtrMap *varying) {
+/* The names that depend on the element (the thunk's first parameter,
+   and the lets of what reads it: LcuVar -> itself), and what 'varies'
+   found of each expression asked about (LcuExp -> 1 or 2), so that a
+   deep expression is walked once, not once a level.  A name joins
+   'names' before any expression that reads it is asked about. */
+typedef struct Varying {
+  PtrMap names;
+  PtrMap known;
+} Varying;
+
+/* Does 'e' read the element, directly or through a name? */
+static bool varies(const LcuExp *e, Varying *v) {
   if (e->kind == LE_VAR)
-    return ptrmap_get(varying, e->var) != NULL;
+    return ptrmap_get(&v->names, e->var) != NULL;
+  intptr_t k = (intptr_t)ptrmap_get(&v->known, e);
+  if (k)
+    return k == 2;
   /* (a let whose value varies is computed per element, whether or not
      its body reads the name) */
-  for (int i = 0; i < e->nargs; i++)
-    if (varies(e->args[i], varying))
-      return true;
-  return false;
+  bool r = false;
+  for (int i = 0; i < e->nargs && !r; i++)
+    r = varies(e->args[i], v);
+  ptrmap_put(&v->known, e, (void *)(intptr_t)(r ? 2 : 1));
+  return r;
 }
 
 /* Writes the invariant parts of 'e' that its every evaluation computes:
    'e' itself where it does not vary and is more than a name or a
    constant, else its operands outside an if's branches. */
-static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, PtrMap *varying) {
+static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, Varying *varying) {
   switch (e->kind) {
   case LE_VAR:
   case LE_CONST:
@@ -588,7 +601,7 @@ static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, PtrMap *vary
       *env = cg_bind(*env, e->var, gen_exp(tx, e->args[0], *env), NULL, NULL);
     } else {
       gen_invariant(tx, e->args[0], env, varying);
-      ptrmap_put(varying, e->var, (void *)e->var);
+      ptrmap_put(&varying->names, e->var, (void *)e->var);
     }
     gen_invariant(tx, e->args[1], env, varying);
     return;
@@ -611,8 +624,8 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
     return;
   Tx pro = {cg, checks, {0}, true, NULL};
   seen_clear();
-  PtrMap varying = {0};
-  ptrmap_put(&varying, t->params.data[0], t->params.data[0]);
+  Varying varying = {0};
+  ptrmap_put(&varying.names, t->params.data[0], t->params.data[0]);
   for (int i = 1; i < t->params.len; i++)
     env = cg_bind(env, t->params.data[i], args[i], NULL, NULL);
   static CgText text;
@@ -625,7 +638,7 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
       env = cg_bind(env, l->var, gen_exp(&pro, l->value, env), NULL, NULL);
     } else {
       gen_invariant(&pro, l->value, &env, &varying);
-      ptrmap_put(&varying, l->var, l->var);
+      ptrmap_put(&varying.names, l->var, l->var);
     }
   }
   for (int i = 0; i < t->body.len; i++)
