@@ -587,6 +587,20 @@ static bool varies(const LcuExp *e, Varying *v) {
   return r;
 }
 
+static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, Varying *varying);
+
+/* A let of 'var' to 'value' (an LE_LET's or the thunk's own): written
+   and bound where the value does not vary, else its invariant parts
+   written and the name marked as varying. */
+static void invariant_let(Tx *tx, const LcuVar *var, const LcuExp *value, CgBinding **env, Varying *varying) {
+  if (!varies(value, varying)) {
+    *env = cg_bind(*env, var, gen_exp(tx, value, *env), NULL, NULL);
+  } else {
+    gen_invariant(tx, value, env, varying);
+    ptrmap_put(&varying->names, var, (void *)var);
+  }
+}
+
 /* Writes the invariant parts of 'e' that its every evaluation computes:
    'e' itself where it does not vary and is more than a name or a
    constant, else its operands outside an if's branches. */
@@ -597,12 +611,7 @@ static void gen_invariant(Tx *tx, const LcuExp *e, CgBinding **env, Varying *var
   case LE_LENGTH:
     return;
   case LE_LET:
-    if (!varies(e->args[0], varying)) {
-      *env = cg_bind(*env, e->var, gen_exp(tx, e->args[0], *env), NULL, NULL);
-    } else {
-      gen_invariant(tx, e->args[0], env, varying);
-      ptrmap_put(&varying->names, e->var, (void *)e->var);
-    }
+    invariant_let(tx, e->var, e->args[0], env, varying);
     gen_invariant(tx, e->args[1], env, varying);
     return;
   case LE_IF:
@@ -634,12 +643,7 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
   cg->out = &text;
   for (int i = 0; i < t->lets.len; i++) {
     const LcuLet *l = t->lets.data[i];
-    if (!varies(l->value, &varying)) {
-      env = cg_bind(env, l->var, gen_exp(&pro, l->value, env), NULL, NULL);
-    } else {
-      gen_invariant(&pro, l->value, &env, &varying);
-      ptrmap_put(&varying.names, l->var, l->var);
-    }
+    invariant_let(&pro, l->var, l->value, &env, &varying);
   }
   for (int i = 0; i < t->body.len; i++)
     gen_invariant(&pro, t->body.data[i], &env, &varying);
