@@ -36,7 +36,7 @@ RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c rt/blocks.c rt/lib.c
 DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/version.c driver/export.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
-CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/export.c codegen/build.c codegen/cache.c
+CODEGEN := codegen/emit.c codegen/thunk.c codegen/copyrun.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/export.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
 FLATTEN := flatten/mono.c flatten/bounds.c flatten/flatten.c flatten/shape.c flatten/layout.c flatten/describe.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter

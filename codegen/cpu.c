@@ -485,9 +485,17 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
    is the thunk the loop applies to (ix, gx): what of it does not depend
    on the element is computed once a segment that has elements in the
    chunk (cg_thunk_invariants), before its loop, with the checks 'ck'. */
+/* A SEG_MAP whose result's runs are copies (copyrun.c): the plan, the
+   result's data and its base. */
+typedef struct CgCopy {
+  CgRuns *plan;
+  const char *dest;
+  FlatBase base;
+} CgCopy;
+
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
                                   const CgBinding *seg, const char *g, const char *gx, const LcuThunk *pull,
-                                  const CgChecks *ck) {
+                                  const CgChecks *ck, const CgCopy *copy) {
   Cg *cg = x->cg;
   if (!seg) { /* a pull that takes no segment */
     open_elements(x, c, i, ix, n);
@@ -503,18 +511,34 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
   cg_line(cg, "if (%s >= %s_end)", i, g);
   cg_line(cg, "  continue; /* none of the chunk's elements */");
   cg_thunk_invariants(cg, pull, (const char *[]){ix, gx}, x->env, ck);
-  cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
+  if (copy) {
+    /* runs that are copies, each a memcpy, and the elements' loop for the
+       others (copyrun.c) */
+    const char *stop = xprintf("%s_stop", i);
+    cg_line(cg, "while (%s < %s_end) {", i, g);
+    cg->indent++;
+    cg_line(cg, "int64_t %s = %s_end;", stop, g);
+    cg_copy_runs(cg, copy->plan, x->env, gx, i, xprintf("%s_end", g), stop, copy->dest, copy->base);
+    cg_line(cg, "for (; %s < %s; %s++) {", i, stop, i);
+  } else {
+    cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
+  }
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
 }
 
-/* Closes the loop over a segment's elements (none without 'seg'); the
-   caller's close of the element loop closes the loop over the segments. */
-static void close_segment_elements(Cg *cg, const CgBinding *seg) {
+/* Closes the loop over a segment's elements (none without 'seg'), and
+   with 'copy' the loop over its runs; the caller's close of the element
+   loop closes the loop over the segments. */
+static void close_segment_elements(Cg *cg, const CgBinding *seg, const CgCopy *copy) {
   if (!seg)
     return;
   cg->indent--;
   cg_line(cg, "}");
+  if (copy) {
+    cg->indent--;
+    cg_line(cg, "}");
+  }
 }
 
 /* ---- SPLIT ----
@@ -545,7 +569,7 @@ static void gen_split(Kx *x) {
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
   CgChecks ck = checks_at(x, i, ix);
-  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck);
+  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck, NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, pull_args, &ck, val);
   const char **keep = xmalloc(sizeof(char *) * (size_t)nc);
@@ -560,7 +584,7 @@ static void gen_split(Kx *x) {
     cg_line(cg, "kept[%d] += %s != 0;", k, keep[k]);
   }
   cg_line(cg, "%s[%s] = (uint8_t)(%s);", flags, i, buf_str(&mask));
-  close_segment_elements(cg, seg);
+  close_segment_elements(cg, seg, NULL);
   cg->indent--;
   cg_line(cg, "}");
   for (int k = 0; k < nc; k++)
@@ -618,7 +642,7 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t at[%d];", nc);
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
-  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck);
+  open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck, NULL);
   cg_line(cg, "if (!%s[%s])", flags, i);
   cg_line(cg, "  continue;");
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -632,7 +656,7 @@ static void gen_split(Kx *x) {
     cg_line(cg, "  at[%d]++;", k);
     cg_line(cg, "}");
   }
-  close_segment_elements(cg, seg);
+  close_segment_elements(cg, seg, NULL);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -851,7 +875,11 @@ static void gen_seg_map(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   CgChecks ck = checks_at(x, i, ix);
-  open_segment_elements(x, c, i, ix, n, sd, g, gx, s->pull, &ck);
+  /* one live result read from other vectors in runs: copies (copyrun.c) */
+  CgRuns *plan = nv == 1 && !dead[0] && !cg->one_pass ? cg_copy_runs_plan(s->pull) : NULL;
+  const LcuVar *result = s->results.data[0];
+  CgCopy copy = {plan, plan ? cg_lookup(x->env, result)->value : NULL, result->type.base};
+  open_segment_elements(x, c, i, ix, n, sd, g, gx, s->pull, &ck, plan ? &copy : NULL);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
@@ -864,7 +892,7 @@ static void gen_seg_map(Kx *x) {
   for (int v = 0; v < nv; v++)
     if (dead[v])
       cg_line(cg, "(void)%s;", dests[v]);
-  close_segment_elements(cg, sd);
+  close_segment_elements(cg, sd, plan ? &copy : NULL);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;

@@ -120,4 +120,102 @@ static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
   }
 }
 
+/* ---- a segment's runs of copies (the CPU target, codegen/copyrun.c) ----
+
+   What a SEG_MAP evaluates, once a run, of a pull that reads one of a few
+   vectors at an index affine in the element within the run: each int in
+   64 bits, 'ok' cleared where a value leaves the 32 bits the element's
+   own computation wraps in (a run is then not taken), or where a check
+   fails (the element loop then reports it). */
+/* the fewest elements a run copies; a shorter one is left to the
+   elements' loop, which costs about as much as finding a run */
+#define RT_RUN_MIN 16
+
+RT_FN int64_t rt_run_int(int64_t v, int *ok) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    *ok = 0;
+  return v;
+}
+RT_FN int64_t rt_run_add(int64_t a, int64_t b, int *ok) { return rt_run_int(a + b, ok); }
+RT_FN int64_t rt_run_sub(int64_t a, int64_t b, int *ok) { return rt_run_int(a - b, ok); }
+RT_FN int64_t rt_run_mul(int64_t a, int64_t b, int *ok) { return rt_run_int(a * b, ok); }
+RT_FN int64_t rt_run_neg(int64_t a, int *ok) { return rt_run_int(-a, ok); }
+/* select(c, x, y): both computed (and checked), as the element's are */
+RT_FN int64_t rt_run_select(int c, int64_t x, int64_t y) { return c ? x : y; }
+/* bound(e, n) and x[e], checked as the element's are */
+RT_FN int64_t rt_run_bound(int64_t e, int64_t n, int *ok) {
+  if (e < 0 || e >= n)
+    *ok = 0;
+  return e;
+}
+RT_FN int64_t rt_run_get_i(const int32_t *x, int64_t n, int64_t e, int *ok) {
+  if (e < 0 || e >= n) {
+    *ok = 0;
+    return 0;
+  }
+  return x[e];
+}
+RT_FN int64_t rt_run_get_b(const uint8_t *x, int64_t n, int64_t e, int *ok) {
+  if (e < 0 || e >= n) {
+    *ok = 0;
+    return 0;
+  }
+  return x[e] != 0;
+}
+/* a segment's offset or length, as seg_offset and seg_length read them */
+RT_FN int64_t rt_run_seg(const int64_t *off, int64_t nseg, int64_t e, int length, int *ok) {
+  if (e < 0 || e >= nseg) {
+    *ok = 0;
+    return 0;
+  }
+  return length ? off[e + 1] - off[e] : off[e];
+}
+/* A comparison of ints that the element changes: its difference a - b
+   kept in *d (and *seen set), where rt_run_flip finds the run's end. */
+RT_FN int rt_run_cmp(int op, int64_t a, int64_t b, int64_t *d, int *seen) {
+  *d = a - b;
+  *seen = 1;
+  switch (op) {
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return a < b;
+  case 3:
+    return a > b;
+  case 4:
+    return a <= b;
+  default:
+    return a >= b;
+  }
+}
+/* The first k >= 1 where d0 + m k < 0 differs from d0 < 0; INT64_MAX
+   where it never does. */
+RT_FN int64_t rt_run_flip_lt(int64_t d0, int64_t m) {
+  if (d0 < 0)
+    return m <= 0 ? INT64_MAX : (-d0 + m - 1) / m;
+  return m >= 0 ? INT64_MAX : d0 / -m + 1;
+}
+/* The first k >= 1 where comparison 'op' (rt_run_cmp's numbering) of a
+   difference d0 + m k differs from its value at k = 0. */
+RT_FN int64_t rt_run_flip(int op, int64_t d0, int64_t m) {
+  switch (op) {
+  case 0:
+  case 1: /* == and != change where d0 + m k is 0, and just after */
+    if (m == 0)
+      return INT64_MAX;
+    if (d0 == 0)
+      return 1;
+    return (-d0) % m == 0 && -d0 / m > 0 ? -d0 / m : INT64_MAX;
+  case 2: /* d < 0 */
+  case 5: /* d >= 0 */
+    return rt_run_flip_lt(d0, m);
+  case 3: /* d > 0: -d < 0 */
+    return rt_run_flip_lt(-d0, -m);
+  default: /* d <= 0: d - 1 < 0 */
+    return rt_run_flip_lt(d0 - 1, m);
+  }
+}
+
 #endif

@@ -906,85 +906,181 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
         int t217 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n;
         int32_t t216 = t217 ? v_x1434_d[t210] : 0;
         t212 |= !t217;
-        for (; t207 < t209_end; t207++) {
-          const int32_t t208 = (int32_t)t207;
-          int t218 = t212; /* nonzero: a check below failed */
-          int32_t t220 = rt_sub_i(t208, t214);
-          int32_t t222 = rt_mul_i(t220, t216);
-          int32_t t224 = rt_add_i(t211, t222);
-          int t226 = (uint64_t)(int64_t)t224 < (uint64_t)v_x1431;
-          int32_t t225 = t226 ? t224 : 0;
-          t218 |= !t226;
-          uint8_t t228 = rt_lt_i(t225, (int32_t)v_x1429_n);
-          int32_t t229;
-          if (t228) {
-            int t231 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1429_n;
-            int32_t t230 = t231 ? v_x1429_d[t225] : 0;
-            t218 |= !t231;
-            t229 = t230;
-          } else {
-            int32_t t233 = rt_sub_i(t225, (int32_t)v_x1429_n);
-            int t235 = (uint64_t)(int64_t)t233 < (uint64_t)v_x1430_n;
-            int32_t t234 = t235 ? v_x1430_d[t233] : 0;
-            t218 |= !t235;
-            t229 = t234;
+        while (t207 < t209_end) {
+          int64_t t207_stop = t209_end;
+          if (t209_end - t207 >= RT_RUN_MIN) { /* a run of copies from t207 (codegen/copyrun.c) */
+            int t218_ok0 = 1, t218_skip0 = 1;
+            const int64_t t218_a0 = t207;
+            int t218_c0 = 0;
+            int64_t t218_d0 = 0, t218_dn0 = 0;
+            int t218_seen0 = 0;
+            int64_t t218_scratch0 = 0;
+            int t218_scratch_seen0 = 0;
+            const int32_t *t218_src0 = NULL;
+            int64_t t218_len0 = 0;
+            /* at the run's first element */
+            const int64_t t218_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v1 = rt_run_int(t218_a0, &t218_ok0);
+            const int64_t t218_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v3 = rt_run_sub(t218_v1, t218_v2, &t218_ok0);
+            const int64_t t218_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v5 = rt_run_mul(t218_v3, t218_v4, &t218_ok0);
+            const int64_t t218_v6 = rt_run_add(t218_v0, t218_v5, &t218_ok0);
+            const int64_t t218_v7 = rt_run_bound(t218_v6, (int64_t)v_x1431, &t218_ok0);
+            const int64_t t218_v8 = rt_run_cmp(2, t218_v7, (int64_t)v_x1429_n, &t218_d0, &t218_seen0);
+            t218_c0 = (int)t218_v8;
+            int64_t t218_v9;
+            if (t218_c0) {
+              t218_src0 = v_x1429_d;
+              t218_len0 = v_x1429_n;
+              t218_v9 = t218_v7;
+            } else {
+              const int64_t t218_v10 = rt_run_sub(t218_v7, (int64_t)v_x1429_n, &t218_ok0);
+              t218_src0 = v_x1430_d;
+              t218_len0 = v_x1430_n;
+              t218_v9 = t218_v10;
+            }
+            int64_t t218_end0 = t209_end;
+            { /* at the next: where each comparison changes */
+              const int64_t t218_next0 = t218_a0 + 1;
+              const int64_t t218_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_skip0);
+              const int64_t t218_v12 = rt_run_int(t218_next0, &t218_skip0);
+              const int64_t t218_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_skip0);
+              const int64_t t218_v14 = rt_run_sub(t218_v12, t218_v13, &t218_skip0);
+              const int64_t t218_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_skip0);
+              const int64_t t218_v16 = rt_run_mul(t218_v14, t218_v15, &t218_skip0);
+              const int64_t t218_v17 = rt_run_add(t218_v11, t218_v16, &t218_skip0);
+              const int64_t t218_v18 = rt_run_bound(t218_v17, (int64_t)v_x1431, &t218_skip0);
+              const int64_t t218_v19 = rt_run_cmp(2, t218_v18, (int64_t)v_x1429_n, &t218_dn0, &t218_scratch_seen0);
+              int64_t t218_v20;
+              if (t218_c0) {
+                t218_v20 = t218_v18;
+              } else {
+                const int64_t t218_v21 = rt_run_sub(t218_v18, (int64_t)v_x1429_n, &t218_skip0);
+                t218_v20 = t218_v21;
+              }
+              (void)t218_v20;
+              if (t218_seen0) {
+                int64_t k = rt_run_flip(2, t218_d0, t218_dn0 - t218_d0);
+                if (k < t218_end0 - t218_a0)
+                  t218_end0 = t218_a0 + k;
+              }
+            }
+            (void)t218_skip0;
+            const int32_t *t218_src1 = t218_src0;
+            const int64_t t218_last0 = t218_end0 - 1;
+            /* at the run's last element */
+            const int64_t t218_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v23 = rt_run_int(t218_last0, &t218_ok0);
+            const int64_t t218_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v25 = rt_run_sub(t218_v23, t218_v24, &t218_ok0);
+            const int64_t t218_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_ok0);
+            const int64_t t218_v27 = rt_run_mul(t218_v25, t218_v26, &t218_ok0);
+            const int64_t t218_v28 = rt_run_add(t218_v22, t218_v27, &t218_ok0);
+            const int64_t t218_v29 = rt_run_bound(t218_v28, (int64_t)v_x1431, &t218_ok0);
+            const int64_t t218_v30 = rt_run_cmp(2, t218_v29, (int64_t)v_x1429_n, &t218_scratch0, &t218_scratch_seen0);
+            if (t218_v30 != t218_c0)
+              t218_ok0 = 0;
+            int64_t t218_v31;
+            if (t218_c0) {
+              t218_src0 = v_x1429_d;
+              t218_len0 = v_x1429_n;
+              t218_v31 = t218_v29;
+            } else {
+              const int64_t t218_v32 = rt_run_sub(t218_v29, (int64_t)v_x1429_n, &t218_ok0);
+              t218_src0 = v_x1430_d;
+              t218_len0 = v_x1430_n;
+              t218_v31 = t218_v32;
+            }
+            if (t218_ok0 && t218_src0 == t218_src1 && t218_v31 - t218_v9 == t218_last0 - t218_a0 && t218_v9 >= 0 && t218_v31 < t218_len0) {
+              if (t218_end0 - t218_a0 >= RT_RUN_MIN) {
+                memcpy(v_x1440_d + t218_a0, t218_src0 + t218_v9, sizeof(int32_t) * (size_t)(t218_end0 - t218_a0));
+                t207 = t218_end0;
+                continue;
+              }
+              t207_stop = t218_end0; /* a short run: the elements' loop */
+            }
           }
-          if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
-            int32_t t236;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n) {
-              t236 = v_x1435_d[t210];
+          for (; t207 < t207_stop; t207++) {
+            const int32_t t208 = (int32_t)t207;
+            int t219 = t212; /* nonzero: a check below failed */
+            int32_t t221 = rt_sub_i(t208, t214);
+            int32_t t223 = rt_mul_i(t221, t216);
+            int32_t t225 = rt_add_i(t211, t223);
+            int t227 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1431;
+            int32_t t226 = t227 ? t225 : 0;
+            t219 |= !t227;
+            uint8_t t229 = rt_lt_i(t226, (int32_t)v_x1429_n);
+            int32_t t230;
+            if (t229) {
+              int t232 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1429_n;
+              int32_t t231 = t232 ? v_x1429_d[t226] : 0;
+              t219 |= !t232;
+              t230 = t231;
             } else {
-              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1435_n, 0.0, 0);
-              t236 = 0;
+              int32_t t234 = rt_sub_i(t226, (int32_t)v_x1429_n);
+              int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x1430_n;
+              int32_t t235 = t236 ? v_x1430_d[t234] : 0;
+              t219 |= !t236;
+              t230 = t235;
             }
-            int32_t t237;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n) {
-              t237 = v_x1433_d[t210];
-            } else {
-              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1433_n, 0.0, 1);
-              t237 = 0;
-            }
-            int32_t t239 = rt_sub_i(t208, t237);
-            int32_t t240;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n) {
-              t240 = v_x1434_d[t210];
-            } else {
-              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1434_n, 0.0, 2);
-              t240 = 0;
-            }
-            int32_t t242 = rt_mul_i(t239, t240);
-            int32_t t244 = rt_add_i(t236, t242);
-            int32_t t245;
-            if ((uint64_t)(int64_t)t244 < (uint64_t)v_x1431) {
-              t245 = t244;
-            } else {
-              NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x1431, 0.0, 3);
-              t245 = 0;
-            }
-            uint8_t t247 = rt_lt_i(t245, (int32_t)v_x1429_n);
-            int32_t t248;
-            if (t247) {
+            if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
+              int32_t t237;
+              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n) {
+                t237 = v_x1435_d[t210];
+              } else {
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1435_n, 0.0, 0);
+                t237 = 0;
+              }
+              int32_t t238;
+              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n) {
+                t238 = v_x1433_d[t210];
+              } else {
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1433_n, 0.0, 1);
+                t238 = 0;
+              }
+              int32_t t240 = rt_sub_i(t208, t238);
+              int32_t t241;
+              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n) {
+                t241 = v_x1434_d[t210];
+              } else {
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1434_n, 0.0, 2);
+                t241 = 0;
+              }
+              int32_t t243 = rt_mul_i(t240, t241);
+              int32_t t245 = rt_add_i(t237, t243);
+              int32_t t246;
+              if ((uint64_t)(int64_t)t245 < (uint64_t)v_x1431) {
+                t246 = t245;
+              } else {
+                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x1431, 0.0, 3);
+                t246 = 0;
+              }
+              uint8_t t248 = rt_lt_i(t246, (int32_t)v_x1429_n);
               int32_t t249;
-              if ((uint64_t)(int64_t)t245 < (uint64_t)v_x1429_n) {
-                t249 = v_x1429_d[t245];
+              if (t248) {
+                int32_t t250;
+                if ((uint64_t)(int64_t)t246 < (uint64_t)v_x1429_n) {
+                  t250 = v_x1429_d[t246];
+                } else {
+                  NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, v_x1429_n, 0.0, 4);
+                  t250 = 0;
+                }
+                t249 = t250;
               } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x1429_n, 0.0, 4);
-                t249 = 0;
+                int32_t t252 = rt_sub_i(t246, (int32_t)v_x1429_n);
+                int32_t t253;
+                if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1430_n) {
+                  t253 = v_x1430_d[t252];
+                } else {
+                  NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1430_n, 0.0, 5);
+                  t253 = 0;
+                }
+                t249 = t253;
               }
-              t248 = t249;
-            } else {
-              int32_t t251 = rt_sub_i(t245, (int32_t)v_x1429_n);
-              int32_t t252;
-              if ((uint64_t)(int64_t)t251 < (uint64_t)v_x1430_n) {
-                t252 = v_x1430_d[t251];
-              } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x1430_n, 0.0, 5);
-                t252 = 0;
-              }
-              t248 = t252;
             }
+            v_x1440_d[t207] = t230;
           }
-          v_x1440_d[t207] = t229;
         }
       }
     }
@@ -1006,81 +1102,81 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t253 = v_x964;
-    if (t253 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t253, 0.0, 0);
+    const int64_t t254 = v_x964;
+    if (t254 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t254, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t253);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t254);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t253 >= RT_PARALLEL_MIN)
-    for (int64_t t254 = 0; t254 < t253; t254++) {
-      const int32_t t255 = (int32_t)t254;
-      int t264 = 0; /* nonzero: a check below failed */
-      int32_t t257 = rt_mul_i(t255, 2);
-      int32_t t259 = (1 ? t257 : -1);
-      uint8_t t261 = rt_ge_i(t259, 0);
-      int32_t t262;
-      if (t261) {
-        int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x978_n;
-        int32_t t263 = t265 ? v_x978_d[t259] : 0;
-        t264 |= !t265;
-        t262 = t263;
+    RT_PARALLEL_FOR_IF(t254 >= RT_PARALLEL_MIN)
+    for (int64_t t255 = 0; t255 < t254; t255++) {
+      const int32_t t256 = (int32_t)t255;
+      int t265 = 0; /* nonzero: a check below failed */
+      int32_t t258 = rt_mul_i(t256, 2);
+      int32_t t260 = (1 ? t258 : -1);
+      uint8_t t262 = rt_ge_i(t260, 0);
+      int32_t t263;
+      if (t262) {
+        int t266 = (uint64_t)(int64_t)t260 < (uint64_t)v_x978_n;
+        int32_t t264 = t266 ? v_x978_d[t260] : 0;
+        t265 |= !t266;
+        t263 = t264;
       } else {
-        t262 = 0;
+        t263 = 0;
       }
-      int32_t t267 = rt_add_i(t262, 1);
-      int32_t t269 = rt_add_i(t257, 1);
-      int32_t t271 = (1 ? t269 : -1);
-      uint8_t t273 = rt_ge_i(t271, 0);
-      int32_t t274;
-      if (t273) {
-        int t276 = (uint64_t)(int64_t)t271 < (uint64_t)v_x978_n;
-        int32_t t275 = t276 ? v_x978_d[t271] : 0;
-        t264 |= !t276;
-        t274 = t275;
+      int32_t t268 = rt_add_i(t263, 1);
+      int32_t t270 = rt_add_i(t258, 1);
+      int32_t t272 = (1 ? t270 : -1);
+      uint8_t t274 = rt_ge_i(t272, 0);
+      int32_t t275;
+      if (t274) {
+        int t277 = (uint64_t)(int64_t)t272 < (uint64_t)v_x978_n;
+        int32_t t276 = t277 ? v_x978_d[t272] : 0;
+        t265 |= !t277;
+        t275 = t276;
       } else {
-        t274 = 0;
+        t275 = 0;
       }
-      int32_t t278 = rt_add_i(t267, t274);
-      if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
-        int32_t t280 = rt_mul_i(t255, 2);
-        int32_t t282 = (1 ? t280 : -1);
-        uint8_t t284 = rt_ge_i(t282, 0);
-        int32_t t285;
-        if (t284) {
-          int32_t t286;
-          if ((uint64_t)(int64_t)t282 < (uint64_t)v_x978_n) {
-            t286 = v_x978_d[t282];
+      int32_t t279 = rt_add_i(t268, t275);
+      if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
+        int32_t t281 = rt_mul_i(t256, 2);
+        int32_t t283 = (1 ? t281 : -1);
+        uint8_t t285 = rt_ge_i(t283, 0);
+        int32_t t286;
+        if (t285) {
+          int32_t t287;
+          if ((uint64_t)(int64_t)t283 < (uint64_t)v_x978_n) {
+            t287 = v_x978_d[t283];
           } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 4, 0, RT_GATHER, t282, v_x978_n, 0.0, 1);
-            t286 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 4, 0, RT_GATHER, t283, v_x978_n, 0.0, 1);
+            t287 = 0;
           }
-          t285 = t286;
+          t286 = t287;
         } else {
-          t285 = 0;
+          t286 = 0;
         }
-        int32_t t288 = rt_add_i(t285, 1);
-        int32_t t290 = rt_add_i(t280, 1);
-        int32_t t292 = (1 ? t290 : -1);
-        uint8_t t294 = rt_ge_i(t292, 0);
-        int32_t t295;
-        if (t294) {
-          int32_t t296;
-          if ((uint64_t)(int64_t)t292 < (uint64_t)v_x978_n) {
-            t296 = v_x978_d[t292];
+        int32_t t289 = rt_add_i(t286, 1);
+        int32_t t291 = rt_add_i(t281, 1);
+        int32_t t293 = (1 ? t291 : -1);
+        uint8_t t295 = rt_ge_i(t293, 0);
+        int32_t t296;
+        if (t295) {
+          int32_t t297;
+          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x978_n) {
+            t297 = v_x978_d[t293];
           } else {
-            NESSIE_RECORD(err, t254, RT_CHECK_INDEX, 1, 0, RT_GATHER, t292, v_x978_n, 0.0, 2);
-            t296 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 1, 0, RT_GATHER, t293, v_x978_n, 0.0, 2);
+            t297 = 0;
           }
-          t295 = t296;
+          t296 = t297;
         } else {
-          t295 = 0;
+          t296 = 0;
         }
-        int32_t t298 = rt_add_i(t288, t295);
+        int32_t t299 = rt_add_i(t289, t296);
       }
-      v_x996_d[t254] = t278;
+      v_x996_d[t255] = t279;
     }
   }
   if (err->index != INT64_MAX)
@@ -1107,100 +1203,100 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t299 = v_x1446;
-    if (t299 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t299, 0.0, 0);
+    const int64_t t300 = v_x1446;
+    if (t300 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t300, 0.0, 0);
       goto fail;
     }
-    const int64_t t300 = t299 > 0 ? (t299 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t301 = (uint8_t *)rt_alloc_atomic((size_t)t299 + 1);
-    int64_t *t302 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t300 + 1));
-    RT_PARALLEL_FOR_IF(t300 > 1)
-    for (int64_t t303 = 0; t303 < t300; t303++) {
+    const int64_t t301 = t300 > 0 ? (t300 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t302 = (uint8_t *)rt_alloc_atomic((size_t)t300 + 1);
+    int64_t *t303 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t301 + 1));
+    RT_PARALLEL_FOR_IF(t301 > 1)
+    for (int64_t t304 = 0; t304 < t301; t304++) {
       int64_t kept = 0;
-      const int64_t t303_end = (t303 + 1) * RT_CHUNK < t299 ? (t303 + 1) * RT_CHUNK : t299;
-      for (int64_t t304 = t303 * RT_CHUNK; t304 < t303_end; t304++) {
-        const int32_t t305 = (int32_t)t304;
-        int32_t t303x0;
-        uint8_t t303x1;
-        int t307 = 0; /* nonzero: a check below failed */
-        int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n;
-        int32_t t306 = t308 ? (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]) : 0;
-        t307 |= !t308;
-        uint8_t t310 = rt_le_i(t306, 1);
-        if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
-          int32_t t311;
-          if ((uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n) {
-            t311 = (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]);
+      const int64_t t304_end = (t304 + 1) * RT_CHUNK < t300 ? (t304 + 1) * RT_CHUNK : t300;
+      for (int64_t t305 = t304 * RT_CHUNK; t305 < t304_end; t305++) {
+        const int32_t t306 = (int32_t)t305;
+        int32_t t304x0;
+        uint8_t t304x1;
+        int t308 = 0; /* nonzero: a check below failed */
+        int t309 = (uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n;
+        int32_t t307 = t309 ? (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]) : 0;
+        t308 |= !t309;
+        uint8_t t311 = rt_le_i(t307, 1);
+        if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
+          int32_t t312;
+          if ((uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n) {
+            t312 = (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]);
           } else {
-            NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_sd_1477_n, 0.0, 1);
-            t311 = 0;
+            NESSIE_RECORD(err, t305, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_sd_1477_n, 0.0, 1);
+            t312 = 0;
           }
-          uint8_t t313 = rt_le_i(t311, 1);
+          uint8_t t314 = rt_le_i(t312, 1);
         }
-        t303x0 = t305;
-        t303x1 = t310;
-        uint8_t t314;
-        t314 = t303x1;
-        t301[t304] = t314 != 0;
-        kept += t314 != 0;
+        t304x0 = t306;
+        t304x1 = t311;
+        uint8_t t315;
+        t315 = t304x1;
+        t302[t305] = t315 != 0;
+        kept += t315 != 0;
       }
-      t302[t303] = kept;
+      t303[t304] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t301);
       rt_free(t302);
+      rt_free(t303);
       goto fail;
     }
-    int64_t t315 = 0;
-    for (int64_t t303 = 0; t303 < t300; t303++) {
-      const int64_t k = t302[t303];
-      t302[t303] = t315;
-      t315 += k;
+    int64_t t316 = 0;
+    for (int64_t t304 = 0; t304 < t301; t304++) {
+      const int64_t k = t303[t304];
+      t303[t304] = t316;
+      t316 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t315);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t316);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t299 - t315));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t300 - t316));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t300 > 1)
-    for (int64_t t303 = 0; t303 < t300; t303++) {
-      int64_t at = t302[t303];
-      int64_t at_not = t303 * RT_CHUNK - t302[t303];
-      const int64_t t303_end = (t303 + 1) * RT_CHUNK < t299 ? (t303 + 1) * RT_CHUNK : t299;
-      for (int64_t t304 = t303 * RT_CHUNK; t304 < t303_end; t304++) {
-        const int32_t t305 = (int32_t)t304;
-        int32_t t303y0;
-        uint8_t t303y1;
-        int t317 = 0; /* nonzero: a check below failed */
-        int t318 = (uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n;
-        int32_t t316 = t318 ? (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]) : 0;
-        t317 |= !t318;
-        uint8_t t320 = rt_le_i(t316, 1);
-        if (__builtin_expect(t317 != 0, 0)) { /* again, recording the error */
-          int32_t t321;
-          if ((uint64_t)(int64_t)t305 < (uint64_t)v_sd_1477_n) {
-            t321 = (int32_t)(v_sd_1477_off[t305 + 1] - v_sd_1477_off[t305]);
+    RT_PARALLEL_FOR_IF(t301 > 1)
+    for (int64_t t304 = 0; t304 < t301; t304++) {
+      int64_t at = t303[t304];
+      int64_t at_not = t304 * RT_CHUNK - t303[t304];
+      const int64_t t304_end = (t304 + 1) * RT_CHUNK < t300 ? (t304 + 1) * RT_CHUNK : t300;
+      for (int64_t t305 = t304 * RT_CHUNK; t305 < t304_end; t305++) {
+        const int32_t t306 = (int32_t)t305;
+        int32_t t304y0;
+        uint8_t t304y1;
+        int t318 = 0; /* nonzero: a check below failed */
+        int t319 = (uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n;
+        int32_t t317 = t319 ? (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]) : 0;
+        t318 |= !t319;
+        uint8_t t321 = rt_le_i(t317, 1);
+        if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
+          int32_t t322;
+          if ((uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n) {
+            t322 = (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]);
           } else {
-            NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_sd_1477_n, 0.0, 2);
-            t321 = 0;
+            NESSIE_RECORD(err, t305, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_sd_1477_n, 0.0, 2);
+            t322 = 0;
           }
-          uint8_t t323 = rt_le_i(t321, 1);
+          uint8_t t324 = rt_le_i(t322, 1);
         }
-        t303y0 = t305;
-        t303y1 = t320;
-        if (t301[t304]) {
-          v_x1451_d[at] = t303y0;
+        t304y0 = t306;
+        t304y1 = t321;
+        if (t302[t305]) {
+          v_x1451_d[at] = t304y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t303y0;
+          v_x1453_d[at_not] = t304y0;
           at_not++;
         }
       }
     }
-    rt_free(t301);
     rt_free(t302);
+    rt_free(t303);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1211,59 +1307,59 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
     const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t324 = v_x1446;
-      if (t324 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t324, 0.0, 3);
+      const int64_t t325 = v_x1446;
+      if (t325 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, 3);
         goto fail;
       }
-      const int64_t t325 = t324 > 0 ? (t324 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t326 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t325);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t324);
+      const int64_t t326 = t325 > 0 ? (t325 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t327 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t326);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t325);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t325 > 1)
-      for (int64_t t327 = 0; t327 < t325; t327++) {
-        int32_t t327a0;
-        t327a0 = 0;
-        const int64_t t327_end = (t327 + 1) * RT_CHUNK < t324 ? (t327 + 1) * RT_CHUNK : t324;
-        for (int64_t t328 = t327 * RT_CHUNK; t328 < t327_end; t328++) {
-          const int32_t t329 = (int32_t)t328;
-          int32_t t327x0;
-          uint8_t t327x1;
-          int t331 = 0; /* nonzero: a check below failed */
-          int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_sd_1477_n;
-          int32_t t330 = t332 ? (int32_t)(v_sd_1477_off[t329 + 1] - v_sd_1477_off[t329]) : 0;
-          t331 |= !t332;
-          uint8_t t334 = rt_le_i(t330, 1);
-          int32_t t336 = (t334 ? 0 : t330);
-          if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
-            int32_t t337;
-            if ((uint64_t)(int64_t)t329 < (uint64_t)v_sd_1477_n) {
-              t337 = (int32_t)(v_sd_1477_off[t329 + 1] - v_sd_1477_off[t329]);
+      RT_PARALLEL_FOR_IF(t326 > 1)
+      for (int64_t t328 = 0; t328 < t326; t328++) {
+        int32_t t328a0;
+        t328a0 = 0;
+        const int64_t t328_end = (t328 + 1) * RT_CHUNK < t325 ? (t328 + 1) * RT_CHUNK : t325;
+        for (int64_t t329 = t328 * RT_CHUNK; t329 < t328_end; t329++) {
+          const int32_t t330 = (int32_t)t329;
+          int32_t t328x0;
+          uint8_t t328x1;
+          int t332 = 0; /* nonzero: a check below failed */
+          int t333 = (uint64_t)(int64_t)t330 < (uint64_t)v_sd_1477_n;
+          int32_t t331 = t333 ? (int32_t)(v_sd_1477_off[t330 + 1] - v_sd_1477_off[t330]) : 0;
+          t332 |= !t333;
+          uint8_t t335 = rt_le_i(t331, 1);
+          int32_t t337 = (t335 ? 0 : t331);
+          if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
+            int32_t t338;
+            if ((uint64_t)(int64_t)t330 < (uint64_t)v_sd_1477_n) {
+              t338 = (int32_t)(v_sd_1477_off[t330 + 1] - v_sd_1477_off[t330]);
             } else {
-              NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_sd_1477_n, 0.0, 4);
-              t337 = 0;
+              NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, v_sd_1477_n, 0.0, 4);
+              t338 = 0;
             }
-            uint8_t t339 = rt_le_i(t337, 1);
-            int32_t t341 = (t339 ? 0 : t337);
+            uint8_t t340 = rt_le_i(t338, 1);
+            int32_t t342 = (t340 ? 0 : t338);
           }
-          t327x0 = t336;
-          t327x1 = t334;
-          v_x1463_d[t328] = t327x1; /* a map column */
-          int32_t t343 = rt_add_i(t327a0, t327x0);
-          t327a0 = t343;
+          t328x0 = t337;
+          t328x1 = t335;
+          v_x1463_d[t329] = t328x1; /* a map column */
+          int32_t t344 = rt_add_i(t328a0, t328x0);
+          t328a0 = t344;
         }
-        t326[t327] = t327a0;
+        t327[t328] = t328a0;
       }
-      int32_t t327t0;
-      t327t0 = 0;
-      for (int64_t t327 = 0; t327 < t325; t327++) {
-        const int32_t t344 = t326[t327];
-        int32_t t346 = rt_add_i(t327t0, t344);
-        t327t0 = t346;
+      int32_t t328t0;
+      t328t0 = 0;
+      for (int64_t t328 = 0; t328 < t326; t328++) {
+        const int32_t t345 = t327[t328];
+        int32_t t347 = rt_add_i(t328t0, t345);
+        t328t0 = t347;
       }
-      v_x1462 = t327t0;
-      rt_free(t326);
+      v_x1462 = t328t0;
+      rt_free(t327);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1272,120 +1368,120 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
       const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t347 = v_x1446;
-        if (t347 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t347, 0.0, 5);
+        const int64_t t348 = v_x1446;
+        if (t348 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t348, 0.0, 5);
           goto fail;
         }
-        const int64_t t348 = t347 > 0 ? (t347 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t349 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t348);
-        int32_t *t350 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t348);
-        RT_PARALLEL_FOR_IF(t348 > 1)
-        for (int64_t t351 = 0; t351 < t348; t351++) {
-          int32_t t351a0;
-          int32_t t351a1;
-          t351a0 = 0;
-          t351a1 = 0;
-          const int64_t t351_end = (t351 + 1) * RT_CHUNK < t347 ? (t351 + 1) * RT_CHUNK : t347;
-          for (int64_t t352 = t351 * RT_CHUNK; t352 < t351_end; t352++) {
-            const int32_t t353 = (int32_t)t352;
-            int32_t t351x0;
-            int32_t t351x1;
-            int t355 = 0; /* nonzero: a check below failed */
-            int t356 = (uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n;
-            int32_t t354 = t356 ? (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]) : 0;
-            t355 |= !t356;
-            uint8_t t358 = rt_le_i(t354, 1);
-            int32_t t360 = rt_btoi_b(t358);
-            uint8_t t362 = rt_not_b(t358);
-            int32_t t364 = rt_btoi_b(t362);
-            if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
-              int32_t t365;
-              if ((uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n) {
-                t365 = (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]);
+        const int64_t t349 = t348 > 0 ? (t348 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t350 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t349);
+        int32_t *t351 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t349);
+        RT_PARALLEL_FOR_IF(t349 > 1)
+        for (int64_t t352 = 0; t352 < t349; t352++) {
+          int32_t t352a0;
+          int32_t t352a1;
+          t352a0 = 0;
+          t352a1 = 0;
+          const int64_t t352_end = (t352 + 1) * RT_CHUNK < t348 ? (t352 + 1) * RT_CHUNK : t348;
+          for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
+            const int32_t t354 = (int32_t)t353;
+            int32_t t352x0;
+            int32_t t352x1;
+            int t356 = 0; /* nonzero: a check below failed */
+            int t357 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n;
+            int32_t t355 = t357 ? (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]) : 0;
+            t356 |= !t357;
+            uint8_t t359 = rt_le_i(t355, 1);
+            int32_t t361 = rt_btoi_b(t359);
+            uint8_t t363 = rt_not_b(t359);
+            int32_t t365 = rt_btoi_b(t363);
+            if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
+              int32_t t366;
+              if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n) {
+                t366 = (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]);
               } else {
-                NESSIE_RECORD(err, t352, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_sd_1477_n, 0.0, 6);
-                t365 = 0;
+                NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1477_n, 0.0, 6);
+                t366 = 0;
               }
-              uint8_t t367 = rt_le_i(t365, 1);
-              int32_t t369 = rt_btoi_b(t367);
-              uint8_t t371 = rt_not_b(t367);
-              int32_t t373 = rt_btoi_b(t371);
+              uint8_t t368 = rt_le_i(t366, 1);
+              int32_t t370 = rt_btoi_b(t368);
+              uint8_t t372 = rt_not_b(t368);
+              int32_t t374 = rt_btoi_b(t372);
             }
-            t351x0 = t360;
-            t351x1 = t364;
-            int32_t t375 = rt_add_i(t351a0, t351x0);
-            int32_t t377 = rt_add_i(t351a1, t351x1);
-            t351a0 = t375;
-            t351a1 = t377;
+            t352x0 = t361;
+            t352x1 = t365;
+            int32_t t376 = rt_add_i(t352a0, t352x0);
+            int32_t t378 = rt_add_i(t352a1, t352x1);
+            t352a0 = t376;
+            t352a1 = t378;
           }
-          t349[t351] = t351a0;
-          t350[t351] = t351a1;
+          t350[t352] = t352a0;
+          t351[t352] = t352a1;
         }
-        int32_t t351t0;
-        int32_t t351t1;
-        t351t0 = 0;
-        t351t1 = 0;
-        for (int64_t t351 = 0; t351 < t348; t351++) {
-          const int32_t t378 = t349[t351];
-          t349[t351] = t351t0;
-          const int32_t t379 = t350[t351];
-          t350[t351] = t351t1;
-          int32_t t381 = rt_add_i(t351t0, t378);
-          int32_t t383 = rt_add_i(t351t1, t379);
-          t351t0 = t381;
-          t351t1 = t383;
+        int32_t t352t0;
+        int32_t t352t1;
+        t352t0 = 0;
+        t352t1 = 0;
+        for (int64_t t352 = 0; t352 < t349; t352++) {
+          const int32_t t379 = t350[t352];
+          t350[t352] = t352t0;
+          const int32_t t380 = t351[t352];
+          t351[t352] = t352t1;
+          int32_t t382 = rt_add_i(t352t0, t379);
+          int32_t t384 = rt_add_i(t352t1, t380);
+          t352t0 = t382;
+          t352t1 = t384;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t347);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t348);
         int32_t *v_x1475_d = v_x1475->data.i;
         const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t347);
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t348);
         int32_t *v_x1476_d = v_x1476->data.i;
         const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t348 > 1)
-        for (int64_t t351 = 0; t351 < t348; t351++) {
-          int32_t t351p0;
-          int32_t t351p1;
-          t351p0 = t349[t351];
-          t351p1 = t350[t351];
-          const int64_t t351_end = (t351 + 1) * RT_CHUNK < t347 ? (t351 + 1) * RT_CHUNK : t347;
-          for (int64_t t352 = t351 * RT_CHUNK; t352 < t351_end; t352++) {
-            const int32_t t353 = (int32_t)t352;
-            v_x1475_d[t352] = t351p0;
-            v_x1476_d[t352] = t351p1;
-            int32_t t351y0;
-            int32_t t351y1;
-            int t385 = 0; /* nonzero: a check below failed */
-            int t386 = (uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n;
-            int32_t t384 = t386 ? (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]) : 0;
-            t385 |= !t386;
-            uint8_t t388 = rt_le_i(t384, 1);
-            int32_t t390 = rt_btoi_b(t388);
-            uint8_t t392 = rt_not_b(t388);
-            int32_t t394 = rt_btoi_b(t392);
-            if (__builtin_expect(t385 != 0, 0)) { /* again, recording the error */
-              int32_t t395;
-              if ((uint64_t)(int64_t)t353 < (uint64_t)v_sd_1477_n) {
-                t395 = (int32_t)(v_sd_1477_off[t353 + 1] - v_sd_1477_off[t353]);
+        RT_PARALLEL_FOR_IF(t349 > 1)
+        for (int64_t t352 = 0; t352 < t349; t352++) {
+          int32_t t352p0;
+          int32_t t352p1;
+          t352p0 = t350[t352];
+          t352p1 = t351[t352];
+          const int64_t t352_end = (t352 + 1) * RT_CHUNK < t348 ? (t352 + 1) * RT_CHUNK : t348;
+          for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
+            const int32_t t354 = (int32_t)t353;
+            v_x1475_d[t353] = t352p0;
+            v_x1476_d[t353] = t352p1;
+            int32_t t352y0;
+            int32_t t352y1;
+            int t386 = 0; /* nonzero: a check below failed */
+            int t387 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n;
+            int32_t t385 = t387 ? (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]) : 0;
+            t386 |= !t387;
+            uint8_t t389 = rt_le_i(t385, 1);
+            int32_t t391 = rt_btoi_b(t389);
+            uint8_t t393 = rt_not_b(t389);
+            int32_t t395 = rt_btoi_b(t393);
+            if (__builtin_expect(t386 != 0, 0)) { /* again, recording the error */
+              int32_t t396;
+              if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n) {
+                t396 = (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]);
               } else {
-                NESSIE_RECORD(err, t352, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_sd_1477_n, 0.0, 7);
-                t395 = 0;
+                NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1477_n, 0.0, 7);
+                t396 = 0;
               }
-              uint8_t t397 = rt_le_i(t395, 1);
-              int32_t t399 = rt_btoi_b(t397);
-              uint8_t t401 = rt_not_b(t397);
-              int32_t t403 = rt_btoi_b(t401);
+              uint8_t t398 = rt_le_i(t396, 1);
+              int32_t t400 = rt_btoi_b(t398);
+              uint8_t t402 = rt_not_b(t398);
+              int32_t t404 = rt_btoi_b(t402);
             }
-            t351y0 = t390;
-            t351y1 = t394;
-            int32_t t405 = rt_add_i(t351p0, t351y0);
-            int32_t t407 = rt_add_i(t351p1, t351y1);
-            t351p0 = t405;
-            t351p1 = t407;
+            t352y0 = t391;
+            t352y1 = t395;
+            int32_t t406 = rt_add_i(t352p0, t352y0);
+            int32_t t408 = rt_add_i(t352p1, t352y1);
+            t352p0 = t406;
+            t352p1 = t408;
           }
         }
-        rt_free(t349);
         rt_free(t350);
+        rt_free(t351);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1428,49 +1524,49 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t408 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t408);
+    const int64_t t409 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t409);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t408);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t409);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t408);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t409);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t408 >= RT_PARALLEL_MIN)
-    for (int64_t t409 = 0; t409 < t408; t409++) {
-      const int32_t t410 = (int32_t)t409;
-      int t413 = 0; /* nonzero: a check below failed */
-      int32_t t411 = v_x1522_d[t410];
-      int t414 = (uint64_t)(int64_t)t411 < (uint64_t)v_sd_1535_n;
-      int32_t t412 = t414 ? (int32_t)v_sd_1535_off[t411] : 0;
-      t413 |= !t414;
-      int t416 = (uint64_t)(int64_t)t411 < (uint64_t)v_sd_1523_n;
-      int32_t t415 = t416 ? (int32_t)(v_sd_1523_off[t411 + 1] - v_sd_1523_off[t411]) : 0;
-      t413 |= !t416;
-      int32_t t418 = rt_add_i(t412, t415);
-      if (__builtin_expect(t413 != 0, 0)) { /* again, recording the error */
-        int32_t t419 = v_x1522_d[t410];
-        int32_t t420;
-        if ((uint64_t)(int64_t)t419 < (uint64_t)v_sd_1535_n) {
-          t420 = (int32_t)v_sd_1535_off[t419];
-        } else {
-          NESSIE_RECORD(err, t409, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_sd_1535_n, 0.0, 0);
-          t420 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t409 >= RT_PARALLEL_MIN)
+    for (int64_t t410 = 0; t410 < t409; t410++) {
+      const int32_t t411 = (int32_t)t410;
+      int t414 = 0; /* nonzero: a check below failed */
+      int32_t t412 = v_x1522_d[t411];
+      int t415 = (uint64_t)(int64_t)t412 < (uint64_t)v_sd_1535_n;
+      int32_t t413 = t415 ? (int32_t)v_sd_1535_off[t412] : 0;
+      t414 |= !t415;
+      int t417 = (uint64_t)(int64_t)t412 < (uint64_t)v_sd_1523_n;
+      int32_t t416 = t417 ? (int32_t)(v_sd_1523_off[t412 + 1] - v_sd_1523_off[t412]) : 0;
+      t414 |= !t417;
+      int32_t t419 = rt_add_i(t413, t416);
+      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
+        int32_t t420 = v_x1522_d[t411];
         int32_t t421;
-        if ((uint64_t)(int64_t)t419 < (uint64_t)v_sd_1523_n) {
-          t421 = (int32_t)(v_sd_1523_off[t419 + 1] - v_sd_1523_off[t419]);
+        if ((uint64_t)(int64_t)t420 < (uint64_t)v_sd_1535_n) {
+          t421 = (int32_t)v_sd_1535_off[t420];
         } else {
-          NESSIE_RECORD(err, t409, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_sd_1523_n, 0.0, 1);
+          NESSIE_RECORD(err, t410, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_sd_1535_n, 0.0, 0);
           t421 = 0;
         }
-        int32_t t423 = rt_add_i(t420, t421);
+        int32_t t422;
+        if ((uint64_t)(int64_t)t420 < (uint64_t)v_sd_1523_n) {
+          t422 = (int32_t)(v_sd_1523_off[t420 + 1] - v_sd_1523_off[t420]);
+        } else {
+          NESSIE_RECORD(err, t410, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_sd_1523_n, 0.0, 1);
+          t422 = 0;
+        }
+        int32_t t424 = rt_add_i(t421, t422);
       }
-      v_x1529_d[t409] = t412;
-      v_x1530_d[t409] = t418;
-      v_x1531_d[t409] = 1;
+      v_x1529_d[t410] = t413;
+      v_x1530_d[t410] = t419;
+      v_x1531_d[t410] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1484,9 +1580,9 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t424 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t424, v_x1525);
-      v_x1532 = t424;
+      RtValue *t425 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t425, v_x1525);
+      v_x1532 = t425;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -1528,53 +1624,53 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t425 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t425);
+    const int64_t t426 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t426);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t425);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t426);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t425);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t426);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t425);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t426);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
-    for (int64_t t426 = 0; t426 < t425; t426++) {
-      const int32_t t427 = (int32_t)t426;
-      int t430 = 0; /* nonzero: a check below failed */
-      int32_t t428 = v_x1507_d[t427];
-      int t431 = (uint64_t)(int64_t)t428 < (uint64_t)v_sd_1521_n;
-      int32_t t429 = t431 ? (int32_t)v_sd_1521_off[t428] : 0;
-      t430 |= !t431;
-      int t433 = (uint64_t)(int64_t)t428 < (uint64_t)v_sd_1508_n;
-      int32_t t432 = t433 ? (int32_t)(v_sd_1508_off[t428 + 1] - v_sd_1508_off[t428]) : 0;
-      t430 |= !t433;
-      int32_t t435 = rt_add_i(t429, t432);
-      if (__builtin_expect(t430 != 0, 0)) { /* again, recording the error */
-        int32_t t436 = v_x1507_d[t427];
-        int32_t t437;
-        if ((uint64_t)(int64_t)t436 < (uint64_t)v_sd_1521_n) {
-          t437 = (int32_t)v_sd_1521_off[t436];
-        } else {
-          NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_sd_1521_n, 0.0, 0);
-          t437 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t426 >= RT_PARALLEL_MIN)
+    for (int64_t t427 = 0; t427 < t426; t427++) {
+      const int32_t t428 = (int32_t)t427;
+      int t431 = 0; /* nonzero: a check below failed */
+      int32_t t429 = v_x1507_d[t428];
+      int t432 = (uint64_t)(int64_t)t429 < (uint64_t)v_sd_1521_n;
+      int32_t t430 = t432 ? (int32_t)v_sd_1521_off[t429] : 0;
+      t431 |= !t432;
+      int t434 = (uint64_t)(int64_t)t429 < (uint64_t)v_sd_1508_n;
+      int32_t t433 = t434 ? (int32_t)(v_sd_1508_off[t429 + 1] - v_sd_1508_off[t429]) : 0;
+      t431 |= !t434;
+      int32_t t436 = rt_add_i(t430, t433);
+      if (__builtin_expect(t431 != 0, 0)) { /* again, recording the error */
+        int32_t t437 = v_x1507_d[t428];
         int32_t t438;
-        if ((uint64_t)(int64_t)t436 < (uint64_t)v_sd_1508_n) {
-          t438 = (int32_t)(v_sd_1508_off[t436 + 1] - v_sd_1508_off[t436]);
+        if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1521_n) {
+          t438 = (int32_t)v_sd_1521_off[t437];
         } else {
-          NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_sd_1508_n, 0.0, 1);
+          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1521_n, 0.0, 0);
           t438 = 0;
         }
-        int32_t t440 = rt_add_i(t437, t438);
+        int32_t t439;
+        if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1508_n) {
+          t439 = (int32_t)(v_sd_1508_off[t437 + 1] - v_sd_1508_off[t437]);
+        } else {
+          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1508_n, 0.0, 1);
+          t439 = 0;
+        }
+        int32_t t441 = rt_add_i(t438, t439);
       }
-      v_x1514_d[t426] = t429;
-      v_x1515_d[t426] = t432;
-      v_x1516_d[t426] = t435;
-      v_x1517_d[t426] = 1;
+      v_x1514_d[t427] = t430;
+      v_x1515_d[t427] = t433;
+      v_x1516_d[t427] = t436;
+      v_x1517_d[t427] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1590,9 +1686,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t441 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t441, v_x1510);
-      v_x1518 = t441;
+      RtValue *t442 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t442, v_x1510);
+      v_x1518 = t442;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -1636,73 +1732,73 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t442 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t442);
+    const int64_t t443 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t443);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t442 >= RT_PARALLEL_MIN)
-    for (int64_t t443 = 0; t443 < t442; t443++) {
-      const int32_t t444 = (int32_t)t443;
-      int t453 = 0; /* nonzero: a check below failed */
-      int32_t t445 = v_x1301_d[t444];
-      int32_t t447 = rt_add_i(t445, v_x1302);
-      uint8_t t448 = v_x1305_d[t444];
-      int32_t t449 = v_x1306_d[t444];
-      int32_t t451 = (t448 ? t449 : t447);
-      int t454 = (uint64_t)(int64_t)t451 < (uint64_t)v_x1311;
-      int32_t t452 = t454 ? t451 : 0;
-      t453 |= !t454;
-      uint8_t t456 = rt_lt_i(t452, (int32_t)v_x1309_n);
-      int32_t t457;
-      if (t456) {
-        int t459 = (uint64_t)(int64_t)t452 < (uint64_t)v_x1309_n;
-        int32_t t458 = t459 ? v_x1309_d[t452] : 0;
-        t453 |= !t459;
-        t457 = t458;
+    RT_PARALLEL_FOR_IF(t443 >= RT_PARALLEL_MIN)
+    for (int64_t t444 = 0; t444 < t443; t444++) {
+      const int32_t t445 = (int32_t)t444;
+      int t454 = 0; /* nonzero: a check below failed */
+      int32_t t446 = v_x1301_d[t445];
+      int32_t t448 = rt_add_i(t446, v_x1302);
+      uint8_t t449 = v_x1305_d[t445];
+      int32_t t450 = v_x1306_d[t445];
+      int32_t t452 = (t449 ? t450 : t448);
+      int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_x1311;
+      int32_t t453 = t455 ? t452 : 0;
+      t454 |= !t455;
+      uint8_t t457 = rt_lt_i(t453, (int32_t)v_x1309_n);
+      int32_t t458;
+      if (t457) {
+        int t460 = (uint64_t)(int64_t)t453 < (uint64_t)v_x1309_n;
+        int32_t t459 = t460 ? v_x1309_d[t453] : 0;
+        t454 |= !t460;
+        t458 = t459;
       } else {
-        int32_t t461 = rt_sub_i(t452, (int32_t)v_x1309_n);
-        int t463 = (uint64_t)(int64_t)t461 < (uint64_t)v_x1310_n;
-        int32_t t462 = t463 ? v_x1310_d[t461] : 0;
-        t453 |= !t463;
-        t457 = t462;
+        int32_t t462 = rt_sub_i(t453, (int32_t)v_x1309_n);
+        int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x1310_n;
+        int32_t t463 = t464 ? v_x1310_d[t462] : 0;
+        t454 |= !t464;
+        t458 = t463;
       }
-      if (__builtin_expect(t453 != 0, 0)) { /* again, recording the error */
-        int32_t t464 = v_x1301_d[t444];
-        int32_t t466 = rt_add_i(t464, v_x1302);
-        uint8_t t467 = v_x1305_d[t444];
-        int32_t t468 = v_x1306_d[t444];
-        int32_t t470 = (t467 ? t468 : t466);
-        int32_t t471;
-        if ((uint64_t)(int64_t)t470 < (uint64_t)v_x1311) {
-          t471 = t470;
+      if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
+        int32_t t465 = v_x1301_d[t445];
+        int32_t t467 = rt_add_i(t465, v_x1302);
+        uint8_t t468 = v_x1305_d[t445];
+        int32_t t469 = v_x1306_d[t445];
+        int32_t t471 = (t468 ? t469 : t467);
+        int32_t t472;
+        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1311) {
+          t472 = t471;
         } else {
-          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t470, v_x1311, 0.0, 0);
-          t471 = 0;
+          NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1311, 0.0, 0);
+          t472 = 0;
         }
-        uint8_t t473 = rt_lt_i(t471, (int32_t)v_x1309_n);
-        int32_t t474;
-        if (t473) {
-          int32_t t475;
-          if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1309_n) {
-            t475 = v_x1309_d[t471];
+        uint8_t t474 = rt_lt_i(t472, (int32_t)v_x1309_n);
+        int32_t t475;
+        if (t474) {
+          int32_t t476;
+          if ((uint64_t)(int64_t)t472 < (uint64_t)v_x1309_n) {
+            t476 = v_x1309_d[t472];
           } else {
-            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1309_n, 0.0, 1);
-            t475 = 0;
+            NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t472, v_x1309_n, 0.0, 1);
+            t476 = 0;
           }
-          t474 = t475;
+          t475 = t476;
         } else {
-          int32_t t477 = rt_sub_i(t471, (int32_t)v_x1309_n);
-          int32_t t478;
-          if ((uint64_t)(int64_t)t477 < (uint64_t)v_x1310_n) {
-            t478 = v_x1310_d[t477];
+          int32_t t478 = rt_sub_i(t472, (int32_t)v_x1309_n);
+          int32_t t479;
+          if ((uint64_t)(int64_t)t478 < (uint64_t)v_x1310_n) {
+            t479 = v_x1310_d[t478];
           } else {
-            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x1310_n, 0.0, 2);
-            t478 = 0;
+            NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_x1310_n, 0.0, 2);
+            t479 = 0;
           }
-          t474 = t478;
+          t475 = t479;
         }
       }
-      v_x1315_d[t443] = t457;
+      v_x1315_d[t444] = t458;
     }
   }
   if (err->index != INT64_MAX)
@@ -1723,34 +1819,34 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValu
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t480 = 0; /* nonzero: a check below failed */
-    int t481 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t479 = t481 ? v_x1536_d[0] : 0;
-    t480 |= !t481;
-    if (__builtin_expect(t480 != 0, 0)) { /* again, recording the error */
-      int32_t t482;
+    int t481 = 0; /* nonzero: a check below failed */
+    int t482 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t480 = t482 ? v_x1536_d[0] : 0;
+    t481 |= !t482;
+    if (__builtin_expect(t481 != 0, 0)) { /* again, recording the error */
+      int32_t t483;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-        t482 = v_x1536_d[0];
+        t483 = v_x1536_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-        t482 = 0;
+        t483 = 0;
       }
     }
-    v_x1537 = t479;
+    v_x1537 = t480;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t483 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t483);
+      const int64_t t484 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t484);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t483 >= RT_PARALLEL_MIN)
-      for (int64_t t484 = 0; t484 < t483; t484++) {
-        const int32_t t485 = (int32_t)t484;
-        v_x1539_d[t484] = v_x1537;
+      RT_PARALLEL_FOR_IF(t484 >= RT_PARALLEL_MIN)
+      for (int64_t t485 = 0; t485 < t484; t485++) {
+        const int32_t t486 = (int32_t)t485;
+        v_x1539_d[t485] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -1774,99 +1870,99 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t486 = v_x1541_n;
-    const int64_t t487 = t486 > 0 ? (t486 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t488 = (uint8_t *)rt_alloc_atomic((size_t)t486 + 1);
-    int64_t *t489 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t487 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t487 > 1)
-    for (int64_t t490 = 0; t490 < t487; t490++) {
+    const int64_t t487 = v_x1541_n;
+    const int64_t t488 = t487 > 0 ? (t487 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t489 = (uint8_t *)rt_alloc_atomic((size_t)t487 + 1);
+    int64_t *t490 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t488 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t488 > 1)
+    for (int64_t t491 = 0; t491 < t488; t491++) {
       int64_t kept[2] = {0};
-      const int64_t t490_end = (t490 + 1) * RT_CHUNK < t486 ? (t490 + 1) * RT_CHUNK : t486;
-      for (int64_t t491 = t490 * RT_CHUNK; t491 < t490_end; t491++) {
-        const int32_t t492 = (int32_t)t491;
-        int32_t t490x0;
-        int32_t t490x1;
-        int32_t t495 = v_x1541_d[t492];
-        t490x0 = t495;
-        t490x1 = t495;
-        uint8_t t496;
+      const int64_t t491_end = (t491 + 1) * RT_CHUNK < t487 ? (t491 + 1) * RT_CHUNK : t487;
+      for (int64_t t492 = t491 * RT_CHUNK; t492 < t491_end; t492++) {
+        const int32_t t493 = (int32_t)t492;
+        int32_t t491x0;
+        int32_t t491x1;
+        int32_t t496 = v_x1541_d[t493];
+        t491x0 = t496;
+        t491x1 = t496;
         uint8_t t497;
-        int t499 = 0; /* nonzero: a check below failed */
-        int t500 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t498 = t500 ? v_dev_1548_d[0] : 0;
-        t499 |= !t500;
-        uint8_t t502 = rt_lt_i(t490x0, t498);
-        uint8_t t504 = rt_gt_i(t490x1, t498);
-        if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
-          int32_t t505;
+        uint8_t t498;
+        int t500 = 0; /* nonzero: a check below failed */
+        int t501 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t499 = t501 ? v_dev_1548_d[0] : 0;
+        t500 |= !t501;
+        uint8_t t503 = rt_lt_i(t491x0, t499);
+        uint8_t t505 = rt_gt_i(t491x1, t499);
+        if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
+          int32_t t506;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-            t505 = v_dev_1548_d[0];
+            t506 = v_dev_1548_d[0];
           } else {
-            NESSIE_RECORD(err, t491, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-            t505 = 0;
+            NESSIE_RECORD(err, t492, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+            t506 = 0;
           }
-          uint8_t t507 = rt_lt_i(t490x0, t505);
-          uint8_t t509 = rt_gt_i(t490x1, t505);
+          uint8_t t508 = rt_lt_i(t491x0, t506);
+          uint8_t t510 = rt_gt_i(t491x1, t506);
         }
-        t496 = t502;
-        t497 = t504;
-        kept[0] += t496 != 0;
-        kept[1] += t497 != 0;
-        t488[t491] = (uint8_t)((t496 != 0) << 0 | (t497 != 0) << 1);
+        t497 = t503;
+        t498 = t505;
+        kept[0] += t497 != 0;
+        kept[1] += t498 != 0;
+        t489[t492] = (uint8_t)((t497 != 0) << 0 | (t498 != 0) << 1);
       }
-      t489[0 * t487 + t490] = kept[0];
-      t489[1 * t487 + t490] = kept[1];
+      t490[0 * t488 + t491] = kept[0];
+      t490[1 * t488 + t491] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t488);
       rt_free(t489);
+      rt_free(t490);
       goto fail;
     }
-    int64_t t510 = 0;
-    for (int64_t t490 = 0; t490 < t487; t490++) {
-      const int64_t k = t489[0 * t487 + t490];
-      t489[0 * t487 + t490] = t510;
-      t510 += k;
-    }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t510);
-    int32_t *v_x1546_d = v_x1546->data.i;
-    const int64_t v_x1546_n = v_x1546->len;
     int64_t t511 = 0;
-    for (int64_t t490 = 0; t490 < t487; t490++) {
-      const int64_t k = t489[1 * t487 + t490];
-      t489[1 * t487 + t490] = t511;
+    for (int64_t t491 = 0; t491 < t488; t491++) {
+      const int64_t k = t490[0 * t488 + t491];
+      t490[0 * t488 + t491] = t511;
       t511 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t511);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t511);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t512 = 0;
+    for (int64_t t491 = 0; t491 < t488; t491++) {
+      const int64_t k = t490[1 * t488 + t491];
+      t490[1 * t488 + t491] = t512;
+      t512 += k;
+    }
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t512);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t487 > 1)
-    for (int64_t t490 = 0; t490 < t487; t490++) {
+    RT_PARALLEL_FOR_IF(t488 > 1)
+    for (int64_t t491 = 0; t491 < t488; t491++) {
       int64_t at[2];
-      at[0] = t489[0 * t487 + t490];
-      at[1] = t489[1 * t487 + t490];
-      const int64_t t490_end = (t490 + 1) * RT_CHUNK < t486 ? (t490 + 1) * RT_CHUNK : t486;
-      for (int64_t t491 = t490 * RT_CHUNK; t491 < t490_end; t491++) {
-        const int32_t t492 = (int32_t)t491;
-        if (!t488[t491])
+      at[0] = t490[0 * t488 + t491];
+      at[1] = t490[1 * t488 + t491];
+      const int64_t t491_end = (t491 + 1) * RT_CHUNK < t487 ? (t491 + 1) * RT_CHUNK : t487;
+      for (int64_t t492 = t491 * RT_CHUNK; t492 < t491_end; t492++) {
+        const int32_t t493 = (int32_t)t492;
+        if (!t489[t492])
           continue;
-        int32_t t490y0;
-        int32_t t490y1;
-        int32_t t512 = v_x1541_d[t492];
-        t490y0 = t512;
-        t490y1 = t512;
-        if (t488[t491] >> 0 & 1) {
-          v_x1546_d[at[0]] = t490y0;
+        int32_t t491y0;
+        int32_t t491y1;
+        int32_t t513 = v_x1541_d[t493];
+        t491y0 = t513;
+        t491y1 = t513;
+        if (t489[t492] >> 0 & 1) {
+          v_x1546_d[at[0]] = t491y0;
           at[0]++;
         }
-        if (t488[t491] >> 1 & 1) {
-          v_x1547_d[at[1]] = t490y1;
+        if (t489[t492] >> 1 & 1) {
+          v_x1547_d[at[1]] = t491y1;
           at[1]++;
         }
       }
     }
-    rt_free(t488);
     rt_free(t489);
+    rt_free(t490);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1900,10 +1996,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t513 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t513->data.i[0] = v_x62;
-    t513->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t513);
+    RtValue *t514 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t514->data.i[0] = v_x62;
+    t514->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t514);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -2185,16 +2281,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t514 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t514->data.i[0] = 3;
-  t514->data.i[1] = 1;
-  t514->data.i[2] = 4;
-  t514->data.i[3] = 1;
-  t514->data.i[4] = 5;
-  t514->data.i[5] = 9;
-  t514->data.i[6] = 2;
-  t514->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t514);
+  RtValue *t515 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t515->data.i[0] = 3;
+  t515->data.i[1] = 1;
+  t515->data.i[2] = 4;
+  t515->data.i[3] = 1;
+  t515->data.i[4] = 5;
+  t515->data.i[5] = 9;
+  t515->data.i[6] = 2;
+  t515->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t515);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
