@@ -364,24 +364,26 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
 
 typedef struct CgRuns CgRuns;
 /* What cg_copy_runs needs of a SEG_MAP's pull 'pull' (its parameters the
-   element and its segment, one result): NULL unless that result reads a
-   vector at an index that, within a segment, is an int affine in the
-   element chosen by comparisons of such ints (ifs and selects over
+   element and its segment): NULL unless each result reads a vector at
+   an index, or is an int or a bool, that within a segment is affine in
+   the element chosen by comparisons of such ints (ifs and selects over
    them, adds, subtracts, products by values fixed in the segment,
    bound(), the segment's offsets and lengths, reads at fixed indices),
-   and its shared lets are of that kind too. */
+   one of them a read, and its shared lets are of that kind too or a
+   result's read. */
 CgRuns *cg_copy_runs_plan(const LcuThunk *pull);
 /* Inside a loop over a segment's elements from 'i' to 'end' (the
    segment's C value 'seg_value', the thunk's environment 'env'), before
    the elements' own loop: the run from 'i' on where every comparison of
-   the pull keeps its value, and where its index steps by one and its
-   checks hold and its values fit 32 bits at both ends, is copied to
-   'dest' (the result's data, of 'base') and the enclosing loop goes on
-   from its end (`continue`); a run shorter than RT_RUN_MIN sets 'stop'
-   to its end, for the elements' loop; anything else leaves 'stop' (the
-   segment's end there) to it. */
+   the pull keeps its value, where each read's index steps by one or not
+   at all, and where the checks hold and the values fit 32 bits at both
+   ends, is written to 'dests' (each result's data, of 'bases'; NULL: a
+   result read by nothing) by memcpy and loops without checks, and the
+   enclosing loop goes on from its end (`continue`); a run shorter than
+   RT_RUN_MIN sets 'stop' to its end, for the elements' loop; anything
+   else leaves 'stop' (the segment's end there) to it. */
 void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, const char *i, const char *end,
-                  const char *stop, const char *dest, FlatBase base);
+                  const char *stop, const char **dests, const FlatBase *bases);
 /* The scalar operation 'op' on C expressions 'args' whose first operand
    has base 'base': the C expression, and whether it reports errors
    through an 'int *' (written as the last argument, 'err'), and which

@@ -61,6 +61,7 @@ typedef struct Runs {
   Vec scope;                /* LcuVar *, then its local: the names in scope where the code is */
   int values;               /* the locals made */
   int nodes;
+  bool *reads;              /* result k a read (else an int or bool value) */
   const char *prefix; /* the locals' names: prefix + "c3" ... */
 } Runs;
 
@@ -72,6 +73,7 @@ typedef struct RunLet {
   const LcuExp *value;
   Shape shape;
   int shared; /* its place among the thunk's lets; -1: an LE_LET's */
+  bool read;  /* a shared let that is a read, the value of a result */
 } RunLet;
 
 static RunLet *let_of(Runs *r, const LcuVar *v) {
@@ -317,9 +319,9 @@ static const char *ev_op(Runs *r, const LcuExp *e, Mode m) {
   }
 }
 
-/* An if: its condition, then the branch chosen, into a local; 'branch'
-   evaluates a branch (ev, or ev_read for the pull's result). */
-static const char *ev_if(Runs *r, const LcuExp *e, Mode m, const char *src, const char *len) {
+/* An if: its condition, then the branch chosen, into a local (a
+   result's 'read': its branches by ev_read). */
+static const char *ev_if(Runs *r, const LcuExp *e, Mode m, bool read, const char *src, const char *len) {
   const char *ch = choice(r, e, ev(r, e->args[0], m), m);
   const char *v = local(r, "v", r->values++);
   cg_line(r->cg, "int64_t %s;", v);
@@ -327,7 +329,7 @@ static const char *ev_if(Runs *r, const LcuExp *e, Mode m, const char *src, cons
     cg_line(r->cg, side == 1 ? "if (%s) {" : "} else {", ch);
     r->cg->indent++;
     int mark = r->scope.len;
-    cg_line(r->cg, "%s = %s;", v, src ? ev_read(r, e->args[side], m, src, len) : ev(r, e->args[side], m));
+    cg_line(r->cg, "%s = %s;", v, read ? ev_read(r, e->args[side], m, src, len) : ev(r, e->args[side], m));
     r->scope.len = mark;
     r->cg->indent--;
   }
@@ -371,7 +373,7 @@ static const char *ev(Runs *r, const LcuExp *e, Mode m) {
     bind_local(r, e->var, ev(r, e->args[0], m));
     return ev(r, e->args[1], m);
   case LE_IF:
-    return ev_if(r, e, m, NULL, NULL);
+    return ev_if(r, e, m, false, NULL, NULL);
   case LE_OP:
     return ev_op(r, e, m);
   case LE_CALL:
@@ -380,14 +382,14 @@ static const char *ev(Runs *r, const LcuExp *e, Mode m) {
   unreachable();
 }
 
-/* The pull's result at the mode's element: its index, with the vector it
-   reads and that vector's length put in 'src' and 'len' (not at the next
-   element, where only the comparisons are wanted). */
+/* A result that is a read, at the mode's element: its index, with the
+   vector it reads and that vector's length put in 'src' and 'len' (where
+   not NULL: at the next element only the comparisons are wanted). */
 static const char *ev_read(Runs *r, const LcuExp *e, Mode m, const char *src, const char *len) {
   switch (e->kind) {
   case LE_INDEX: {
     const char *i = ev(r, e->args[0], m);
-    if (m != AT_NEXT) {
+    if (src) {
       CgBinding *b = cg_lookup(r->env, e->var);
       cg_line(r->cg, "%s = %s;", src, b->value);
       cg_line(r->cg, "%s = %s;", len, b->length);
@@ -395,7 +397,7 @@ static const char *ev_read(Runs *r, const LcuExp *e, Mode m, const char *src, co
     return i;
   }
   case LE_IF:
-    return ev_if(r, e, m, src, len);
+    return ev_if(r, e, m, true, src, len);
   case LE_LET:
     bind_local(r, e->var, ev(r, e->args[0], m));
     return ev_read(r, e->args[1], m, src, len);
@@ -407,17 +409,19 @@ static const char *ev_read(Runs *r, const LcuExp *e, Mode m, const char *src, co
 }
 
 /* The thunk's shared lets in order, a local each (every one computed,
-   for its checks, as the element's are). */
+   for its checks, as the element's are; a read is computed as the
+   result it is). */
 static void ev_lets(Runs *r, Mode m) {
   r->scope.len = 0;
   for (int i = 0; i < r->pull->lets.len; i++) {
     const LcuLet *l = r->pull->lets.data[i];
-    bind_local(r, l->var, ev(r, l->value, m));
+    if (!let_of(r, l->var)->read)
+      bind_local(r, l->var, ev(r, l->value, m));
   }
 }
 
 CgRuns *cg_copy_runs_plan(const LcuThunk *pull) {
-  if (pull->params.len != 2 || pull->body.len != 1)
+  if (pull->params.len != 2)
     return NULL;
   Runs *r = NEW(Runs);
   r->pull = pull;
@@ -425,28 +429,50 @@ CgRuns *cg_copy_runs_plan(const LcuThunk *pull) {
   r->seg = pull->params.data[1];
   for (int i = 0; i < pull->lets.len; i++) {
     const LcuLet *l = pull->lets.data[i];
-    if (bind_let(r, l->var, l->value, i) == SH_BAD)
+    if (bind_let(r, l->var, l->value, i) != SH_BAD)
+      continue;
+    /* a read, if it is a result's whole value (below) */
+    if (!read_shape(r, l->value))
+      return NULL;
+    let_of(r, l->var)->read = true;
+  }
+  r->reads = xmalloc_atomic(sizeof(bool) * (size_t)pull->body.len);
+  bool any_read = false;
+  for (int k = 0; k < pull->body.len; k++) {
+    const LcuExp *e = pull->body.data[k];
+    r->reads[k] = read_shape(r, e);
+    if (!r->reads[k] && shape(r, e) == SH_BAD)
+      return NULL;
+    any_read |= r->reads[k];
+  }
+  /* a shared read that no result is would be computed, and checked,
+     nowhere */
+  for (int i = 0; i < pull->lets.len; i++) {
+    const LcuLet *l = pull->lets.data[i];
+    bool used = false;
+    for (int k = 0; k < pull->body.len; k++) {
+      const LcuExp *e = pull->body.data[k];
+      used |= e->kind == LE_VAR && e->var == l->var;
+    }
+    if (let_of(r, l->var)->read && !used)
       return NULL;
   }
-  if (!read_shape(r, pull->body.data[0]))
-    return NULL;
-  return (CgRuns *)r;
+  return any_read ? (CgRuns *)r : NULL; /* values alone: the elements' loop is as good */
 }
 
 void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, const char *i, const char *end,
-                  const char *stop, const char *dest, FlatBase base) {
+                  const char *stop, const char **dests, const FlatBase *bases) {
   Runs *r = (Runs *)plan;
   r->cg = cg;
   r->env = env;
   r->seg_value = seg_value;
   r->prefix = xprintf("%s_", cg_temp(cg));
   r->values = 0;
-  const LcuExp *body = r->pull->body.data[0];
-  const char *type = cg_ctype(base);
+  int nres = r->pull->body.len;
   const char *a = point(r, AT_FIRST), *next = point(r, AT_NEXT), *last = point(r, AT_LAST);
   const char *ok = ok_flag(r, AT_FIRST), *skip = ok_flag(r, AT_NEXT);
-  const char *src = local(r, "src", 0), *len = local(r, "len", 0), *src_first = local(r, "src", 1);
   const char *run_end = local(r, "end", 0);
+  const char **first = xmalloc(sizeof(char *) * (size_t)nres), **at_last = xmalloc(sizeof(char *) * (size_t)nres);
   cg_line(cg, "if (%s - %s >= RT_RUN_MIN) { /* a run of copies from %s (codegen/copyrun.c) */", end, i, i);
   cg->indent++;
   cg_line(cg, "int %s = 1, %s = 1;", ok, skip);
@@ -459,12 +485,18 @@ void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, c
   }
   cg_line(cg, "int64_t %s = 0;", local(r, "scratch", 0));
   cg_line(cg, "int %s = 0;", local(r, "scratch_seen", 0));
-  cg_line(cg, "const %s *%s = NULL;", type, src);
-  cg_line(cg, "int64_t %s = 0;", len);
+  for (int k = 0; k < nres; k++)
+    if (r->reads[k]) {
+      cg_line(cg, "const %s *%s = NULL;", cg_ctype(bases[k]), local(r, "src", k));
+      cg_line(cg, "int64_t %s = 0;", local(r, "len", k));
+    }
   /* the first element: its branches chosen, its comparisons noted */
   cg_line(cg, "/* at the run's first element */");
   ev_lets(r, AT_FIRST);
-  const char *j = ev_read(r, body, AT_FIRST, src, len);
+  for (int k = 0; k < nres; k++) {
+    const LcuExp *e = r->pull->body.data[k];
+    first[k] = r->reads[k] ? ev_read(r, e, AT_FIRST, local(r, "src", k), local(r, "len", k)) : ev(r, e, AT_FIRST);
+  }
   /* the run ends where the first comparison changes */
   cg_line(cg, "int64_t %s = %s;", run_end, end);
   if (r->compares.len) {
@@ -472,7 +504,10 @@ void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, c
     cg->indent++;
     cg_line(cg, "const int64_t %s = %s + 1;", next, a);
     ev_lets(r, AT_NEXT);
-    cg_line(cg, "(void)%s;", ev_read(r, body, AT_NEXT, src, len));
+    for (int k = 0; k < nres; k++) {
+      const LcuExp *e = r->pull->body.data[k];
+      cg_line(cg, "(void)%s;", r->reads[k] ? ev_read(r, e, AT_NEXT, NULL, NULL) : ev(r, e, AT_NEXT));
+    }
     for (int k = 0; k < r->compares.len; k++) {
       const LcuExp *c = r->compares.data[k];
       cg_line(cg, "if (%s) {", local(r, "seen", k));
@@ -487,18 +522,56 @@ void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, c
   }
   cg_line(cg, "(void)%s;", skip);
   /* the last element: the same branches, every check and value again */
-  cg_line(cg, "const %s *%s = %s;", type, src_first, src);
+  for (int k = 0; k < nres; k++)
+    if (r->reads[k])
+      cg_line(cg, "const %s *%s = %s;", cg_ctype(bases[k]), local(r, "first_src", k), local(r, "src", k));
   cg_line(cg, "const int64_t %s = %s - 1;", last, run_end);
   cg_line(cg, "/* at the run's last element */");
   ev_lets(r, AT_LAST);
-  const char *j_last = ev_read(r, body, AT_LAST, src, len);
-  cg_line(cg, "if (%s && %s == %s && %s - %s == %s - %s && %s >= 0 && %s < %s) {", ok, src, src_first, j_last, j,
-          last, a, j, j_last, len);
+  for (int k = 0; k < nres; k++) {
+    const LcuExp *e = r->pull->body.data[k];
+    at_last[k] = r->reads[k] ? ev_read(r, e, AT_LAST, local(r, "src", k), local(r, "len", k)) : ev(r, e, AT_LAST);
+  }
+  /* each result's step: a read's index by one (a copy) or none (a value
+     repeated), a value's its difference over the run */
+  Buf cond = {0};
+  buf_printf(&cond, "%s", ok);
+  for (int k = 0; k < nres; k++) {
+    const char *step = local(r, "step", k);
+    if (r->reads[k]) {
+      cg_line(cg, "const int64_t %s = %s == %s ? 0 : 1;", step, at_last[k], first[k]);
+      buf_printf(&cond, " && %s == %s && %s - %s == %s * (%s - %s) && %s >= 0 && %s < %s", local(r, "src", k),
+                 local(r, "first_src", k), at_last[k], first[k], step, last, a, first[k], at_last[k],
+                 local(r, "len", k));
+    } else {
+      cg_line(cg, "const int64_t %s = %s > %s ? (%s - %s) / (%s - %s) : 0;", step, last, a, at_last[k], first[k],
+              last, a);
+      buf_printf(&cond, " && %s + %s * (%s - %s) == %s", first[k], step, last, a, at_last[k]);
+    }
+  }
+  cg_line(cg, "if (%s) {", buf_str(&cond));
   cg->indent++;
   cg_line(cg, "if (%s - %s >= RT_RUN_MIN) {", run_end, a);
-  cg_line(cg, "  memcpy(%s + %s, %s + %s, sizeof(%s) * (size_t)(%s - %s));", dest, a, src, j, type, run_end, a);
-  cg_line(cg, "  %s = %s;", i, run_end);
-  cg_line(cg, "  continue;");
+  cg->indent++;
+  for (int k = 0; k < nres; k++) {
+    if (!dests[k])
+      continue; /* read by nothing: its checks were made */
+    const char *type = cg_ctype(bases[k]), *step = local(r, "step", k);
+    if (r->reads[k]) {
+      cg_line(cg, "if (%s)", step);
+      cg_line(cg, "  memcpy(%s + %s, %s + %s, sizeof(%s) * (size_t)(%s - %s));", dests[k], a, local(r, "src", k),
+              first[k], type, run_end, a);
+      cg_line(cg, "else");
+      cg_line(cg, "  for (int64_t k = %s; k < %s; k++)", a, run_end);
+      cg_line(cg, "    %s[k] = %s[%s];", dests[k], local(r, "src", k), first[k]);
+    } else {
+      cg_line(cg, "for (int64_t k = %s; k < %s; k++)", a, run_end);
+      cg_line(cg, "  %s[k] = (%s)(%s + (k - %s) * %s);", dests[k], type, first[k], a, step);
+    }
+  }
+  cg_line(cg, "%s = %s;", i, run_end);
+  cg_line(cg, "continue;");
+  cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "%s = %s; /* a short run: the elements' loop */", stop, run_end);
   cg->indent--;

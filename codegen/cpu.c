@@ -489,8 +489,8 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
    result's data and its base. */
 typedef struct CgCopy {
   CgRuns *plan;
-  const char *dest;
-  FlatBase base;
+  const char **dests; /* each result's data; NULL: read by nothing */
+  FlatBase *bases;
 } CgCopy;
 
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
@@ -518,7 +518,7 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
     cg_line(cg, "while (%s < %s_end) {", i, g);
     cg->indent++;
     cg_line(cg, "int64_t %s = %s_end;", stop, g);
-    cg_copy_runs(cg, copy->plan, x->env, gx, i, xprintf("%s_end", g), stop, copy->dest, copy->base);
+    cg_copy_runs(cg, copy->plan, x->env, gx, i, xprintf("%s_end", g), stop, copy->dests, copy->bases);
     cg_line(cg, "for (; %s < %s; %s++) {", i, stop, i);
   } else {
     cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
@@ -875,10 +875,14 @@ static void gen_seg_map(Kx *x) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   CgChecks ck = checks_at(x, i, ix);
-  /* one live result read from other vectors in runs: copies (copyrun.c) */
-  CgRuns *plan = nv == 1 && !dead[0] && !cg->one_pass ? cg_copy_runs_plan(s->pull) : NULL;
-  const LcuVar *result = s->results.data[0];
-  CgCopy copy = {plan, plan ? cg_lookup(x->env, result)->value : NULL, result->type.base};
+  /* results read from other vectors in runs: copies (copyrun.c) */
+  CgRuns *plan = !cg->one_pass ? cg_copy_runs_plan(s->pull) : NULL;
+  CgCopy copy = {plan, xmalloc(sizeof(char *) * (size_t)nv), xmalloc_atomic(sizeof(FlatBase) * (size_t)nv)};
+  for (int v = 0; v < nv; v++) {
+    const LcuVar *result = s->results.data[v];
+    copy.dests[v] = dead[v] ? NULL : cg_lookup(x->env, result)->value;
+    copy.bases[v] = result->type.base;
+  }
   open_segment_elements(x, c, i, ix, n, sd, g, gx, s->pull, &ck, plan ? &copy : NULL);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));

@@ -967,7 +967,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
               }
             }
             (void)t218_skip0;
-            const int32_t *t218_src1 = t218_src0;
+            const int32_t *t218_first_src0 = t218_src0;
             const int64_t t218_last0 = t218_end0 - 1;
             /* at the run's last element */
             const int64_t t218_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_ok0);
@@ -992,9 +992,14 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
               t218_len0 = v_x1430_n;
               t218_v31 = t218_v32;
             }
-            if (t218_ok0 && t218_src0 == t218_src1 && t218_v31 - t218_v9 == t218_last0 - t218_a0 && t218_v9 >= 0 && t218_v31 < t218_len0) {
+            const int64_t t218_step0 = t218_v31 == t218_v9 ? 0 : 1;
+            if (t218_ok0 && t218_src0 == t218_first_src0 && t218_v31 - t218_v9 == t218_step0 * (t218_last0 - t218_a0) && t218_v9 >= 0 && t218_v31 < t218_len0) {
               if (t218_end0 - t218_a0 >= RT_RUN_MIN) {
-                memcpy(v_x1440_d + t218_a0, t218_src0 + t218_v9, sizeof(int32_t) * (size_t)(t218_end0 - t218_a0));
+                if (t218_step0)
+                  memcpy(v_x1440_d + t218_a0, t218_src0 + t218_v9, sizeof(int32_t) * (size_t)(t218_end0 - t218_a0));
+                else
+                  for (int64_t k = t218_a0; k < t218_end0; k++)
+                    v_x1440_d[k] = t218_src0[t218_v9];
                 t207 = t218_end0;
                 continue;
               }
