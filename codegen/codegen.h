@@ -359,6 +359,18 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
    element needs them: the caller writes this only where the loop has
    an element. */
 void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks);
+/* Before a loop whose element 'element' (the C name of the thunk's
+   first argument) steps by one from C expression 'first' (at least 0),
+   and after cg_thunk_invariants where there is one: for each int
+   division (DIV, REM) of the element by a value fixed in the loop (a
+   constant or a `using` scalar: a replicated index's `i mod n`), its
+   quotient and remainder at 'first', which the next cg_thunk of 't' in
+   the loop reads instead of dividing (a zero divisor sets the
+   invariants' flag: every element then runs the recording pass, which
+   divides).  Returns the C expression that steps them, for the loop's
+   increment after the element's, or NULL where 't' divides the element
+   by no such value.  Nothing where 'cg->one_pass'. */
+const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, CgBinding *env, const char *first);
 
 /* ---- a segment's runs of copies (copyrun.c; the CPU target) ---- */
 

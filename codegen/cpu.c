@@ -157,14 +157,19 @@ static void chunk_loop(Cg *cg, const char *c, const char *nch) {
 /* The loop over the elements of chunk 'c' of [0, n), or of segment 'c'
    of the SOAC's sd where 'n' is NULL (in order), opened: index 'i', and
    'ix' the same as an int32. */
-static void open_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n) {
+static void open_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n, const LcuThunk *t) {
   Cg *cg = x->cg;
+  const CgBinding *sd = n ? NULL : cg_lookup(x->env, x->s->segdes);
+  const char *first = n ? xprintf("%s * RT_CHUNK", c) : xprintf("%s[%s]", sd->offsets, c);
+  /* the element's quotients and remainders that 't', the thunk applied
+     next, divides it by, stepped with it (cg_thunk_inductions) */
+  const char *step = t ? cg_thunk_inductions(cg, t, ix, x->env, first) : NULL;
+  step = step ? xprintf(", %s", step) : "";
   if (n) {
     cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-    cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+    cg_line(cg, "for (int64_t %s = %s; %s < %s_end; %s++%s) {", i, first, i, c, i, step);
   } else {
-    const CgBinding *sd = cg_lookup(x->env, x->s->segdes);
-    cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", i, sd->offsets, c, i, sd->offsets, c, i);
+    cg_line(cg, "for (int64_t %s = %s; %s < %s[%s + 1]; %s++%s) {", i, first, i, sd->offsets, c, i, step);
   }
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
@@ -254,7 +259,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_first(x, s->pull, xprintf("%sa", c), nv);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  open_elements(x, c, i, ix, n);
+  open_elements(x, c, i, ix, n, s->pull);
   CgChecks ck = checks_at(x, i, ix), op = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
@@ -303,11 +308,11 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc2 = declare_first(x, s->pull, xprintf("%sp", c), nv);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
-  open_elements(x, c, i, ix, n);
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   /* pass 1 made every check of the whole pull at every element */
   const LcuThunk *scanned = lcu_thunk_values(s->pull, 0, nv);
+  open_elements(x, c, i, ix, n, scanned);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   const char **val2 = declare_values(x, scanned, xprintf("%sy", c));
   thunk_into(x, scanned, (const char *[]){ix}, &ck, val2);
   combine_into(x, acc2, val2, &op);
@@ -354,7 +359,7 @@ static CgChecks flag_elements(Kx *x, const char *c, const char *i, const char *i
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   cg_line(cg, "int64_t kept = 0;");
-  open_elements(x, c, i, ix, n);
+  open_elements(x, c, i, ix, n, s->pull);
   CgChecks ck = checks_at(x, i, n ? ix : NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
@@ -378,7 +383,7 @@ static void write_elements(Kx *x, const char *c, const char *i, const char *ix, 
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   int nv = nvalues(s);
-  open_elements(x, c, i, ix, n);
+  open_elements(x, c, i, ix, n, s->pull);
   if (others < 0) {
     cg_line(cg, "if (!%s[%s])", flags, i);
     cg_line(cg, "  continue;");
@@ -498,7 +503,7 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
                                   const CgChecks *ck, const CgCopy *copy) {
   Cg *cg = x->cg;
   if (!seg) { /* a pull that takes no segment */
-    open_elements(x, c, i, ix, n);
+    open_elements(x, c, i, ix, n, pull);
     return;
   }
   segment_of_chunk(cg, seg, g, c);
@@ -519,9 +524,11 @@ static void open_segment_elements(Kx *x, const char *c, const char *i, const cha
     cg->indent++;
     cg_line(cg, "int64_t %s = %s_end;", stop, g);
     cg_copy_runs(cg, copy->plan, x->env, gx, i, xprintf("%s_end", g), stop, copy->dests, copy->bases);
-    cg_line(cg, "for (; %s < %s; %s++) {", i, stop, i);
+    const char *step = cg_thunk_inductions(cg, pull, ix, x->env, i);
+    cg_line(cg, "for (; %s < %s; %s++%s) {", i, stop, i, step ? xprintf(", %s", step) : "");
   } else {
-    cg_line(cg, "for (; %s < %s_end; %s++) {", i, g, i);
+    const char *step = cg_thunk_inductions(cg, pull, ix, x->env, i);
+    cg_line(cg, "for (; %s < %s_end; %s++%s) {", i, g, i, step ? xprintf(", %s", step) : "");
   }
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
@@ -780,7 +787,7 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
     cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
     cg_thunk_invariants(cg, s->pull, (const char *[]){ix, gx}, x->env, &ck);
   }
-  open_elements(x, g, j, ix, NULL);
+  open_elements(x, g, j, ix, NULL, s->pull);
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
@@ -924,7 +931,7 @@ static void gen_seg_permute(Kx *x) {
     seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
-  open_elements(x, g, j, ix, NULL);
+  open_elements(x, g, j, ix, NULL, NULL);
   CgChecks ck = checks_at(x, j, NULL);
   scatter_element(x, g, j, ix, &ck, to, "len", xprintf("%s[%s]", sd->offsets, g));
   cg->indent--;

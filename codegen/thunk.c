@@ -371,14 +371,20 @@ static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
+/* The value numbering key of operation 'op' of 'e''s types on 'args'. */
+static const char *op_key(const LcuExp *e, const char **args) {
+  FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
+  return xprintf("%d:%d:%d(%s,%s,%s)", (int)e->op, (int)base, (int)e->type, e->nargs > 0 ? args[0] : "",
+                 e->nargs > 1 ? args[1] : "", e->nargs > 2 ? args[2] : "");
+}
+
 static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   const char *args[3];
   for (int i = 0; i < e->nargs; i++)
     args[i] = gen_exp(tx, e->args[i], env);
   FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
-  const char *key = xprintf("%d:%d:%d(%s,%s,%s)", (int)e->op, (int)base, (int)e->type, e->nargs > 0 ? args[0] : "",
-                            e->nargs > 1 ? args[1] : "", e->nargs > 2 ? args[2] : "");
+  const char *key = op_key(e, args);
   const char *known = cse_find(tx, key);
   if (known)
     return known;
@@ -652,4 +658,104 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
     cg_line(cg, "int %s = 0; /* nonzero: a check of the segment's values failed */", pro.failed);
   cg_text_write(cg->out, text.data, text.len);
   cg->invariants = pro.failed ? pro.failed : "";
+}
+
+/* ---- the element's quotient and remainder, stepped (cg_thunk_inductions) ---- */
+
+/* The names that stand for the element itself (the thunk's first
+   parameter, and lets of it: LcuVar -> itself). */
+static bool is_element(const LcuExp *e, PtrMap *names) { return e->kind == LE_VAR && ptrmap_get(names, e->var); }
+
+/* The binding of 'var' in 'env', or NULL (cg_lookup dies instead). */
+static CgBinding *find_binding(CgBinding *env, const LcuVar *var) {
+  for (; env; env = env->next)
+    if (env->var == var)
+      return env;
+  return NULL;
+}
+
+typedef struct Induction {
+  const char *divisor; /* its C text, as the fast pass names it */
+  const char *rem, *quot, *dabs, *dsign;
+} Induction;
+
+/* Each int REM or DIV of the element by a value fixed in the loop (a
+   constant, a `using` scalar, a shared let the invariants wrote) in
+   'e': its divisor's text added to 'out' once. */
+static void find_divisions(const LcuExp *e, PtrMap *names, CgBinding *env, Vec *out) {
+  if (e->kind == LE_LET && is_element(e->args[0], names))
+    ptrmap_put(names, e->var, (void *)e->var);
+  for (int i = 0; i < e->nargs; i++)
+    find_divisions(e->args[i], names, env, out);
+  if (e->kind != LE_OP || (e->op != FLAT_REM && e->op != FLAT_DIV) || e->type != FB_INT ||
+      !is_element(e->args[0], names))
+    return;
+  const LcuExp *d = e->args[1];
+  const char *text = NULL;
+  if (d->kind == LE_CONST)
+    text = cg_constant(d->constant);
+  else if (d->kind == LE_VAR && !ptrmap_get(names, d->var) && find_binding(env, d->var) &&
+           find_binding(env, d->var)->value)
+    text = find_binding(env, d->var)->value;
+  if (!text)
+    return;
+  for (int i = 0; i < out->len; i++)
+    if (!strcmp(out->data[i], text))
+      return;
+  vec_push(out, (void *)text);
+}
+
+const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, CgBinding *env, const char *first) {
+  if (cg->one_pass)
+    return NULL;
+  PtrMap names = {0};
+  ptrmap_put(&names, t->params.data[0], t->params.data[0]);
+  /* the invariants' names are bound in the fast pass as here: theirs */
+  CgBinding *bound = env;
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    if (is_element(l->value, &names))
+      ptrmap_put(&names, l->var, (void *)l->var);
+  }
+  Vec divisors = {0};
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    find_divisions(lcu_thunk_exp(t, i), &names, bound, &divisors);
+  if (!divisors.len)
+    return NULL;
+  /* keep the invariants' values, or start the numbering the fast pass
+     will go on with */
+  if (!cg->invariants) {
+    seen_clear();
+    cg->invariants = "";
+  }
+  Tx pro = {cg, NULL, {0}, true, NULL};
+  Buf step = {0};
+  cg_line(cg, "/* the element's quotient and remainder by each divisor, stepped with it */");
+  for (int k = 0; k < divisors.len; k++) {
+    const char *d = divisors.data[k];
+    const char *rem = cg_temp(cg), *quot = xprintf("%s_q", rem), *dabs = xprintf("%s_d", rem),
+               *dsign = xprintf("%s_s", rem);
+    cg_line(cg, "const int64_t %s = (int64_t)%s < 0 ? -(int64_t)%s : (int64_t)%s;", dabs, d, d, d);
+    cg_line(cg, "const int32_t %s = (int64_t)%s < 0 ? -1 : 1;", dsign, d);
+    cg_line(cg, "int32_t %s = %s ? (int32_t)((int64_t)(int32_t)(%s) %% %s) : 0;", rem, dabs, first, dabs);
+    cg_line(cg, "int32_t %s = %s ? (int32_t)((int64_t)(int32_t)(%s) / %s * %s) : 0;", quot, dabs, first, dabs,
+            dsign);
+    /* a zero divisor fails every element: the recording pass reports it
+       where an element divides */
+    const char *flag = cg->invariants;
+    if (!*flag) {
+      cg->invariants = flag = cg_temp(cg);
+      cg_line(cg, "int %s = 0;", flag);
+    }
+    cg_line(cg, "%s |= %s == 0;", flag, dabs);
+    for (int op = 0; op < 2; op++) {
+      LcuExp e = {.kind = LE_OP, .type = FB_INT, .op = op ? FLAT_DIV : FLAT_REM, .nargs = 2};
+      LcuExp a0 = {.kind = LE_VAR, .type = FB_INT};
+      LcuExp *ea[3] = {&a0, &a0, NULL};
+      e.args = ea;
+      cse_note(&pro, op_key(&e, (const char *[]){element, d}), op ? quot : rem);
+    }
+    buf_printf(&step, "%s(++%s == %s ? (%s = 0, %s += %s) : 0)", k ? ", " : "", rem, dabs, rem, quot, dsign);
+  }
+  return buf_str(&step);
 }
