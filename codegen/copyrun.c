@@ -159,6 +159,13 @@ static Shape shape(Runs *r, const LcuExp *e) {
   if (s == SH_BAD || e->nargs > 3)
     return SH_BAD;
   FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
+  if (flat_op_compares(e->op)) { /* of ints: where the element changes it, a run ends */
+    if (base != FB_INT)
+      return SH_BAD;
+    if (s == SH_AFFINE && index_of(&r->compares, e) < 0)
+      vec_push(&r->compares, (void *)e);
+    return s;
+  }
   switch (e->op) {
   case FLAT_ADD:
   case FLAT_SUB:
@@ -166,17 +173,6 @@ static Shape shape(Runs *r, const LcuExp *e) {
     return base == FB_INT ? s : SH_BAD;
   case FLAT_MUL: /* affine times fixed */
     return base == FB_INT && (arg[0] == SH_FIXED || arg[1] == SH_FIXED) ? s : SH_BAD;
-  case FLAT_EQ:
-  case FLAT_NE:
-  case FLAT_LT:
-  case FLAT_GT:
-  case FLAT_LE:
-  case FLAT_GE:
-    if (base != FB_INT)
-      return SH_BAD;
-    if (s == SH_AFFINE && index_of(&r->compares, e) < 0)
-      vec_push(&r->compares, (void *)e);
-    return s;
   case FLAT_AND:
   case FLAT_OR:
   case FLAT_NOT:
