@@ -371,6 +371,8 @@ void cg_thunk_invariants(Cg *cg, const LcuThunk *t, const char **args, CgBinding
    increment after the element's, or NULL where 't' divides the element
    by no such value.  Nothing where 'cg->one_pass'. */
 const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, CgBinding *env, const char *first);
+/* Would cg_thunk_inductions find a division of the element in 't'? */
+bool cg_thunk_divides_element(Cg *cg, const LcuThunk *t, CgBinding *env);
 
 /* ---- a segment's runs of copies (copyrun.c; the CPU target) ---- */
 

@@ -192,26 +192,44 @@ static void gen_map(Kx *x) {
   const char *i = cg_temp(cg), *ix = cg_temp(cg);
   for (int v = 0; v < nv; v++)
     dests[v] = dead[v] ? cg_temp(cg) : xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
-  if (lcu_thunk_calls(s->pull)) /* a scalar loop: elements of uneven cost */
-    cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
-  else
-    cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
-  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  /* a pull that divides the element by a value fixed in the loop runs
+     over chunks, each with the quotient and remainder at its start,
+     stepped (cg_thunk_inductions); else over the elements */
+  bool chunks = !lcu_thunk_calls(s->pull) && cg_thunk_divides_element(cg, s->pull, x->env);
+  const char *c = chunks ? cg_temp(cg) : NULL;
+  if (chunks) {
+    const char *nch = cg_temp(cg);
+    cg_line(cg, "const int64_t %s = (%s + RT_CHUNK - 1) / RT_CHUNK;", nch, n);
+    cg_line(cg, "RT_PARALLEL_FOR_IF(%s > 1)", nch);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+    cg->indent++;
+    open_elements(x, c, i, ix, n, s->pull);
+  } else {
+    if (lcu_thunk_calls(s->pull)) /* a scalar loop: elements of uneven cost */
+      cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
+    else
+      cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+    cg->indent++;
+    cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  }
   /* a dead result (cg_dead_result) into a local: computed for its
      checks, stored nowhere */
   for (int v = 0; v < nv; v++)
     if (dead[v])
       cg_line(cg, "%s %s; /* %s: read by nothing */", cg_ctype(((const LcuVar *)s->results.data[v])->type.base),
               dests[v], cg_name(s->results.data[v]));
-  CgChecks c = checks_at(x, i, ix);
-  thunk_into(x, s->pull, (const char *[]){ix}, &c, dests);
+  CgChecks ck = checks_at(x, i, ix);
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, dests);
   for (int v = 0; v < nv; v++)
     if (dead[v])
       cg_line(cg, "(void)%s;", dests[v]);
   cg->indent--;
   cg_line(cg, "}");
+  if (chunks) {
+    cg->indent--;
+    cg_line(cg, "}");
+  }
 }
 
 /* ---- REDUCE and SCAN ---- */

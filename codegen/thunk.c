@@ -705,13 +705,10 @@ static void find_divisions(const LcuExp *e, PtrMap *names, CgBinding *env, Vec *
   vec_push(out, (void *)text);
 }
 
-const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, CgBinding *env, const char *first) {
-  if (cg->one_pass)
-    return NULL;
+/* The divisors (their C text) of the element in thunk 't'. */
+static Vec element_divisors(const LcuThunk *t, CgBinding *env) {
   PtrMap names = {0};
   ptrmap_put(&names, t->params.data[0], t->params.data[0]);
-  /* the invariants' names are bound in the fast pass as here: theirs */
-  CgBinding *bound = env;
   for (int i = 0; i < t->lets.len; i++) {
     const LcuLet *l = t->lets.data[i];
     if (is_element(l->value, &names))
@@ -719,7 +716,18 @@ const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, 
   }
   Vec divisors = {0};
   for (int i = 0; i < lcu_thunk_nexps(t); i++)
-    find_divisions(lcu_thunk_exp(t, i), &names, bound, &divisors);
+    find_divisions(lcu_thunk_exp(t, i), &names, env, &divisors);
+  return divisors;
+}
+
+bool cg_thunk_divides_element(Cg *cg, const LcuThunk *t, CgBinding *env) {
+  return !cg->one_pass && t->params.len > 0 && element_divisors(t, env).len > 0;
+}
+
+const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, CgBinding *env, const char *first) {
+  if (cg->one_pass || t->params.len == 0)
+    return NULL;
+  Vec divisors = element_divisors(t, env);
   if (!divisors.len)
     return NULL;
   /* keep the invariants' values, or start the numbering the fast pass

@@ -706,125 +706,134 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
     v_x945 = rt_value_new(rt_vec_type(RT_INT), t141);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
-    for (int64_t t142 = 0; t142 < t141; t142++) {
-      const int32_t t143 = (int32_t)t142;
-      int t146 = 0; /* nonzero: a check below failed */
-      int32_t t145 = rt_div_i(t143, 2, &t146);
-      int32_t t148 = rt_rem_i(t143, 2, &t146);
-      int32_t t150 = rt_mul_i(t148, v_x926);
-      int32_t t152 = rt_add_i(t150, t145);
-      int t154 = (uint64_t)(int64_t)t152 < (uint64_t)v_x916;
-      int32_t t153 = t154 ? t152 : 0;
-      t146 |= !t154;
-      uint8_t t156 = rt_lt_i(t153, (int32_t)v_x914_n);
-      int32_t t157;
-      if (t156) {
-        int t159 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
-        int32_t t158 = t159 ? v_x914_d[t153] : 0;
-        t146 |= !t159;
-        t157 = t158;
-      } else {
-        int32_t t161 = rt_sub_i(t153, (int32_t)v_x914_n);
-        int t163 = (uint64_t)(int64_t)t161 < (uint64_t)v_x914_n;
-        int32_t t162 = t163 ? v_x915_d[t161] : 0;
-        t146 |= !t163;
-        t157 = t162;
-      }
-      int32_t t164;
-      if (t156) {
-        int t166 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
-        int32_t t165 = t166 ? v_x937_d[t153] : 0;
-        t146 |= !t166;
-        t164 = t165;
-      } else {
-        int32_t t168 = rt_sub_i(t153, (int32_t)v_x914_n);
-        int t170 = (uint64_t)(int64_t)t168 < (uint64_t)(int32_t)v_x914_n;
-        int32_t t169 = t170 ? t168 : 0;
-        t146 |= !t170;
-        int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x914_n;
-        int32_t t171 = t172 ? v_x933_d[t169] : 0;
-        t146 |= !t172;
-        int32_t t174 = rt_add_i(t171, v_x934);
-        t164 = t174;
-      }
-      int32_t t176 = rt_add_i(t164, t157);
-      if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-        int t177 = 0;
-        int32_t t178 = rt_div_i(t143, 2, &t177);
-        if (t177) {
-          NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t177, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t179 = 0;
-        int32_t t180 = rt_rem_i(t143, 2, &t179);
-        if (t179) {
-          NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t182 = rt_mul_i(t180, v_x926);
-        int32_t t184 = rt_add_i(t182, t178);
-        int32_t t185;
-        if ((uint64_t)(int64_t)t184 < (uint64_t)v_x916) {
-          t185 = t184;
+    const int64_t t145 = (t141 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t145 > 1)
+    for (int64_t t144 = 0; t144 < t145; t144++) {
+      /* the element's quotient and remainder by each divisor, stepped with it */
+      const int64_t t146_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
+      const int32_t t146_s = (int64_t)2 < 0 ? -1 : 1;
+      int32_t t146 = t146_d ? (int32_t)((int64_t)(int32_t)(t144 * RT_CHUNK) % t146_d) : 0;
+      int32_t t146_q = t146_d ? (int32_t)((int64_t)(int32_t)(t144 * RT_CHUNK) / t146_d * t146_s) : 0;
+      int t147 = 0;
+      t147 |= t146_d == 0;
+      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t141 ? (t144 + 1) * RT_CHUNK : t141;
+      for (int64_t t142 = t144 * RT_CHUNK; t142 < t144_end; t142++, (++t146 == t146_d ? (t146 = 0, t146_q += t146_s) : 0)) {
+        const int32_t t143 = (int32_t)t142;
+        int t148 = t147; /* nonzero: a check below failed */
+        int32_t t150 = rt_mul_i(t146, v_x926);
+        int32_t t152 = rt_add_i(t150, t146_q);
+        int t154 = (uint64_t)(int64_t)t152 < (uint64_t)v_x916;
+        int32_t t153 = t154 ? t152 : 0;
+        t148 |= !t154;
+        uint8_t t156 = rt_lt_i(t153, (int32_t)v_x914_n);
+        int32_t t157;
+        if (t156) {
+          int t159 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
+          int32_t t158 = t159 ? v_x914_d[t153] : 0;
+          t148 |= !t159;
+          t157 = t158;
         } else {
-          NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x916, 0.0, 3);
-          t185 = 0;
+          int32_t t161 = rt_sub_i(t153, (int32_t)v_x914_n);
+          int t163 = (uint64_t)(int64_t)t161 < (uint64_t)v_x914_n;
+          int32_t t162 = t163 ? v_x915_d[t161] : 0;
+          t148 |= !t163;
+          t157 = t162;
         }
-        uint8_t t187 = rt_lt_i(t185, (int32_t)v_x914_n);
-        int32_t t188;
-        if (t187) {
-          int32_t t189;
-          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
-            t189 = v_x914_d[t185];
-          } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 4);
-            t189 = 0;
-          }
-          t188 = t189;
+        int32_t t164;
+        if (t156) {
+          int t166 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
+          int32_t t165 = t166 ? v_x937_d[t153] : 0;
+          t148 |= !t166;
+          t164 = t165;
         } else {
-          int32_t t191 = rt_sub_i(t185, (int32_t)v_x914_n);
-          int32_t t192;
-          if ((uint64_t)(int64_t)t191 < (uint64_t)v_x914_n) {
-            t192 = v_x915_d[t191];
-          } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x914_n, 0.0, 5);
-            t192 = 0;
-          }
-          t188 = t192;
+          int32_t t168 = rt_sub_i(t153, (int32_t)v_x914_n);
+          int t170 = (uint64_t)(int64_t)t168 < (uint64_t)(int32_t)v_x914_n;
+          int32_t t169 = t170 ? t168 : 0;
+          t148 |= !t170;
+          int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x914_n;
+          int32_t t171 = t172 ? v_x933_d[t169] : 0;
+          t148 |= !t172;
+          int32_t t174 = rt_add_i(t171, v_x934);
+          t164 = t174;
         }
-        int32_t t193;
-        if (t187) {
-          int32_t t194;
-          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
-            t194 = v_x937_d[t185];
-          } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 6);
-            t194 = 0;
+        int32_t t176 = rt_add_i(t164, t157);
+        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
+          int t177 = 0;
+          int32_t t178 = rt_div_i(t143, 2, &t177);
+          if (t177) {
+            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t177, RT_DIV, 0, 0, 0.0, 1);
           }
-          t193 = t194;
-        } else {
-          int32_t t196 = rt_sub_i(t185, (int32_t)v_x914_n);
-          int32_t t197;
-          if ((uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n) {
-            t197 = t196;
-          } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, (int32_t)v_x914_n, 0.0, 7);
-            t197 = 0;
+          int t179 = 0;
+          int32_t t180 = rt_rem_i(t143, 2, &t179);
+          if (t179) {
+            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 2);
           }
-          int32_t t198;
-          if ((uint64_t)(int64_t)t197 < (uint64_t)v_x914_n) {
-            t198 = v_x933_d[t197];
+          int32_t t182 = rt_mul_i(t180, v_x926);
+          int32_t t184 = rt_add_i(t182, t178);
+          int32_t t185;
+          if ((uint64_t)(int64_t)t184 < (uint64_t)v_x916) {
+            t185 = t184;
           } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x914_n, 0.0, 8);
-            t198 = 0;
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x916, 0.0, 3);
+            t185 = 0;
           }
-          int32_t t200 = rt_add_i(t198, v_x934);
-          t193 = t200;
+          uint8_t t187 = rt_lt_i(t185, (int32_t)v_x914_n);
+          int32_t t188;
+          if (t187) {
+            int32_t t189;
+            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
+              t189 = v_x914_d[t185];
+            } else {
+              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 4);
+              t189 = 0;
+            }
+            t188 = t189;
+          } else {
+            int32_t t191 = rt_sub_i(t185, (int32_t)v_x914_n);
+            int32_t t192;
+            if ((uint64_t)(int64_t)t191 < (uint64_t)v_x914_n) {
+              t192 = v_x915_d[t191];
+            } else {
+              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x914_n, 0.0, 5);
+              t192 = 0;
+            }
+            t188 = t192;
+          }
+          int32_t t193;
+          if (t187) {
+            int32_t t194;
+            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
+              t194 = v_x937_d[t185];
+            } else {
+              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 6);
+              t194 = 0;
+            }
+            t193 = t194;
+          } else {
+            int32_t t196 = rt_sub_i(t185, (int32_t)v_x914_n);
+            int32_t t197;
+            if ((uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n) {
+              t197 = t196;
+            } else {
+              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, (int32_t)v_x914_n, 0.0, 7);
+              t197 = 0;
+            }
+            int32_t t198;
+            if ((uint64_t)(int64_t)t197 < (uint64_t)v_x914_n) {
+              t198 = v_x933_d[t197];
+            } else {
+              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x914_n, 0.0, 8);
+              t198 = 0;
+            }
+            int32_t t200 = rt_add_i(t198, v_x934);
+            t193 = t200;
+          }
+          int32_t t202 = rt_add_i(t193, t188);
         }
-        int32_t t202 = rt_add_i(t193, t188);
+        v_x941_d[t142] = t164;
+        v_x943_d[t142] = t176;
+        v_x945_d[t142] = 1;
       }
-      v_x941_d[t142] = t164;
-      v_x943_d[t142] = t176;
-      v_x945_d[t142] = 1;
     }
   }
   if (err->index != INT64_MAX)
