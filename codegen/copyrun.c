@@ -24,6 +24,11 @@
  * computation would have stored the same values and found no error.
  * Anything else (a short run, a failed check, a value out of 32 bits)
  * goes to the element loop, which computes and reports as before.
+ *
+ * A SEG_MAP of several results (a pair's two vectors) may copy each, and
+ * results that are ints or bools affine in the element (a segment's
+ * number beside its element) ride along, stored by a loop without
+ * checks; a read whose index stays in a run stores its one value.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,8 +43,9 @@ typedef enum Shape {
                function of comparisons of such ints) */
 } Shape;
 
-/* The most expression nodes the runs' code may inline (let-bound names
-   are written out where they are read). */
+/* The most expression nodes the shapes of a pull may walk (an LE_LET's
+   value is walked again where its name is read): a larger pull gets no
+   runs. */
 enum { RUN_MOST_NODES = 400 };
 
 /* How each evaluation reads the pull: at the run's first element
