@@ -43,9 +43,9 @@ typedef enum Shape {
                function of comparisons of such ints) */
 } Shape;
 
-/* The most expression nodes the shapes of a pull may walk (an LE_LET's
-   value is walked again where its name is read): a larger pull gets no
-   runs. */
+/* The most expression nodes the shapes of a pull may walk (a name's
+   value once, a result's reads of a shared let again): a larger pull
+   gets no runs, whose three evaluations would make too much code. */
 enum { RUN_MOST_NODES = 400 };
 
 /* How each evaluation reads the pull: at the run's first element
