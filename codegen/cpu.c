@@ -495,6 +495,14 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
   cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
 }
 
+/* A SEG_MAP whose runs are copies (copyrun.c): the plan, each result's
+   data and base. */
+typedef struct CgCopy {
+  CgRuns *plan;
+  const char **dests; /* each result's data; NULL: read by nothing */
+  FlatBase *bases;
+} CgCopy;
+
 /* A chunk's elements, as open_elements opens them, and where 'seg' is
    given, segment by segment: 'g' the segment of the chunk's first
    element (segment_of_chunk), a loop over the segments from it ('gx'
@@ -507,15 +515,11 @@ static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const 
    docs/codegen.md, forty-third session).  Where 'seg' is given, 'pull'
    is the thunk the loop applies to (ix, gx): what of it does not depend
    on the element is computed once a segment that has elements in the
-   chunk (cg_thunk_invariants), before its loop, with the checks 'ck'. */
-/* A SEG_MAP whose result's runs are copies (copyrun.c): the plan, the
-   result's data and its base. */
-typedef struct CgCopy {
-  CgRuns *plan;
-  const char **dests; /* each result's data; NULL: read by nothing */
-  FlatBase *bases;
-} CgCopy;
-
+   chunk (cg_thunk_invariants), before its loop, with the checks 'ck'.
+   With 'copy', the loop over the elements stands in a loop over the
+   segment's runs, each copied where it can be (cg_copy_runs); the
+   element's divisions are stepped from where the elements' loop starts
+   (cg_thunk_inductions). */
 static void open_segment_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n,
                                   const CgBinding *seg, const char *g, const char *gx, const LcuThunk *pull,
                                   const CgChecks *ck, const CgCopy *copy) {
