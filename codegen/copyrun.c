@@ -30,7 +30,6 @@
  * number beside its element) ride along, stored by a loop without
  * checks; a read whose index stays in a run stores its one value.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -232,23 +231,6 @@ static const char *point(Runs *r, Mode m) {
   return local(r, m == AT_FIRST ? "a" : m == AT_NEXT ? "next" : "last", 0);
 }
 
-static int compare_code(FlatOp op) {
-  switch (op) {
-  case FLAT_EQ:
-    return 0;
-  case FLAT_NE:
-    return 1;
-  case FLAT_LT:
-    return 2;
-  case FLAT_GT:
-    return 3;
-  case FLAT_LE:
-    return 4;
-  default:
-    return 5;
-  }
-}
-
 /* A new local holding 'value'. */
 static const char *value_local(Runs *r, const char *value) {
   const char *v = local(r, "v", r->values++);
@@ -316,7 +298,7 @@ static const char *ev_op(Runs *r, const LcuExp *e, Mode m) {
     int k = index_of(&r->compares, e);
     const char *d = k < 0 || m == AT_LAST ? local(r, "scratch", 0) : local(r, m == AT_FIRST ? "d" : "dn", k);
     const char *seen = k >= 0 && m == AT_FIRST ? local(r, "seen", k) : local(r, "scratch_seen", 0);
-    return value_local(r, xprintf("rt_run_cmp(%d, %s, %s, &%s, &%s)", compare_code(e->op), a, b, d, seen));
+    return value_local(r, xprintf("rt_run_cmp(%s, %s, %s, &%s, &%s)", cg_rtop(e->op), a, b, d, seen));
   }
   }
 }
@@ -513,7 +495,7 @@ void cg_copy_runs(Cg *cg, CgRuns *plan, CgBinding *env, const char *seg_value, c
     for (int k = 0; k < r->compares.len; k++) {
       const LcuExp *c = r->compares.data[k];
       cg_line(cg, "if (%s) {", local(r, "seen", k));
-      cg_line(cg, "  int64_t k = rt_run_flip(%d, %s, %s - %s);", compare_code(c->op), local(r, "d", k),
+      cg_line(cg, "  int64_t k = rt_run_flip(%s, %s, %s - %s);", cg_rtop(c->op), local(r, "d", k),
               local(r, "dn", k), local(r, "d", k));
       cg_line(cg, "  if (k < %s - %s)", run_end, a);
       cg_line(cg, "    %s = %s + k;", run_end, a);

@@ -371,11 +371,11 @@ static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
-/* The value numbering key of operation 'op' of 'e''s types on 'args'. */
-static const char *op_key(const LcuExp *e, const char **args) {
-  FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
-  return xprintf("%d:%d:%d(%s,%s,%s)", (int)e->op, (int)base, (int)e->type, e->nargs > 0 ? args[0] : "",
-                 e->nargs > 1 ? args[1] : "", e->nargs > 2 ? args[2] : "");
+/* The value numbering key of operation 'op' on 'nargs' operands 'args'
+   whose first has base 'base', giving 'type'. */
+static const char *op_key(FlatOp op, FlatBase base, FlatBase type, int nargs, const char **args) {
+  return xprintf("%d:%d:%d(%s,%s,%s)", (int)op, (int)base, (int)type, nargs > 0 ? args[0] : "",
+                 nargs > 1 ? args[1] : "", nargs > 2 ? args[2] : "");
 }
 
 static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
@@ -384,7 +384,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   for (int i = 0; i < e->nargs; i++)
     args[i] = gen_exp(tx, e->args[i], env);
   FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
-  const char *key = op_key(e, args);
+  const char *key = op_key(e->op, base, e->type, e->nargs, args);
   const char *known = cse_find(tx, key);
   if (known)
     return known;
@@ -756,13 +756,9 @@ const char *cg_thunk_inductions(Cg *cg, const LcuThunk *t, const char *element, 
       cg_line(cg, "int %s = 0;", flag);
     }
     cg_line(cg, "%s |= %s == 0;", flag, dabs);
-    for (int op = 0; op < 2; op++) {
-      LcuExp e = {.kind = LE_OP, .type = FB_INT, .op = op ? FLAT_DIV : FLAT_REM, .nargs = 2};
-      LcuExp a0 = {.kind = LE_VAR, .type = FB_INT};
-      LcuExp *ea[3] = {&a0, &a0, NULL};
-      e.args = ea;
-      cse_note(&pro, op_key(&e, (const char *[]){element, d}), op ? quot : rem);
-    }
+    const char *operands[] = {element, d};
+    cse_note(&pro, op_key(FLAT_REM, FB_INT, FB_INT, 2, operands), rem);
+    cse_note(&pro, op_key(FLAT_DIV, FB_INT, FB_INT, 2, operands), quot);
     buf_printf(&step, "%s(++%s == %s ? (%s = 0, %s += %s) : 0)", k ? ", " : "", rem, dabs, rem, quot, dsign);
   }
   return buf_str(&step);

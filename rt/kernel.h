@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rt.h"
 #include "scalar.h"
 
 /* The segment that holds element j of a segment descriptor's offsets
@@ -140,8 +141,6 @@ RT_FN int64_t rt_run_add(int64_t a, int64_t b, int *ok) { return rt_run_int(a + 
 RT_FN int64_t rt_run_sub(int64_t a, int64_t b, int *ok) { return rt_run_int(a - b, ok); }
 RT_FN int64_t rt_run_mul(int64_t a, int64_t b, int *ok) { return rt_run_int(a * b, ok); }
 RT_FN int64_t rt_run_neg(int64_t a, int *ok) { return rt_run_int(-a, ok); }
-/* select(c, x, y): both computed (and checked), as the element's are */
-RT_FN int64_t rt_run_select(int c, int64_t x, int64_t y) { return c ? x : y; }
 /* bound(e, n) and x[e], checked as the element's are */
 RT_FN int64_t rt_run_bound(int64_t e, int64_t n, int *ok) {
   if (e < 0 || e >= n)
@@ -170,21 +169,22 @@ RT_FN int64_t rt_run_seg(const int64_t *off, int64_t nseg, int64_t e, int length
   }
   return length ? off[e + 1] - off[e] : off[e];
 }
-/* A comparison of ints that the element changes: its difference a - b
-   kept in *d (and *seen set), where rt_run_flip finds the run's end. */
-RT_FN int rt_run_cmp(int op, int64_t a, int64_t b, int64_t *d, int *seen) {
+/* Comparison 'op' (RT_EQ .. RT_GE) of ints that the element changes:
+   its difference a - b kept in *d (and *seen set), where rt_run_flip
+   finds the run's end. */
+RT_FN int rt_run_cmp(RtOp op, int64_t a, int64_t b, int64_t *d, int *seen) {
   *d = a - b;
   *seen = 1;
   switch (op) {
-  case 0:
+  case RT_EQ:
     return a == b;
-  case 1:
+  case RT_NE:
     return a != b;
-  case 2:
+  case RT_LT:
     return a < b;
-  case 3:
+  case RT_GT:
     return a > b;
-  case 4:
+  case RT_LE:
     return a <= b;
   default:
     return a >= b;
@@ -197,21 +197,21 @@ RT_FN int64_t rt_run_flip_lt(int64_t d0, int64_t m) {
     return m <= 0 ? INT64_MAX : (-d0 + m - 1) / m;
   return m >= 0 ? INT64_MAX : d0 / -m + 1;
 }
-/* The first k >= 1 where comparison 'op' (rt_run_cmp's numbering) of a
+/* The first k >= 1 where comparison 'op' (RT_EQ .. RT_GE) of a
    difference d0 + m k differs from its value at k = 0. */
-RT_FN int64_t rt_run_flip(int op, int64_t d0, int64_t m) {
+RT_FN int64_t rt_run_flip(RtOp op, int64_t d0, int64_t m) {
   switch (op) {
-  case 0:
-  case 1: /* == and != change where d0 + m k is 0, and just after */
+  case RT_EQ:
+  case RT_NE: /* they change where d0 + m k is 0, and just after */
     if (m == 0)
       return INT64_MAX;
     if (d0 == 0)
       return 1;
     return (-d0) % m == 0 && -d0 / m > 0 ? -d0 / m : INT64_MAX;
-  case 2: /* d < 0 */
-  case 5: /* d >= 0 */
+  case RT_LT: /* d < 0 */
+  case RT_GE: /* d >= 0 */
     return rt_run_flip_lt(d0, m);
-  case 3: /* d > 0: -d < 0 */
+  case RT_GT: /* d > 0: -d < 0 */
     return rt_run_flip_lt(-d0, -m);
   default: /* d <= 0: d - 1 < 0 */
     return rt_run_flip_lt(d0 - 1, m);

@@ -936,7 +936,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
             const int64_t t218_v5 = rt_run_mul(t218_v3, t218_v4, &t218_ok0);
             const int64_t t218_v6 = rt_run_add(t218_v0, t218_v5, &t218_ok0);
             const int64_t t218_v7 = rt_run_bound(t218_v6, (int64_t)v_x1431, &t218_ok0);
-            const int64_t t218_v8 = rt_run_cmp(2, t218_v7, (int64_t)v_x1429_n, &t218_d0, &t218_seen0);
+            const int64_t t218_v8 = rt_run_cmp(RT_LT, t218_v7, (int64_t)v_x1429_n, &t218_d0, &t218_seen0);
             t218_c0 = (int)t218_v8;
             int64_t t218_v9;
             if (t218_c0) {
@@ -960,7 +960,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
               const int64_t t218_v16 = rt_run_mul(t218_v14, t218_v15, &t218_skip0);
               const int64_t t218_v17 = rt_run_add(t218_v11, t218_v16, &t218_skip0);
               const int64_t t218_v18 = rt_run_bound(t218_v17, (int64_t)v_x1431, &t218_skip0);
-              const int64_t t218_v19 = rt_run_cmp(2, t218_v18, (int64_t)v_x1429_n, &t218_dn0, &t218_scratch_seen0);
+              const int64_t t218_v19 = rt_run_cmp(RT_LT, t218_v18, (int64_t)v_x1429_n, &t218_dn0, &t218_scratch_seen0);
               int64_t t218_v20;
               if (t218_c0) {
                 t218_v20 = t218_v18;
@@ -970,7 +970,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
               }
               (void)t218_v20;
               if (t218_seen0) {
-                int64_t k = rt_run_flip(2, t218_d0, t218_dn0 - t218_d0);
+                int64_t k = rt_run_flip(RT_LT, t218_d0, t218_dn0 - t218_d0);
                 if (k < t218_end0 - t218_a0)
                   t218_end0 = t218_a0 + k;
               }
@@ -987,7 +987,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
             const int64_t t218_v27 = rt_run_mul(t218_v25, t218_v26, &t218_ok0);
             const int64_t t218_v28 = rt_run_add(t218_v22, t218_v27, &t218_ok0);
             const int64_t t218_v29 = rt_run_bound(t218_v28, (int64_t)v_x1431, &t218_ok0);
-            const int64_t t218_v30 = rt_run_cmp(2, t218_v29, (int64_t)v_x1429_n, &t218_scratch0, &t218_scratch_seen0);
+            const int64_t t218_v30 = rt_run_cmp(RT_LT, t218_v29, (int64_t)v_x1429_n, &t218_scratch0, &t218_scratch_seen0);
             if (t218_v30 != t218_c0)
               t218_ok0 = 0;
             int64_t t218_v31;
