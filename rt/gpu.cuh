@@ -1208,8 +1208,8 @@ template <class V, class Store> struct Staged<V, Store, std::void_t<typename Sto
 template <class V, class Store> constexpr int filter_items = FILTER_ITEMS<typename Staged<V, Store>::type>;
 
 /* The shared memory that a block's FILTERs stage their values in: one
-   buffer for every FILTER of a launch (filters_kernel runs its parts one
-   after another), whatever their types. */
+   buffer for every FILTER of a launch (a block of filters_kernel runs
+   one of its parts), whatever their types. */
 __device__ __forceinline__ char *filter_stage() {
   __shared__ alignas(16) char stage[FILTER_STAGE_BYTES];
   return stage;
@@ -1221,7 +1221,7 @@ __device__ __forceinline__ char *filter_stage() {
 template <int K, class V, class Pull, class Pred, class Store, class Other>
 __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
                                             const Other &other, bool partition, RtgTileState st, int64_t *count,
-                                            const int64_t *others_after = nullptr) {
+                                            int64_t tile, const int64_t *others_after = nullptr) {
   constexpr int WARPS = THREADS / 32, PER_TILE = THREADS * K;
   typedef Staged<V, Store> St;
   typedef typename St::type S;
@@ -1230,7 +1230,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   __shared__ int64_t tile_start, tile_others;
   __shared__ int tile_kept;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  const int64_t tile = blockIdx.x, base = tile * (int64_t)PER_TILE;
+  const int64_t base = tile * (int64_t)PER_TILE;
   V v[K];
   unsigned mask[K];
   /* a joined PARTITION's count, loaded before the pulls so that its
@@ -1311,14 +1311,15 @@ template <int K, class V, class Pull, class Pred, class Store, class Other>
 __global__ void __launch_bounds__(THREADS)
     filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
                   int64_t *count, const int64_t *others_after = nullptr) {
-  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count, others_after);
+  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count, blockIdx.x, others_after);
 }
 
 /* Several FILTERs and PARTITIONs of a kernel over the same n elements,
-   in one launch (filters_launch): block t takes tile t of each in turn,
-   each part with its own tile states (a run of the launch's words) and
-   count.  Blocks start in order, so the look-back of a part's tile t
-   waits only for blocks before it, as in one FILTER's launch.  A
+   in one launch (filters_launch): of P parts, block b takes tile b / P
+   of part b % P, each part with its own tile states (a run of the
+   launch's words) and count.  Blocks start in order, so the look-back of
+   a part's tile t waits only for blocks before it, as in one FILTER's
+   launch.  A
    quicksort level's three filters of one input (lesser, equal, greater)
    took three launches.  The parts' tiles are one size: the smallest
    of their ITEMS (filter_items of their staged types). */
@@ -1332,8 +1333,8 @@ template <class V_, class Pull, class Pred, class Store, class Other> struct Fil
   bool partition;
   RtgTileState st;
   int64_t *count;
-  template <int K> __device__ void run(int64_t n) const {
-    filter_tile<K, V>(pull, pred, n, store, other, partition, st, count);
+  template <int K> __device__ void run(int64_t tile, int64_t n) const {
+    filter_tile<K, V>(pull, pred, n, store, other, partition, st, count, tile);
   }
 };
 
@@ -1347,10 +1348,10 @@ FilterPart<V, Pull, Pred, Store, Other> filter_part(Pull pull, Pred pred, Store 
    A kernel's FILTERs, PARTITIONs, exact one-pass SCANs and exact
    commutative REDUCEs over the same n elements, none reading another's
    results, take one launch (parts_launch; codegen/cuda.c, tile_group):
-   block t takes tile t of each part that has one, the parts one after
-   another, each with its own tile size and its own tile states, so
-   that each does what its own launch would, and its look-back waits
-   only for blocks before it (blocks start in order).  A lifted if's
+   of P parts, block b takes tile b / P of part b % P (none where the
+   part has fewer tiles), each part with its own tile size and its own
+   tile states, so that each does what its own launch would, and its
+   look-back waits only for blocks before it (blocks start in order).  A lifted if's
    test (a PARTITION of the segments by the condition, the REDUCE of the
    elements that go to one branch, the SCAN of the flags) took three
    launches in a row, each a few µs of latency at a recursion's every
@@ -1364,9 +1365,9 @@ template <class V_, class Pull, class Pred, class Store, class Other> struct Til
   FilterPart<V_, Pull, Pred, Store, Other> f;
   int64_t **count_out; /* where the launch puts the count's slot */
   int64_t tiles;
-  __device__ void run_tile(int64_t n) const {
-    if ((int64_t)blockIdx.x < tiles)
-      f.template run<filter_items<V_, Store>>(n);
+  __device__ void run_tile(int64_t tile, int64_t n) const {
+    if (tile < tiles)
+      f.template run<filter_items<V_, Store>>(tile, n);
   }
   void prepare(RtgTileState st) {
     f.st = st;
@@ -1391,9 +1392,9 @@ template <class V, class Pull, class Op, class Store> struct TiledScan {
   Store store;
   RtgTileState st;
   int64_t tiles;
-  __device__ void run_tile(int64_t n) const {
-    if ((int64_t)blockIdx.x < tiles)
-      scan_tile<V>(blockIdx.x, pull, op, id, n, st, store);
+  __device__ void run_tile(int64_t tile, int64_t n) const {
+    if (tile < tiles)
+      scan_tile<V>(tile, pull, op, id, n, st, store);
   }
   void prepare(RtgTileState s) { st = s; }
   void none() {}
@@ -1416,12 +1417,12 @@ template <class V, class Pull, class Op> struct TiledReduce {
   V *out;
   RtgTileState st;
   int64_t tiles;
-  __device__ void run_tile(int64_t n) const {
+  __device__ void run_tile(int64_t tile, int64_t n) const {
     __shared__ V sh[THREADS / 32];
-    if ((int64_t)blockIdx.x >= tiles)
+    if (tile >= tiles)
       return;
     Op o = op;
-    const int64_t base = (int64_t)blockIdx.x * PER_TILE;
+    const int64_t base = tile * PER_TILE;
     V mine = id;
     for (int r = 0; r < REDUCE_TILE_ITEMS; r++) {
       int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
@@ -1431,8 +1432,8 @@ template <class V, class Pull, class Op> struct TiledReduce {
     V total = block_combine_commutative(mine, o, id, sh);
     if (threadIdx.x < 32) {
       total = shfl_from(total, 0); /* thread 0's: the block's */
-      V before = tile_lookback_value(st, (int64_t)blockIdx.x, total, o, id);
-      if (threadIdx.x == 0 && (int64_t)blockIdx.x == tiles - 1)
+      V before = tile_lookback_value(st, tile, total, o, id);
+      if (threadIdx.x == 0 && tile == tiles - 1)
         *out = o(before, total);
     }
   }
@@ -1448,8 +1449,19 @@ template <class V, class Pull, class Op> TiledReduce<V, Pull, Op> reduce_tiles(P
   return TiledReduce<V, Pull, Op>{pull, op, id, slot_out, nullptr, RtgTileState{}, 0};
 }
 
+/* Block b takes tile b / P of part b % P (P parts), so that the parts'
+   tiles run side by side: when block t took tile t of every part one
+   after another, a launch took the sum of its parts' latencies (a lifted
+   if's test, three parts, 16.0 µs a quicksort level on an H100,
+   docs/gpu-runs.md, forty-fourth session).  A part's tile t waits in its
+   look-back only for its tiles before t, in blocks before b, which start
+   first.  The part is chosen by the block alone: no thread diverges. */
 template <class... Parts> __global__ void __launch_bounds__(THREADS) parts_kernel(int64_t n, Parts... parts) {
-  ((parts.run_tile(n), __syncthreads()), ...);
+  constexpr unsigned P = sizeof...(Parts);
+  const unsigned part = blockIdx.x % P;
+  const int64_t tile = blockIdx.x / P;
+  unsigned k = 0;
+  ((k++ == part ? parts.run_tile(tile, n) : void()), ...);
 }
 
 /* The parts in one launch: each part's slots (counts, a REDUCE's value)
@@ -1475,12 +1487,17 @@ template <class... Parts> void parts_launch(const char *name, RtLoc loc, int64_t
   };
   (prepare(parts), ...);
   rtg_launching("parts");
-  parts_kernel<<<(unsigned)grid, THREADS, 0, rtg_stream()>>>(n, parts...);
+  parts_kernel<<<(unsigned)(grid * (int64_t)sizeof...(Parts)), THREADS, 0, rtg_stream()>>>(n, parts...);
   rtg_launched(name, loc);
 }
 
+/* Block b takes tile b / P of part b % P, as parts_kernel. */
 template <int K, class... Parts> __global__ void __launch_bounds__(THREADS) filters_kernel(int64_t n, Parts... parts) {
-  ((parts.template run<K>(n), __syncthreads()), ...);
+  constexpr unsigned P = sizeof...(Parts);
+  const unsigned part = blockIdx.x % P;
+  const int64_t tile = blockIdx.x / P;
+  unsigned k = 0;
+  ((k++ == part ? parts.template run<K>(tile, n) : void()), ...);
 }
 
 /* The parts' counts' slots into counts[0 ..] (NULL for n 0), as
@@ -1505,7 +1522,7 @@ void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, Fi
   prepare(first);
   (prepare(parts), ...);
   rtg_launching("filters");
-  filters_kernel<K><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(n, first, parts...);
+  filters_kernel<K><<<(unsigned)(tiles * (int64_t)(1 + sizeof...(Parts))), THREADS, 0, rtg_stream()>>>(n, first, parts...);
   rtg_launched(name, loc);
 }
 
@@ -2903,12 +2920,24 @@ __global__ void __launch_bounds__(THREADS)
     for (int64_t k = threadIdx.x; k <= count; k += THREADS)
       tile_off[k] = off[first + k];
   __syncthreads();
+  /* every element's pull before any store: a store may alias what a
+     later pull reads, as far as the compiler knows, so each pull's loads
+     waited for the store before it (one element in flight a thread) */
+  typedef std::decay_t<decltype(pull(int64_t(0), int64_t(0)))> V;
+  V v[SEG_MAP_ITEMS];
+#pragma unroll
   for (int k = 0; k < SEG_MAP_ITEMS; k++) {
     int64_t j = base + (int64_t)k * THREADS + threadIdx.x;
-    if (j >= end)
-      break;
-    int64_t s = shared ? first + segment_search(tile_off, 0, count, j) : segment_search(off, first, first + count, j);
-    store(j, pull(j, s));
+    if (j < end) {
+      int64_t s = shared ? first + segment_search(tile_off, 0, count, j) : segment_search(off, first, first + count, j);
+      v[k] = pull(j, s);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < SEG_MAP_ITEMS; k++) {
+    int64_t j = base + (int64_t)k * THREADS + threadIdx.x;
+    if (j < end)
+      store(j, v[k]);
   }
 }
 
