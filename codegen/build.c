@@ -652,7 +652,9 @@ static const char *host_level_at_most_1(const Vec *argv) {
 
 /* Does a unit of kind 'kind' hold kernels?  For CUDA, only such a unit
    goes through nvcc's device passes; the others are host C++. */
-static bool unit_has_kernels(CgUnitKind kind) { return kind == CG_UNIT_ALL || kind == CG_UNIT_KERNELS; }
+static bool unit_has_kernels(CgUnitKind kind) {
+  return kind == CG_UNIT_ALL || kind == CG_UNIT_KERNELS || kind == CG_UNIT_RECORDS;
+}
 
 /* The extension of a unit of kind 'kind''s source: CUDA's host units are
    .cpp, which nvcc hands to the host's C++ compiler alone. */
@@ -681,8 +683,10 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
      kernels' units), only calls of kernels and of the runtime, and -O2
      took it 5.4 s where -O0 takes 0.7 s (alg_mergesort's 8561 lines).  A
      program small enough for one unit (CG_UNIT_ALL, the benchmarks among
-     them) keeps the user's -O. */
-  if ((kind == CG_UNIT_STATEMENTS || kind == CG_UNIT_HOST) && b->target == CG_CPU)
+     them) keeps the user's -O.  So do the kernels' recording versions
+     (cpu.c), which run only where an element fails a check: they were
+     two fifths of a kernel unit's time at -O2. */
+  if ((kind == CG_UNIT_STATEMENTS || kind == CG_UNIT_HOST || kind == CG_UNIT_RECORDS) && b->target == CG_CPU)
     vec_push(&argv, "-O0");
   /* A CUDA unit of kernels (of a program split into units) compiles its
      host half at -O1 at most: nvcc's -O is the host compiler's alone

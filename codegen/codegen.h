@@ -127,6 +127,15 @@ struct Cg {
                          the GPU target's host kernels, which run on small
                          vectors, where the fast pass only doubled the
                          code */
+  bool record_apart;  /* the CPU target's kernels: a thunk's fast pass
+                         marks a failed element (rt_kernel_again) and the
+                         kernel's recording version, written apart
+                         (record_out), runs it again in one pass; set
+                         while a kernel's fast version is written */
+  bool record_used;   /* some thunk of that kernel marked so */
+  CgText *record_out; /* where the CPU target writes a kernel's recording
+                         version, or NULL: the recording pass inline */
+  PtrMap *record_uses; /* what it names (uses), where uses are recorded */
   const char *invariants; /* set by cg_thunk_invariants until the next
                          cg_thunk, which reuses the values it wrote: ""
                          or the name of the flag its checks set */
@@ -252,9 +261,12 @@ bool cg_dead_result(const LcuKernel *k, int index, const LcuVar *v);
 /* The C signature of kernel 'k''s host function 'name': `void
    name(RtKernelError *err, RtLoc loc, int run, params..., results by
    address...)`, static unless it is the kernel's entry point (named as
-   the kernel) in a program whose kernels are compiled apart; with
-   'checks', the sites of its device checks after them (cg_check_params). */
+   the kernel) or its recording version (cg_record_name, cold) in a
+   program whose kernels are compiled apart; with 'checks', the sites of
+   its device checks after them (cg_check_params). */
 const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks);
+/* The name of kernel 'k''s recording version (the CPU target's: cpu.c). */
+const char *cg_record_name(const LcuKernel *k);
 /* Is 'v' one of kernel 'k''s results? */
 bool cg_kernel_result(const LcuKernel *k, const LcuVar *v);
 /* Is 'v' an int scalar parameter of 'k' that a thunk of k divides by
@@ -501,13 +513,16 @@ enum {
 /* What a translation unit holds, which decides how it is compiled
    (build.c): a unit of top-level statements runs each of them once, and
    is compiled without optimization; so is the CPU target's unit of host
-   functions, which only calls kernels and the runtime. */
-typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT_KERNELS } CgUnitKind;
+   functions, which only calls kernels and the runtime, and its units of
+   kernels' recording versions (cpu.c), which run only where an element
+   fails. */
+typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT_KERNELS, CG_UNIT_RECORDS } CgUnitKind;
 typedef struct CgFiles {
   int n;
   CgText *text; /* text[0]: the host functions (and all, when n is 1) */
-  CgUnitKind *kind; /* CG_UNIT_ALL and CG_UNIT_KERNELS hold kernels, the
-                       others host code only (CgTarget.host_extension) */
+  CgUnitKind *kind; /* CG_UNIT_ALL, CG_UNIT_KERNELS and CG_UNIT_RECORDS
+                       hold kernels, the others host code only
+                       (CgTarget.host_extension) */
   const char **what; /* each unit in words: "kernels K3 to K40" */
 } CgFiles;
 /* The program for 'target' as translation units; cg_files_free gives

@@ -1176,6 +1176,22 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
     cg_line(cg, "}");
   }
   cg_kernel_exits(cg, k, &x.vectors);
+  if (cg->record_apart && cg->record_used) {
+    /* an element failed a check in a fast pass: the kernel again, in
+       its recording version (cpu_kernel), from its parameters, which
+       it only reads */
+    Buf call = {0};
+    buf_printf(&call, "%s(err, loc, run", cg_record_name(k));
+    for (int i = 0; i < k->params.len; i++)
+      buf_printf(&call, ", %s", cg_name(k->params.data[i]));
+    for (int i = 0; i < k->results.len; i++)
+      buf_printf(&call, ", out_%s", cg_name(k->results.data[i]));
+    buf_puts(&call, ");");
+    cg_line(cg, "if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */");
+    cg_line(cg, "  *err = (RtKernelError)RT_NO_ERROR;");
+    cg_line(cg, "  %s", buf_str(&call));
+    cg_line(cg, "}");
+  }
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);
@@ -1232,6 +1248,47 @@ static void cpu_prelude(Cg *cg, bool kernels) {
   cg_blank(cg);
 }
 
-static void cpu_kernel(Cg *cg, const LcuKernel *k) { cg_cpu_kernel(cg, k, k->name); }
+/* The CPU target's kernel 'k': where cg->record_out is set, its thunks'
+   fast passes alone, and, if one of them can fail, its recording
+   version (all its thunks in one pass, the recording one, as the GPU
+   target's host kernels) to cg->record_out, which the kernel runs from
+   the start where an element failed.  Most of a kernel's code was its
+   recording passes, which run only where an element fails; written
+   apart, they are compiled without optimization where the program is
+   split (build.c), and cold where it is not.  A kernel reads its
+   parameters and writes only its own results, so running it again from
+   its parameters gives what one pass would have: the same error, or
+   (where a fast pass marks an element whose checks do not fail in the
+   end, such as a zero divisor of an element's quotient in a branch not
+   taken) the same results. */
+static void cpu_kernel(Cg *cg, const LcuKernel *k) {
+  if (!cg->record_out) {
+    cg_cpu_kernel(cg, k, k->name);
+    return;
+  }
+  CgText fast = {0};
+  CgText *out = cg->out;
+  cg->out = &fast;
+  cg->record_apart = true;
+  cg->record_used = false;
+  cg_cpu_kernel(cg, k, k->name);
+  cg->record_apart = false;
+  cg->out = out;
+  if (cg->record_used)
+    cg_line(cg, "%s;", cg_kernel_signature(cg, k, cg_record_name(k), false));
+  cg_text_write(out, fast.data, fast.len);
+  cg_text_free(&fast);
+  if (!cg->record_used)
+    return;
+  PtrMap *uses = cg->uses;
+  if (uses)
+    cg->uses = cg->record_uses;
+  cg->out = cg->record_out;
+  cg->one_pass = true;
+  cg_cpu_kernel(cg, k, cg_record_name(k));
+  cg->one_pass = false;
+  cg->out = out;
+  cg->uses = uses;
+}
 
 const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", ".c", cpu_prelude, cpu_kernel};

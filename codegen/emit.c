@@ -163,10 +163,16 @@ static void kernel_param(Buf *b, const LcuVar *v, bool result) {
              result ? "*out_" : "", cg_name(v));
 }
 
+const char *cg_record_name(const LcuKernel *k) { return xprintf("%s_record", k->name); }
+
 const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks) {
   Buf b = {0};
-  bool entry = cg->split && strcmp(name, k->name) == 0;
-  buf_printf(&b, "%svoid %s(RtKernelError *err, RtLoc loc, int run", entry ? "" : "static ", name);
+  /* a recording version (cpu.c) is in a unit of its own where the
+     program is split; it runs only where an element failed */
+  bool record = strcmp(name, cg_record_name(k)) == 0;
+  bool entry = cg->split && (strcmp(name, k->name) == 0 || record);
+  buf_printf(&b, "%s%svoid %s(RtKernelError *err, RtLoc loc, int run", record ? "__attribute__((cold)) " : "",
+             entry ? "" : "static ", name);
   for (int i = 0; i < k->params.len; i++)
     kernel_param(&b, k->params.data[i], false);
   for (int i = 0; i < k->results.len; i++)

@@ -1007,12 +1007,13 @@ static const char *kernel_canon(const CgText *t, const char *name) {
 /* Equal kernels once: after inlining, one library function's kernels
    are made again at each of its call sites, and the same statement
    twice makes the same kernels twice.  Of the kernels 'k' whose texts
-   'text' are equal but for their names (kernel_canon), the first (the
+   'text', with their recording versions 'records' (the CPU target's,
+   else empty), are equal but for their names (kernel_canon), the first (the
    lowest number) is kept, with a comment naming the others, and every
    `run` of the others runs it (Cg.kernel_alias).  Returns the indices of
    the kernels kept, in order, in 'kept' (their number in '*nkept'); the
    others' texts are freed. */
-static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, int *nkept) {
+static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, const CgText *records, int *nkept) {
   int n = kernels->len;
   int *kept = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   Vec *aliases = xmalloc(sizeof(Vec) * (size_t)(n + 1));
@@ -1021,7 +1022,10 @@ static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, int *nkept)
   for (int i = 0; i < n; i++) {
     const LcuKernel *k = kernels->data[i];
     aliases[i] = (Vec){0};
+    /* with its recording version, which holds the sites of its checks */
     const char *canon = kernel_canon(&text[i], k->name);
+    if (records[i].len)
+      canon = xprintf("%s\n%s", canon, kernel_canon(&records[i], k->name));
     intptr_t f = (intptr_t)map_get(&first, canon);
     if (!f) {
       map_put(&first, canon, (void *)(intptr_t)(i + 1));
@@ -1052,6 +1056,14 @@ static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, int *nkept)
   }
   *nkept = m;
   return kept;
+}
+
+/* Does any of kernels [first, last) have a recording version? */
+static bool part_has_records(const CgText *record_text, int first, int last) {
+  for (int i = first; i < last; i++)
+    if (record_text[i].len > 0)
+      return true;
+  return false;
 }
 
 /* The parts of a split program: kernels in program order, about the
@@ -1177,6 +1189,10 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   CgText scalar = {0};
   CgText *all_text = xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1));
   PtrMap *all_uses = xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1));
+  /* the CPU target's kernels' recording versions (cpu.c), apart */
+  bool records = target->kind == CG_CPU;
+  CgText *all_records = xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1));
+  PtrMap *all_record_uses = xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1));
   cg.out = split ? &scalar : &body;
   if (split)
     cg.uses = &scalar_uses;
@@ -1184,28 +1200,50 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   for (int i = 0; i < p->kernels.len; i++) {
     all_text[i] = (CgText){0};
     all_uses[i] = (PtrMap){0};
+    all_records[i] = (CgText){0};
+    all_record_uses[i] = (PtrMap){0};
     cg.out = &all_text[i];
     if (split)
       cg.uses = &all_uses[i];
+    cg.record_out = records ? &all_records[i] : NULL;
+    cg.record_uses = &all_record_uses[i];
     target->kernel(&cg, p->kernels.data[i]);
   }
-  /* each kernel's code once: those kept, in order */
+  cg.record_out = NULL;
+  cg.record_uses = NULL;
+  /* each kernel's code once: those kept, in order (a kernel's recording
+     version goes with it: equal kernels have equal ones) */
   int nk = 0;
-  int *kept = dedupe_kernels(&cg, &p->kernels, all_text, &nk);
+  int *kept = dedupe_kernels(&cg, &p->kernels, all_text, all_records, &nk);
   CgText *kernel_text = xmalloc(sizeof(CgText) * (size_t)(nk + 1));
   PtrMap *kernel_uses = xmalloc(sizeof(PtrMap) * (size_t)(nk + 1));
+  CgText *record_text = xmalloc(sizeof(CgText) * (size_t)(nk + 1));
+  PtrMap *record_uses = xmalloc(sizeof(PtrMap) * (size_t)(nk + 1));
   const LcuKernel **kernels = xmalloc(sizeof(LcuKernel *) * (size_t)(nk + 1));
   for (int j = 0; j < nk; j++) {
     kernel_text[j] = all_text[kept[j]];
     kernel_uses[j] = all_uses[kept[j]];
+    record_text[j] = all_records[kept[j]];
+    record_uses[j] = all_record_uses[kept[j]];
     kernels[j] = p->kernels.data[kept[j]];
   }
+  for (int i = 0, j = 0; i < p->kernels.len; i++) {
+    if (j < nk && kept[j] == i)
+      j++;
+    else
+      cg_text_free(&all_records[i]);
+  }
   cg.out = &body;
-  if (!split)
+  if (!split) {
     for (int j = 0; j < nk; j++) {
       cg_text_write(&body, kernel_text[j].data, kernel_text[j].len);
       cg_text_free(&kernel_text[j]);
     }
+    for (int j = 0; j < nk; j++) {
+      cg_text_write(&body, record_text[j].data, record_text[j].len);
+      cg_text_free(&record_text[j]);
+    }
+  }
   if (split) {
     cg.uses = &body_uses;
     cg_line(&cg, "/* the kernels, in the other translation units */");
@@ -1322,7 +1360,12 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
 
   int nparts = 0;
   int *start = split ? part_starts(kernel_text, nk, &nparts) : NULL;
-  int n = 1 + nfunc_parts + ntop_parts + nparts + (lib != NULL);
+  /* each part's kernels' recording versions in a unit of their own, if
+     it has any */
+  int nrecord_parts = 0;
+  for (int j = 0; j < nparts; j++)
+    nrecord_parts += part_has_records(record_text, start[j], start[j + 1]);
+  int n = 1 + nfunc_parts + ntop_parts + nparts + nrecord_parts + (lib != NULL);
   CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
                xmalloc(sizeof(char *) * (size_t)n)};
   f.text[0] = (CgText){0};
@@ -1369,6 +1412,28 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
       cg_text_write(t, kernel_text[i].data, kernel_text[i].len);
       cg_text_free(&kernel_text[i]);
     }
+  }
+  for (int j = 0, u = 1 + nfunc_parts + ntop_parts + nparts; j < nparts; j++) {
+    if (!part_has_records(record_text, start[j], start[j + 1]))
+      continue;
+    const LcuKernel *first = kernels[start[j]], *last = kernels[start[j + 1] - 1];
+    CgText *t = &f.text[u];
+    *t = (CgText){0};
+    f.kind[u] = CG_UNIT_RECORDS;
+    /* (short: the progress line shows it) */
+    f.what[u] = first == last ? xprintf("error path of kernel %s", first->name)
+                              : xprintf("error paths of kernels %s to %s", first->name, last->name);
+    uses.len = 0;
+    vec_push(&uses, &scalar_uses);
+    for (int i = start[j]; i < start[j + 1]; i++)
+      vec_push(&uses, &record_uses[i]);
+    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], true, false, &uses);
+    cg_text_write(t, scalar.data, scalar.len);
+    for (int i = start[j]; i < start[j + 1]; i++) {
+      cg_text_write(t, record_text[i].data, record_text[i].len);
+      cg_text_free(&record_text[i]);
+    }
+    u++;
   }
   cg_text_free(&scalar);
   if (lib) {

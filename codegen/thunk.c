@@ -553,7 +553,15 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   if (fast.failed)
     cg_line(cg, "int %s = %s; /* nonzero: a check below failed */", fast.failed, before && *before ? before : "0");
   cg_text_write(cg->out, text.data, text.len);
-  if (fast.failed) {
+  if (fast.failed && cg->record_apart) {
+    /* the CPU target: the kernel's recording version, compiled apart
+       without optimization, runs the kernel again (cpu.c); most of a
+       kernel's code was its recording passes, which run only where an
+       element fails */
+    cg_line(cg, "if (__builtin_expect(%s != 0, 0))", fast.failed);
+    cg_line(cg, "  rt_kernel_again(%s); /* the recording version finds the error */", checks->record);
+    cg->record_used = true;
+  } else if (fast.failed) {
     cg_line(cg, "if (__builtin_expect(%s != 0, 0)) { /* again, recording the error */", fast.failed);
     cg->indent++;
     Tx slow = {cg, checks, {0}, false, NULL};

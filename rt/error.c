@@ -265,6 +265,13 @@ void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
 
 static RtLoc site_loc(const RtSite *s) { return (RtLoc){s->file, s->line, s->col, s->via}; }
 
+void rt_kernel_again(RtKernelError *e) {
+  RtKernelError again = RT_NO_ERROR;
+  again.index = -1;
+  again.order = RT_KERNEL_AGAIN;
+  rt_kernel_record(e, again);
+}
+
 void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   const RtSite *s = &sites[e->site];
   if (!run.file && e->run > 0) /* the GPU: the run is known by its site */

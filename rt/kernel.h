@@ -121,6 +121,15 @@ static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
   }
 }
 
+/* The CPU target's kernels leave their checks' errors to a second
+   version of themselves (codegen/thunk.c, "the recording version"): an
+   element whose fast pass fails a check marks the kernel with
+   RT_KERNEL_AGAIN, which comes before any error, and the kernel, once its
+   SOAC is done, runs again as its recording version, which records the
+   error (or, where no check truly fails, computes the results):
+   rt_kernel_again (rt.h). */
+#define RT_KERNEL_AGAIN INT32_MIN
+
 /* ---- a segment's runs of copies (the CPU target, codegen/copyrun.c) ----
 
    What a SEG_MAP evaluates, once a run, of a pull that reads one of a few

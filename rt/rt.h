@@ -415,6 +415,10 @@ RT_NORETURN void rt_undefined_error(RtLoc loc, const char *name);
 struct RtKernelError;
 struct RtSite;
 RT_NORETURN void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
+/* Marks a CPU kernel's record 'e' for its recording version
+   (RT_KERNEL_AGAIN, rt/kernel.h): a call, not inlined, at each of the
+   fast passes' checks. */
+void rt_kernel_again(struct RtKernelError *e);
 
 /* ---- element-wise operations, reductions and scans (ops.c) ---- */
 

@@ -101,6 +101,7 @@ fail:
   rt_release(v_x2);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *v_x11, RtValue *v_x12, RtValue **out_v_x13, RtValue **out_v_x14, RtValue **out_v_x15, RtValue **out_v_x16, RtValue **out_v_x17, RtValue **out_v_x18);
 /* K2: SEG_PARTITION -- tests/golden/codegen_paths.lcu:14:   let (x13 : [int], x14 : [bool], x15 : sd, x16 : [int], x17 : [bool], */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *v_x11, RtValue *v_x12, RtValue **out_v_x13, RtValue **out_v_x14, RtValue **out_v_x15, RtValue **out_v_x16, RtValue **out_v_x17, RtValue **out_v_x18) {
   (void)loc;
@@ -136,28 +137,14 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *
         int t10 = (uint64_t)(int64_t)t5 < (uint64_t)v_x11_n;
         uint8_t t9 = t10 ? v_x11_d[t5] : 0;
         t7 |= !t10;
-        if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
-          int32_t t11;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x10_n) {
-            t11 = v_x10_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0, 0);
-            t11 = 0;
-          }
-          uint8_t t12;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x11_n) {
-            t12 = v_x11_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0, 1);
-            t12 = 0;
-          }
-        }
+        if (__builtin_expect(t7 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
         t3x0 = t6;
         t3x1 = t9;
-        uint8_t t13;
-        t13 = t3x1;
-        t2[t4] = t13 != 0;
-        kept += t13 != 0;
+        uint8_t t11;
+        t11 = t3x1;
+        t2[t4] = t11 != 0;
+        kept += t11 != 0;
       }
       v_x15->lengths[t3] = kept;
       v_x18->lengths[t3] = v_x12_off[t3 + 1] - v_x12_off[t3] - kept;
@@ -190,31 +177,17 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *
         const int32_t t5 = (int32_t)t4;
         int32_t t3y0;
         uint8_t t3y1;
-        int t15 = 0; /* nonzero: a check below failed */
-        int t16 = (uint64_t)(int64_t)t5 < (uint64_t)v_x10_n;
-        int32_t t14 = t16 ? v_x10_d[t5] : 0;
-        t15 |= !t16;
-        int t18 = (uint64_t)(int64_t)t5 < (uint64_t)v_x11_n;
-        uint8_t t17 = t18 ? v_x11_d[t5] : 0;
-        t15 |= !t18;
-        if (__builtin_expect(t15 != 0, 0)) { /* again, recording the error */
-          int32_t t19;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x10_n) {
-            t19 = v_x10_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0, 2);
-            t19 = 0;
-          }
-          uint8_t t20;
-          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x11_n) {
-            t20 = v_x11_d[t5];
-          } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0, 3);
-            t20 = 0;
-          }
-        }
-        t3y0 = t14;
-        t3y1 = t17;
+        int t13 = 0; /* nonzero: a check below failed */
+        int t14 = (uint64_t)(int64_t)t5 < (uint64_t)v_x10_n;
+        int32_t t12 = t14 ? v_x10_d[t5] : 0;
+        t13 |= !t14;
+        int t16 = (uint64_t)(int64_t)t5 < (uint64_t)v_x11_n;
+        uint8_t t15 = t16 ? v_x11_d[t5] : 0;
+        t13 |= !t16;
+        if (__builtin_expect(t13 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t3y0 = t12;
+        t3y1 = t15;
         if (t2[t4]) {
           v_x13_d[at] = t3y0;
           v_x14_d[at] = t3y1;
@@ -244,8 +217,13 @@ fail:
   rt_release(v_x16);
   rt_release(v_x17);
   rt_release(v_x18);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x10, v_x11, v_x12, out_v_x13, out_v_x14, out_v_x15, out_v_x16, out_v_x17, out_v_x18);
+  }
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *v_x31, RtValue *v_x32, RtValue **out_v_x33);
 /* K3: SEG_PERMUTE -- tests/golden/codegen_paths.lcu:19:   let x33 : [int] = SEG_PERMUTE { i_34 => x30[i_34] using x30 } { i_35 */
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *v_x31, RtValue *v_x32, RtValue **out_v_x33) {
   (void)loc;
@@ -263,45 +241,31 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *
     int32_t *v_x33_d = v_x33->data.i;
     const int64_t v_x33_n = v_x33->len;
     RT_PARALLEL_FOR_SEGMENTS_IF(v_x32_n >= 64)
-    for (int64_t t21 = 0; t21 < v_x32_n; t21++) {
-      const int64_t len = v_x32_off[t21 + 1] - v_x32_off[t21];
-      for (int64_t t22 = v_x32_off[t21]; t22 < v_x32_off[t21 + 1]; t22++) {
-        const int32_t t23 = (int32_t)t22;
-        int32_t t21x0;
-        int t26 = 0; /* nonzero: a check below failed */
-        int t27 = (uint64_t)(int64_t)t23 < (uint64_t)v_x30_n;
-        int32_t t25 = t27 ? v_x30_d[t23] : 0;
-        t26 |= !t27;
-        if (__builtin_expect(t26 != 0, 0)) { /* again, recording the error */
-          int32_t t28;
-          if ((uint64_t)(int64_t)t23 < (uint64_t)v_x30_n) {
-            t28 = v_x30_d[t23];
-          } else {
-            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x30_n, 0.0, 0);
-            t28 = 0;
-          }
-        }
-        t21x0 = t25;
-        int32_t t24;
-        int t30 = 0; /* nonzero: a check below failed */
-        int t31 = (uint64_t)(int64_t)t23 < (uint64_t)v_x31_n;
-        int32_t t29 = t31 ? v_x31_d[t23] : 0;
-        t30 |= !t31;
-        if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
-          int32_t t32;
-          if ((uint64_t)(int64_t)t23 < (uint64_t)v_x31_n) {
-            t32 = v_x31_d[t23];
-          } else {
-            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x31_n, 0.0, 1);
-            t32 = 0;
-          }
-        }
-        t24 = t29;
-        if ((uint64_t)(int64_t)t24 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t24, len, 0.0, 2);
+    for (int64_t t26 = 0; t26 < v_x32_n; t26++) {
+      const int64_t len = v_x32_off[t26 + 1] - v_x32_off[t26];
+      for (int64_t t27 = v_x32_off[t26]; t27 < v_x32_off[t26 + 1]; t27++) {
+        const int32_t t28 = (int32_t)t27;
+        int32_t t26x0;
+        int t31 = 0; /* nonzero: a check below failed */
+        int t32 = (uint64_t)(int64_t)t28 < (uint64_t)v_x30_n;
+        int32_t t30 = t32 ? v_x30_d[t28] : 0;
+        t31 |= !t32;
+        if (__builtin_expect(t31 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t26x0 = t30;
+        int32_t t29;
+        int t34 = 0; /* nonzero: a check below failed */
+        int t35 = (uint64_t)(int64_t)t28 < (uint64_t)v_x31_n;
+        int32_t t33 = t35 ? v_x31_d[t28] : 0;
+        t34 |= !t35;
+        if (__builtin_expect(t34 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t29 = t33;
+        if ((uint64_t)(int64_t)t29 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t27, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t29, len, 0.0, 0);
           continue;
         }
-        v_x33_d[v_x32_off[t21] + t24] = t21x0;
+        v_x33_d[v_x32_off[t26] + t29] = t26x0;
       }
     }
   }
@@ -311,8 +275,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *
   return;
 fail:
   rt_release(v_x33);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x30, v_x31, v_x32, out_v_x33);
+  }
 }
 
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *v_x41, RtValue *v_x42, RtValue *v_x43, RtValue **out_v_x44);
 /* K4: SEG_PERMUTE -- tests/golden/codegen_paths.lcu:24:   let x44 : [int] = SEG_PERMUTE { i_45 => x40[i_45] using x40 } { i_46 */
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *v_x41, RtValue *v_x42, RtValue *v_x43, RtValue **out_v_x44) {
   (void)loc;
@@ -333,45 +302,31 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *
     int32_t *v_x44_d = v_x44->data.i;
     const int64_t v_x44_n = v_x44->len;
     memcpy(v_x44_d, v_x43_d, sizeof(int32_t) * (size_t)v_x40_n);
-    for (int64_t t33 = 0; t33 < v_x42_n; t33++) {
-      const int64_t len = v_x42_off[t33 + 1] - v_x42_off[t33];
-      for (int64_t t34 = v_x42_off[t33]; t34 < v_x42_off[t33 + 1]; t34++) {
-        const int32_t t35 = (int32_t)t34;
-        int32_t t33x0;
-        int t38 = 0; /* nonzero: a check below failed */
-        int t39 = (uint64_t)(int64_t)t35 < (uint64_t)v_x40_n;
-        int32_t t37 = t39 ? v_x40_d[t35] : 0;
-        t38 |= !t39;
-        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-          int32_t t40;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x40_n) {
-            t40 = v_x40_d[t35];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x40_n, 0.0, 0);
-            t40 = 0;
-          }
-        }
-        t33x0 = t37;
-        int32_t t36;
-        int t42 = 0; /* nonzero: a check below failed */
-        int t43 = (uint64_t)(int64_t)t35 < (uint64_t)v_x41_n;
-        int32_t t41 = t43 ? v_x41_d[t35] : 0;
-        t42 |= !t43;
-        if (__builtin_expect(t42 != 0, 0)) { /* again, recording the error */
-          int32_t t44;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x41_n) {
-            t44 = v_x41_d[t35];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x41_n, 0.0, 1);
-            t44 = 0;
-          }
-        }
-        t36 = t41;
-        if ((uint64_t)(int64_t)t36 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0, 2);
+    for (int64_t t42 = 0; t42 < v_x42_n; t42++) {
+      const int64_t len = v_x42_off[t42 + 1] - v_x42_off[t42];
+      for (int64_t t43 = v_x42_off[t42]; t43 < v_x42_off[t42 + 1]; t43++) {
+        const int32_t t44 = (int32_t)t43;
+        int32_t t42x0;
+        int t47 = 0; /* nonzero: a check below failed */
+        int t48 = (uint64_t)(int64_t)t44 < (uint64_t)v_x40_n;
+        int32_t t46 = t48 ? v_x40_d[t44] : 0;
+        t47 |= !t48;
+        if (__builtin_expect(t47 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t42x0 = t46;
+        int32_t t45;
+        int t50 = 0; /* nonzero: a check below failed */
+        int t51 = (uint64_t)(int64_t)t44 < (uint64_t)v_x41_n;
+        int32_t t49 = t51 ? v_x41_d[t44] : 0;
+        t50 |= !t51;
+        if (__builtin_expect(t50 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t45 = t49;
+        if ((uint64_t)(int64_t)t45 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t43, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t45, len, 0.0, 0);
           continue;
         }
-        v_x44_d[v_x42_off[t33] + t36] = t33x0;
+        v_x44_d[v_x42_off[t42] + t45] = t42x0;
       }
     }
   }
@@ -381,6 +336,10 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *
   return;
 fail:
   rt_release(v_x44);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K4_record(err, loc, run, v_x40, v_x41, v_x42, v_x43, out_v_x44);
+  }
 }
 
 /* K5: LIBRARY -- tests/golden/codegen_paths.lcu:29:   let x52 : [int] = LIBRARY name <int> (x50, x51) */
@@ -394,11 +353,11 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *
   RtValue *v_x52 = NULL;
   /* LIBRARY */
   {
-    RtValue *t45_args[3];
-    t45_args[0] = v_x50;
-    t45_args[1] = v_x51;
-    RtValue *t45 = rt_name(&layout_1, v_x50, t45_args + 1);
-    v_x52 = t45;
+    RtValue *t58_args[3];
+    t58_args[0] = v_x50;
+    t58_args[1] = v_x51;
+    RtValue *t58 = rt_name(&layout_1, v_x50, t58_args + 1);
+    v_x52 = t58;
     int32_t *v_x52_d = v_x52->data.i;
     const int64_t v_x52_n = v_x52->len;
   }
@@ -410,6 +369,7 @@ fail:
   rt_release(v_x52);
 }
 
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x82);
 /* K6: PERMUTE -- tests/golden/codegen_paths.lcu:34:   let x82 : [int] = PERMUTE { i_83 => x80[i_83] using x80 } { i_84 =>  */
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x82) {
   (void)loc;
@@ -421,36 +381,29 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *
   RtValue *v_x82 = NULL;
   /* PERMUTE */
   {
-    const int64_t t46 = v_x81_n;
+    const int64_t t59 = v_x81_n;
     v_x82 = rt_value_new(rt_vec_type(RT_INT), v_x80_n);
     int32_t *v_x82_d = v_x82->data.i;
     const int64_t v_x82_n = v_x82->len;
     memcpy(v_x82_d, v_x80_d, sizeof(int32_t) * (size_t)v_x80_n);
-    for (int64_t t47 = 0; t47 < t46; t47++) {
-      const int32_t t48 = (int32_t)t47;
-      int32_t t47x0;
-      int t51 = 0; /* nonzero: a check below failed */
-      int t52 = (uint64_t)(int64_t)t48 < (uint64_t)v_x80_n;
-      int32_t t50 = t52 ? v_x80_d[t48] : 0;
-      t51 |= !t52;
-      if (__builtin_expect(t51 != 0, 0)) { /* again, recording the error */
-        int32_t t53;
-        if ((uint64_t)(int64_t)t48 < (uint64_t)v_x80_n) {
-          t53 = v_x80_d[t48];
-        } else {
-          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 0, 0, RT_GATHER, t48, v_x80_n, 0.0, 0);
-          t53 = 0;
-        }
-      }
-      t47x0 = t50;
-      int32_t t49;
-      int32_t t54 = v_x81_d[t48];
-      t49 = t54;
-      if ((uint64_t)(int64_t)t49 >= (uint64_t)v_x80_n) {
-        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t49, v_x80_n, 0.0, 1);
+    for (int64_t t60 = 0; t60 < t59; t60++) {
+      const int32_t t61 = (int32_t)t60;
+      int32_t t60x0;
+      int t64 = 0; /* nonzero: a check below failed */
+      int t65 = (uint64_t)(int64_t)t61 < (uint64_t)v_x80_n;
+      int32_t t63 = t65 ? v_x80_d[t61] : 0;
+      t64 |= !t65;
+      if (__builtin_expect(t64 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      t60x0 = t63;
+      int32_t t62;
+      int32_t t66 = v_x81_d[t61];
+      t62 = t66;
+      if ((uint64_t)(int64_t)t62 >= (uint64_t)v_x80_n) {
+        NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t62, v_x80_n, 0.0, 0);
         continue;
       }
-      v_x82_d[t49] = t47x0;
+      v_x82_d[t62] = t60x0;
     }
   }
   if (err->index != INT64_MAX)
@@ -459,6 +412,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *
   return;
 fail:
   rt_release(v_x82);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K6_record(err, loc, run, v_x80, v_x81, out_v_x82);
+  }
 }
 
 /* K7: PARTITION -- tests/golden/codegen_paths.lcu:39:   let (x92 : [int], x93 : [int]) = PARTITION { i_94 => x90[i_94] using */
@@ -471,65 +428,65 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue *
   RtValue *v_x93 = NULL;
   /* PARTITION */
   {
-    const int64_t t55 = v_x90_n;
-    const int64_t t56 = t55 > 0 ? (t55 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t57 = (uint8_t *)rt_alloc_atomic((size_t)t55 + 1);
-    int64_t *t58 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t56 + 1));
-    RT_PARALLEL_FOR_IF(t56 > 1)
-    for (int64_t t59 = 0; t59 < t56; t59++) {
+    const int64_t t73 = v_x90_n;
+    const int64_t t74 = t73 > 0 ? (t73 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t75 = (uint8_t *)rt_alloc_atomic((size_t)t73 + 1);
+    int64_t *t76 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t74 + 1));
+    RT_PARALLEL_FOR_IF(t74 > 1)
+    for (int64_t t77 = 0; t77 < t74; t77++) {
       int64_t kept = 0;
-      const int64_t t59_end = (t59 + 1) * RT_CHUNK < t55 ? (t59 + 1) * RT_CHUNK : t55;
-      for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
-        const int32_t t61 = (int32_t)t60;
-        int32_t t59x0;
-        int32_t t62 = v_x90_d[t61];
-        t59x0 = t62;
-        uint8_t t63;
-        uint8_t t65 = rt_gt_i(t59x0, 5);
-        t63 = t65;
-        t57[t60] = t63 != 0;
-        kept += t63 != 0;
+      const int64_t t77_end = (t77 + 1) * RT_CHUNK < t73 ? (t77 + 1) * RT_CHUNK : t73;
+      for (int64_t t78 = t77 * RT_CHUNK; t78 < t77_end; t78++) {
+        const int32_t t79 = (int32_t)t78;
+        int32_t t77x0;
+        int32_t t80 = v_x90_d[t79];
+        t77x0 = t80;
+        uint8_t t81;
+        uint8_t t83 = rt_gt_i(t77x0, 5);
+        t81 = t83;
+        t75[t78] = t81 != 0;
+        kept += t81 != 0;
       }
-      t58[t59] = kept;
+      t76[t77] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t57);
-      rt_free(t58);
+      rt_free(t75);
+      rt_free(t76);
       goto fail;
     }
-    int64_t t66 = 0;
-    for (int64_t t59 = 0; t59 < t56; t59++) {
-      const int64_t k = t58[t59];
-      t58[t59] = t66;
-      t66 += k;
+    int64_t t84 = 0;
+    for (int64_t t77 = 0; t77 < t74; t77++) {
+      const int64_t k = t76[t77];
+      t76[t77] = t84;
+      t84 += k;
     }
-    v_x92 = rt_value_new(rt_vec_type(RT_INT), t66);
+    v_x92 = rt_value_new(rt_vec_type(RT_INT), t84);
     int32_t *v_x92_d = v_x92->data.i;
     const int64_t v_x92_n = v_x92->len;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), (t55 - t66));
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), (t73 - t84));
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t56 > 1)
-    for (int64_t t59 = 0; t59 < t56; t59++) {
-      int64_t at = t58[t59];
-      int64_t at_not = t59 * RT_CHUNK - t58[t59];
-      const int64_t t59_end = (t59 + 1) * RT_CHUNK < t55 ? (t59 + 1) * RT_CHUNK : t55;
-      for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
-        const int32_t t61 = (int32_t)t60;
-        int32_t t59y0;
-        int32_t t67 = v_x90_d[t61];
-        t59y0 = t67;
-        if (t57[t60]) {
-          v_x92_d[at] = t59y0;
+    RT_PARALLEL_FOR_IF(t74 > 1)
+    for (int64_t t77 = 0; t77 < t74; t77++) {
+      int64_t at = t76[t77];
+      int64_t at_not = t77 * RT_CHUNK - t76[t77];
+      const int64_t t77_end = (t77 + 1) * RT_CHUNK < t73 ? (t77 + 1) * RT_CHUNK : t73;
+      for (int64_t t78 = t77 * RT_CHUNK; t78 < t77_end; t78++) {
+        const int32_t t79 = (int32_t)t78;
+        int32_t t77y0;
+        int32_t t85 = v_x90_d[t79];
+        t77y0 = t85;
+        if (t75[t78]) {
+          v_x92_d[at] = t77y0;
           at++;
         } else {
-          v_x93_d[at_not] = t59y0;
+          v_x93_d[at_not] = t77y0;
           at_not++;
         }
       }
     }
-    rt_free(t57);
-    rt_free(t58);
+    rt_free(t75);
+    rt_free(t76);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -541,32 +498,317 @@ fail:
   rt_release(v_x93);
 }
 
+/* K2: SEG_PARTITION -- tests/golden/codegen_paths.lcu:14:   let (x13 : [int], x14 : [bool], x15 : sd, x16 : [int], x17 : [bool], */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *v_x11, RtValue *v_x12, RtValue **out_v_x13, RtValue **out_v_x14, RtValue **out_v_x15, RtValue **out_v_x16, RtValue **out_v_x17, RtValue **out_v_x18) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x10_d = v_x10->data.i;
+  const int64_t v_x10_n = v_x10->len;
+  uint8_t *v_x11_d = v_x11->data.b;
+  const int64_t v_x11_n = v_x11->len;
+  const int64_t *v_x12_off = rt_seg_offsets(v_x12);
+  const int64_t v_x12_n = v_x12->len;
+  RtValue *v_x13 = NULL;
+  RtValue *v_x14 = NULL;
+  RtValue *v_x15 = NULL;
+  RtValue *v_x16 = NULL;
+  RtValue *v_x17 = NULL;
+  RtValue *v_x18 = NULL;
+  /* SEG_PARTITION */
+  {
+    v_x15 = rt_value_new(rt_segdes_type(), v_x12_n);
+    v_x18 = rt_value_new(rt_segdes_type(), v_x12_n);
+    uint8_t *t17 = (uint8_t *)rt_alloc_atomic((size_t)v_x12_off[v_x12_n] + 1);
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x12_n >= 64)
+    for (int64_t t18 = 0; t18 < v_x12_n; t18++) {
+      int64_t kept = 0;
+      for (int64_t t19 = v_x12_off[t18]; t19 < v_x12_off[t18 + 1]; t19++) {
+        const int32_t t20 = (int32_t)t19;
+        int32_t t18x0;
+        uint8_t t18x1;
+        int32_t t21;
+        if ((uint64_t)(int64_t)t20 < (uint64_t)v_x10_n) {
+          t21 = v_x10_d[t20];
+        } else {
+          NESSIE_RECORD(err, t19, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x10_n, 0.0, 0);
+          t21 = 0;
+        }
+        uint8_t t22;
+        if ((uint64_t)(int64_t)t20 < (uint64_t)v_x11_n) {
+          t22 = v_x11_d[t20];
+        } else {
+          NESSIE_RECORD(err, t19, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x11_n, 0.0, 1);
+          t22 = 0;
+        }
+        t18x0 = t21;
+        t18x1 = t22;
+        uint8_t t23;
+        t23 = t18x1;
+        t17[t19] = t23 != 0;
+        kept += t23 != 0;
+      }
+      v_x15->lengths[t18] = kept;
+      v_x18->lengths[t18] = v_x12_off[t18 + 1] - v_x12_off[t18] - kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t17);
+      goto fail;
+    }
+    const int64_t *v_x15_off = rt_seg_offsets(v_x15);
+    const int64_t v_x15_n = v_x15->len;
+    const int64_t *v_x18_off = rt_seg_offsets(v_x18);
+    const int64_t v_x18_n = v_x18->len;
+    v_x13 = rt_value_new(rt_vec_type(RT_INT), v_x15_off[v_x15_n]);
+    int32_t *v_x13_d = v_x13->data.i;
+    const int64_t v_x13_n = v_x13->len;
+    v_x14 = rt_value_new(rt_vec_type(RT_BOOL), v_x15_off[v_x15_n]);
+    uint8_t *v_x14_d = v_x14->data.b;
+    const int64_t v_x14_n = v_x14->len;
+    v_x16 = rt_value_new(rt_vec_type(RT_INT), v_x18_off[v_x18_n]);
+    int32_t *v_x16_d = v_x16->data.i;
+    const int64_t v_x16_n = v_x16->len;
+    v_x17 = rt_value_new(rt_vec_type(RT_BOOL), v_x18_off[v_x18_n]);
+    uint8_t *v_x17_d = v_x17->data.b;
+    const int64_t v_x17_n = v_x17->len;
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x12_n >= 64)
+    for (int64_t t18 = 0; t18 < v_x12_n; t18++) {
+      int64_t at = v_x15_off[t18];
+      int64_t at_not = v_x18_off[t18];
+      for (int64_t t19 = v_x12_off[t18]; t19 < v_x12_off[t18 + 1]; t19++) {
+        const int32_t t20 = (int32_t)t19;
+        int32_t t18y0;
+        uint8_t t18y1;
+        int32_t t24;
+        if ((uint64_t)(int64_t)t20 < (uint64_t)v_x10_n) {
+          t24 = v_x10_d[t20];
+        } else {
+          NESSIE_RECORD(err, t19, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x10_n, 0.0, 2);
+          t24 = 0;
+        }
+        uint8_t t25;
+        if ((uint64_t)(int64_t)t20 < (uint64_t)v_x11_n) {
+          t25 = v_x11_d[t20];
+        } else {
+          NESSIE_RECORD(err, t19, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x11_n, 0.0, 3);
+          t25 = 0;
+        }
+        t18y0 = t24;
+        t18y1 = t25;
+        if (t17[t19]) {
+          v_x13_d[at] = t18y0;
+          v_x14_d[at] = t18y1;
+          at++;
+        } else {
+          v_x16_d[at_not] = t18y0;
+          v_x17_d[at_not] = t18y1;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t17);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x13 = v_x13;
+  *out_v_x14 = v_x14;
+  *out_v_x15 = v_x15;
+  *out_v_x16 = v_x16;
+  *out_v_x17 = v_x17;
+  *out_v_x18 = v_x18;
+  return;
+fail:
+  rt_release(v_x13);
+  rt_release(v_x14);
+  rt_release(v_x15);
+  rt_release(v_x16);
+  rt_release(v_x17);
+  rt_release(v_x18);
+}
+
+/* K3: SEG_PERMUTE -- tests/golden/codegen_paths.lcu:19:   let x33 : [int] = SEG_PERMUTE { i_34 => x30[i_34] using x30 } { i_35 */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *v_x31, RtValue *v_x32, RtValue **out_v_x33) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x30_d = v_x30->data.i;
+  const int64_t v_x30_n = v_x30->len;
+  int32_t *v_x31_d = v_x31->data.i;
+  const int64_t v_x31_n = v_x31->len;
+  const int64_t *v_x32_off = rt_seg_offsets(v_x32);
+  const int64_t v_x32_n = v_x32->len;
+  RtValue *v_x33 = NULL;
+  /* SEG_PERMUTE */
+  {
+    v_x33 = rt_value_new(rt_vec_type(RT_INT), v_x32_off[v_x32_n]);
+    int32_t *v_x33_d = v_x33->data.i;
+    const int64_t v_x33_n = v_x33->len;
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x32_n >= 64)
+    for (int64_t t36 = 0; t36 < v_x32_n; t36++) {
+      const int64_t len = v_x32_off[t36 + 1] - v_x32_off[t36];
+      for (int64_t t37 = v_x32_off[t36]; t37 < v_x32_off[t36 + 1]; t37++) {
+        const int32_t t38 = (int32_t)t37;
+        int32_t t36x0;
+        int32_t t40;
+        if ((uint64_t)(int64_t)t38 < (uint64_t)v_x30_n) {
+          t40 = v_x30_d[t38];
+        } else {
+          NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, v_x30_n, 0.0, 0);
+          t40 = 0;
+        }
+        t36x0 = t40;
+        int32_t t39;
+        int32_t t41;
+        if ((uint64_t)(int64_t)t38 < (uint64_t)v_x31_n) {
+          t41 = v_x31_d[t38];
+        } else {
+          NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, v_x31_n, 0.0, 1);
+          t41 = 0;
+        }
+        t39 = t41;
+        if ((uint64_t)(int64_t)t39 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t37, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t39, len, 0.0, 2);
+          continue;
+        }
+        v_x33_d[v_x32_off[t36] + t39] = t36x0;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x33 = v_x33;
+  return;
+fail:
+  rt_release(v_x33);
+}
+
+/* K4: SEG_PERMUTE -- tests/golden/codegen_paths.lcu:24:   let x44 : [int] = SEG_PERMUTE { i_45 => x40[i_45] using x40 } { i_46 */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *v_x41, RtValue *v_x42, RtValue *v_x43, RtValue **out_v_x44) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x40_d = v_x40->data.i;
+  const int64_t v_x40_n = v_x40->len;
+  int32_t *v_x41_d = v_x41->data.i;
+  const int64_t v_x41_n = v_x41->len;
+  const int64_t *v_x42_off = rt_seg_offsets(v_x42);
+  const int64_t v_x42_n = v_x42->len;
+  int32_t *v_x43_d = v_x43->data.i;
+  const int64_t v_x43_n = v_x43->len;
+  (void)v_x43_n; /* v_x43's length is v_x40's */
+  RtValue *v_x44 = NULL;
+  /* SEG_PERMUTE */
+  {
+    v_x44 = rt_value_new(rt_vec_type(RT_INT), v_x40_n);
+    int32_t *v_x44_d = v_x44->data.i;
+    const int64_t v_x44_n = v_x44->len;
+    memcpy(v_x44_d, v_x43_d, sizeof(int32_t) * (size_t)v_x40_n);
+    for (int64_t t52 = 0; t52 < v_x42_n; t52++) {
+      const int64_t len = v_x42_off[t52 + 1] - v_x42_off[t52];
+      for (int64_t t53 = v_x42_off[t52]; t53 < v_x42_off[t52 + 1]; t53++) {
+        const int32_t t54 = (int32_t)t53;
+        int32_t t52x0;
+        int32_t t56;
+        if ((uint64_t)(int64_t)t54 < (uint64_t)v_x40_n) {
+          t56 = v_x40_d[t54];
+        } else {
+          NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x40_n, 0.0, 0);
+          t56 = 0;
+        }
+        t52x0 = t56;
+        int32_t t55;
+        int32_t t57;
+        if ((uint64_t)(int64_t)t54 < (uint64_t)v_x41_n) {
+          t57 = v_x41_d[t54];
+        } else {
+          NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x41_n, 0.0, 1);
+          t57 = 0;
+        }
+        t55 = t57;
+        if ((uint64_t)(int64_t)t55 >= (uint64_t)len) {
+          NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t55, len, 0.0, 2);
+          continue;
+        }
+        v_x44_d[v_x42_off[t52] + t55] = t52x0;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x44 = v_x44;
+  return;
+fail:
+  rt_release(v_x44);
+}
+
+/* K6: PERMUTE -- tests/golden/codegen_paths.lcu:34:   let x82 : [int] = PERMUTE { i_83 => x80[i_83] using x80 } { i_84 =>  */
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x82) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x80_d = v_x80->data.i;
+  const int64_t v_x80_n = v_x80->len;
+  int32_t *v_x81_d = v_x81->data.i;
+  const int64_t v_x81_n = v_x81->len;
+  RtValue *v_x82 = NULL;
+  /* PERMUTE */
+  {
+    const int64_t t67 = v_x81_n;
+    v_x82 = rt_value_new(rt_vec_type(RT_INT), v_x80_n);
+    int32_t *v_x82_d = v_x82->data.i;
+    const int64_t v_x82_n = v_x82->len;
+    memcpy(v_x82_d, v_x80_d, sizeof(int32_t) * (size_t)v_x80_n);
+    for (int64_t t68 = 0; t68 < t67; t68++) {
+      const int32_t t69 = (int32_t)t68;
+      int32_t t68x0;
+      int32_t t71;
+      if ((uint64_t)(int64_t)t69 < (uint64_t)v_x80_n) {
+        t71 = v_x80_d[t69];
+      } else {
+        NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x80_n, 0.0, 0);
+        t71 = 0;
+      }
+      t68x0 = t71;
+      int32_t t70;
+      int32_t t72 = v_x81_d[t69];
+      t70 = t72;
+      if ((uint64_t)(int64_t)t70 >= (uint64_t)v_x80_n) {
+        NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t70, v_x80_n, 0.0, 1);
+        continue;
+      }
+      v_x82_d[t70] = t68x0;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x82 = v_x82;
+  return;
+fail:
+  rt_release(v_x82);
+}
+
 /* codegen_paths.lcu:1:  */
 static void top_0(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t68 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t68->data.i[0] = 2;
-  t68->data.i[1] = 1;
-  v_x60 = NESSIE_TO_DEVICE(t68);
+  RtValue *t86 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t86->data.i[0] = 2;
+  t86->data.i[1] = 1;
+  v_x60 = NESSIE_TO_DEVICE(t86);
   RtValue *v_x61 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60, &v_x61);
   rt_release(v_x60);
   RtValue *v_x62 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t69 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t69->data.i[0] = 5;
-  t69->data.i[1] = 6;
-  t69->data.i[2] = 7;
-  v_x62 = NESSIE_TO_DEVICE(t69);
+  RtValue *t87 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t87->data.i[0] = 5;
+  t87->data.i[1] = 6;
+  t87->data.i[2] = 7;
+  v_x62 = NESSIE_TO_DEVICE(t87);
   RtValue *v_x63 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t70 = rt_value_new(rt_vec_type(RT_BOOL), 3);
-  t70->data.b[0] = 1;
-  t70->data.b[1] = 0;
-  t70->data.b[2] = 1;
-  v_x63 = NESSIE_TO_DEVICE(t70);
+  RtValue *t88 = rt_value_new(rt_vec_type(RT_BOOL), 3);
+  t88->data.b[0] = 1;
+  t88->data.b[1] = 0;
+  t88->data.b[2] = 1;
+  v_x63 = NESSIE_TO_DEVICE(t88);
   RtValue *v_x64 = NULL;
   RtValue *v_x65 = NULL;
   RtValue *v_x66 = NULL;
@@ -599,27 +841,27 @@ static void top_1(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_96 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t71 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t71->data.i[0] = 2;
-  t71->data.i[1] = 1;
-  v_x60_96 = NESSIE_TO_DEVICE(t71);
+  RtValue *t89 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t89->data.i[0] = 2;
+  t89->data.i[1] = 1;
+  v_x60_96 = NESSIE_TO_DEVICE(t89);
   RtValue *v_x61_97 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_96, &v_x61_97);
   rt_release(v_x60_96);
   RtValue *v_x62_98 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t72 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t72->data.i[0] = 5;
-  t72->data.i[1] = 6;
-  t72->data.i[2] = 7;
-  v_x62_98 = NESSIE_TO_DEVICE(t72);
+  RtValue *t90 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t90->data.i[0] = 5;
+  t90->data.i[1] = 6;
+  t90->data.i[2] = 7;
+  v_x62_98 = NESSIE_TO_DEVICE(t90);
   RtValue *v_x70_100 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t73 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t73->data.i[0] = 1;
-  t73->data.i[1] = 0;
-  t73->data.i[2] = 0;
-  v_x70_100 = NESSIE_TO_DEVICE(t73);
+  RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t91->data.i[0] = 1;
+  t91->data.i[1] = 0;
+  t91->data.i[2] = 0;
+  v_x70_100 = NESSIE_TO_DEVICE(t91);
   RtValue *v_x71 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K3, 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
   rt_release(v_x61_97);
@@ -642,27 +884,27 @@ static void top_2(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_101 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t74 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t74->data.i[0] = 2;
-  t74->data.i[1] = 1;
-  v_x60_101 = NESSIE_TO_DEVICE(t74);
+  RtValue *t92 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t92->data.i[0] = 2;
+  t92->data.i[1] = 1;
+  v_x60_101 = NESSIE_TO_DEVICE(t92);
   RtValue *v_x61_102 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_101, &v_x61_102);
   rt_release(v_x60_101);
   RtValue *v_x62_103 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t75 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t75->data.i[0] = 5;
-  t75->data.i[1] = 6;
-  t75->data.i[2] = 7;
-  v_x62_103 = NESSIE_TO_DEVICE(t75);
+  RtValue *t93 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t93->data.i[0] = 5;
+  t93->data.i[1] = 6;
+  t93->data.i[2] = 7;
+  v_x62_103 = NESSIE_TO_DEVICE(t93);
   RtValue *v_x70_105 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t76 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t76->data.i[0] = 1;
-  t76->data.i[1] = 0;
-  t76->data.i[2] = 0;
-  v_x70_105 = NESSIE_TO_DEVICE(t76);
+  RtValue *t94 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t94->data.i[0] = 1;
+  t94->data.i[1] = 0;
+  t94->data.i[2] = 0;
+  v_x70_105 = NESSIE_TO_DEVICE(t94);
   RtValue *v_x72 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K4, 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
   rt_release(v_x61_102);
@@ -685,20 +927,20 @@ static void top_3(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_106 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t77 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t77->data.i[0] = 2;
-  t77->data.i[1] = 1;
-  v_x60_106 = NESSIE_TO_DEVICE(t77);
+  RtValue *t95 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t95->data.i[0] = 2;
+  t95->data.i[1] = 1;
+  v_x60_106 = NESSIE_TO_DEVICE(t95);
   RtValue *v_x61_107 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_106, &v_x61_107);
   rt_release(v_x60_106);
   RtValue *v_x62_108 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t78 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t78->data.i[0] = 5;
-  t78->data.i[1] = 6;
-  t78->data.i[2] = 7;
-  v_x62_108 = NESSIE_TO_DEVICE(t78);
+  RtValue *t96 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t96->data.i[0] = 5;
+  t96->data.i[1] = 6;
+  t96->data.i[2] = 7;
+  v_x62_108 = NESSIE_TO_DEVICE(t96);
   RtValue *v_x73 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K5, 2, v_x61_107, v_x62_108, &v_x73);
   rt_release(v_x61_107);
@@ -720,28 +962,28 @@ static void top_4(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_111 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t79 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t79->data.i[0] = 2;
-  t79->data.i[1] = 1;
-  v_x60_111 = NESSIE_TO_DEVICE(t79);
+  RtValue *t97 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t97->data.i[0] = 2;
+  t97->data.i[1] = 1;
+  v_x60_111 = NESSIE_TO_DEVICE(t97);
   RtValue *v_x61_112 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_111, &v_x61_112);
   rt_release(v_x60_111);
   rt_release(v_x61_112);
   RtValue *v_x62_113 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t80 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t80->data.i[0] = 5;
-  t80->data.i[1] = 6;
-  t80->data.i[2] = 7;
-  v_x62_113 = NESSIE_TO_DEVICE(t80);
+  RtValue *t98 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t98->data.i[0] = 5;
+  t98->data.i[1] = 6;
+  t98->data.i[2] = 7;
+  v_x62_113 = NESSIE_TO_DEVICE(t98);
   RtValue *v_x70_115 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t81 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t81->data.i[0] = 1;
-  t81->data.i[1] = 0;
-  t81->data.i[2] = 0;
-  v_x70_115 = NESSIE_TO_DEVICE(t81);
+  RtValue *t99 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t99->data.i[0] = 1;
+  t99->data.i[1] = 0;
+  t99->data.i[2] = 0;
+  v_x70_115 = NESSIE_TO_DEVICE(t99);
   RtValue *v_x74 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K6, 2, v_x62_113, v_x70_115, &v_x74);
   rt_release(v_x62_113);
@@ -763,28 +1005,28 @@ static void top_5(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x60_116 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t82 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t82->data.i[0] = 2;
-  t82->data.i[1] = 1;
-  v_x60_116 = NESSIE_TO_DEVICE(t82);
+  RtValue *t100 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t100->data.i[0] = 2;
+  t100->data.i[1] = 1;
+  v_x60_116 = NESSIE_TO_DEVICE(t100);
   RtValue *v_x61_117 = NULL;
   NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_116, &v_x61_117);
   rt_release(v_x60_116);
   rt_release(v_x61_117);
   RtValue *v_x62_118 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t83 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t83->data.i[0] = 5;
-  t83->data.i[1] = 6;
-  t83->data.i[2] = 7;
-  v_x62_118 = NESSIE_TO_DEVICE(t83);
+  RtValue *t101 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t101->data.i[0] = 5;
+  t101->data.i[1] = 6;
+  t101->data.i[2] = 7;
+  v_x62_118 = NESSIE_TO_DEVICE(t101);
   RtValue *v_x63_119 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  RtValue *t84 = rt_value_new(rt_vec_type(RT_BOOL), 3);
-  t84->data.b[0] = 1;
-  t84->data.b[1] = 0;
-  t84->data.b[2] = 1;
-  v_x63_119 = NESSIE_TO_DEVICE(t84);
+  RtValue *t102 = rt_value_new(rt_vec_type(RT_BOOL), 3);
+  t102->data.b[0] = 1;
+  t102->data.b[1] = 0;
+  t102->data.b[2] = 1;
+  v_x63_119 = NESSIE_TO_DEVICE(t102);
   rt_release(v_x63_119);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;

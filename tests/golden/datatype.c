@@ -101,6 +101,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48);
 /* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
@@ -128,25 +129,58 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *
       double t11 = rt_mul_f(t9, t9);
       double t13 = rt_add_f(t11, t8);
       double t15 = rt_sqrt_f(t13, &t5);
-      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
-        double t16;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
-          t16 = v_x42_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
-          t16 = 0;
-        }
-        double t18 = rt_mul_f(t16, t16);
-        double t19 = v_x39_d[t3];
-        double t21 = rt_mul_f(t19, t19);
-        double t23 = rt_add_f(t21, t18);
-        int t24 = 0;
-        double t25 = rt_sqrt_f(t23, &t24);
-        if (t24) {
-          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23, 1);
-        }
-      }
+      if (__builtin_expect(t5 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       v_x48_d[t2] = t15;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x48 = v_x48;
+  return;
+fail:
+  rt_release(v_x48);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K1_record(err, loc, run, v_x39, v_x42, out_v_x48);
+  }
+}
+
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
+  (void)loc;
+  (void)run;
+  double *v_x39_d = v_x39->data.f;
+  const int64_t v_x39_n = v_x39->len;
+  double *v_x42_d = v_x42->data.f;
+  const int64_t v_x42_n = v_x42->len;
+  RtValue *v_x48 = NULL;
+  /* MAP */
+  {
+    const int64_t t16 = v_x39_n;
+    v_x48 = rt_value_new(rt_vec_type(RT_FLOAT), t16);
+    double *v_x48_d = v_x48->data.f;
+    const int64_t v_x48_n = v_x48->len;
+    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
+    for (int64_t t17 = 0; t17 < t16; t17++) {
+      const int32_t t18 = (int32_t)t17;
+      double t19;
+      if ((uint64_t)(int64_t)t18 < (uint64_t)v_x42_n) {
+        t19 = v_x42_d[t18];
+      } else {
+        NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 1, 0, RT_GATHER, t18, v_x42_n, 0.0, 0);
+        t19 = 0;
+      }
+      double t21 = rt_mul_f(t19, t19);
+      double t22 = v_x39_d[t18];
+      double t24 = rt_mul_f(t22, t22);
+      double t26 = rt_add_f(t24, t21);
+      int t27 = 0;
+      double t28 = rt_sqrt_f(t26, &t27);
+      if (t27) {
+        NESSIE_RECORD(err, t17, RT_CHECK_SCALAR, 2, t27, RT_SQRT, 0, 0, (double)t26, 1);
+      }
+      v_x48_d[t17] = t28;
     }
   }
   if (err->index != INT64_MAX)
@@ -273,16 +307,16 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  RtValue *t26 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t26->data.f[0] = 3.0;
-  t26->data.f[1] = 1.0;
-  v_x17 = NESSIE_TO_DEVICE(t26);
+  RtValue *t29 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t29->data.f[0] = 3.0;
+  t29->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t29);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  RtValue *t27 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t27->data.f[0] = 4.0;
-  t27->data.f[1] = 0.0;
-  v_x18 = NESSIE_TO_DEVICE(t27);
+  RtValue *t30 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t30->data.f[0] = 4.0;
+  t30->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t30);
   RtValue *v_x38 = NULL;
   NESSIE_RUN(RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), K1, 3, v_x17, v_x18, &v_x38);
   rt_release(v_x17);

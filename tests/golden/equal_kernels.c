@@ -150,6 +150,7 @@ fail:
   rt_release(v_x419);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455);
 /* K2: REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
   (void)loc;
@@ -216,74 +217,35 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v
         } else {
           t29 = 0;
         }
-        if (__builtin_expect(t31 != 0, 0)) { /* again, recording the error */
-          int32_t t37 = v_x429_d[t12];
-          uint8_t t39 = rt_ge_i(t37, 0);
-          uint8_t t41 = rt_lt_i(t37, v_x423);
-          uint8_t t43 = rt_and_b(t39, t41);
-          int32_t t44;
-          if (t43) {
-            t44 = 2147483647;
-          } else {
-            t44 = t12;
-          }
-          int32_t t46 = rt_mul_i(t12, v_x423);
-          int32_t t48 = rt_add_i(t46, t37);
-          int32_t t50 = (t43 ? t48 : -1);
-          uint8_t t52 = rt_ge_i(t50, 0);
-          int32_t t53;
-          if (t52) {
-            int32_t t54;
-            if ((uint64_t)(int64_t)t50 < (uint64_t)v_x420) {
-              t54 = t50;
-            } else {
-              NESSIE_RECORD(err, t11, RT_CHECK_INDEX, 1, 0, RT_GATHER, t50, v_x420, 0.0, 0);
-              t54 = 0;
-            }
-            int t55 = 0;
-            int32_t t56 = rt_rem_by(t54, v_x423_dv, &t55);
-            if (t55) {
-              NESSIE_RECORD(err, t11, RT_CHECK_SCALAR, 0, t55, RT_REM, 0, 0, 0.0, 1);
-            }
-            int32_t t57;
-            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x426_n) {
-              t57 = v_x426_d[t56];
-            } else {
-              NESSIE_RECORD(err, t11, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x426_n, 0.0, 2);
-              t57 = 0;
-            }
-            t53 = t57;
-          } else {
-            t53 = 0;
-          }
-        }
+        if (__builtin_expect(t31 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
         t10x0 = t20;
         t10x1 = t13;
         t10x2 = v_x423;
         t10x3 = t29;
         v_x455_d[t11] = t10x3; /* a map column */
-        uint8_t t59 = rt_le_i(t10a0, t10x0);
-        int32_t t60;
-        if (t59) {
-          t60 = t10a0;
+        uint8_t t38 = rt_le_i(t10a0, t10x0);
+        int32_t t39;
+        if (t38) {
+          t39 = t10a0;
         } else {
-          t60 = t10x0;
+          t39 = t10x0;
         }
-        int32_t t61;
-        if (t59) {
-          t61 = t10a1;
+        int32_t t40;
+        if (t38) {
+          t40 = t10a1;
         } else {
-          t61 = t10x1;
+          t40 = t10x1;
         }
-        int32_t t62;
-        if (t59) {
-          t62 = t10a2;
+        int32_t t41;
+        if (t38) {
+          t41 = t10a2;
         } else {
-          t62 = t10x2;
+          t41 = t10x2;
         }
-        t10a0 = t60;
-        t10a1 = t61;
-        t10a2 = t62;
+        t10a0 = t39;
+        t10a1 = t40;
+        t10a2 = t41;
       }
       t7[t10] = t10a0;
       t8[t10] = t10a1;
@@ -296,31 +258,31 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v
     t10t1 = 0;
     t10t2 = 1;
     for (int64_t t10 = 0; t10 < t6; t10++) {
-      const int32_t t63 = t7[t10];
-      const int32_t t64 = t8[t10];
-      const int32_t t65 = t9[t10];
-      uint8_t t67 = rt_le_i(t10t0, t63);
-      int32_t t68;
-      if (t67) {
-        t68 = t10t0;
+      const int32_t t42 = t7[t10];
+      const int32_t t43 = t8[t10];
+      const int32_t t44 = t9[t10];
+      uint8_t t46 = rt_le_i(t10t0, t42);
+      int32_t t47;
+      if (t46) {
+        t47 = t10t0;
       } else {
-        t68 = t63;
+        t47 = t42;
       }
-      int32_t t69;
-      if (t67) {
-        t69 = t10t1;
+      int32_t t48;
+      if (t46) {
+        t48 = t10t1;
       } else {
-        t69 = t64;
+        t48 = t43;
       }
-      int32_t t70;
-      if (t67) {
-        t70 = t10t2;
+      int32_t t49;
+      if (t46) {
+        t49 = t10t2;
       } else {
-        t70 = t65;
+        t49 = t44;
       }
-      t10t0 = t68;
-      t10t1 = t69;
-      t10t2 = t70;
+      t10t0 = t47;
+      t10t1 = t48;
+      t10t2 = t49;
     }
     v_x437 = t10t0;
     rt_free(t7);
@@ -337,8 +299,13 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v
   return;
 fail:
   rt_release(v_x455);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x420, v_x423, v_x426, v_x429, out_v_x438, out_v_x439, out_v_x455);
+  }
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548);
 /* K3: REDUCE -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
   (void)loc;
@@ -354,169 +321,130 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v
   RtValue *v_x548 = NULL;
   /* REDUCE */
   {
-    const int64_t t71 = v_x522_n;
-    const int64_t t72 = t71 > 0 ? (t71 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
-    int32_t *t74 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
-    int32_t *t75 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
-    v_x548 = rt_value_new(rt_vec_type(RT_INT), t71);
+    const int64_t t92 = v_x522_n;
+    const int64_t t93 = t92 > 0 ? (t92 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t92);
     int32_t *v_x548_d = v_x548->data.i;
     const int64_t v_x548_n = v_x548->len;
-    RT_PARALLEL_FOR_IF(t72 > 1)
-    for (int64_t t76 = 0; t76 < t72; t76++) {
-      int32_t t76a0;
-      int32_t t76a1;
-      int32_t t76a2;
-      t76a0 = 2147483647;
-      t76a1 = 0;
-      t76a2 = 1;
-      const int64_t t76_end = (t76 + 1) * RT_CHUNK < t71 ? (t76 + 1) * RT_CHUNK : t71;
-      for (int64_t t77 = t76 * RT_CHUNK; t77 < t76_end; t77++) {
-        const int32_t t78 = (int32_t)t77;
-        int32_t t76x0;
-        int32_t t76x1;
-        int32_t t76x2;
-        int32_t t76x3;
-        int t97 = 0; /* nonzero: a check below failed */
-        int32_t t79 = v_x522_d[t78];
-        uint8_t t81 = rt_ge_i(t79, 0);
-        uint8_t t83 = rt_lt_i(t79, v_x516);
-        uint8_t t85 = rt_and_b(t81, t83);
-        int32_t t86;
-        if (t85) {
-          t86 = 2147483647;
+    RT_PARALLEL_FOR_IF(t93 > 1)
+    for (int64_t t97 = 0; t97 < t93; t97++) {
+      int32_t t97a0;
+      int32_t t97a1;
+      int32_t t97a2;
+      t97a0 = 2147483647;
+      t97a1 = 0;
+      t97a2 = 1;
+      const int64_t t97_end = (t97 + 1) * RT_CHUNK < t92 ? (t97 + 1) * RT_CHUNK : t92;
+      for (int64_t t98 = t97 * RT_CHUNK; t98 < t97_end; t98++) {
+        const int32_t t99 = (int32_t)t98;
+        int32_t t97x0;
+        int32_t t97x1;
+        int32_t t97x2;
+        int32_t t97x3;
+        int t118 = 0; /* nonzero: a check below failed */
+        int32_t t100 = v_x522_d[t99];
+        uint8_t t102 = rt_ge_i(t100, 0);
+        uint8_t t104 = rt_lt_i(t100, v_x516);
+        uint8_t t106 = rt_and_b(t102, t104);
+        int32_t t107;
+        if (t106) {
+          t107 = 2147483647;
         } else {
-          t86 = t78;
+          t107 = t99;
         }
-        int32_t t88 = rt_mul_i(t78, v_x516);
-        int32_t t90 = rt_add_i(t88, t79);
-        int32_t t92 = (t85 ? t90 : -1);
-        uint8_t t94 = rt_ge_i(t92, 0);
-        int32_t t95;
-        if (t94) {
-          int t98 = (uint64_t)(int64_t)t92 < (uint64_t)v_x513;
-          int32_t t96 = t98 ? t92 : 0;
-          t97 |= !t98;
-          int32_t t100 = rt_rem_by(t96, v_x516_dv, &t97);
-          int t102 = (uint64_t)(int64_t)t100 < (uint64_t)v_x519_n;
-          int32_t t101 = t102 ? v_x519_d[t100] : 0;
-          t97 |= !t102;
-          t95 = t101;
+        int32_t t109 = rt_mul_i(t99, v_x516);
+        int32_t t111 = rt_add_i(t109, t100);
+        int32_t t113 = (t106 ? t111 : -1);
+        uint8_t t115 = rt_ge_i(t113, 0);
+        int32_t t116;
+        if (t115) {
+          int t119 = (uint64_t)(int64_t)t113 < (uint64_t)v_x513;
+          int32_t t117 = t119 ? t113 : 0;
+          t118 |= !t119;
+          int32_t t121 = rt_rem_by(t117, v_x516_dv, &t118);
+          int t123 = (uint64_t)(int64_t)t121 < (uint64_t)v_x519_n;
+          int32_t t122 = t123 ? v_x519_d[t121] : 0;
+          t118 |= !t123;
+          t116 = t122;
         } else {
-          t95 = 0;
+          t116 = 0;
         }
-        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-          int32_t t103 = v_x522_d[t78];
-          uint8_t t105 = rt_ge_i(t103, 0);
-          uint8_t t107 = rt_lt_i(t103, v_x516);
-          uint8_t t109 = rt_and_b(t105, t107);
-          int32_t t110;
-          if (t109) {
-            t110 = 2147483647;
-          } else {
-            t110 = t78;
-          }
-          int32_t t112 = rt_mul_i(t78, v_x516);
-          int32_t t114 = rt_add_i(t112, t103);
-          int32_t t116 = (t109 ? t114 : -1);
-          uint8_t t118 = rt_ge_i(t116, 0);
-          int32_t t119;
-          if (t118) {
-            int32_t t120;
-            if ((uint64_t)(int64_t)t116 < (uint64_t)v_x513) {
-              t120 = t116;
-            } else {
-              NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 2, 0, RT_GATHER, t116, v_x513, 0.0, 0);
-              t120 = 0;
-            }
-            int t121 = 0;
-            int32_t t122 = rt_rem_by(t120, v_x516_dv, &t121);
-            if (t121) {
-              NESSIE_RECORD(err, t77, RT_CHECK_SCALAR, 0, t121, RT_REM, 0, 0, 0.0, 1);
-            }
-            int32_t t123;
-            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x519_n) {
-              t123 = v_x519_d[t122];
-            } else {
-              NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x519_n, 0.0, 2);
-              t123 = 0;
-            }
-            t119 = t123;
-          } else {
-            t119 = 0;
-          }
-        }
-        t76x0 = t86;
-        t76x1 = t79;
-        t76x2 = v_x516;
-        t76x3 = t95;
-        v_x548_d[t77] = t76x3; /* a map column */
-        uint8_t t125 = rt_le_i(t76a0, t76x0);
+        if (__builtin_expect(t118 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t97x0 = t107;
+        t97x1 = t100;
+        t97x2 = v_x516;
+        t97x3 = t116;
+        v_x548_d[t98] = t97x3; /* a map column */
+        uint8_t t125 = rt_le_i(t97a0, t97x0);
         int32_t t126;
         if (t125) {
-          t126 = t76a0;
+          t126 = t97a0;
         } else {
-          t126 = t76x0;
+          t126 = t97x0;
         }
         int32_t t127;
         if (t125) {
-          t127 = t76a1;
+          t127 = t97a1;
         } else {
-          t127 = t76x1;
+          t127 = t97x1;
         }
         int32_t t128;
         if (t125) {
-          t128 = t76a2;
+          t128 = t97a2;
         } else {
-          t128 = t76x2;
+          t128 = t97x2;
         }
-        t76a0 = t126;
-        t76a1 = t127;
-        t76a2 = t128;
+        t97a0 = t126;
+        t97a1 = t127;
+        t97a2 = t128;
       }
-      t73[t76] = t76a0;
-      t74[t76] = t76a1;
-      t75[t76] = t76a2;
+      t94[t97] = t97a0;
+      t95[t97] = t97a1;
+      t96[t97] = t97a2;
     }
-    int32_t t76t0;
-    int32_t t76t1;
-    int32_t t76t2;
-    t76t0 = 2147483647;
-    t76t1 = 0;
-    t76t2 = 1;
-    for (int64_t t76 = 0; t76 < t72; t76++) {
-      const int32_t t129 = t73[t76];
-      const int32_t t130 = t74[t76];
-      const int32_t t131 = t75[t76];
-      uint8_t t133 = rt_le_i(t76t0, t129);
+    int32_t t97t0;
+    int32_t t97t1;
+    int32_t t97t2;
+    t97t0 = 2147483647;
+    t97t1 = 0;
+    t97t2 = 1;
+    for (int64_t t97 = 0; t97 < t93; t97++) {
+      const int32_t t129 = t94[t97];
+      const int32_t t130 = t95[t97];
+      const int32_t t131 = t96[t97];
+      uint8_t t133 = rt_le_i(t97t0, t129);
       int32_t t134;
       if (t133) {
-        t134 = t76t0;
+        t134 = t97t0;
       } else {
         t134 = t129;
       }
       int32_t t135;
       if (t133) {
-        t135 = t76t1;
+        t135 = t97t1;
       } else {
         t135 = t130;
       }
       int32_t t136;
       if (t133) {
-        t136 = t76t2;
+        t136 = t97t2;
       } else {
         t136 = t131;
       }
-      t76t0 = t134;
-      t76t1 = t135;
-      t76t2 = t136;
+      t97t0 = t134;
+      t97t1 = t135;
+      t97t2 = t136;
     }
-    v_x530 = t76t0;
-    rt_free(t73);
-    v_x531 = t76t1;
-    rt_free(t74);
-    v_x532 = t76t2;
-    rt_free(t75);
+    v_x530 = t97t0;
+    rt_free(t94);
+    v_x531 = t97t1;
+    rt_free(t95);
+    v_x532 = t97t2;
+    rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -526,8 +454,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v
   return;
 fail:
   rt_release(v_x548);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x513, v_x516, v_x519, v_x522, out_v_x531, out_v_x532, out_v_x548);
+  }
 }
 
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641);
 /* K4: REDUCE -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
   (void)loc;
@@ -543,14 +476,327 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v
   RtValue *v_x641 = NULL;
   /* REDUCE */
   {
-    const int64_t t137 = v_x615_n;
+    const int64_t t179 = v_x615_n;
+    const int64_t t180 = t179 > 0 ? (t179 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t181 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t180);
+    int32_t *t182 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t180);
+    int32_t *t183 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t180);
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t179);
+    int32_t *v_x641_d = v_x641->data.i;
+    const int64_t v_x641_n = v_x641->len;
+    RT_PARALLEL_FOR_IF(t180 > 1)
+    for (int64_t t184 = 0; t184 < t180; t184++) {
+      int32_t t184a0;
+      int32_t t184a1;
+      int32_t t184a2;
+      t184a0 = 2147483647;
+      t184a1 = 0;
+      t184a2 = 1;
+      const int64_t t184_end = (t184 + 1) * RT_CHUNK < t179 ? (t184 + 1) * RT_CHUNK : t179;
+      for (int64_t t185 = t184 * RT_CHUNK; t185 < t184_end; t185++) {
+        const int32_t t186 = (int32_t)t185;
+        int32_t t184x0;
+        int32_t t184x1;
+        int32_t t184x2;
+        int32_t t184x3;
+        int t205 = 0; /* nonzero: a check below failed */
+        int32_t t187 = v_x615_d[t186];
+        uint8_t t189 = rt_ge_i(t187, 0);
+        uint8_t t191 = rt_lt_i(t187, v_x609);
+        uint8_t t193 = rt_and_b(t189, t191);
+        int32_t t194;
+        if (t193) {
+          t194 = 2147483647;
+        } else {
+          t194 = t186;
+        }
+        int32_t t196 = rt_mul_i(t186, v_x609);
+        int32_t t198 = rt_add_i(t196, t187);
+        int32_t t200 = (t193 ? t198 : -1);
+        uint8_t t202 = rt_ge_i(t200, 0);
+        int32_t t203;
+        if (t202) {
+          int t206 = (uint64_t)(int64_t)t200 < (uint64_t)v_x606;
+          int32_t t204 = t206 ? t200 : 0;
+          t205 |= !t206;
+          int32_t t208 = rt_rem_by(t204, v_x609_dv, &t205);
+          int t210 = (uint64_t)(int64_t)t208 < (uint64_t)v_x612_n;
+          int32_t t209 = t210 ? v_x612_d[t208] : 0;
+          t205 |= !t210;
+          t203 = t209;
+        } else {
+          t203 = 0;
+        }
+        if (__builtin_expect(t205 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t184x0 = t194;
+        t184x1 = t187;
+        t184x2 = v_x609;
+        t184x3 = t203;
+        v_x641_d[t185] = t184x3; /* a map column */
+        uint8_t t212 = rt_le_i(t184a0, t184x0);
+        int32_t t213;
+        if (t212) {
+          t213 = t184a0;
+        } else {
+          t213 = t184x0;
+        }
+        int32_t t214;
+        if (t212) {
+          t214 = t184a1;
+        } else {
+          t214 = t184x1;
+        }
+        int32_t t215;
+        if (t212) {
+          t215 = t184a2;
+        } else {
+          t215 = t184x2;
+        }
+        t184a0 = t213;
+        t184a1 = t214;
+        t184a2 = t215;
+      }
+      t181[t184] = t184a0;
+      t182[t184] = t184a1;
+      t183[t184] = t184a2;
+    }
+    int32_t t184t0;
+    int32_t t184t1;
+    int32_t t184t2;
+    t184t0 = 2147483647;
+    t184t1 = 0;
+    t184t2 = 1;
+    for (int64_t t184 = 0; t184 < t180; t184++) {
+      const int32_t t216 = t181[t184];
+      const int32_t t217 = t182[t184];
+      const int32_t t218 = t183[t184];
+      uint8_t t220 = rt_le_i(t184t0, t216);
+      int32_t t221;
+      if (t220) {
+        t221 = t184t0;
+      } else {
+        t221 = t216;
+      }
+      int32_t t222;
+      if (t220) {
+        t222 = t184t1;
+      } else {
+        t222 = t217;
+      }
+      int32_t t223;
+      if (t220) {
+        t223 = t184t2;
+      } else {
+        t223 = t218;
+      }
+      t184t0 = t221;
+      t184t1 = t222;
+      t184t2 = t223;
+    }
+    v_x623 = t184t0;
+    rt_free(t181);
+    v_x624 = t184t1;
+    rt_free(t182);
+    v_x625 = t184t2;
+    rt_free(t183);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x624 = v_x624;
+  *out_v_x625 = v_x625;
+  *out_v_x641 = v_x641;
+  return;
+fail:
+  rt_release(v_x641);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K4_record(err, loc, run, v_x606, v_x609, v_x612, v_x615, out_v_x624, out_v_x625, out_v_x641);
+  }
+}
+
+/* K2: REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x423_dv = rt_divisor(v_x423);
+  int32_t *v_x426_d = v_x426->data.i;
+  const int64_t v_x426_n = v_x426->len;
+  int32_t *v_x429_d = v_x429->data.i;
+  const int64_t v_x429_n = v_x429->len;
+  int32_t v_x437 = 0;
+  int32_t v_x438 = 0;
+  int32_t v_x439 = 0;
+  RtValue *v_x455 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t50 = v_x429_n;
+    const int64_t t51 = t50 > 0 ? (t50 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t52 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t51);
+    int32_t *t53 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t51);
+    int32_t *t54 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t51);
+    v_x455 = rt_value_new(rt_vec_type(RT_INT), t50);
+    int32_t *v_x455_d = v_x455->data.i;
+    const int64_t v_x455_n = v_x455->len;
+    RT_PARALLEL_FOR_IF(t51 > 1)
+    for (int64_t t55 = 0; t55 < t51; t55++) {
+      int32_t t55a0;
+      int32_t t55a1;
+      int32_t t55a2;
+      t55a0 = 2147483647;
+      t55a1 = 0;
+      t55a2 = 1;
+      const int64_t t55_end = (t55 + 1) * RT_CHUNK < t50 ? (t55 + 1) * RT_CHUNK : t50;
+      for (int64_t t56 = t55 * RT_CHUNK; t56 < t55_end; t56++) {
+        const int32_t t57 = (int32_t)t56;
+        int32_t t55x0;
+        int32_t t55x1;
+        int32_t t55x2;
+        int32_t t55x3;
+        int32_t t58 = v_x429_d[t57];
+        uint8_t t60 = rt_ge_i(t58, 0);
+        uint8_t t62 = rt_lt_i(t58, v_x423);
+        uint8_t t64 = rt_and_b(t60, t62);
+        int32_t t65;
+        if (t64) {
+          t65 = 2147483647;
+        } else {
+          t65 = t57;
+        }
+        int32_t t67 = rt_mul_i(t57, v_x423);
+        int32_t t69 = rt_add_i(t67, t58);
+        int32_t t71 = (t64 ? t69 : -1);
+        uint8_t t73 = rt_ge_i(t71, 0);
+        int32_t t74;
+        if (t73) {
+          int32_t t75;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x420) {
+            t75 = t71;
+          } else {
+            NESSIE_RECORD(err, t56, RT_CHECK_INDEX, 1, 0, RT_GATHER, t71, v_x420, 0.0, 0);
+            t75 = 0;
+          }
+          int t76 = 0;
+          int32_t t77 = rt_rem_by(t75, v_x423_dv, &t76);
+          if (t76) {
+            NESSIE_RECORD(err, t56, RT_CHECK_SCALAR, 0, t76, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t78;
+          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x426_n) {
+            t78 = v_x426_d[t77];
+          } else {
+            NESSIE_RECORD(err, t56, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x426_n, 0.0, 2);
+            t78 = 0;
+          }
+          t74 = t78;
+        } else {
+          t74 = 0;
+        }
+        t55x0 = t65;
+        t55x1 = t58;
+        t55x2 = v_x423;
+        t55x3 = t74;
+        v_x455_d[t56] = t55x3; /* a map column */
+        uint8_t t80 = rt_le_i(t55a0, t55x0);
+        int32_t t81;
+        if (t80) {
+          t81 = t55a0;
+        } else {
+          t81 = t55x0;
+        }
+        int32_t t82;
+        if (t80) {
+          t82 = t55a1;
+        } else {
+          t82 = t55x1;
+        }
+        int32_t t83;
+        if (t80) {
+          t83 = t55a2;
+        } else {
+          t83 = t55x2;
+        }
+        t55a0 = t81;
+        t55a1 = t82;
+        t55a2 = t83;
+      }
+      t52[t55] = t55a0;
+      t53[t55] = t55a1;
+      t54[t55] = t55a2;
+    }
+    int32_t t55t0;
+    int32_t t55t1;
+    int32_t t55t2;
+    t55t0 = 2147483647;
+    t55t1 = 0;
+    t55t2 = 1;
+    for (int64_t t55 = 0; t55 < t51; t55++) {
+      const int32_t t84 = t52[t55];
+      const int32_t t85 = t53[t55];
+      const int32_t t86 = t54[t55];
+      uint8_t t88 = rt_le_i(t55t0, t84);
+      int32_t t89;
+      if (t88) {
+        t89 = t55t0;
+      } else {
+        t89 = t84;
+      }
+      int32_t t90;
+      if (t88) {
+        t90 = t55t1;
+      } else {
+        t90 = t85;
+      }
+      int32_t t91;
+      if (t88) {
+        t91 = t55t2;
+      } else {
+        t91 = t86;
+      }
+      t55t0 = t89;
+      t55t1 = t90;
+      t55t2 = t91;
+    }
+    v_x437 = t55t0;
+    rt_free(t52);
+    v_x438 = t55t1;
+    rt_free(t53);
+    v_x439 = t55t2;
+    rt_free(t54);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x438 = v_x438;
+  *out_v_x439 = v_x439;
+  *out_v_x455 = v_x455;
+  return;
+fail:
+  rt_release(v_x455);
+}
+
+/* K3: REDUCE -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x516_dv = rt_divisor(v_x516);
+  int32_t *v_x519_d = v_x519->data.i;
+  const int64_t v_x519_n = v_x519->len;
+  int32_t *v_x522_d = v_x522->data.i;
+  const int64_t v_x522_n = v_x522->len;
+  int32_t v_x530 = 0;
+  int32_t v_x531 = 0;
+  int32_t v_x532 = 0;
+  RtValue *v_x548 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t137 = v_x522_n;
     const int64_t t138 = t137 > 0 ? (t137 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t139 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
     int32_t *t140 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
     int32_t *t141 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
-    v_x641 = rt_value_new(rt_vec_type(RT_INT), t137);
-    int32_t *v_x641_d = v_x641->data.i;
-    const int64_t v_x641_n = v_x641->len;
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t137);
+    int32_t *v_x548_d = v_x548->data.i;
+    const int64_t v_x548_n = v_x548->len;
     RT_PARALLEL_FOR_IF(t138 > 1)
     for (int64_t t142 = 0; t142 < t138; t142++) {
       int32_t t142a0;
@@ -566,10 +812,9 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v
         int32_t t142x1;
         int32_t t142x2;
         int32_t t142x3;
-        int t163 = 0; /* nonzero: a check below failed */
-        int32_t t145 = v_x615_d[t144];
+        int32_t t145 = v_x522_d[t144];
         uint8_t t147 = rt_ge_i(t145, 0);
-        uint8_t t149 = rt_lt_i(t145, v_x609);
+        uint8_t t149 = rt_lt_i(t145, v_x516);
         uint8_t t151 = rt_and_b(t147, t149);
         int32_t t152;
         if (t151) {
@@ -577,91 +822,62 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v
         } else {
           t152 = t144;
         }
-        int32_t t154 = rt_mul_i(t144, v_x609);
+        int32_t t154 = rt_mul_i(t144, v_x516);
         int32_t t156 = rt_add_i(t154, t145);
         int32_t t158 = (t151 ? t156 : -1);
         uint8_t t160 = rt_ge_i(t158, 0);
         int32_t t161;
         if (t160) {
-          int t164 = (uint64_t)(int64_t)t158 < (uint64_t)v_x606;
-          int32_t t162 = t164 ? t158 : 0;
-          t163 |= !t164;
-          int32_t t166 = rt_rem_by(t162, v_x609_dv, &t163);
-          int t168 = (uint64_t)(int64_t)t166 < (uint64_t)v_x612_n;
-          int32_t t167 = t168 ? v_x612_d[t166] : 0;
-          t163 |= !t168;
-          t161 = t167;
+          int32_t t162;
+          if ((uint64_t)(int64_t)t158 < (uint64_t)v_x513) {
+            t162 = t158;
+          } else {
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 2, 0, RT_GATHER, t158, v_x513, 0.0, 0);
+            t162 = 0;
+          }
+          int t163 = 0;
+          int32_t t164 = rt_rem_by(t162, v_x516_dv, &t163);
+          if (t163) {
+            NESSIE_RECORD(err, t143, RT_CHECK_SCALAR, 0, t163, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t165;
+          if ((uint64_t)(int64_t)t164 < (uint64_t)v_x519_n) {
+            t165 = v_x519_d[t164];
+          } else {
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x519_n, 0.0, 2);
+            t165 = 0;
+          }
+          t161 = t165;
         } else {
           t161 = 0;
         }
-        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
-          int32_t t169 = v_x615_d[t144];
-          uint8_t t171 = rt_ge_i(t169, 0);
-          uint8_t t173 = rt_lt_i(t169, v_x609);
-          uint8_t t175 = rt_and_b(t171, t173);
-          int32_t t176;
-          if (t175) {
-            t176 = 2147483647;
-          } else {
-            t176 = t144;
-          }
-          int32_t t178 = rt_mul_i(t144, v_x609);
-          int32_t t180 = rt_add_i(t178, t169);
-          int32_t t182 = (t175 ? t180 : -1);
-          uint8_t t184 = rt_ge_i(t182, 0);
-          int32_t t185;
-          if (t184) {
-            int32_t t186;
-            if ((uint64_t)(int64_t)t182 < (uint64_t)v_x606) {
-              t186 = t182;
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t182, v_x606, 0.0, 0);
-              t186 = 0;
-            }
-            int t187 = 0;
-            int32_t t188 = rt_rem_by(t186, v_x609_dv, &t187);
-            if (t187) {
-              NESSIE_RECORD(err, t143, RT_CHECK_SCALAR, 0, t187, RT_REM, 0, 0, 0.0, 1);
-            }
-            int32_t t189;
-            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x612_n) {
-              t189 = v_x612_d[t188];
-            } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x612_n, 0.0, 2);
-              t189 = 0;
-            }
-            t185 = t189;
-          } else {
-            t185 = 0;
-          }
-        }
         t142x0 = t152;
         t142x1 = t145;
-        t142x2 = v_x609;
+        t142x2 = v_x516;
         t142x3 = t161;
-        v_x641_d[t143] = t142x3; /* a map column */
-        uint8_t t191 = rt_le_i(t142a0, t142x0);
-        int32_t t192;
-        if (t191) {
-          t192 = t142a0;
+        v_x548_d[t143] = t142x3; /* a map column */
+        uint8_t t167 = rt_le_i(t142a0, t142x0);
+        int32_t t168;
+        if (t167) {
+          t168 = t142a0;
         } else {
-          t192 = t142x0;
+          t168 = t142x0;
         }
-        int32_t t193;
-        if (t191) {
-          t193 = t142a1;
+        int32_t t169;
+        if (t167) {
+          t169 = t142a1;
         } else {
-          t193 = t142x1;
+          t169 = t142x1;
         }
-        int32_t t194;
-        if (t191) {
-          t194 = t142a2;
+        int32_t t170;
+        if (t167) {
+          t170 = t142a2;
         } else {
-          t194 = t142x2;
+          t170 = t142x2;
         }
-        t142a0 = t192;
-        t142a1 = t193;
-        t142a2 = t194;
+        t142a0 = t168;
+        t142a1 = t169;
+        t142a2 = t170;
       }
       t139[t142] = t142a0;
       t140[t142] = t142a1;
@@ -674,38 +890,197 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v
     t142t1 = 0;
     t142t2 = 1;
     for (int64_t t142 = 0; t142 < t138; t142++) {
-      const int32_t t195 = t139[t142];
-      const int32_t t196 = t140[t142];
-      const int32_t t197 = t141[t142];
-      uint8_t t199 = rt_le_i(t142t0, t195);
-      int32_t t200;
-      if (t199) {
-        t200 = t142t0;
+      const int32_t t171 = t139[t142];
+      const int32_t t172 = t140[t142];
+      const int32_t t173 = t141[t142];
+      uint8_t t175 = rt_le_i(t142t0, t171);
+      int32_t t176;
+      if (t175) {
+        t176 = t142t0;
       } else {
-        t200 = t195;
+        t176 = t171;
       }
-      int32_t t201;
-      if (t199) {
-        t201 = t142t1;
+      int32_t t177;
+      if (t175) {
+        t177 = t142t1;
       } else {
-        t201 = t196;
+        t177 = t172;
       }
-      int32_t t202;
-      if (t199) {
-        t202 = t142t2;
+      int32_t t178;
+      if (t175) {
+        t178 = t142t2;
       } else {
-        t202 = t197;
+        t178 = t173;
       }
-      t142t0 = t200;
-      t142t1 = t201;
-      t142t2 = t202;
+      t142t0 = t176;
+      t142t1 = t177;
+      t142t2 = t178;
     }
-    v_x623 = t142t0;
+    v_x530 = t142t0;
     rt_free(t139);
-    v_x624 = t142t1;
+    v_x531 = t142t1;
     rt_free(t140);
-    v_x625 = t142t2;
+    v_x532 = t142t2;
     rt_free(t141);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x531 = v_x531;
+  *out_v_x532 = v_x532;
+  *out_v_x548 = v_x548;
+  return;
+fail:
+  rt_release(v_x548);
+}
+
+/* K4: REDUCE -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x609_dv = rt_divisor(v_x609);
+  int32_t *v_x612_d = v_x612->data.i;
+  const int64_t v_x612_n = v_x612->len;
+  int32_t *v_x615_d = v_x615->data.i;
+  const int64_t v_x615_n = v_x615->len;
+  int32_t v_x623 = 0;
+  int32_t v_x624 = 0;
+  int32_t v_x625 = 0;
+  RtValue *v_x641 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t224 = v_x615_n;
+    const int64_t t225 = t224 > 0 ? (t224 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t226 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t225);
+    int32_t *t227 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t225);
+    int32_t *t228 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t225);
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t224);
+    int32_t *v_x641_d = v_x641->data.i;
+    const int64_t v_x641_n = v_x641->len;
+    RT_PARALLEL_FOR_IF(t225 > 1)
+    for (int64_t t229 = 0; t229 < t225; t229++) {
+      int32_t t229a0;
+      int32_t t229a1;
+      int32_t t229a2;
+      t229a0 = 2147483647;
+      t229a1 = 0;
+      t229a2 = 1;
+      const int64_t t229_end = (t229 + 1) * RT_CHUNK < t224 ? (t229 + 1) * RT_CHUNK : t224;
+      for (int64_t t230 = t229 * RT_CHUNK; t230 < t229_end; t230++) {
+        const int32_t t231 = (int32_t)t230;
+        int32_t t229x0;
+        int32_t t229x1;
+        int32_t t229x2;
+        int32_t t229x3;
+        int32_t t232 = v_x615_d[t231];
+        uint8_t t234 = rt_ge_i(t232, 0);
+        uint8_t t236 = rt_lt_i(t232, v_x609);
+        uint8_t t238 = rt_and_b(t234, t236);
+        int32_t t239;
+        if (t238) {
+          t239 = 2147483647;
+        } else {
+          t239 = t231;
+        }
+        int32_t t241 = rt_mul_i(t231, v_x609);
+        int32_t t243 = rt_add_i(t241, t232);
+        int32_t t245 = (t238 ? t243 : -1);
+        uint8_t t247 = rt_ge_i(t245, 0);
+        int32_t t248;
+        if (t247) {
+          int32_t t249;
+          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x606) {
+            t249 = t245;
+          } else {
+            NESSIE_RECORD(err, t230, RT_CHECK_INDEX, 3, 0, RT_GATHER, t245, v_x606, 0.0, 0);
+            t249 = 0;
+          }
+          int t250 = 0;
+          int32_t t251 = rt_rem_by(t249, v_x609_dv, &t250);
+          if (t250) {
+            NESSIE_RECORD(err, t230, RT_CHECK_SCALAR, 0, t250, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t252;
+          if ((uint64_t)(int64_t)t251 < (uint64_t)v_x612_n) {
+            t252 = v_x612_d[t251];
+          } else {
+            NESSIE_RECORD(err, t230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x612_n, 0.0, 2);
+            t252 = 0;
+          }
+          t248 = t252;
+        } else {
+          t248 = 0;
+        }
+        t229x0 = t239;
+        t229x1 = t232;
+        t229x2 = v_x609;
+        t229x3 = t248;
+        v_x641_d[t230] = t229x3; /* a map column */
+        uint8_t t254 = rt_le_i(t229a0, t229x0);
+        int32_t t255;
+        if (t254) {
+          t255 = t229a0;
+        } else {
+          t255 = t229x0;
+        }
+        int32_t t256;
+        if (t254) {
+          t256 = t229a1;
+        } else {
+          t256 = t229x1;
+        }
+        int32_t t257;
+        if (t254) {
+          t257 = t229a2;
+        } else {
+          t257 = t229x2;
+        }
+        t229a0 = t255;
+        t229a1 = t256;
+        t229a2 = t257;
+      }
+      t226[t229] = t229a0;
+      t227[t229] = t229a1;
+      t228[t229] = t229a2;
+    }
+    int32_t t229t0;
+    int32_t t229t1;
+    int32_t t229t2;
+    t229t0 = 2147483647;
+    t229t1 = 0;
+    t229t2 = 1;
+    for (int64_t t229 = 0; t229 < t225; t229++) {
+      const int32_t t258 = t226[t229];
+      const int32_t t259 = t227[t229];
+      const int32_t t260 = t228[t229];
+      uint8_t t262 = rt_le_i(t229t0, t258);
+      int32_t t263;
+      if (t262) {
+        t263 = t229t0;
+      } else {
+        t263 = t258;
+      }
+      int32_t t264;
+      if (t262) {
+        t264 = t229t1;
+      } else {
+        t264 = t259;
+      }
+      int32_t t265;
+      if (t262) {
+        t265 = t229t2;
+      } else {
+        t265 = t260;
+      }
+      t229t0 = t263;
+      t229t1 = t264;
+      t229t2 = t265;
+    }
+    v_x623 = t229t0;
+    rt_free(t226);
+    v_x624 = t229t1;
+    rt_free(t227);
+    v_x625 = t229t2;
+    rt_free(t228);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -833,11 +1208,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t203 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t203->data.i[0] = 1;
-  t203->data.i[1] = 2;
-  t203->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t203);
+  RtValue *t266 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t266->data.i[0] = 1;
+  t266->data.i[1] = 2;
+  t266->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t266);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -856,10 +1231,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t204 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t204->data.i[0] = 0;
-  t204->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t204);
+  RtValue *t267 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t267->data.i[0] = 0;
+  t267->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t267);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -901,10 +1276,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x116 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t205 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t205->data.i[0] = 2;
-  t205->data.i[1] = 0;
-  v_x116 = NESSIE_TO_DEVICE(t205);
+  RtValue *t268 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t268->data.i[0] = 2;
+  t268->data.i[1] = 0;
+  v_x116 = NESSIE_TO_DEVICE(t268);
   int32_t v_x118 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x118 = (int32_t)g_x18->len;
@@ -946,10 +1321,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x213 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t206 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t206->data.i[0] = 1;
-  t206->data.i[1] = 5;
-  v_x213 = NESSIE_TO_DEVICE(t206);
+  RtValue *t269 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t269->data.i[0] = 1;
+  t269->data.i[1] = 5;
+  v_x213 = NESSIE_TO_DEVICE(t269);
   int32_t v_x215 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x215 = (int32_t)g_x18->len;

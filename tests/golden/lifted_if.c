@@ -156,6 +156,7 @@ fail:
   rt_release(v_x48);
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *v_x89, RtValue **out_v_x90);
 /* K3: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *v_x89, RtValue **out_v_x90) {
   (void)loc;
@@ -179,15 +180,8 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
       int32_t t10 = v_x88_d[t9];
       int32_t t11 = v_x89_d[t9];
       int32_t t13 = rt_div_i(t10, t11, &t14);
-      if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
-        int32_t t15 = v_x88_d[t9];
-        int32_t t16 = v_x89_d[t9];
-        int t17 = 0;
-        int32_t t18 = rt_div_i(t15, t16, &t17);
-        if (t17) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t17, RT_DIV, 0, 0, 0.0, 0);
-        }
-      }
+      if (__builtin_expect(t14 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       v_x90_d[t8] = t13;
     }
   }
@@ -197,8 +191,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
   return;
 fail:
   rt_release(v_x90);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x88, v_x89, out_v_x90);
+  }
 }
 
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159);
 /* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
   (void)loc;
@@ -216,63 +215,48 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t19 = v_x148_n;
-    const int64_t t20 = t19 > 0 ? (t19 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t21 = (uint8_t *)rt_alloc_atomic((size_t)t19 + 1);
-    int64_t *t22 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t20 + 1));
-    RT_PARALLEL_FOR_IF(t20 > 1)
-    for (int64_t t23 = 0; t23 < t20; t23++) {
+    const int64_t t22 = v_x148_n;
+    const int64_t t23 = t22 > 0 ? (t22 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t24 = (uint8_t *)rt_alloc_atomic((size_t)t22 + 1);
+    int64_t *t25 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t23 + 1));
+    RT_PARALLEL_FOR_IF(t23 > 1)
+    for (int64_t t26 = 0; t26 < t23; t26++) {
       int64_t kept = 0;
-      const int64_t t23_end = (t23 + 1) * RT_CHUNK < t19 ? (t23 + 1) * RT_CHUNK : t19;
-      for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
-        const int32_t t25 = (int32_t)t24;
-        int32_t t23x0;
-        uint8_t t23x1;
-        int32_t t23x2;
-        uint8_t t23x3;
-        int t28 = 0; /* nonzero: a check below failed */
-        int32_t t26 = v_x148_d[t25];
-        int t29 = (uint64_t)(int64_t)t25 < (uint64_t)v_x149_n;
-        uint8_t t27 = t29 ? v_x149_d[t25] : 0;
-        t28 |= !t29;
-        int32_t t30 = t29 ? v_x155_d[t25] : 0;
-        if (__builtin_expect(t28 != 0, 0)) { /* again, recording the error */
-          int32_t t31 = v_x148_d[t25];
-          uint8_t t32;
-          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
-            t32 = v_x149_d[t25];
-          } else {
-            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 0);
-            t32 = 0;
-          }
-          int32_t t33;
-          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
-            t33 = v_x155_d[t25];
-          } else {
-            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 1);
-            t33 = 0;
-          }
-        }
-        t23x0 = t26;
-        t23x1 = t27;
-        t23x2 = t30;
-        t23x3 = t27;
+      const int64_t t26_end = (t26 + 1) * RT_CHUNK < t22 ? (t26 + 1) * RT_CHUNK : t22;
+      for (int64_t t27 = t26 * RT_CHUNK; t27 < t26_end; t27++) {
+        const int32_t t28 = (int32_t)t27;
+        int32_t t26x0;
+        uint8_t t26x1;
+        int32_t t26x2;
+        uint8_t t26x3;
+        int t31 = 0; /* nonzero: a check below failed */
+        int32_t t29 = v_x148_d[t28];
+        int t32 = (uint64_t)(int64_t)t28 < (uint64_t)v_x149_n;
+        uint8_t t30 = t32 ? v_x149_d[t28] : 0;
+        t31 |= !t32;
+        int32_t t33 = t32 ? v_x155_d[t28] : 0;
+        if (__builtin_expect(t31 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t26x0 = t29;
+        t26x1 = t30;
+        t26x2 = t33;
+        t26x3 = t30;
         uint8_t t34;
-        t34 = t23x1;
-        t21[t24] = t34 != 0;
+        t34 = t26x1;
+        t24[t27] = t34 != 0;
         kept += t34 != 0;
       }
-      t22[t23] = kept;
+      t25[t26] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t21);
-      rt_free(t22);
+      rt_free(t24);
+      rt_free(t25);
       goto fail;
     }
     int64_t t35 = 0;
-    for (int64_t t23 = 0; t23 < t20; t23++) {
-      const int64_t k = t22[t23];
-      t22[t23] = t35;
+    for (int64_t t26 = 0; t26 < t23; t26++) {
+      const int64_t k = t25[t26];
+      t25[t26] = t35;
       t35 += k;
     }
     v_x153 = rt_value_new(rt_vec_type(RT_INT), t35);
@@ -281,54 +265,39 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
     v_x159 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    RT_PARALLEL_FOR_IF(t20 > 1)
-    for (int64_t t23 = 0; t23 < t20; t23++) {
-      int64_t at = t22[t23];
-      const int64_t t23_end = (t23 + 1) * RT_CHUNK < t19 ? (t23 + 1) * RT_CHUNK : t19;
-      for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
-        const int32_t t25 = (int32_t)t24;
-        if (!t21[t24])
+    RT_PARALLEL_FOR_IF(t23 > 1)
+    for (int64_t t26 = 0; t26 < t23; t26++) {
+      int64_t at = t25[t26];
+      const int64_t t26_end = (t26 + 1) * RT_CHUNK < t22 ? (t26 + 1) * RT_CHUNK : t22;
+      for (int64_t t27 = t26 * RT_CHUNK; t27 < t26_end; t27++) {
+        const int32_t t28 = (int32_t)t27;
+        if (!t24[t27])
           continue;
-        int32_t t23y0;
-        uint8_t t23y1;
-        int32_t t23y2;
-        uint8_t t23y3;
+        int32_t t26y0;
+        uint8_t t26y1;
+        int32_t t26y2;
+        uint8_t t26y3;
         int t38 = 0; /* nonzero: a check below failed */
-        int32_t t36 = v_x148_d[t25];
-        int t39 = (uint64_t)(int64_t)t25 < (uint64_t)v_x149_n;
-        uint8_t t37 = t39 ? v_x149_d[t25] : 0;
+        int32_t t36 = v_x148_d[t28];
+        int t39 = (uint64_t)(int64_t)t28 < (uint64_t)v_x149_n;
+        uint8_t t37 = t39 ? v_x149_d[t28] : 0;
         t38 |= !t39;
-        int32_t t40 = t39 ? v_x155_d[t25] : 0;
-        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-          int32_t t41 = v_x148_d[t25];
-          uint8_t t42;
-          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
-            t42 = v_x149_d[t25];
-          } else {
-            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 2);
-            t42 = 0;
-          }
-          int32_t t43;
-          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
-            t43 = v_x155_d[t25];
-          } else {
-            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 3);
-            t43 = 0;
-          }
-        }
-        t23y0 = t36;
-        t23y1 = t37;
-        t23y2 = t40;
-        t23y3 = t37;
-        if (t21[t24]) {
-          v_x153_d[at] = t23y0;
-          v_x159_d[at] = t23y2;
+        int32_t t40 = t39 ? v_x155_d[t28] : 0;
+        if (__builtin_expect(t38 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t26y0 = t36;
+        t26y1 = t37;
+        t26y2 = t40;
+        t26y3 = t37;
+        if (t24[t27]) {
+          v_x153_d[at] = t26y0;
+          v_x159_d[at] = t26y2;
           at++;
         }
       }
     }
-    rt_free(t21);
-    rt_free(t22);
+    rt_free(t24);
+    rt_free(t25);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -342,6 +311,10 @@ fail:
   rt_release(v_x154);
   rt_release(v_x159);
   rt_release(v_x160);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K4_record(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+  }
 }
 
 /* K5: REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
@@ -358,64 +331,64 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   RtValue *v_x190 = NULL;
   /* REDUCE */
   {
-    const int64_t t44 = v_x166_n;
-    const int64_t t45 = t44 > 0 ? (t44 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t46 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
-    int32_t *t47 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t44);
+    const int64_t t56 = v_x166_n;
+    const int64_t t57 = t56 > 0 ? (t56 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    int32_t *t59 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t56);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t44);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t56);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t45 > 1)
-    for (int64_t t48 = 0; t48 < t45; t48++) {
-      int32_t t48a0;
-      int32_t t48a1;
-      t48a0 = 0;
-      t48a1 = 0;
-      const int64_t t48_end = (t48 + 1) * RT_CHUNK < t44 ? (t48 + 1) * RT_CHUNK : t44;
-      for (int64_t t49 = t48 * RT_CHUNK; t49 < t48_end; t49++) {
-        const int32_t t50 = (int32_t)t49;
-        int32_t t48x0;
-        int32_t t48x1;
-        uint8_t t48x2;
-        uint8_t t48x3;
-        int32_t t51 = v_x166_d[t50];
-        uint8_t t53 = rt_eq_i(t51, 0);
-        uint8_t t55 = rt_not_b(t53);
-        int32_t t57 = rt_btoi_b(t53);
-        int32_t t59 = rt_btoi_b(t55);
-        t48x0 = t57;
-        t48x1 = t59;
-        t48x2 = t53;
-        t48x3 = t55;
-        v_x168_d[t49] = t48x2; /* a map column */
-        v_x170_d[t49] = t48x3; /* a map column */
-        int32_t t61 = rt_add_i(t48a0, t48x0);
-        int32_t t63 = rt_add_i(t48a1, t48x1);
-        t48a0 = t61;
-        t48a1 = t63;
+    RT_PARALLEL_FOR_IF(t57 > 1)
+    for (int64_t t60 = 0; t60 < t57; t60++) {
+      int32_t t60a0;
+      int32_t t60a1;
+      t60a0 = 0;
+      t60a1 = 0;
+      const int64_t t60_end = (t60 + 1) * RT_CHUNK < t56 ? (t60 + 1) * RT_CHUNK : t56;
+      for (int64_t t61 = t60 * RT_CHUNK; t61 < t60_end; t61++) {
+        const int32_t t62 = (int32_t)t61;
+        int32_t t60x0;
+        int32_t t60x1;
+        uint8_t t60x2;
+        uint8_t t60x3;
+        int32_t t63 = v_x166_d[t62];
+        uint8_t t65 = rt_eq_i(t63, 0);
+        uint8_t t67 = rt_not_b(t65);
+        int32_t t69 = rt_btoi_b(t65);
+        int32_t t71 = rt_btoi_b(t67);
+        t60x0 = t69;
+        t60x1 = t71;
+        t60x2 = t65;
+        t60x3 = t67;
+        v_x168_d[t61] = t60x2; /* a map column */
+        v_x170_d[t61] = t60x3; /* a map column */
+        int32_t t73 = rt_add_i(t60a0, t60x0);
+        int32_t t75 = rt_add_i(t60a1, t60x1);
+        t60a0 = t73;
+        t60a1 = t75;
       }
-      t46[t48] = t48a0;
-      t47[t48] = t48a1;
+      t58[t60] = t60a0;
+      t59[t60] = t60a1;
     }
-    int32_t t48t0;
-    int32_t t48t1;
-    t48t0 = 0;
-    t48t1 = 0;
-    for (int64_t t48 = 0; t48 < t45; t48++) {
-      const int32_t t64 = t46[t48];
-      const int32_t t65 = t47[t48];
-      int32_t t67 = rt_add_i(t48t0, t64);
-      int32_t t69 = rt_add_i(t48t1, t65);
-      t48t0 = t67;
-      t48t1 = t69;
+    int32_t t60t0;
+    int32_t t60t1;
+    t60t0 = 0;
+    t60t1 = 0;
+    for (int64_t t60 = 0; t60 < t57; t60++) {
+      const int32_t t76 = t58[t60];
+      const int32_t t77 = t59[t60];
+      int32_t t79 = rt_add_i(t60t0, t76);
+      int32_t t81 = rt_add_i(t60t1, t77);
+      t60t0 = t79;
+      t60t1 = t81;
     }
-    v_x176 = t48t0;
-    rt_free(t46);
-    v_x182 = t48t1;
-    rt_free(t47);
+    v_x176 = t60t0;
+    rt_free(t58);
+    v_x182 = t60t1;
+    rt_free(t59);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -426,84 +399,84 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
     const int64_t v_x170_n = v_x170->len;
     /* SCAN */
     {
-      const int64_t t70 = v_x166_n;
-      const int64_t t71 = t70 > 0 ? (t70 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
-      int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
-      RT_PARALLEL_FOR_IF(t71 > 1)
-      for (int64_t t74 = 0; t74 < t71; t74++) {
-        int32_t t74a0;
-        int32_t t74a1;
-        t74a0 = 0;
-        t74a1 = 0;
-        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t70 ? (t74 + 1) * RT_CHUNK : t70;
-        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
-          const int32_t t76 = (int32_t)t75;
-          int32_t t74x0;
-          int32_t t74x1;
-          int32_t t77 = v_x166_d[t76];
-          uint8_t t79 = rt_eq_i(t77, 0);
-          int32_t t81 = rt_btoi_b(t79);
-          uint8_t t83 = rt_not_b(t79);
-          int32_t t85 = rt_btoi_b(t83);
-          t74x0 = t81;
-          t74x1 = t85;
-          int32_t t87 = rt_add_i(t74a0, t74x0);
-          int32_t t89 = rt_add_i(t74a1, t74x1);
-          t74a0 = t87;
-          t74a1 = t89;
+      const int64_t t82 = v_x166_n;
+      const int64_t t83 = t82 > 0 ? (t82 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t83);
+      int32_t *t85 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t83);
+      RT_PARALLEL_FOR_IF(t83 > 1)
+      for (int64_t t86 = 0; t86 < t83; t86++) {
+        int32_t t86a0;
+        int32_t t86a1;
+        t86a0 = 0;
+        t86a1 = 0;
+        const int64_t t86_end = (t86 + 1) * RT_CHUNK < t82 ? (t86 + 1) * RT_CHUNK : t82;
+        for (int64_t t87 = t86 * RT_CHUNK; t87 < t86_end; t87++) {
+          const int32_t t88 = (int32_t)t87;
+          int32_t t86x0;
+          int32_t t86x1;
+          int32_t t89 = v_x166_d[t88];
+          uint8_t t91 = rt_eq_i(t89, 0);
+          int32_t t93 = rt_btoi_b(t91);
+          uint8_t t95 = rt_not_b(t91);
+          int32_t t97 = rt_btoi_b(t95);
+          t86x0 = t93;
+          t86x1 = t97;
+          int32_t t99 = rt_add_i(t86a0, t86x0);
+          int32_t t101 = rt_add_i(t86a1, t86x1);
+          t86a0 = t99;
+          t86a1 = t101;
         }
-        t72[t74] = t74a0;
-        t73[t74] = t74a1;
+        t84[t86] = t86a0;
+        t85[t86] = t86a1;
       }
-      int32_t t74t0;
-      int32_t t74t1;
-      t74t0 = 0;
-      t74t1 = 0;
-      for (int64_t t74 = 0; t74 < t71; t74++) {
-        const int32_t t90 = t72[t74];
-        t72[t74] = t74t0;
-        const int32_t t91 = t73[t74];
-        t73[t74] = t74t1;
-        int32_t t93 = rt_add_i(t74t0, t90);
-        int32_t t95 = rt_add_i(t74t1, t91);
-        t74t0 = t93;
-        t74t1 = t95;
+      int32_t t86t0;
+      int32_t t86t1;
+      t86t0 = 0;
+      t86t1 = 0;
+      for (int64_t t86 = 0; t86 < t83; t86++) {
+        const int32_t t102 = t84[t86];
+        t84[t86] = t86t0;
+        const int32_t t103 = t85[t86];
+        t85[t86] = t86t1;
+        int32_t t105 = rt_add_i(t86t0, t102);
+        int32_t t107 = rt_add_i(t86t1, t103);
+        t86t0 = t105;
+        t86t1 = t107;
       }
-      v_x186 = rt_value_new(rt_vec_type(RT_INT), t70);
+      v_x186 = rt_value_new(rt_vec_type(RT_INT), t82);
       int32_t *v_x186_d = v_x186->data.i;
       const int64_t v_x186_n = v_x186->len;
-      v_x190 = rt_value_new(rt_vec_type(RT_INT), t70);
+      v_x190 = rt_value_new(rt_vec_type(RT_INT), t82);
       int32_t *v_x190_d = v_x190->data.i;
       const int64_t v_x190_n = v_x190->len;
-      RT_PARALLEL_FOR_IF(t71 > 1)
-      for (int64_t t74 = 0; t74 < t71; t74++) {
-        int32_t t74p0;
-        int32_t t74p1;
-        t74p0 = t72[t74];
-        t74p1 = t73[t74];
-        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t70 ? (t74 + 1) * RT_CHUNK : t70;
-        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
-          const int32_t t76 = (int32_t)t75;
-          v_x186_d[t75] = t74p0;
-          v_x190_d[t75] = t74p1;
-          int32_t t74y0;
-          int32_t t74y1;
-          int32_t t96 = v_x166_d[t76];
-          uint8_t t98 = rt_eq_i(t96, 0);
-          int32_t t100 = rt_btoi_b(t98);
-          uint8_t t102 = rt_not_b(t98);
-          int32_t t104 = rt_btoi_b(t102);
-          t74y0 = t100;
-          t74y1 = t104;
-          int32_t t106 = rt_add_i(t74p0, t74y0);
-          int32_t t108 = rt_add_i(t74p1, t74y1);
-          t74p0 = t106;
-          t74p1 = t108;
+      RT_PARALLEL_FOR_IF(t83 > 1)
+      for (int64_t t86 = 0; t86 < t83; t86++) {
+        int32_t t86p0;
+        int32_t t86p1;
+        t86p0 = t84[t86];
+        t86p1 = t85[t86];
+        const int64_t t86_end = (t86 + 1) * RT_CHUNK < t82 ? (t86 + 1) * RT_CHUNK : t82;
+        for (int64_t t87 = t86 * RT_CHUNK; t87 < t86_end; t87++) {
+          const int32_t t88 = (int32_t)t87;
+          v_x186_d[t87] = t86p0;
+          v_x190_d[t87] = t86p1;
+          int32_t t86y0;
+          int32_t t86y1;
+          int32_t t108 = v_x166_d[t88];
+          uint8_t t110 = rt_eq_i(t108, 0);
+          int32_t t112 = rt_btoi_b(t110);
+          uint8_t t114 = rt_not_b(t110);
+          int32_t t116 = rt_btoi_b(t114);
+          t86y0 = t112;
+          t86y1 = t116;
+          int32_t t118 = rt_add_i(t86p0, t86y0);
+          int32_t t120 = rt_add_i(t86p1, t86y1);
+          t86p0 = t118;
+          t86p1 = t120;
         }
       }
-      rt_free(t72);
-      rt_free(t73);
+      rt_free(t84);
+      rt_free(t85);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -522,6 +495,7 @@ fail:
   rt_release(v_x190);
 }
 
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205);
 /* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
   (void)loc;
@@ -541,73 +515,280 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t109 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t109);
+    const int64_t t121 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t121);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t109 >= RT_PARALLEL_MIN)
-    for (int64_t t110 = 0; t110 < t109; t110++) {
-      const int32_t t111 = (int32_t)t110;
-      int t120 = 0; /* nonzero: a check below failed */
-      int32_t t112 = v_x191_d[t111];
-      int32_t t114 = rt_add_i(t112, v_x192);
-      uint8_t t115 = v_x195_d[t111];
-      int32_t t116 = v_x196_d[t111];
-      int32_t t118 = (t115 ? t116 : t114);
-      int t121 = (uint64_t)(int64_t)t118 < (uint64_t)v_x201;
-      int32_t t119 = t121 ? t118 : 0;
-      t120 |= !t121;
-      uint8_t t123 = rt_lt_i(t119, (int32_t)v_x199_n);
-      int32_t t124;
-      if (t123) {
-        int t126 = (uint64_t)(int64_t)t119 < (uint64_t)v_x199_n;
-        int32_t t125 = t126 ? v_x199_d[t119] : 0;
-        t120 |= !t126;
-        t124 = t125;
+    RT_PARALLEL_FOR_IF(t121 >= RT_PARALLEL_MIN)
+    for (int64_t t122 = 0; t122 < t121; t122++) {
+      const int32_t t123 = (int32_t)t122;
+      int t132 = 0; /* nonzero: a check below failed */
+      int32_t t124 = v_x191_d[t123];
+      int32_t t126 = rt_add_i(t124, v_x192);
+      uint8_t t127 = v_x195_d[t123];
+      int32_t t128 = v_x196_d[t123];
+      int32_t t130 = (t127 ? t128 : t126);
+      int t133 = (uint64_t)(int64_t)t130 < (uint64_t)v_x201;
+      int32_t t131 = t133 ? t130 : 0;
+      t132 |= !t133;
+      uint8_t t135 = rt_lt_i(t131, (int32_t)v_x199_n);
+      int32_t t136;
+      if (t135) {
+        int t138 = (uint64_t)(int64_t)t131 < (uint64_t)v_x199_n;
+        int32_t t137 = t138 ? v_x199_d[t131] : 0;
+        t132 |= !t138;
+        t136 = t137;
       } else {
-        int32_t t128 = rt_sub_i(t119, (int32_t)v_x199_n);
-        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x200_n;
-        int32_t t129 = t130 ? v_x200_d[t128] : 0;
-        t120 |= !t130;
-        t124 = t129;
+        int32_t t140 = rt_sub_i(t131, (int32_t)v_x199_n);
+        int t142 = (uint64_t)(int64_t)t140 < (uint64_t)v_x200_n;
+        int32_t t141 = t142 ? v_x200_d[t140] : 0;
+        t132 |= !t142;
+        t136 = t141;
       }
-      if (__builtin_expect(t120 != 0, 0)) { /* again, recording the error */
-        int32_t t131 = v_x191_d[t111];
-        int32_t t133 = rt_add_i(t131, v_x192);
-        uint8_t t134 = v_x195_d[t111];
-        int32_t t135 = v_x196_d[t111];
-        int32_t t137 = (t134 ? t135 : t133);
-        int32_t t138;
-        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x201) {
-          t138 = t137;
+      if (__builtin_expect(t132 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x205_d[t122] = t136;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x205 = v_x205;
+  return;
+fail:
+  rt_release(v_x205);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K6_record(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
+  }
+}
+
+/* K3: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *v_x89, RtValue **out_v_x90) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x88_d = v_x88->data.i;
+  const int64_t v_x88_n = v_x88->len;
+  int32_t *v_x89_d = v_x89->data.i;
+  const int64_t v_x89_n = v_x89->len;
+  (void)v_x89_n; /* v_x89's length is v_x88's */
+  RtValue *v_x90 = NULL;
+  /* MAP */
+  {
+    const int64_t t15 = v_x88_n;
+    v_x90 = rt_value_new(rt_vec_type(RT_INT), t15);
+    int32_t *v_x90_d = v_x90->data.i;
+    const int64_t v_x90_n = v_x90->len;
+    RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
+    for (int64_t t16 = 0; t16 < t15; t16++) {
+      const int32_t t17 = (int32_t)t16;
+      int32_t t18 = v_x88_d[t17];
+      int32_t t19 = v_x89_d[t17];
+      int t20 = 0;
+      int32_t t21 = rt_div_i(t18, t19, &t20);
+      if (t20) {
+        NESSIE_RECORD(err, t16, RT_CHECK_SCALAR, 0, t20, RT_DIV, 0, 0, 0.0, 0);
+      }
+      v_x90_d[t16] = t21;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x90 = v_x90;
+  return;
+fail:
+  rt_release(v_x90);
+}
+
+/* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x148_d = v_x148->data.i;
+  const int64_t v_x148_n = v_x148->len;
+  uint8_t *v_x149_d = v_x149->data.b;
+  const int64_t v_x149_n = v_x149->len;
+  int32_t *v_x155_d = v_x155->data.i;
+  const int64_t v_x155_n = v_x155->len;
+  (void)v_x155_n; /* v_x155's length is v_x149's */
+  RtValue *v_x153 = NULL;
+  RtValue *v_x154 = NULL;
+  RtValue *v_x159 = NULL;
+  RtValue *v_x160 = NULL;
+  /* FILTER */
+  {
+    const int64_t t41 = v_x148_n;
+    const int64_t t42 = t41 > 0 ? (t41 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t43 = (uint8_t *)rt_alloc_atomic((size_t)t41 + 1);
+    int64_t *t44 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t42 + 1));
+    RT_PARALLEL_FOR_IF(t42 > 1)
+    for (int64_t t45 = 0; t45 < t42; t45++) {
+      int64_t kept = 0;
+      const int64_t t45_end = (t45 + 1) * RT_CHUNK < t41 ? (t45 + 1) * RT_CHUNK : t41;
+      for (int64_t t46 = t45 * RT_CHUNK; t46 < t45_end; t46++) {
+        const int32_t t47 = (int32_t)t46;
+        int32_t t45x0;
+        uint8_t t45x1;
+        int32_t t45x2;
+        uint8_t t45x3;
+        int32_t t48 = v_x148_d[t47];
+        uint8_t t49;
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
+          t49 = v_x149_d[t47];
         } else {
-          NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x201, 0.0, 0);
-          t138 = 0;
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 0);
+          t49 = 0;
         }
-        uint8_t t140 = rt_lt_i(t138, (int32_t)v_x199_n);
-        int32_t t141;
-        if (t140) {
-          int32_t t142;
-          if ((uint64_t)(int64_t)t138 < (uint64_t)v_x199_n) {
-            t142 = v_x199_d[t138];
-          } else {
-            NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x199_n, 0.0, 1);
-            t142 = 0;
-          }
-          t141 = t142;
+        int32_t t50;
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
+          t50 = v_x155_d[t47];
         } else {
-          int32_t t144 = rt_sub_i(t138, (int32_t)v_x199_n);
-          int32_t t145;
-          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x200_n) {
-            t145 = v_x200_d[t144];
-          } else {
-            NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x200_n, 0.0, 2);
-            t145 = 0;
-          }
-          t141 = t145;
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 1);
+          t50 = 0;
+        }
+        t45x0 = t48;
+        t45x1 = t49;
+        t45x2 = t50;
+        t45x3 = t49;
+        uint8_t t51;
+        t51 = t45x1;
+        t43[t46] = t51 != 0;
+        kept += t51 != 0;
+      }
+      t44[t45] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t43);
+      rt_free(t44);
+      goto fail;
+    }
+    int64_t t52 = 0;
+    for (int64_t t45 = 0; t45 < t42; t45++) {
+      const int64_t k = t44[t45];
+      t44[t45] = t52;
+      t52 += k;
+    }
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x153_d = v_x153->data.i;
+    const int64_t v_x153_n = v_x153->len;
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x159_d = v_x159->data.i;
+    const int64_t v_x159_n = v_x159->len;
+    RT_PARALLEL_FOR_IF(t42 > 1)
+    for (int64_t t45 = 0; t45 < t42; t45++) {
+      int64_t at = t44[t45];
+      const int64_t t45_end = (t45 + 1) * RT_CHUNK < t41 ? (t45 + 1) * RT_CHUNK : t41;
+      for (int64_t t46 = t45 * RT_CHUNK; t46 < t45_end; t46++) {
+        const int32_t t47 = (int32_t)t46;
+        if (!t43[t46])
+          continue;
+        int32_t t45y0;
+        uint8_t t45y1;
+        int32_t t45y2;
+        uint8_t t45y3;
+        int32_t t53 = v_x148_d[t47];
+        uint8_t t54;
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
+          t54 = v_x149_d[t47];
+        } else {
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 2);
+          t54 = 0;
+        }
+        int32_t t55;
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
+          t55 = v_x155_d[t47];
+        } else {
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 3);
+          t55 = 0;
+        }
+        t45y0 = t53;
+        t45y1 = t54;
+        t45y2 = t55;
+        t45y3 = t54;
+        if (t43[t46]) {
+          v_x153_d[at] = t45y0;
+          v_x159_d[at] = t45y2;
+          at++;
         }
       }
-      v_x205_d[t110] = t124;
+    }
+    rt_free(t43);
+    rt_free(t44);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x153 = v_x153;
+  *out_v_x159 = v_x159;
+  rt_release(v_x154);
+  rt_release(v_x160);
+  return;
+fail:
+  rt_release(v_x153);
+  rt_release(v_x154);
+  rt_release(v_x159);
+  rt_release(v_x160);
+}
+
+/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x191_d = v_x191->data.i;
+  const int64_t v_x191_n = v_x191->len;
+  uint8_t *v_x195_d = v_x195->data.b;
+  const int64_t v_x195_n = v_x195->len;
+  (void)v_x195_n; /* v_x195's length is v_x191's */
+  int32_t *v_x196_d = v_x196->data.i;
+  const int64_t v_x196_n = v_x196->len;
+  (void)v_x196_n; /* v_x196's length is v_x191's */
+  int32_t *v_x199_d = v_x199->data.i;
+  const int64_t v_x199_n = v_x199->len;
+  int32_t *v_x200_d = v_x200->data.i;
+  const int64_t v_x200_n = v_x200->len;
+  RtValue *v_x205 = NULL;
+  /* MAP */
+  {
+    const int64_t t143 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t143);
+    int32_t *v_x205_d = v_x205->data.i;
+    const int64_t v_x205_n = v_x205->len;
+    RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
+    for (int64_t t144 = 0; t144 < t143; t144++) {
+      const int32_t t145 = (int32_t)t144;
+      int32_t t146 = v_x191_d[t145];
+      int32_t t148 = rt_add_i(t146, v_x192);
+      uint8_t t149 = v_x195_d[t145];
+      int32_t t150 = v_x196_d[t145];
+      int32_t t152 = (t149 ? t150 : t148);
+      int32_t t153;
+      if ((uint64_t)(int64_t)t152 < (uint64_t)v_x201) {
+        t153 = t152;
+      } else {
+        NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t152, v_x201, 0.0, 0);
+        t153 = 0;
+      }
+      uint8_t t155 = rt_lt_i(t153, (int32_t)v_x199_n);
+      int32_t t156;
+      if (t155) {
+        int32_t t157;
+        if ((uint64_t)(int64_t)t153 < (uint64_t)v_x199_n) {
+          t157 = v_x199_d[t153];
+        } else {
+          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x199_n, 0.0, 1);
+          t157 = 0;
+        }
+        t156 = t157;
+      } else {
+        int32_t t159 = rt_sub_i(t153, (int32_t)v_x199_n);
+        int32_t t160;
+        if ((uint64_t)(int64_t)t159 < (uint64_t)v_x200_n) {
+          t160 = v_x200_d[t159];
+        } else {
+          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x200_n, 0.0, 2);
+          t160 = 0;
+        }
+        t156 = t160;
+      }
+      v_x205_d[t144] = t156;
     }
   }
   if (err->index != INT64_MAX)
@@ -796,18 +977,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t146 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t146->data.i[0] = 6;
-  t146->data.i[1] = 7;
-  t146->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t146);
+  RtValue *t161 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t161->data.i[0] = 6;
+  t161->data.i[1] = 7;
+  t161->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t161);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t147 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t147->data.i[0] = 2;
-  t147->data.i[1] = 0;
-  t147->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t147);
+  RtValue *t162 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t162->data.i[0] = 2;
+  t162->data.i[1] = 0;
+  t162->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t162);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

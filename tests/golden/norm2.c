@@ -194,6 +194,7 @@ fail:
   rt_release(v_x114);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128);
 /* K2: MAP -- tests/lcu/norm2.nesl:10:   in ({x / sum1 : x in xs}, {x / sum2 : x in xs}); */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
   (void)loc;
@@ -228,35 +229,77 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue 
       double t34 = t35 ? v_dev_129_d[0] : 0;
       t30 |= !t35;
       double t37 = rt_div_f(t28, t34, &t30);
-      if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
-        double t38 = v_x123_d[t27];
-        double t39;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
-          t39 = v_dev_124_d[0];
-        } else {
-          NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
-          t39 = 0;
-        }
-        int t40 = 0;
-        double t41 = rt_div_f(t38, t39, &t40);
-        if (t40) {
-          NESSIE_RECORD(err, t26, RT_CHECK_SCALAR, 0, t40, RT_DIV, 0, 0, 0.0, 1);
-        }
-        double t42;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
-          t42 = v_dev_129_d[0];
-        } else {
-          NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
-          t42 = 0;
-        }
-        int t43 = 0;
-        double t44 = rt_div_f(t38, t42, &t43);
-        if (t43) {
-          NESSIE_RECORD(err, t26, RT_CHECK_SCALAR, 1, t43, RT_DIV, 0, 0, 0.0, 3);
-        }
-      }
+      if (__builtin_expect(t30 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       v_x127_d[t26] = t33;
       v_x128_d[t26] = t37;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x127 = v_x127;
+  *out_v_x128 = v_x128;
+  return;
+fail:
+  rt_release(v_x127);
+  rt_release(v_x128);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x123, v_dev_124, v_dev_129, out_v_x127, out_v_x128);
+  }
+}
+
+/* K2: MAP -- tests/lcu/norm2.nesl:10:   in ({x / sum1 : x in xs}, {x / sum2 : x in xs}); */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
+  (void)loc;
+  (void)run;
+  double *v_x123_d = v_x123->data.f;
+  const int64_t v_x123_n = v_x123->len;
+  double *v_dev_124_d = v_dev_124->data.f;
+  const int64_t v_dev_124_n = v_dev_124->len;
+  double *v_dev_129_d = v_dev_129->data.f;
+  const int64_t v_dev_129_n = v_dev_129->len;
+  RtValue *v_x127 = NULL;
+  RtValue *v_x128 = NULL;
+  /* MAP */
+  {
+    const int64_t t38 = v_x123_n;
+    v_x127 = rt_value_new(rt_vec_type(RT_FLOAT), t38);
+    double *v_x127_d = v_x127->data.f;
+    const int64_t v_x127_n = v_x127->len;
+    v_x128 = rt_value_new(rt_vec_type(RT_FLOAT), t38);
+    double *v_x128_d = v_x128->data.f;
+    const int64_t v_x128_n = v_x128->len;
+    RT_PARALLEL_FOR_IF(t38 >= RT_PARALLEL_MIN)
+    for (int64_t t39 = 0; t39 < t38; t39++) {
+      const int32_t t40 = (int32_t)t39;
+      double t41 = v_x123_d[t40];
+      double t42;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
+        t42 = v_dev_124_d[0];
+      } else {
+        NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
+        t42 = 0;
+      }
+      int t43 = 0;
+      double t44 = rt_div_f(t41, t42, &t43);
+      if (t43) {
+        NESSIE_RECORD(err, t39, RT_CHECK_SCALAR, 0, t43, RT_DIV, 0, 0, 0.0, 1);
+      }
+      double t45;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
+        t45 = v_dev_129_d[0];
+      } else {
+        NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
+        t45 = 0;
+      }
+      int t46 = 0;
+      double t47 = rt_div_f(t41, t45, &t46);
+      if (t46) {
+        NESSIE_RECORD(err, t39, RT_CHECK_SCALAR, 1, t46, RT_DIV, 0, 0, 0.0, 3);
+      }
+      v_x127_d[t39] = t44;
+      v_x128_d[t39] = t47;
     }
   }
   if (err->index != INT64_MAX)
@@ -401,12 +444,12 @@ static void top_10(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 7);
-  RtValue *t45 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t45->data.f[0] = 1.0;
-  t45->data.f[1] = (-2.0);
-  t45->data.f[2] = 3.0;
-  t45->data.f[3] = 4.0;
-  v_x18 = NESSIE_TO_DEVICE(t45);
+  RtValue *t48 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t48->data.f[0] = 1.0;
+  t48->data.f[1] = (-2.0);
+  t48->data.f[2] = 3.0;
+  t48->data.f[3] = 4.0;
+  v_x18 = NESSIE_TO_DEVICE(t48);
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
   rt_retain(v_x18);
@@ -435,10 +478,10 @@ static void top_11(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x71 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 7);
-  RtValue *t46 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t46->data.f[0] = 2.5;
-  t46->data.f[1] = 0.5;
-  v_x71 = NESSIE_TO_DEVICE(t46);
+  RtValue *t49 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t49->data.f[0] = 2.5;
+  t49->data.f[1] = 0.5;
+  v_x71 = NESSIE_TO_DEVICE(t49);
   RtValue *v_x72 = NULL;
   RtValue *v_x73 = NULL;
   rt_retain(v_x71);

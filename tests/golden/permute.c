@@ -101,6 +101,7 @@ static int g_x16_defined;
 
 static void fn_reverse_by(RtValue *v_x19, RtValue **out_0);
 
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104);
 /* K1: PERMUTE -- <lib-nesl/builtins.nesl>:245:   else __scatter(v, i, v); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
   (void)loc;
@@ -124,21 +125,14 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue 
       int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x101_n;
       int32_t t5 = t7 ? v_x101_d[t3] : 0;
       t6 |= !t7;
-      if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-        int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x101_n) {
-          t8 = v_x101_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x101_n, 0.0, 0);
-          t8 = 0;
-        }
-      }
+      if (__builtin_expect(t6 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x103_d[t3];
-      t4 = t9;
+      int32_t t8 = v_x103_d[t3];
+      t4 = t8;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x101_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x101_n, 0.0, 1);
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x101_n, 0.0, 0);
         continue;
       }
       v_x104_d[t4] = t2x0;
@@ -150,6 +144,10 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue 
   return;
 fail:
   rt_release(v_x104);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K1_record(err, loc, run, v_x101, v_x103, out_v_x104);
+  }
 }
 
 /* K2: MAP -- tests/golden/permute.nesl:4: function reverse_by(xs) = permute(xs, {#xs - 1 - i : i in [0:#xs]}); */
@@ -159,20 +157,20 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtValue *
   RtValue *v_x118 = NULL;
   /* MAP */
   {
-    const int64_t t10 = v_x112;
-    if (t10 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t10, 0.0, 0);
+    const int64_t t15 = v_x112;
+    if (t15 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t15, 0.0, 0);
       goto fail;
     }
-    v_x118 = rt_value_new(rt_vec_type(RT_INT), t10);
+    v_x118 = rt_value_new(rt_vec_type(RT_INT), t15);
     int32_t *v_x118_d = v_x118->data.i;
     const int64_t v_x118_n = v_x118->len;
-    RT_PARALLEL_FOR_IF(t10 >= RT_PARALLEL_MIN)
-    for (int64_t t11 = 0; t11 < t10; t11++) {
-      const int32_t t12 = (int32_t)t11;
-      int32_t t14 = rt_sub_i(v_x112, 1);
-      int32_t t16 = rt_sub_i(t14, t12);
-      v_x118_d[t11] = t16;
+    RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
+    for (int64_t t16 = 0; t16 < t15; t16++) {
+      const int32_t t17 = (int32_t)t16;
+      int32_t t19 = rt_sub_i(v_x112, 1);
+      int32_t t21 = rt_sub_i(t19, t17);
+      v_x118_d[t16] = t21;
     }
   }
   if (err->index != INT64_MAX)
@@ -181,6 +179,51 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtValue *
   return;
 fail:
   rt_release(v_x118);
+}
+
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:245:   else __scatter(v, i, v); */
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x101_d = v_x101->data.i;
+  const int64_t v_x101_n = v_x101->len;
+  int32_t *v_x103_d = v_x103->data.i;
+  const int64_t v_x103_n = v_x103->len;
+  RtValue *v_x104 = NULL;
+  /* PERMUTE */
+  {
+    const int64_t t9 = v_x103_n;
+    v_x104 = rt_value_new(rt_vec_type(RT_INT), v_x101_n);
+    int32_t *v_x104_d = v_x104->data.i;
+    const int64_t v_x104_n = v_x104->len;
+    memcpy(v_x104_d, v_x101_d, sizeof(int32_t) * (size_t)v_x101_n);
+    for (int64_t t10 = 0; t10 < t9; t10++) {
+      const int32_t t11 = (int32_t)t10;
+      int32_t t10x0;
+      int32_t t13;
+      if ((uint64_t)(int64_t)t11 < (uint64_t)v_x101_n) {
+        t13 = v_x101_d[t11];
+      } else {
+        NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x101_n, 0.0, 0);
+        t13 = 0;
+      }
+      t10x0 = t13;
+      int32_t t12;
+      int32_t t14 = v_x103_d[t11];
+      t12 = t14;
+      if ((uint64_t)(int64_t)t12 >= (uint64_t)v_x101_n) {
+        NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t12, v_x101_n, 0.0, 1);
+        continue;
+      }
+      v_x104_d[t12] = t10x0;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x104 = v_x104;
+  return;
+fail:
+  rt_release(v_x104);
 }
 
 /* function reverse_by -- tests/golden/permute.nesl:4: function reverse_by(xs) = permute(xs, {#xs - 1 - i : i in [0:#xs]}); */
@@ -317,12 +360,12 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/permute.nesl", 5, 12);
-  RtValue *t17 = rt_value_new(rt_vec_type(RT_INT), 4);
-  t17->data.i[0] = 1;
-  t17->data.i[1] = 2;
-  t17->data.i[2] = 3;
-  t17->data.i[3] = 4;
-  v_x17 = NESSIE_TO_DEVICE(t17);
+  RtValue *t22 = rt_value_new(rt_vec_type(RT_INT), 4);
+  t22->data.i[0] = 1;
+  t22->data.i[1] = 2;
+  t22->data.i[2] = 3;
+  t22->data.i[3] = 4;
+  v_x17 = NESSIE_TO_DEVICE(t22);
   RtValue *v_x18 = NULL;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/permute.nesl", 5, 1), "reverse_by", 0, fn_reverse_by(v_x17, &v_x18));

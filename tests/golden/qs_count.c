@@ -127,6 +127,7 @@ fail:
   rt_release(v_x66);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75);
 /* K2: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
@@ -164,30 +165,8 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
         t9 |= !t14;
         t7 = t13;
       }
-      if (__builtin_expect(t9 != 0, 0)) { /* again, recording the error */
-        uint8_t t16 = rt_lt_i(t4, (int32_t)v_x72_n);
-        int32_t t17;
-        if (t16) {
-          int32_t t18;
-          if ((uint64_t)(int64_t)t4 < (uint64_t)v_x72_n) {
-            t18 = v_x72_d[t4];
-          } else {
-            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x72_n, 0.0, 1);
-            t18 = 0;
-          }
-          t17 = t18;
-        } else {
-          int32_t t20 = rt_sub_i(t4, (int32_t)v_x72_n);
-          int32_t t21;
-          if ((uint64_t)(int64_t)t20 < (uint64_t)v_x73_n) {
-            t21 = v_x73_d[t20];
-          } else {
-            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x73_n, 0.0, 2);
-            t21 = 0;
-          }
-          t17 = t21;
-        }
-      }
+      if (__builtin_expect(t9 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       v_x75_d[t3] = t7;
     }
   }
@@ -197,6 +176,10 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
   return;
 fail:
   rt_release(v_x75);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+  }
 }
 
 /* K3: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
@@ -206,14 +189,14 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t22 = 0;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), t22);
+    const int64_t t25 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t25);
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t22 >= RT_PARALLEL_MIN)
-    for (int64_t t23 = 0; t23 < t22; t23++) {
-      const int32_t t24 = (int32_t)t23;
-      v_x93_d[t23] = 0;
+    RT_PARALLEL_FOR_IF(t25 >= RT_PARALLEL_MIN)
+    for (int64_t t26 = 0; t26 < t25; t26++) {
+      const int32_t t27 = (int32_t)t26;
+      v_x93_d[t26] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -224,6 +207,7 @@ fail:
   rt_release(v_x93);
 }
 
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386);
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
   (void)loc;
@@ -239,63 +223,39 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtVal
   RtValue *v_x1386 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1387_off[v_sd_1387_n];
-    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t25);
+    const int64_t t28 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t28);
     int32_t *v_x1386_d = v_x1386->data.i;
     const int64_t v_x1386_n = v_x1386->len;
-    const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t26 > 1)
-    for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t27 * RT_CHUNK);
-      const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
-      for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t30++) {
-        const int64_t t30_end = v_sd_1387_off[t30 + 1] < t27_end ? v_sd_1387_off[t30 + 1] : t27_end;
-        const int32_t t31 = (int32_t)t30;
-        if (t28 >= t30_end)
+    const int64_t t29 = (t28 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t29 > 1)
+    for (int64_t t30 = 0; t30 < t29; t30++) {
+      int64_t t33 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t30 * RT_CHUNK);
+      const int64_t t30_end = (t30 + 1) * RT_CHUNK < t28 ? (t30 + 1) * RT_CHUNK : t28;
+      for (int64_t t31 = t30 * RT_CHUNK; t31 < t30_end; t33++) {
+        const int64_t t33_end = v_sd_1387_off[t33 + 1] < t30_end ? v_sd_1387_off[t33 + 1] : t30_end;
+        const int32_t t34 = (int32_t)t33;
+        if (t31 >= t33_end)
           continue; /* none of the chunk's elements */
-        int t33 = 0; /* nonzero: a check of the segment's values failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n;
-        int32_t t32 = t34 ? v_x1383_d[t31] : 0;
-        t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n;
-        int32_t t35 = t36 ? v_x1381_d[t31] : 0;
-        t33 |= !t36;
-        int t38 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n;
-        int32_t t37 = t38 ? v_x1382_d[t31] : 0;
-        t33 |= !t38;
-        for (; t28 < t30_end; t28++) {
-          const int32_t t29 = (int32_t)t28;
-          int t39 = t33; /* nonzero: a check below failed */
-          int32_t t41 = rt_sub_i(t29, t35);
-          int32_t t43 = rt_mul_i(t41, t37);
-          int32_t t45 = rt_add_i(t32, t43);
-          if (__builtin_expect(t39 != 0, 0)) { /* again, recording the error */
-            int32_t t46;
-            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1383_n) {
-              t46 = v_x1383_d[t31];
-            } else {
-              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1383_n, 0.0, 0);
-              t46 = 0;
-            }
-            int32_t t47;
-            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1381_n) {
-              t47 = v_x1381_d[t31];
-            } else {
-              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1381_n, 0.0, 1);
-              t47 = 0;
-            }
-            int32_t t49 = rt_sub_i(t29, t47);
-            int32_t t50;
-            if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1382_n) {
-              t50 = v_x1382_d[t31];
-            } else {
-              NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1382_n, 0.0, 2);
-              t50 = 0;
-            }
-            int32_t t52 = rt_mul_i(t49, t50);
-            int32_t t54 = rt_add_i(t46, t52);
-          }
-          v_x1386_d[t28] = t45;
+        int t36 = 0; /* nonzero: a check of the segment's values failed */
+        int t37 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1383_n;
+        int32_t t35 = t37 ? v_x1383_d[t34] : 0;
+        t36 |= !t37;
+        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1381_n;
+        int32_t t38 = t39 ? v_x1381_d[t34] : 0;
+        t36 |= !t39;
+        int t41 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1382_n;
+        int32_t t40 = t41 ? v_x1382_d[t34] : 0;
+        t36 |= !t41;
+        for (; t31 < t33_end; t31++) {
+          const int32_t t32 = (int32_t)t31;
+          int t42 = t36; /* nonzero: a check below failed */
+          int32_t t44 = rt_sub_i(t32, t38);
+          int32_t t46 = rt_mul_i(t44, t40);
+          int32_t t48 = rt_add_i(t35, t46);
+          if (__builtin_expect(t42 != 0, 0))
+            rt_kernel_again(err); /* the recording version finds the error */
+          v_x1386_d[t31] = t48;
         }
       }
     }
@@ -306,8 +266,13 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtVal
   return;
 fail:
   rt_release(v_x1386);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K4_record(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+  }
 }
 
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852);
 /* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
   (void)loc;
@@ -318,31 +283,17 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t 
   int32_t v_x852 = 0;
   /* ONCE */
   {
-    int t56 = 0; /* nonzero: a check below failed */
-    int t57 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
-    int32_t t55 = t57 ? v_x850_d[0] : 0;
-    t56 |= !t57;
-    int t59 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
-    int32_t t58 = t59 ? v_x850_d[1] : 0;
-    t56 |= !t59;
-    if (__builtin_expect(t56 != 0, 0)) { /* again, recording the error */
-      int32_t t60;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
-        t60 = v_x850_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
-        t60 = 0;
-      }
-      int32_t t61;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
-        t61 = v_x850_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
-        t61 = 0;
-      }
-    }
-    v_x851 = t55;
-    v_x852 = t58;
+    int t66 = 0; /* nonzero: a check below failed */
+    int t67 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
+    int32_t t65 = t67 ? v_x850_d[0] : 0;
+    t66 |= !t67;
+    int t69 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
+    int32_t t68 = t69 ? v_x850_d[1] : 0;
+    t66 |= !t69;
+    if (__builtin_expect(t66 != 0, 0))
+      rt_kernel_again(err); /* the recording version finds the error */
+    v_x851 = t65;
+    v_x852 = t68;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -350,8 +301,13 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t 
   *out_v_x852 = v_x852;
   return;
 fail:
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K5_record(err, loc, run, v_x850, out_v_x851, out_v_x852);
+  }
 }
 
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426);
 /* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
   (void)loc;
@@ -379,71 +335,41 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t62 = v_x1392;
-    if (t62 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t62, 0.0, 0);
+    const int64_t t72 = v_x1392;
+    if (t72 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t72, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t62);
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t72);
     uint8_t *v_x1403_d = v_x1403->data.b;
     const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t62);
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t72);
     int32_t *v_x1404_d = v_x1404->data.i;
     const int64_t v_x1404_n = v_x1404->len;
-    RT_PARALLEL_FOR_IF(t62 >= RT_PARALLEL_MIN)
-    for (int64_t t63 = 0; t63 < t62; t63++) {
-      const int32_t t64 = (int32_t)t63;
-      int t66 = 0; /* nonzero: a check below failed */
-      int t67 = (uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n;
-      int32_t t65 = t67 ? v_x1393_d[t64] : 0;
-      t66 |= !t67;
-      int32_t t68 = t67 ? v_x1391_d[t64] : 0;
-      uint8_t t70 = rt_lt_i(0, t68);
-      int32_t t72 = (t70 ? t65 : -1);
-      uint8_t t74 = rt_ge_i(t72, 0);
-      int32_t t75;
-      if (t74) {
-        int t77 = (uint64_t)(int64_t)t72 < (uint64_t)v_x1390_n;
-        int32_t t76 = t77 ? v_x1390_d[t72] : 0;
-        t66 |= !t77;
-        t75 = t76;
+    RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
+    for (int64_t t73 = 0; t73 < t72; t73++) {
+      const int32_t t74 = (int32_t)t73;
+      int t76 = 0; /* nonzero: a check below failed */
+      int t77 = (uint64_t)(int64_t)t74 < (uint64_t)v_x1391_n;
+      int32_t t75 = t77 ? v_x1393_d[t74] : 0;
+      t76 |= !t77;
+      int32_t t78 = t77 ? v_x1391_d[t74] : 0;
+      uint8_t t80 = rt_lt_i(0, t78);
+      int32_t t82 = (t80 ? t75 : -1);
+      uint8_t t84 = rt_ge_i(t82, 0);
+      int32_t t85;
+      if (t84) {
+        int t87 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1390_n;
+        int32_t t86 = t87 ? v_x1390_d[t82] : 0;
+        t76 |= !t87;
+        t85 = t86;
       } else {
-        t75 = 0;
+        t85 = 0;
       }
-      if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
-        int32_t t78;
-        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n) {
-          t78 = v_x1393_d[t64];
-        } else {
-          NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t64, v_x1391_n, 0.0, 1);
-          t78 = 0;
-        }
-        int32_t t79;
-        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x1391_n) {
-          t79 = v_x1391_d[t64];
-        } else {
-          NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t64, v_x1391_n, 0.0, 2);
-          t79 = 0;
-        }
-        uint8_t t81 = rt_lt_i(0, t79);
-        int32_t t83 = (t81 ? t78 : -1);
-        uint8_t t85 = rt_ge_i(t83, 0);
-        int32_t t86;
-        if (t85) {
-          int32_t t87;
-          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1390_n) {
-            t87 = v_x1390_d[t83];
-          } else {
-            NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 2, 0, RT_GATHER, t83, v_x1390_n, 0.0, 3);
-            t87 = 0;
-          }
-          t86 = t87;
-        } else {
-          t86 = 0;
-        }
-      }
-      v_x1403_d[t63] = 1;
-      v_x1404_d[t63] = t75;
+      if (__builtin_expect(t76 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1403_d[t73] = 1;
+      v_x1404_d[t73] = t85;
     }
   }
   if (err->index != INT64_MAX)
@@ -486,36 +412,19 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             t100 |= !t103;
             uint8_t t105 = rt_lt_i(t102, t97);
             uint8_t t107 = rt_gt_i(t102, t97);
-            if (__builtin_expect(t100 != 0, 0)) { /* again, recording the error */
-              int32_t t108;
-              if ((uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n) {
-                t108 = v_x1404_d[t96];
-              } else {
-                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 3, 0, RT_GATHER, t96, v_x1404_n, 0.0, 4);
-                t108 = 0;
-              }
-              int32_t t109 = v_x1389_d[t94];
-              int32_t t110;
-              if ((uint64_t)(int64_t)t109 < (uint64_t)v_x1390_n) {
-                t110 = v_x1390_d[t109];
-              } else {
-                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x1390_n, 0.0, 5);
-                t110 = 0;
-              }
-              uint8_t t112 = rt_lt_i(t110, t108);
-              uint8_t t114 = rt_gt_i(t110, t108);
-            }
+            if (__builtin_expect(t100 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
             t92x0 = t102;
             t92x1 = t105;
             t92x2 = t102;
             t92x3 = t107;
-            uint8_t t115;
-            uint8_t t116;
-            t115 = t92x1;
-            t116 = t92x3;
-            kept[0] += t115 != 0;
-            kept[1] += t116 != 0;
-            t90[t93] = (uint8_t)((t115 != 0) << 0 | (t116 != 0) << 1);
+            uint8_t t108;
+            uint8_t t109;
+            t108 = t92x1;
+            t109 = t92x3;
+            kept[0] += t108 != 0;
+            kept[1] += t109 != 0;
+            t90[t93] = (uint8_t)((t108 != 0) << 0 | (t109 != 0) << 1);
           }
         }
         t91[0 * t89 + t92] = kept[0];
@@ -526,22 +435,22 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
         rt_free(t91);
         goto fail;
       }
-      int64_t t117 = 0;
+      int64_t t110 = 0;
       for (int64_t t92 = 0; t92 < t89; t92++) {
         const int64_t k = t91[0 * t89 + t92];
-        t91[0 * t89 + t92] = t117;
-        t117 += k;
+        t91[0 * t89 + t92] = t110;
+        t110 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t117);
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t110);
       int32_t *v_x1419_d = v_x1419->data.i;
       const int64_t v_x1419_n = v_x1419->len;
-      int64_t t118 = 0;
+      int64_t t111 = 0;
       for (int64_t t92 = 0; t92 < t89; t92++) {
         const int64_t k = t91[1 * t89 + t92];
-        t91[1 * t89 + t92] = t118;
-        t118 += k;
+        t91[1 * t89 + t92] = t111;
+        t111 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t118);
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t111);
       int32_t *v_x1421_d = v_x1421->data.i;
       const int64_t v_x1421_n = v_x1421->len;
       v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
@@ -551,28 +460,28 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
       int32_t *v_x1424_d = v_x1424->data.i;
       const int64_t v_x1424_n = v_x1424->len;
       RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t119 = 0; t119 < v_x1395_n; t119++) {
+      for (int64_t t112 = 0; t112 < v_x1395_n; t112++) {
         int32_t in[2] = {0};
-        for (int64_t t120 = v_x1395_off[t119]; t120 < v_x1395_off[t119 + 1]; t120++) {
-          in[0] += t90[t120] >> 0 & 1;
-          in[1] += t90[t120] >> 1 & 1;
+        for (int64_t t113 = v_x1395_off[t112]; t113 < v_x1395_off[t112 + 1]; t113++) {
+          in[0] += t90[t113] >> 0 & 1;
+          in[1] += t90[t113] >> 1 & 1;
         }
-        v_x1423_d[t119] = in[0];
-        v_x1424_d[t119] = in[1];
+        v_x1423_d[t112] = in[0];
+        v_x1424_d[t112] = in[1];
       }
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t119 = 0, t121 = 0; t119 < v_x1395_n; t119++) {
-        v_x1425_d[t119] = (int32_t)t121;
-        t121 += v_x1423_d[t119];
+      for (int64_t t112 = 0, t114 = 0; t112 < v_x1395_n; t112++) {
+        v_x1425_d[t112] = (int32_t)t114;
+        t114 += v_x1423_d[t112];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t119 = 0, t122 = 0; t119 < v_x1395_n; t119++) {
-        v_x1426_d[t119] = (int32_t)t122;
-        t122 += v_x1424_d[t119];
+      for (int64_t t112 = 0, t115 = 0; t112 < v_x1395_n; t112++) {
+        v_x1426_d[t112] = (int32_t)t115;
+        t115 += v_x1424_d[t112];
       }
       RT_PARALLEL_FOR_IF(t89 > 1)
       for (int64_t t92 = 0; t92 < t89; t92++) {
@@ -586,10 +495,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
           const int32_t t96 = (int32_t)t95;
           if (t93 >= t95_end)
             continue; /* none of the chunk's elements */
-          int t124 = 0; /* nonzero: a check of the segment's values failed */
-          int t125 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
-          int32_t t123 = t125 ? v_x1404_d[t96] : 0;
-          t124 |= !t125;
+          int t117 = 0; /* nonzero: a check of the segment's values failed */
+          int t118 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
+          int32_t t116 = t118 ? v_x1404_d[t96] : 0;
+          t117 |= !t118;
           for (; t93 < t95_end; t93++) {
             const int32_t t94 = (int32_t)t93;
             if (!t90[t93])
@@ -598,36 +507,19 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             uint8_t t92y1;
             int32_t t92y2;
             uint8_t t92y3;
-            int t126 = t124; /* nonzero: a check below failed */
-            int32_t t127 = v_x1389_d[t94];
-            int t129 = (uint64_t)(int64_t)t127 < (uint64_t)v_x1390_n;
-            int32_t t128 = t129 ? v_x1390_d[t127] : 0;
-            t126 |= !t129;
-            uint8_t t131 = rt_lt_i(t128, t123);
-            uint8_t t133 = rt_gt_i(t128, t123);
-            if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
-              int32_t t134;
-              if ((uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n) {
-                t134 = v_x1404_d[t96];
-              } else {
-                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 3, 0, RT_GATHER, t96, v_x1404_n, 0.0, 6);
-                t134 = 0;
-              }
-              int32_t t135 = v_x1389_d[t94];
-              int32_t t136;
-              if ((uint64_t)(int64_t)t135 < (uint64_t)v_x1390_n) {
-                t136 = v_x1390_d[t135];
-              } else {
-                NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t135, v_x1390_n, 0.0, 7);
-                t136 = 0;
-              }
-              uint8_t t138 = rt_lt_i(t136, t134);
-              uint8_t t140 = rt_gt_i(t136, t134);
-            }
-            t92y0 = t128;
-            t92y1 = t131;
-            t92y2 = t128;
-            t92y3 = t133;
+            int t119 = t117; /* nonzero: a check below failed */
+            int32_t t120 = v_x1389_d[t94];
+            int t122 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1390_n;
+            int32_t t121 = t122 ? v_x1390_d[t120] : 0;
+            t119 |= !t122;
+            uint8_t t124 = rt_lt_i(t121, t116);
+            uint8_t t126 = rt_gt_i(t121, t116);
+            if (__builtin_expect(t119 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
+            t92y0 = t121;
+            t92y1 = t124;
+            t92y2 = t121;
+            t92y3 = t126;
             if (t90[t93] >> 0 & 1) {
               v_x1419_d[at[0]] = t92y0;
               at[0]++;
@@ -667,8 +559,13 @@ fail:
   rt_release(v_x1424);
   rt_release(v_x1425);
   rt_release(v_x1426);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K6_record(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+  }
 }
 
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949);
 /* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
   (void)loc;
@@ -692,147 +589,76 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t141 = v_x919;
-    if (t141 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t141, 0.0, 0);
+    const int64_t t171 = v_x919;
+    if (t171 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t171, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t141);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t171);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t141);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t171);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t141);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t171);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    const int64_t t145 = (t141 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t145 > 1)
-    for (int64_t t144 = 0; t144 < t145; t144++) {
+    const int64_t t175 = (t171 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t175 > 1)
+    for (int64_t t174 = 0; t174 < t175; t174++) {
       /* the element's quotient and remainder by each divisor, stepped with it */
-      const int64_t t146_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
-      const int32_t t146_s = (int64_t)2 < 0 ? -1 : 1;
-      int32_t t146 = t146_d ? (int32_t)((int64_t)(int32_t)(t144 * RT_CHUNK) % t146_d) : 0;
-      int32_t t146_q = t146_d ? (int32_t)((int64_t)(int32_t)(t144 * RT_CHUNK) / t146_d * t146_s) : 0;
-      int t147 = 0;
-      t147 |= t146_d == 0;
-      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t141 ? (t144 + 1) * RT_CHUNK : t141;
-      for (int64_t t142 = t144 * RT_CHUNK; t142 < t144_end; t142++, (++t146 == t146_d ? (t146 = 0, t146_q += t146_s) : 0)) {
-        const int32_t t143 = (int32_t)t142;
-        int t148 = t147; /* nonzero: a check below failed */
-        int32_t t150 = rt_mul_i(t146, v_x926);
-        int32_t t152 = rt_add_i(t150, t146_q);
-        int t154 = (uint64_t)(int64_t)t152 < (uint64_t)v_x916;
-        int32_t t153 = t154 ? t152 : 0;
-        t148 |= !t154;
-        uint8_t t156 = rt_lt_i(t153, (int32_t)v_x914_n);
-        int32_t t157;
-        if (t156) {
-          int t159 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
-          int32_t t158 = t159 ? v_x914_d[t153] : 0;
-          t148 |= !t159;
-          t157 = t158;
+      const int64_t t176_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
+      const int32_t t176_s = (int64_t)2 < 0 ? -1 : 1;
+      int32_t t176 = t176_d ? (int32_t)((int64_t)(int32_t)(t174 * RT_CHUNK) % t176_d) : 0;
+      int32_t t176_q = t176_d ? (int32_t)((int64_t)(int32_t)(t174 * RT_CHUNK) / t176_d * t176_s) : 0;
+      int t177 = 0;
+      t177 |= t176_d == 0;
+      const int64_t t174_end = (t174 + 1) * RT_CHUNK < t171 ? (t174 + 1) * RT_CHUNK : t171;
+      for (int64_t t172 = t174 * RT_CHUNK; t172 < t174_end; t172++, (++t176 == t176_d ? (t176 = 0, t176_q += t176_s) : 0)) {
+        const int32_t t173 = (int32_t)t172;
+        int t178 = t177; /* nonzero: a check below failed */
+        int32_t t180 = rt_mul_i(t176, v_x926);
+        int32_t t182 = rt_add_i(t180, t176_q);
+        int t184 = (uint64_t)(int64_t)t182 < (uint64_t)v_x916;
+        int32_t t183 = t184 ? t182 : 0;
+        t178 |= !t184;
+        uint8_t t186 = rt_lt_i(t183, (int32_t)v_x914_n);
+        int32_t t187;
+        if (t186) {
+          int t189 = (uint64_t)(int64_t)t183 < (uint64_t)v_x914_n;
+          int32_t t188 = t189 ? v_x914_d[t183] : 0;
+          t178 |= !t189;
+          t187 = t188;
         } else {
-          int32_t t161 = rt_sub_i(t153, (int32_t)v_x914_n);
-          int t163 = (uint64_t)(int64_t)t161 < (uint64_t)v_x914_n;
-          int32_t t162 = t163 ? v_x915_d[t161] : 0;
-          t148 |= !t163;
-          t157 = t162;
+          int32_t t191 = rt_sub_i(t183, (int32_t)v_x914_n);
+          int t193 = (uint64_t)(int64_t)t191 < (uint64_t)v_x914_n;
+          int32_t t192 = t193 ? v_x915_d[t191] : 0;
+          t178 |= !t193;
+          t187 = t192;
         }
-        int32_t t164;
-        if (t156) {
-          int t166 = (uint64_t)(int64_t)t153 < (uint64_t)v_x914_n;
-          int32_t t165 = t166 ? v_x937_d[t153] : 0;
-          t148 |= !t166;
-          t164 = t165;
+        int32_t t194;
+        if (t186) {
+          int t196 = (uint64_t)(int64_t)t183 < (uint64_t)v_x914_n;
+          int32_t t195 = t196 ? v_x937_d[t183] : 0;
+          t178 |= !t196;
+          t194 = t195;
         } else {
-          int32_t t168 = rt_sub_i(t153, (int32_t)v_x914_n);
-          int t170 = (uint64_t)(int64_t)t168 < (uint64_t)(int32_t)v_x914_n;
-          int32_t t169 = t170 ? t168 : 0;
-          t148 |= !t170;
-          int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x914_n;
-          int32_t t171 = t172 ? v_x933_d[t169] : 0;
-          t148 |= !t172;
-          int32_t t174 = rt_add_i(t171, v_x934);
-          t164 = t174;
+          int32_t t198 = rt_sub_i(t183, (int32_t)v_x914_n);
+          int t200 = (uint64_t)(int64_t)t198 < (uint64_t)(int32_t)v_x914_n;
+          int32_t t199 = t200 ? t198 : 0;
+          t178 |= !t200;
+          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x914_n;
+          int32_t t201 = t202 ? v_x933_d[t199] : 0;
+          t178 |= !t202;
+          int32_t t204 = rt_add_i(t201, v_x934);
+          t194 = t204;
         }
-        int32_t t176 = rt_add_i(t164, t157);
-        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-          int t177 = 0;
-          int32_t t178 = rt_div_i(t143, 2, &t177);
-          if (t177) {
-            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t177, RT_DIV, 0, 0, 0.0, 1);
-          }
-          int t179 = 0;
-          int32_t t180 = rt_rem_i(t143, 2, &t179);
-          if (t179) {
-            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 2);
-          }
-          int32_t t182 = rt_mul_i(t180, v_x926);
-          int32_t t184 = rt_add_i(t182, t178);
-          int32_t t185;
-          if ((uint64_t)(int64_t)t184 < (uint64_t)v_x916) {
-            t185 = t184;
-          } else {
-            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x916, 0.0, 3);
-            t185 = 0;
-          }
-          uint8_t t187 = rt_lt_i(t185, (int32_t)v_x914_n);
-          int32_t t188;
-          if (t187) {
-            int32_t t189;
-            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
-              t189 = v_x914_d[t185];
-            } else {
-              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 4);
-              t189 = 0;
-            }
-            t188 = t189;
-          } else {
-            int32_t t191 = rt_sub_i(t185, (int32_t)v_x914_n);
-            int32_t t192;
-            if ((uint64_t)(int64_t)t191 < (uint64_t)v_x914_n) {
-              t192 = v_x915_d[t191];
-            } else {
-              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x914_n, 0.0, 5);
-              t192 = 0;
-            }
-            t188 = t192;
-          }
-          int32_t t193;
-          if (t187) {
-            int32_t t194;
-            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x914_n) {
-              t194 = v_x937_d[t185];
-            } else {
-              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x914_n, 0.0, 6);
-              t194 = 0;
-            }
-            t193 = t194;
-          } else {
-            int32_t t196 = rt_sub_i(t185, (int32_t)v_x914_n);
-            int32_t t197;
-            if ((uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n) {
-              t197 = t196;
-            } else {
-              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, (int32_t)v_x914_n, 0.0, 7);
-              t197 = 0;
-            }
-            int32_t t198;
-            if ((uint64_t)(int64_t)t197 < (uint64_t)v_x914_n) {
-              t198 = v_x933_d[t197];
-            } else {
-              NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x914_n, 0.0, 8);
-              t198 = 0;
-            }
-            int32_t t200 = rt_add_i(t198, v_x934);
-            t193 = t200;
-          }
-          int32_t t202 = rt_add_i(t193, t188);
-        }
-        v_x941_d[t142] = t164;
-        v_x943_d[t142] = t176;
-        v_x945_d[t142] = 1;
+        int32_t t206 = rt_add_i(t194, t187);
+        if (__builtin_expect(t178 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        v_x941_d[t172] = t194;
+        v_x943_d[t172] = t206;
+        v_x945_d[t172] = 1;
       }
     }
   }
@@ -847,9 +673,1535 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t203 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t203, v_x946);
-      v_x947 = t203;
+      RtValue *t207 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t207, v_x946);
+      v_x947 = t207;
+      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
+      const int64_t v_x947_n = v_x947->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x941 = v_x941;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  *out_v_x949 = v_x949;
+  rt_release(v_x943);
+  rt_release(v_x948);
+  return;
+fail:
+  rt_release(v_x941);
+  rt_release(v_x943);
+  rt_release(v_x945);
+  rt_release(v_x947);
+  rt_release(v_x948);
+  rt_release(v_x949);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K7_record(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+  }
+}
+
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440);
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  int32_t *v_x1430_d = v_x1430->data.i;
+  const int64_t v_x1430_n = v_x1430->len;
+  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
+  const int64_t v_sd_1441_n = v_sd_1441->len;
+  int32_t *v_x1433_d = v_x1433->data.i;
+  const int64_t v_x1433_n = v_x1433->len;
+  int32_t *v_x1434_d = v_x1434->data.i;
+  const int64_t v_x1434_n = v_x1434->len;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  RtValue *v_x1440 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t238 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t238);
+    int32_t *v_x1440_d = v_x1440->data.i;
+    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t239 = (t238 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t239 > 1)
+    for (int64_t t240 = 0; t240 < t239; t240++) {
+      int64_t t243 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t240 * RT_CHUNK);
+      const int64_t t240_end = (t240 + 1) * RT_CHUNK < t238 ? (t240 + 1) * RT_CHUNK : t238;
+      for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t243++) {
+        const int64_t t243_end = v_sd_1441_off[t243 + 1] < t240_end ? v_sd_1441_off[t243 + 1] : t240_end;
+        const int32_t t244 = (int32_t)t243;
+        if (t241 >= t243_end)
+          continue; /* none of the chunk's elements */
+        int t246 = 0; /* nonzero: a check of the segment's values failed */
+        int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1435_n;
+        int32_t t245 = t247 ? v_x1435_d[t244] : 0;
+        t246 |= !t247;
+        int t249 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1433_n;
+        int32_t t248 = t249 ? v_x1433_d[t244] : 0;
+        t246 |= !t249;
+        int t251 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1434_n;
+        int32_t t250 = t251 ? v_x1434_d[t244] : 0;
+        t246 |= !t251;
+        while (t241 < t243_end) {
+          int64_t t241_stop = t243_end;
+          if (t243_end - t241 >= RT_RUN_MIN) { /* a run of copies from t241 (codegen/copyrun.c) */
+            int t252_ok0 = 1, t252_skip0 = 1;
+            const int64_t t252_a0 = t241;
+            int t252_c0 = 0;
+            int64_t t252_d0 = 0, t252_dn0 = 0;
+            int t252_seen0 = 0;
+            int64_t t252_scratch0 = 0;
+            int t252_scratch_seen0 = 0;
+            const int32_t *t252_src0 = NULL;
+            int64_t t252_len0 = 0;
+            /* at the run's first element */
+            const int64_t t252_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v1 = rt_run_int(t252_a0, &t252_ok0);
+            const int64_t t252_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v3 = rt_run_sub(t252_v1, t252_v2, &t252_ok0);
+            const int64_t t252_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v5 = rt_run_mul(t252_v3, t252_v4, &t252_ok0);
+            const int64_t t252_v6 = rt_run_add(t252_v0, t252_v5, &t252_ok0);
+            const int64_t t252_v7 = rt_run_bound(t252_v6, (int64_t)v_x1431, &t252_ok0);
+            const int64_t t252_v8 = rt_run_cmp(RT_LT, t252_v7, (int64_t)v_x1429_n, &t252_d0, &t252_seen0);
+            t252_c0 = (int)t252_v8;
+            int64_t t252_v9;
+            if (t252_c0) {
+              t252_src0 = v_x1429_d;
+              t252_len0 = v_x1429_n;
+              t252_v9 = t252_v7;
+            } else {
+              const int64_t t252_v10 = rt_run_sub(t252_v7, (int64_t)v_x1429_n, &t252_ok0);
+              t252_src0 = v_x1430_d;
+              t252_len0 = v_x1430_n;
+              t252_v9 = t252_v10;
+            }
+            int64_t t252_end0 = t243_end;
+            { /* at the next: where each comparison changes */
+              const int64_t t252_next0 = t252_a0 + 1;
+              const int64_t t252_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_skip0);
+              const int64_t t252_v12 = rt_run_int(t252_next0, &t252_skip0);
+              const int64_t t252_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_skip0);
+              const int64_t t252_v14 = rt_run_sub(t252_v12, t252_v13, &t252_skip0);
+              const int64_t t252_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_skip0);
+              const int64_t t252_v16 = rt_run_mul(t252_v14, t252_v15, &t252_skip0);
+              const int64_t t252_v17 = rt_run_add(t252_v11, t252_v16, &t252_skip0);
+              const int64_t t252_v18 = rt_run_bound(t252_v17, (int64_t)v_x1431, &t252_skip0);
+              const int64_t t252_v19 = rt_run_cmp(RT_LT, t252_v18, (int64_t)v_x1429_n, &t252_dn0, &t252_scratch_seen0);
+              int64_t t252_v20;
+              if (t252_c0) {
+                t252_v20 = t252_v18;
+              } else {
+                const int64_t t252_v21 = rt_run_sub(t252_v18, (int64_t)v_x1429_n, &t252_skip0);
+                t252_v20 = t252_v21;
+              }
+              (void)t252_v20;
+              if (t252_seen0) {
+                int64_t k = rt_run_flip(RT_LT, t252_d0, t252_dn0 - t252_d0);
+                if (k < t252_end0 - t252_a0)
+                  t252_end0 = t252_a0 + k;
+              }
+            }
+            (void)t252_skip0;
+            const int32_t *t252_first_src0 = t252_src0;
+            const int64_t t252_last0 = t252_end0 - 1;
+            /* at the run's last element */
+            const int64_t t252_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v23 = rt_run_int(t252_last0, &t252_ok0);
+            const int64_t t252_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v25 = rt_run_sub(t252_v23, t252_v24, &t252_ok0);
+            const int64_t t252_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_ok0);
+            const int64_t t252_v27 = rt_run_mul(t252_v25, t252_v26, &t252_ok0);
+            const int64_t t252_v28 = rt_run_add(t252_v22, t252_v27, &t252_ok0);
+            const int64_t t252_v29 = rt_run_bound(t252_v28, (int64_t)v_x1431, &t252_ok0);
+            const int64_t t252_v30 = rt_run_cmp(RT_LT, t252_v29, (int64_t)v_x1429_n, &t252_scratch0, &t252_scratch_seen0);
+            if (t252_v30 != t252_c0)
+              t252_ok0 = 0;
+            int64_t t252_v31;
+            if (t252_c0) {
+              t252_src0 = v_x1429_d;
+              t252_len0 = v_x1429_n;
+              t252_v31 = t252_v29;
+            } else {
+              const int64_t t252_v32 = rt_run_sub(t252_v29, (int64_t)v_x1429_n, &t252_ok0);
+              t252_src0 = v_x1430_d;
+              t252_len0 = v_x1430_n;
+              t252_v31 = t252_v32;
+            }
+            const int64_t t252_step0 = t252_v31 == t252_v9 ? 0 : 1;
+            if (t252_ok0 && t252_src0 == t252_first_src0 && t252_v31 - t252_v9 == t252_step0 * (t252_last0 - t252_a0) && t252_v9 >= 0 && t252_v31 < t252_len0) {
+              if (t252_end0 - t252_a0 >= RT_RUN_MIN) {
+                if (t252_step0)
+                  memcpy(v_x1440_d + t252_a0, t252_src0 + t252_v9, sizeof(int32_t) * (size_t)(t252_end0 - t252_a0));
+                else
+                  for (int64_t k = t252_a0; k < t252_end0; k++)
+                    v_x1440_d[k] = t252_src0[t252_v9];
+                t241 = t252_end0;
+                continue;
+              }
+              t241_stop = t252_end0; /* a short run: the elements' loop */
+            }
+          }
+          for (; t241 < t241_stop; t241++) {
+            const int32_t t242 = (int32_t)t241;
+            int t253 = t246; /* nonzero: a check below failed */
+            int32_t t255 = rt_sub_i(t242, t248);
+            int32_t t257 = rt_mul_i(t255, t250);
+            int32_t t259 = rt_add_i(t245, t257);
+            int t261 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1431;
+            int32_t t260 = t261 ? t259 : 0;
+            t253 |= !t261;
+            uint8_t t263 = rt_lt_i(t260, (int32_t)v_x1429_n);
+            int32_t t264;
+            if (t263) {
+              int t266 = (uint64_t)(int64_t)t260 < (uint64_t)v_x1429_n;
+              int32_t t265 = t266 ? v_x1429_d[t260] : 0;
+              t253 |= !t266;
+              t264 = t265;
+            } else {
+              int32_t t268 = rt_sub_i(t260, (int32_t)v_x1429_n);
+              int t270 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1430_n;
+              int32_t t269 = t270 ? v_x1430_d[t268] : 0;
+              t253 |= !t270;
+              t264 = t269;
+            }
+            if (__builtin_expect(t253 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
+            v_x1440_d[t241] = t264;
+          }
+        }
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1440 = v_x1440;
+  return;
+fail:
+  rt_release(v_x1440);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K8_record(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+  }
+}
+
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996);
+/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  RtValue *v_x996 = NULL;
+  /* MAP */
+  {
+    const int64_t t295 = v_x964;
+    if (t295 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t295, 0.0, 0);
+      goto fail;
+    }
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t295);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t295 >= RT_PARALLEL_MIN)
+    for (int64_t t296 = 0; t296 < t295; t296++) {
+      const int32_t t297 = (int32_t)t296;
+      int t306 = 0; /* nonzero: a check below failed */
+      int32_t t299 = rt_mul_i(t297, 2);
+      int32_t t301 = (1 ? t299 : -1);
+      uint8_t t303 = rt_ge_i(t301, 0);
+      int32_t t304;
+      if (t303) {
+        int t307 = (uint64_t)(int64_t)t301 < (uint64_t)v_x978_n;
+        int32_t t305 = t307 ? v_x978_d[t301] : 0;
+        t306 |= !t307;
+        t304 = t305;
+      } else {
+        t304 = 0;
+      }
+      int32_t t309 = rt_add_i(t304, 1);
+      int32_t t311 = rt_add_i(t299, 1);
+      int32_t t313 = (1 ? t311 : -1);
+      uint8_t t315 = rt_ge_i(t313, 0);
+      int32_t t316;
+      if (t315) {
+        int t318 = (uint64_t)(int64_t)t313 < (uint64_t)v_x978_n;
+        int32_t t317 = t318 ? v_x978_d[t313] : 0;
+        t306 |= !t318;
+        t316 = t317;
+      } else {
+        t316 = 0;
+      }
+      int32_t t320 = rt_add_i(t309, t316);
+      if (__builtin_expect(t306 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x996_d[t296] = t320;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x996 = v_x996;
+  return;
+fail:
+  rt_release(v_x996);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K9_record(err, loc, run, v_x964, v_x978, out_v_x996);
+  }
+}
+
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476);
+/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
+  const int64_t v_sd_1477_n = v_sd_1477->len;
+  RtValue *v_x1451 = NULL;
+  RtValue *v_x1452 = NULL;
+  RtValue *v_x1453 = NULL;
+  RtValue *v_x1454 = NULL;
+  int32_t v_x1462 = 0;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  /* PARTITION */
+  {
+    const int64_t t344 = v_x1446;
+    if (t344 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t344, 0.0, 0);
+      goto fail;
+    }
+    const int64_t t345 = t344 > 0 ? (t344 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t346 = (uint8_t *)rt_alloc_atomic((size_t)t344 + 1);
+    int64_t *t347 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t345 + 1));
+    RT_PARALLEL_FOR_IF(t345 > 1)
+    for (int64_t t348 = 0; t348 < t345; t348++) {
+      int64_t kept = 0;
+      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
+      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
+        const int32_t t350 = (int32_t)t349;
+        int32_t t348x0;
+        uint8_t t348x1;
+        int t352 = 0; /* nonzero: a check below failed */
+        int t353 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1477_n;
+        int32_t t351 = t353 ? (int32_t)(v_sd_1477_off[t350 + 1] - v_sd_1477_off[t350]) : 0;
+        t352 |= !t353;
+        uint8_t t355 = rt_le_i(t351, 1);
+        if (__builtin_expect(t352 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t348x0 = t350;
+        t348x1 = t355;
+        uint8_t t356;
+        t356 = t348x1;
+        t346[t349] = t356 != 0;
+        kept += t356 != 0;
+      }
+      t347[t348] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t346);
+      rt_free(t347);
+      goto fail;
+    }
+    int64_t t357 = 0;
+    for (int64_t t348 = 0; t348 < t345; t348++) {
+      const int64_t k = t347[t348];
+      t347[t348] = t357;
+      t357 += k;
+    }
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t357);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t344 - t357));
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    RT_PARALLEL_FOR_IF(t345 > 1)
+    for (int64_t t348 = 0; t348 < t345; t348++) {
+      int64_t at = t347[t348];
+      int64_t at_not = t348 * RT_CHUNK - t347[t348];
+      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
+      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
+        const int32_t t350 = (int32_t)t349;
+        int32_t t348y0;
+        uint8_t t348y1;
+        int t359 = 0; /* nonzero: a check below failed */
+        int t360 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1477_n;
+        int32_t t358 = t360 ? (int32_t)(v_sd_1477_off[t350 + 1] - v_sd_1477_off[t350]) : 0;
+        t359 |= !t360;
+        uint8_t t362 = rt_le_i(t358, 1);
+        if (__builtin_expect(t359 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t348y0 = t350;
+        t348y1 = t362;
+        if (t346[t349]) {
+          v_x1451_d[at] = t348y0;
+          at++;
+        } else {
+          v_x1453_d[at_not] = t348y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t346);
+    rt_free(t347);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    int32_t *v_x1453_d = v_x1453->data.i;
+    const int64_t v_x1453_n = v_x1453->len;
+    /* REDUCE */
+    {
+      const int64_t t363 = v_x1446;
+      if (t363 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 1);
+        goto fail;
+      }
+      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t363);
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      RT_PARALLEL_FOR_IF(t364 > 1)
+      for (int64_t t366 = 0; t366 < t364; t366++) {
+        int32_t t366a0;
+        t366a0 = 0;
+        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t363 ? (t366 + 1) * RT_CHUNK : t363;
+        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
+          const int32_t t368 = (int32_t)t367;
+          int32_t t366x0;
+          uint8_t t366x1;
+          int t370 = 0; /* nonzero: a check below failed */
+          int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1477_n;
+          int32_t t369 = t371 ? (int32_t)(v_sd_1477_off[t368 + 1] - v_sd_1477_off[t368]) : 0;
+          t370 |= !t371;
+          uint8_t t373 = rt_le_i(t369, 1);
+          int32_t t375 = (t373 ? 0 : t369);
+          if (__builtin_expect(t370 != 0, 0))
+            rt_kernel_again(err); /* the recording version finds the error */
+          t366x0 = t375;
+          t366x1 = t373;
+          v_x1463_d[t367] = t366x1; /* a map column */
+          int32_t t377 = rt_add_i(t366a0, t366x0);
+          t366a0 = t377;
+        }
+        t365[t366] = t366a0;
+      }
+      int32_t t366t0;
+      t366t0 = 0;
+      for (int64_t t366 = 0; t366 < t364; t366++) {
+        const int32_t t378 = t365[t366];
+        int32_t t380 = rt_add_i(t366t0, t378);
+        t366t0 = t380;
+      }
+      v_x1462 = t366t0;
+      rt_free(t365);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      uint8_t *v_x1463_d = v_x1463->data.b;
+      const int64_t v_x1463_n = v_x1463->len;
+      /* SCAN */
+      {
+        const int64_t t381 = v_x1446;
+        if (t381 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t381, 0.0, 2);
+          goto fail;
+        }
+        const int64_t t382 = t381 > 0 ? (t381 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t383 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
+        int32_t *t384 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
+        RT_PARALLEL_FOR_IF(t382 > 1)
+        for (int64_t t385 = 0; t385 < t382; t385++) {
+          int32_t t385a0;
+          int32_t t385a1;
+          t385a0 = 0;
+          t385a1 = 0;
+          const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
+          for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
+            const int32_t t387 = (int32_t)t386;
+            int32_t t385x0;
+            int32_t t385x1;
+            int t389 = 0; /* nonzero: a check below failed */
+            int t390 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1477_n;
+            int32_t t388 = t390 ? (int32_t)(v_sd_1477_off[t387 + 1] - v_sd_1477_off[t387]) : 0;
+            t389 |= !t390;
+            uint8_t t392 = rt_le_i(t388, 1);
+            int32_t t394 = rt_btoi_b(t392);
+            uint8_t t396 = rt_not_b(t392);
+            int32_t t398 = rt_btoi_b(t396);
+            if (__builtin_expect(t389 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
+            t385x0 = t394;
+            t385x1 = t398;
+            int32_t t400 = rt_add_i(t385a0, t385x0);
+            int32_t t402 = rt_add_i(t385a1, t385x1);
+            t385a0 = t400;
+            t385a1 = t402;
+          }
+          t383[t385] = t385a0;
+          t384[t385] = t385a1;
+        }
+        int32_t t385t0;
+        int32_t t385t1;
+        t385t0 = 0;
+        t385t1 = 0;
+        for (int64_t t385 = 0; t385 < t382; t385++) {
+          const int32_t t403 = t383[t385];
+          t383[t385] = t385t0;
+          const int32_t t404 = t384[t385];
+          t384[t385] = t385t1;
+          int32_t t406 = rt_add_i(t385t0, t403);
+          int32_t t408 = rt_add_i(t385t1, t404);
+          t385t0 = t406;
+          t385t1 = t408;
+        }
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t381);
+        int32_t *v_x1475_d = v_x1475->data.i;
+        const int64_t v_x1475_n = v_x1475->len;
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t381);
+        int32_t *v_x1476_d = v_x1476->data.i;
+        const int64_t v_x1476_n = v_x1476->len;
+        RT_PARALLEL_FOR_IF(t382 > 1)
+        for (int64_t t385 = 0; t385 < t382; t385++) {
+          int32_t t385p0;
+          int32_t t385p1;
+          t385p0 = t383[t385];
+          t385p1 = t384[t385];
+          const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
+          for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
+            const int32_t t387 = (int32_t)t386;
+            v_x1475_d[t386] = t385p0;
+            v_x1476_d[t386] = t385p1;
+            int32_t t385y0;
+            int32_t t385y1;
+            int t410 = 0; /* nonzero: a check below failed */
+            int t411 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1477_n;
+            int32_t t409 = t411 ? (int32_t)(v_sd_1477_off[t387 + 1] - v_sd_1477_off[t387]) : 0;
+            t410 |= !t411;
+            uint8_t t413 = rt_le_i(t409, 1);
+            int32_t t415 = rt_btoi_b(t413);
+            uint8_t t417 = rt_not_b(t413);
+            int32_t t419 = rt_btoi_b(t417);
+            if (__builtin_expect(t410 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
+            t385y0 = t415;
+            t385y1 = t419;
+            int32_t t421 = rt_add_i(t385p0, t385y0);
+            int32_t t423 = rt_add_i(t385p1, t385y1);
+            t385p0 = t421;
+            t385p1 = t423;
+          }
+        }
+        rt_free(t383);
+        rt_free(t384);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1463 = v_x1463;
+  *out_v_x1451 = v_x1451;
+  *out_v_x1453 = v_x1453;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1476 = v_x1476;
+  rt_release(v_x1452);
+  rt_release(v_x1454);
+  return;
+fail:
+  rt_release(v_x1451);
+  rt_release(v_x1452);
+  rt_release(v_x1453);
+  rt_release(v_x1454);
+  rt_release(v_x1463);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K10_record(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+  }
+}
+
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533);
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1522_d = v_x1522->data.i;
+  const int64_t v_x1522_n = v_x1522->len;
+  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
+  const int64_t v_sd_1523_n = v_sd_1523->len;
+  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
+  const int64_t v_sd_1535_n = v_sd_1535->len;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
+  RtValue *v_x1532 = NULL;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  /* MAP */
+  {
+    const int64_t t494 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t494);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t494);
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t494);
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    RT_PARALLEL_FOR_IF(t494 >= RT_PARALLEL_MIN)
+    for (int64_t t495 = 0; t495 < t494; t495++) {
+      const int32_t t496 = (int32_t)t495;
+      int t499 = 0; /* nonzero: a check below failed */
+      int32_t t497 = v_x1522_d[t496];
+      int t500 = (uint64_t)(int64_t)t497 < (uint64_t)v_sd_1535_n;
+      int32_t t498 = t500 ? (int32_t)v_sd_1535_off[t497] : 0;
+      t499 |= !t500;
+      int t502 = (uint64_t)(int64_t)t497 < (uint64_t)v_sd_1523_n;
+      int32_t t501 = t502 ? (int32_t)(v_sd_1523_off[t497 + 1] - v_sd_1523_off[t497]) : 0;
+      t499 |= !t502;
+      int32_t t504 = rt_add_i(t498, t501);
+      if (__builtin_expect(t499 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1529_d[t495] = t498;
+      v_x1530_d[t495] = t504;
+      v_x1531_d[t495] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
+    int32_t *v_x1530_d = v_x1530->data.i;
+    const int64_t v_x1530_n = v_x1530->len;
+    int32_t *v_x1531_d = v_x1531->data.i;
+    const int64_t v_x1531_n = v_x1531->len;
+    /* LIBRARY */
+    {
+      RtValue *t505 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t505, v_x1525);
+      v_x1532 = t505;
+      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
+      const int64_t v_x1532_n = v_x1532->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1533 = v_x1533;
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1534);
+  return;
+fail:
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  rt_release(v_x1531);
+  rt_release(v_x1532);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K11_record(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+  }
+}
+
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520);
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1507_d = v_x1507->data.i;
+  const int64_t v_x1507_n = v_x1507->len;
+  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
+  const int64_t v_sd_1508_n = v_sd_1508->len;
+  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
+  const int64_t v_sd_1521_n = v_sd_1521->len;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
+  RtValue *v_x1517 = NULL;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
+  /* MAP */
+  {
+    const int64_t t515 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t515);
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t515);
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t515);
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t515);
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    RT_PARALLEL_FOR_IF(t515 >= RT_PARALLEL_MIN)
+    for (int64_t t516 = 0; t516 < t515; t516++) {
+      const int32_t t517 = (int32_t)t516;
+      int t520 = 0; /* nonzero: a check below failed */
+      int32_t t518 = v_x1507_d[t517];
+      int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1521_n;
+      int32_t t519 = t521 ? (int32_t)v_sd_1521_off[t518] : 0;
+      t520 |= !t521;
+      int t523 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1508_n;
+      int32_t t522 = t523 ? (int32_t)(v_sd_1508_off[t518 + 1] - v_sd_1508_off[t518]) : 0;
+      t520 |= !t523;
+      int32_t t525 = rt_add_i(t519, t522);
+      if (__builtin_expect(t520 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1514_d[t516] = t519;
+      v_x1515_d[t516] = t522;
+      v_x1516_d[t516] = t525;
+      v_x1517_d[t516] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1514_d = v_x1514->data.i;
+    const int64_t v_x1514_n = v_x1514->len;
+    int32_t *v_x1515_d = v_x1515->data.i;
+    const int64_t v_x1515_n = v_x1515->len;
+    int32_t *v_x1516_d = v_x1516->data.i;
+    const int64_t v_x1516_n = v_x1516->len;
+    int32_t *v_x1517_d = v_x1517->data.i;
+    const int64_t v_x1517_n = v_x1517->len;
+    /* LIBRARY */
+    {
+      RtValue *t526 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t526, v_x1510);
+      v_x1518 = t526;
+      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
+      const int64_t v_x1518_n = v_x1518->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1515 = v_x1515;
+  *out_v_x1514 = v_x1514;
+  *out_v_x1517 = v_x1517;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1520 = v_x1520;
+  rt_release(v_x1516);
+  rt_release(v_x1519);
+  return;
+fail:
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
+  rt_release(v_x1517);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K12_record(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
+  }
+}
+
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315);
+/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1301_d = v_x1301->data.i;
+  const int64_t v_x1301_n = v_x1301->len;
+  uint8_t *v_x1305_d = v_x1305->data.b;
+  const int64_t v_x1305_n = v_x1305->len;
+  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
+  int32_t *v_x1309_d = v_x1309->data.i;
+  const int64_t v_x1309_n = v_x1309->len;
+  int32_t *v_x1310_d = v_x1310->data.i;
+  const int64_t v_x1310_n = v_x1310->len;
+  RtValue *v_x1315 = NULL;
+  /* MAP */
+  {
+    const int64_t t536 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t536);
+    int32_t *v_x1315_d = v_x1315->data.i;
+    const int64_t v_x1315_n = v_x1315->len;
+    RT_PARALLEL_FOR_IF(t536 >= RT_PARALLEL_MIN)
+    for (int64_t t537 = 0; t537 < t536; t537++) {
+      const int32_t t538 = (int32_t)t537;
+      int t547 = 0; /* nonzero: a check below failed */
+      int32_t t539 = v_x1301_d[t538];
+      int32_t t541 = rt_add_i(t539, v_x1302);
+      uint8_t t542 = v_x1305_d[t538];
+      int32_t t543 = v_x1306_d[t538];
+      int32_t t545 = (t542 ? t543 : t541);
+      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1311;
+      int32_t t546 = t548 ? t545 : 0;
+      t547 |= !t548;
+      uint8_t t550 = rt_lt_i(t546, (int32_t)v_x1309_n);
+      int32_t t551;
+      if (t550) {
+        int t553 = (uint64_t)(int64_t)t546 < (uint64_t)v_x1309_n;
+        int32_t t552 = t553 ? v_x1309_d[t546] : 0;
+        t547 |= !t553;
+        t551 = t552;
+      } else {
+        int32_t t555 = rt_sub_i(t546, (int32_t)v_x1309_n);
+        int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x1310_n;
+        int32_t t556 = t557 ? v_x1310_d[t555] : 0;
+        t547 |= !t557;
+        t551 = t556;
+      }
+      if (__builtin_expect(t547 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1315_d[t537] = t551;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1315 = v_x1315;
+  return;
+fail:
+  rt_release(v_x1315);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K13_record(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
+  }
+}
+
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539);
+/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1536_d = v_x1536->data.i;
+  const int64_t v_x1536_n = v_x1536->len;
+  int32_t v_x1537 = 0;
+  RtValue *v_x1539 = NULL;
+  /* ONCE */
+  {
+    int t577 = 0; /* nonzero: a check below failed */
+    int t578 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t576 = t578 ? v_x1536_d[0] : 0;
+    t577 |= !t578;
+    if (__builtin_expect(t577 != 0, 0))
+      rt_kernel_again(err); /* the recording version finds the error */
+    v_x1537 = t576;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t579 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t579);
+      int32_t *v_x1539_d = v_x1539->data.i;
+      const int64_t v_x1539_n = v_x1539->len;
+      RT_PARALLEL_FOR_IF(t579 >= RT_PARALLEL_MIN)
+      for (int64_t t580 = 0; t580 < t579; t580++) {
+        const int32_t t581 = (int32_t)t580;
+        v_x1539_d[t580] = v_x1537;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1539 = v_x1539;
+  return;
+fail:
+  rt_release(v_x1539);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K14_record(err, loc, run, v_x1536, out_v_x1539);
+  }
+}
+
+__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547);
+/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1541_d = v_x1541->data.i;
+  const int64_t v_x1541_n = v_x1541->len;
+  int32_t *v_dev_1548_d = v_dev_1548->data.i;
+  const int64_t v_dev_1548_n = v_dev_1548->len;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t586 = v_x1541_n;
+    const int64_t t587 = t586 > 0 ? (t586 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t588 = (uint8_t *)rt_alloc_atomic((size_t)t586 + 1);
+    int64_t *t589 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t587 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t587 > 1)
+    for (int64_t t590 = 0; t590 < t587; t590++) {
+      int64_t kept[2] = {0};
+      const int64_t t590_end = (t590 + 1) * RT_CHUNK < t586 ? (t590 + 1) * RT_CHUNK : t586;
+      for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
+        const int32_t t592 = (int32_t)t591;
+        int32_t t590x0;
+        int32_t t590x1;
+        int32_t t595 = v_x1541_d[t592];
+        t590x0 = t595;
+        t590x1 = t595;
+        uint8_t t596;
+        uint8_t t597;
+        int t599 = 0; /* nonzero: a check below failed */
+        int t600 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t598 = t600 ? v_dev_1548_d[0] : 0;
+        t599 |= !t600;
+        uint8_t t602 = rt_lt_i(t590x0, t598);
+        uint8_t t604 = rt_gt_i(t590x1, t598);
+        if (__builtin_expect(t599 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t596 = t602;
+        t597 = t604;
+        kept[0] += t596 != 0;
+        kept[1] += t597 != 0;
+        t588[t591] = (uint8_t)((t596 != 0) << 0 | (t597 != 0) << 1);
+      }
+      t589[0 * t587 + t590] = kept[0];
+      t589[1 * t587 + t590] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t588);
+      rt_free(t589);
+      goto fail;
+    }
+    int64_t t605 = 0;
+    for (int64_t t590 = 0; t590 < t587; t590++) {
+      const int64_t k = t589[0 * t587 + t590];
+      t589[0 * t587 + t590] = t605;
+      t605 += k;
+    }
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t605);
+    int32_t *v_x1546_d = v_x1546->data.i;
+    const int64_t v_x1546_n = v_x1546->len;
+    int64_t t606 = 0;
+    for (int64_t t590 = 0; t590 < t587; t590++) {
+      const int64_t k = t589[1 * t587 + t590];
+      t589[1 * t587 + t590] = t606;
+      t606 += k;
+    }
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t606);
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    RT_PARALLEL_FOR_IF(t587 > 1)
+    for (int64_t t590 = 0; t590 < t587; t590++) {
+      int64_t at[2];
+      at[0] = t589[0 * t587 + t590];
+      at[1] = t589[1 * t587 + t590];
+      const int64_t t590_end = (t590 + 1) * RT_CHUNK < t586 ? (t590 + 1) * RT_CHUNK : t586;
+      for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
+        const int32_t t592 = (int32_t)t591;
+        if (!t588[t591])
+          continue;
+        int32_t t590y0;
+        int32_t t590y1;
+        int32_t t607 = v_x1541_d[t592];
+        t590y0 = t607;
+        t590y1 = t607;
+        if (t588[t591] >> 0 & 1) {
+          v_x1546_d[at[0]] = t590y0;
+          at[0]++;
+        }
+        if (t588[t591] >> 1 & 1) {
+          v_x1547_d[at[1]] = t590y1;
+          at[1]++;
+        }
+      }
+    }
+    rt_free(t588);
+    rt_free(t589);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1546 = v_x1546;
+  *out_v_x1547 = v_x1547;
+  return;
+fail:
+  rt_release(v_x1546);
+  rt_release(v_x1547);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K15_record(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
+  }
+}
+
+/* K2: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x72_d = v_x72->data.i;
+  const int64_t v_x72_n = v_x72->len;
+  int32_t *v_x73_d = v_x73->data.i;
+  const int64_t v_x73_n = v_x73->len;
+  RtValue *v_x75 = NULL;
+  /* MAP */
+  {
+    const int64_t t15 = v_x74;
+    if (t15 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t15, 0.0, 0);
+      goto fail;
+    }
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t15);
+    int32_t *v_x75_d = v_x75->data.i;
+    const int64_t v_x75_n = v_x75->len;
+    RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
+    for (int64_t t16 = 0; t16 < t15; t16++) {
+      const int32_t t17 = (int32_t)t16;
+      uint8_t t19 = rt_lt_i(t17, (int32_t)v_x72_n);
+      int32_t t20;
+      if (t19) {
+        int32_t t21;
+        if ((uint64_t)(int64_t)t17 < (uint64_t)v_x72_n) {
+          t21 = v_x72_d[t17];
+        } else {
+          NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t17, v_x72_n, 0.0, 1);
+          t21 = 0;
+        }
+        t20 = t21;
+      } else {
+        int32_t t23 = rt_sub_i(t17, (int32_t)v_x72_n);
+        int32_t t24;
+        if ((uint64_t)(int64_t)t23 < (uint64_t)v_x73_n) {
+          t24 = v_x73_d[t23];
+        } else {
+          NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x73_n, 0.0, 2);
+          t24 = 0;
+        }
+        t20 = t24;
+      }
+      v_x75_d[t16] = t20;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x75 = v_x75;
+  return;
+fail:
+  rt_release(v_x75);
+}
+
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
+  const int64_t v_sd_1387_n = v_sd_1387->len;
+  int32_t *v_x1381_d = v_x1381->data.i;
+  const int64_t v_x1381_n = v_x1381->len;
+  int32_t *v_x1382_d = v_x1382->data.i;
+  const int64_t v_x1382_n = v_x1382->len;
+  int32_t *v_x1383_d = v_x1383->data.i;
+  const int64_t v_x1383_n = v_x1383->len;
+  RtValue *v_x1386 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t49 = v_sd_1387_off[v_sd_1387_n];
+    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t49);
+    int32_t *v_x1386_d = v_x1386->data.i;
+    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t50 = (t49 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t50 > 1)
+    for (int64_t t51 = 0; t51 < t50; t51++) {
+      int64_t t54 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t51 * RT_CHUNK);
+      const int64_t t51_end = (t51 + 1) * RT_CHUNK < t49 ? (t51 + 1) * RT_CHUNK : t49;
+      for (int64_t t52 = t51 * RT_CHUNK; t52 < t51_end; t54++) {
+        const int64_t t54_end = v_sd_1387_off[t54 + 1] < t51_end ? v_sd_1387_off[t54 + 1] : t51_end;
+        const int32_t t55 = (int32_t)t54;
+        if (t52 >= t54_end)
+          continue; /* none of the chunk's elements */
+        for (; t52 < t54_end; t52++) {
+          const int32_t t53 = (int32_t)t52;
+          int32_t t56;
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1383_n) {
+            t56 = v_x1383_d[t55];
+          } else {
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1383_n, 0.0, 0);
+            t56 = 0;
+          }
+          int32_t t57;
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1381_n) {
+            t57 = v_x1381_d[t55];
+          } else {
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1381_n, 0.0, 1);
+            t57 = 0;
+          }
+          int32_t t59 = rt_sub_i(t53, t57);
+          int32_t t60;
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1382_n) {
+            t60 = v_x1382_d[t55];
+          } else {
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1382_n, 0.0, 2);
+            t60 = 0;
+          }
+          int32_t t62 = rt_mul_i(t59, t60);
+          int32_t t64 = rt_add_i(t56, t62);
+          v_x1386_d[t52] = t64;
+        }
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1386 = v_x1386;
+  return;
+fail:
+  rt_release(v_x1386);
+}
+
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t v_x851 = 0;
+  int32_t v_x852 = 0;
+  /* ONCE */
+  {
+    int32_t t70;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
+      t70 = v_x850_d[0];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+      t70 = 0;
+    }
+    int32_t t71;
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
+      t71 = v_x850_d[1];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+      t71 = 0;
+    }
+    v_x851 = t70;
+    v_x852 = t71;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x851 = v_x851;
+  *out_v_x852 = v_x852;
+  return;
+fail:
+}
+
+/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1389_d = v_x1389->data.i;
+  const int64_t v_x1389_n = v_x1389->len;
+  int32_t *v_x1390_d = v_x1390->data.i;
+  const int64_t v_x1390_n = v_x1390->len;
+  int32_t *v_x1391_d = v_x1391->data.i;
+  const int64_t v_x1391_n = v_x1391->len;
+  int32_t *v_x1393_d = v_x1393->data.i;
+  const int64_t v_x1393_n = v_x1393->len;
+  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
+  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  const int64_t v_x1395_n = v_x1395->len;
+  RtValue *v_x1403 = NULL;
+  RtValue *v_x1404 = NULL;
+  RtValue *v_x1419 = NULL;
+  RtValue *v_x1420 = NULL;
+  RtValue *v_x1421 = NULL;
+  RtValue *v_x1422 = NULL;
+  RtValue *v_x1423 = NULL;
+  RtValue *v_x1424 = NULL;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  /* MAP */
+  {
+    const int64_t t127 = v_x1392;
+    if (t127 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t127, 0.0, 0);
+      goto fail;
+    }
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t127);
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t127);
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    RT_PARALLEL_FOR_IF(t127 >= RT_PARALLEL_MIN)
+    for (int64_t t128 = 0; t128 < t127; t128++) {
+      const int32_t t129 = (int32_t)t128;
+      int32_t t130;
+      if ((uint64_t)(int64_t)t129 < (uint64_t)v_x1391_n) {
+        t130 = v_x1393_d[t129];
+      } else {
+        NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t129, v_x1391_n, 0.0, 1);
+        t130 = 0;
+      }
+      int32_t t131;
+      if ((uint64_t)(int64_t)t129 < (uint64_t)v_x1391_n) {
+        t131 = v_x1391_d[t129];
+      } else {
+        NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t129, v_x1391_n, 0.0, 2);
+        t131 = 0;
+      }
+      uint8_t t133 = rt_lt_i(0, t131);
+      int32_t t135 = (t133 ? t130 : -1);
+      uint8_t t137 = rt_ge_i(t135, 0);
+      int32_t t138;
+      if (t137) {
+        int32_t t139;
+        if ((uint64_t)(int64_t)t135 < (uint64_t)v_x1390_n) {
+          t139 = v_x1390_d[t135];
+        } else {
+          NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t135, v_x1390_n, 0.0, 3);
+          t139 = 0;
+        }
+        t138 = t139;
+      } else {
+        t138 = 0;
+      }
+      v_x1403_d[t128] = 1;
+      v_x1404_d[t128] = t138;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    uint8_t *v_x1403_d = v_x1403->data.b;
+    const int64_t v_x1403_n = v_x1403->len;
+    int32_t *v_x1404_d = v_x1404->data.i;
+    const int64_t v_x1404_n = v_x1404->len;
+    /* SPLIT */
+    {
+      const int64_t t140 = v_x1389_n;
+      const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
+      int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t141 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t141 > 1)
+      for (int64_t t144 = 0; t144 < t141; t144++) {
+        int64_t kept[2] = {0};
+        int64_t t147 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t144 * RT_CHUNK);
+        const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+        for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t147++) {
+          const int64_t t147_end = v_x1395_off[t147 + 1] < t144_end ? v_x1395_off[t147 + 1] : t144_end;
+          const int32_t t148 = (int32_t)t147;
+          if (t145 >= t147_end)
+            continue; /* none of the chunk's elements */
+          for (; t145 < t147_end; t145++) {
+            const int32_t t146 = (int32_t)t145;
+            int32_t t144x0;
+            uint8_t t144x1;
+            int32_t t144x2;
+            uint8_t t144x3;
+            int32_t t149;
+            if ((uint64_t)(int64_t)t148 < (uint64_t)v_x1404_n) {
+              t149 = v_x1404_d[t148];
+            } else {
+              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 3, 0, RT_GATHER, t148, v_x1404_n, 0.0, 4);
+              t149 = 0;
+            }
+            int32_t t150 = v_x1389_d[t146];
+            int32_t t151;
+            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1390_n) {
+              t151 = v_x1390_d[t150];
+            } else {
+              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x1390_n, 0.0, 5);
+              t151 = 0;
+            }
+            uint8_t t153 = rt_lt_i(t151, t149);
+            uint8_t t155 = rt_gt_i(t151, t149);
+            t144x0 = t151;
+            t144x1 = t153;
+            t144x2 = t151;
+            t144x3 = t155;
+            uint8_t t156;
+            uint8_t t157;
+            t156 = t144x1;
+            t157 = t144x3;
+            kept[0] += t156 != 0;
+            kept[1] += t157 != 0;
+            t142[t145] = (uint8_t)((t156 != 0) << 0 | (t157 != 0) << 1);
+          }
+        }
+        t143[0 * t141 + t144] = kept[0];
+        t143[1 * t141 + t144] = kept[1];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t142);
+        rt_free(t143);
+        goto fail;
+      }
+      int64_t t158 = 0;
+      for (int64_t t144 = 0; t144 < t141; t144++) {
+        const int64_t k = t143[0 * t141 + t144];
+        t143[0 * t141 + t144] = t158;
+        t158 += k;
+      }
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t158);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t159 = 0;
+      for (int64_t t144 = 0; t144 < t141; t144++) {
+        const int64_t k = t143[1 * t141 + t144];
+        t143[1 * t141 + t144] = t159;
+        t159 += k;
+      }
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t159);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
+      for (int64_t t160 = 0; t160 < v_x1395_n; t160++) {
+        int32_t in[2] = {0};
+        for (int64_t t161 = v_x1395_off[t160]; t161 < v_x1395_off[t160 + 1]; t161++) {
+          in[0] += t142[t161] >> 0 & 1;
+          in[1] += t142[t161] >> 1 & 1;
+        }
+        v_x1423_d[t160] = in[0];
+        v_x1424_d[t160] = in[1];
+      }
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1425_d = v_x1425->data.i;
+      const int64_t v_x1425_n = v_x1425->len;
+      for (int64_t t160 = 0, t162 = 0; t160 < v_x1395_n; t160++) {
+        v_x1425_d[t160] = (int32_t)t162;
+        t162 += v_x1423_d[t160];
+      }
+      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1426_d = v_x1426->data.i;
+      const int64_t v_x1426_n = v_x1426->len;
+      for (int64_t t160 = 0, t163 = 0; t160 < v_x1395_n; t160++) {
+        v_x1426_d[t160] = (int32_t)t163;
+        t163 += v_x1424_d[t160];
+      }
+      RT_PARALLEL_FOR_IF(t141 > 1)
+      for (int64_t t144 = 0; t144 < t141; t144++) {
+        int64_t at[2];
+        at[0] = t143[0 * t141 + t144];
+        at[1] = t143[1 * t141 + t144];
+        int64_t t147 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t144 * RT_CHUNK);
+        const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+        for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t147++) {
+          const int64_t t147_end = v_x1395_off[t147 + 1] < t144_end ? v_x1395_off[t147 + 1] : t144_end;
+          const int32_t t148 = (int32_t)t147;
+          if (t145 >= t147_end)
+            continue; /* none of the chunk's elements */
+          for (; t145 < t147_end; t145++) {
+            const int32_t t146 = (int32_t)t145;
+            if (!t142[t145])
+              continue;
+            int32_t t144y0;
+            uint8_t t144y1;
+            int32_t t144y2;
+            uint8_t t144y3;
+            int32_t t164;
+            if ((uint64_t)(int64_t)t148 < (uint64_t)v_x1404_n) {
+              t164 = v_x1404_d[t148];
+            } else {
+              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 3, 0, RT_GATHER, t148, v_x1404_n, 0.0, 6);
+              t164 = 0;
+            }
+            int32_t t165 = v_x1389_d[t146];
+            int32_t t166;
+            if ((uint64_t)(int64_t)t165 < (uint64_t)v_x1390_n) {
+              t166 = v_x1390_d[t165];
+            } else {
+              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1390_n, 0.0, 7);
+              t166 = 0;
+            }
+            uint8_t t168 = rt_lt_i(t166, t164);
+            uint8_t t170 = rt_gt_i(t166, t164);
+            t144y0 = t166;
+            t144y1 = t168;
+            t144y2 = t166;
+            t144y3 = t170;
+            if (t142[t145] >> 0 & 1) {
+              v_x1419_d[at[0]] = t144y0;
+              at[0]++;
+            }
+            if (t142[t145] >> 1 & 1) {
+              v_x1421_d[at[1]] = t144y2;
+              at[1]++;
+            }
+          }
+        }
+      }
+      rt_free(t142);
+      rt_free(t143);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1403 = v_x1403;
+  *out_v_x1419 = v_x1419;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1425 = v_x1425;
+  *out_v_x1421 = v_x1421;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  rt_release(v_x1404);
+  rt_release(v_x1420);
+  rt_release(v_x1422);
+  return;
+fail:
+  rt_release(v_x1403);
+  rt_release(v_x1404);
+  rt_release(v_x1419);
+  rt_release(v_x1420);
+  rt_release(v_x1421);
+  rt_release(v_x1422);
+  rt_release(v_x1423);
+  rt_release(v_x1424);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+}
+
+/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x914_d = v_x914->data.i;
+  const int64_t v_x914_n = v_x914->len;
+  int32_t *v_x915_d = v_x915->data.i;
+  const int64_t v_x915_n = v_x915->len;
+  (void)v_x915_n; /* v_x915's length is v_x914's */
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x914's */
+  RtValue *v_x941 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x948 = NULL;
+  RtValue *v_x949 = NULL;
+  /* MAP */
+  {
+    const int64_t t208 = v_x919;
+    if (t208 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t208, 0.0, 0);
+      goto fail;
+    }
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t208);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t208);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t208);
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    RT_PARALLEL_FOR_IF(t208 >= RT_PARALLEL_MIN)
+    for (int64_t t209 = 0; t209 < t208; t209++) {
+      const int32_t t210 = (int32_t)t209;
+      int t211 = 0;
+      int32_t t212 = rt_div_i(t210, 2, &t211);
+      if (t211) {
+        NESSIE_RECORD(err, t209, RT_CHECK_SCALAR, 0, t211, RT_DIV, 0, 0, 0.0, 1);
+      }
+      int t213 = 0;
+      int32_t t214 = rt_rem_i(t210, 2, &t213);
+      if (t213) {
+        NESSIE_RECORD(err, t209, RT_CHECK_SCALAR, 0, t213, RT_REM, 0, 0, 0.0, 2);
+      }
+      int32_t t216 = rt_mul_i(t214, v_x926);
+      int32_t t218 = rt_add_i(t216, t212);
+      int32_t t219;
+      if ((uint64_t)(int64_t)t218 < (uint64_t)v_x916) {
+        t219 = t218;
+      } else {
+        NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x916, 0.0, 3);
+        t219 = 0;
+      }
+      uint8_t t221 = rt_lt_i(t219, (int32_t)v_x914_n);
+      int32_t t222;
+      if (t221) {
+        int32_t t223;
+        if ((uint64_t)(int64_t)t219 < (uint64_t)v_x914_n) {
+          t223 = v_x914_d[t219];
+        } else {
+          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x914_n, 0.0, 4);
+          t223 = 0;
+        }
+        t222 = t223;
+      } else {
+        int32_t t225 = rt_sub_i(t219, (int32_t)v_x914_n);
+        int32_t t226;
+        if ((uint64_t)(int64_t)t225 < (uint64_t)v_x914_n) {
+          t226 = v_x915_d[t225];
+        } else {
+          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x914_n, 0.0, 5);
+          t226 = 0;
+        }
+        t222 = t226;
+      }
+      int32_t t227;
+      if (t221) {
+        int32_t t228;
+        if ((uint64_t)(int64_t)t219 < (uint64_t)v_x914_n) {
+          t228 = v_x937_d[t219];
+        } else {
+          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x914_n, 0.0, 6);
+          t228 = 0;
+        }
+        t227 = t228;
+      } else {
+        int32_t t230 = rt_sub_i(t219, (int32_t)v_x914_n);
+        int32_t t231;
+        if ((uint64_t)(int64_t)t230 < (uint64_t)(int32_t)v_x914_n) {
+          t231 = t230;
+        } else {
+          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, (int32_t)v_x914_n, 0.0, 7);
+          t231 = 0;
+        }
+        int32_t t232;
+        if ((uint64_t)(int64_t)t231 < (uint64_t)v_x914_n) {
+          t232 = v_x933_d[t231];
+        } else {
+          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t231, v_x914_n, 0.0, 8);
+          t232 = 0;
+        }
+        int32_t t234 = rt_add_i(t232, v_x934);
+        t227 = t234;
+      }
+      int32_t t236 = rt_add_i(t227, t222);
+      v_x941_d[t209] = t227;
+      v_x943_d[t209] = t236;
+      v_x945_d[t209] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x945_d = v_x945->data.i;
+    const int64_t v_x945_n = v_x945->len;
+    /* LIBRARY */
+    {
+      RtValue *t237 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t237, v_x946);
+      v_x947 = t237;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -873,7 +2225,7 @@ fail:
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
   (void)loc;
   (void)run;
   int32_t *v_x1429_d = v_x1429->data.i;
@@ -891,210 +2243,76 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t204 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t204);
+    const int64_t t271 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t271);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t205 = (t204 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t205 > 1)
-    for (int64_t t206 = 0; t206 < t205; t206++) {
-      int64_t t209 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t206 * RT_CHUNK);
-      const int64_t t206_end = (t206 + 1) * RT_CHUNK < t204 ? (t206 + 1) * RT_CHUNK : t204;
-      for (int64_t t207 = t206 * RT_CHUNK; t207 < t206_end; t209++) {
-        const int64_t t209_end = v_sd_1441_off[t209 + 1] < t206_end ? v_sd_1441_off[t209 + 1] : t206_end;
-        const int32_t t210 = (int32_t)t209;
-        if (t207 >= t209_end)
+    const int64_t t272 = (t271 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t272 > 1)
+    for (int64_t t273 = 0; t273 < t272; t273++) {
+      int64_t t276 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t273 * RT_CHUNK);
+      const int64_t t273_end = (t273 + 1) * RT_CHUNK < t271 ? (t273 + 1) * RT_CHUNK : t271;
+      for (int64_t t274 = t273 * RT_CHUNK; t274 < t273_end; t276++) {
+        const int64_t t276_end = v_sd_1441_off[t276 + 1] < t273_end ? v_sd_1441_off[t276 + 1] : t273_end;
+        const int32_t t277 = (int32_t)t276;
+        if (t274 >= t276_end)
           continue; /* none of the chunk's elements */
-        int t212 = 0; /* nonzero: a check of the segment's values failed */
-        int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n;
-        int32_t t211 = t213 ? v_x1435_d[t210] : 0;
-        t212 |= !t213;
-        int t215 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n;
-        int32_t t214 = t215 ? v_x1433_d[t210] : 0;
-        t212 |= !t215;
-        int t217 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n;
-        int32_t t216 = t217 ? v_x1434_d[t210] : 0;
-        t212 |= !t217;
-        while (t207 < t209_end) {
-          int64_t t207_stop = t209_end;
-          if (t209_end - t207 >= RT_RUN_MIN) { /* a run of copies from t207 (codegen/copyrun.c) */
-            int t218_ok0 = 1, t218_skip0 = 1;
-            const int64_t t218_a0 = t207;
-            int t218_c0 = 0;
-            int64_t t218_d0 = 0, t218_dn0 = 0;
-            int t218_seen0 = 0;
-            int64_t t218_scratch0 = 0;
-            int t218_scratch_seen0 = 0;
-            const int32_t *t218_src0 = NULL;
-            int64_t t218_len0 = 0;
-            /* at the run's first element */
-            const int64_t t218_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v1 = rt_run_int(t218_a0, &t218_ok0);
-            const int64_t t218_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v3 = rt_run_sub(t218_v1, t218_v2, &t218_ok0);
-            const int64_t t218_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v5 = rt_run_mul(t218_v3, t218_v4, &t218_ok0);
-            const int64_t t218_v6 = rt_run_add(t218_v0, t218_v5, &t218_ok0);
-            const int64_t t218_v7 = rt_run_bound(t218_v6, (int64_t)v_x1431, &t218_ok0);
-            const int64_t t218_v8 = rt_run_cmp(RT_LT, t218_v7, (int64_t)v_x1429_n, &t218_d0, &t218_seen0);
-            t218_c0 = (int)t218_v8;
-            int64_t t218_v9;
-            if (t218_c0) {
-              t218_src0 = v_x1429_d;
-              t218_len0 = v_x1429_n;
-              t218_v9 = t218_v7;
-            } else {
-              const int64_t t218_v10 = rt_run_sub(t218_v7, (int64_t)v_x1429_n, &t218_ok0);
-              t218_src0 = v_x1430_d;
-              t218_len0 = v_x1430_n;
-              t218_v9 = t218_v10;
-            }
-            int64_t t218_end0 = t209_end;
-            { /* at the next: where each comparison changes */
-              const int64_t t218_next0 = t218_a0 + 1;
-              const int64_t t218_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_skip0);
-              const int64_t t218_v12 = rt_run_int(t218_next0, &t218_skip0);
-              const int64_t t218_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_skip0);
-              const int64_t t218_v14 = rt_run_sub(t218_v12, t218_v13, &t218_skip0);
-              const int64_t t218_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_skip0);
-              const int64_t t218_v16 = rt_run_mul(t218_v14, t218_v15, &t218_skip0);
-              const int64_t t218_v17 = rt_run_add(t218_v11, t218_v16, &t218_skip0);
-              const int64_t t218_v18 = rt_run_bound(t218_v17, (int64_t)v_x1431, &t218_skip0);
-              const int64_t t218_v19 = rt_run_cmp(RT_LT, t218_v18, (int64_t)v_x1429_n, &t218_dn0, &t218_scratch_seen0);
-              int64_t t218_v20;
-              if (t218_c0) {
-                t218_v20 = t218_v18;
-              } else {
-                const int64_t t218_v21 = rt_run_sub(t218_v18, (int64_t)v_x1429_n, &t218_skip0);
-                t218_v20 = t218_v21;
-              }
-              (void)t218_v20;
-              if (t218_seen0) {
-                int64_t k = rt_run_flip(RT_LT, t218_d0, t218_dn0 - t218_d0);
-                if (k < t218_end0 - t218_a0)
-                  t218_end0 = t218_a0 + k;
-              }
-            }
-            (void)t218_skip0;
-            const int32_t *t218_first_src0 = t218_src0;
-            const int64_t t218_last0 = t218_end0 - 1;
-            /* at the run's last element */
-            const int64_t t218_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v23 = rt_run_int(t218_last0, &t218_ok0);
-            const int64_t t218_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v25 = rt_run_sub(t218_v23, t218_v24, &t218_ok0);
-            const int64_t t218_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t210, &t218_ok0);
-            const int64_t t218_v27 = rt_run_mul(t218_v25, t218_v26, &t218_ok0);
-            const int64_t t218_v28 = rt_run_add(t218_v22, t218_v27, &t218_ok0);
-            const int64_t t218_v29 = rt_run_bound(t218_v28, (int64_t)v_x1431, &t218_ok0);
-            const int64_t t218_v30 = rt_run_cmp(RT_LT, t218_v29, (int64_t)v_x1429_n, &t218_scratch0, &t218_scratch_seen0);
-            if (t218_v30 != t218_c0)
-              t218_ok0 = 0;
-            int64_t t218_v31;
-            if (t218_c0) {
-              t218_src0 = v_x1429_d;
-              t218_len0 = v_x1429_n;
-              t218_v31 = t218_v29;
-            } else {
-              const int64_t t218_v32 = rt_run_sub(t218_v29, (int64_t)v_x1429_n, &t218_ok0);
-              t218_src0 = v_x1430_d;
-              t218_len0 = v_x1430_n;
-              t218_v31 = t218_v32;
-            }
-            const int64_t t218_step0 = t218_v31 == t218_v9 ? 0 : 1;
-            if (t218_ok0 && t218_src0 == t218_first_src0 && t218_v31 - t218_v9 == t218_step0 * (t218_last0 - t218_a0) && t218_v9 >= 0 && t218_v31 < t218_len0) {
-              if (t218_end0 - t218_a0 >= RT_RUN_MIN) {
-                if (t218_step0)
-                  memcpy(v_x1440_d + t218_a0, t218_src0 + t218_v9, sizeof(int32_t) * (size_t)(t218_end0 - t218_a0));
-                else
-                  for (int64_t k = t218_a0; k < t218_end0; k++)
-                    v_x1440_d[k] = t218_src0[t218_v9];
-                t207 = t218_end0;
-                continue;
-              }
-              t207_stop = t218_end0; /* a short run: the elements' loop */
-            }
+        for (; t274 < t276_end; t274++) {
+          const int32_t t275 = (int32_t)t274;
+          int32_t t278;
+          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1435_n) {
+            t278 = v_x1435_d[t277];
+          } else {
+            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1435_n, 0.0, 0);
+            t278 = 0;
           }
-          for (; t207 < t207_stop; t207++) {
-            const int32_t t208 = (int32_t)t207;
-            int t219 = t212; /* nonzero: a check below failed */
-            int32_t t221 = rt_sub_i(t208, t214);
-            int32_t t223 = rt_mul_i(t221, t216);
-            int32_t t225 = rt_add_i(t211, t223);
-            int t227 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1431;
-            int32_t t226 = t227 ? t225 : 0;
-            t219 |= !t227;
-            uint8_t t229 = rt_lt_i(t226, (int32_t)v_x1429_n);
-            int32_t t230;
-            if (t229) {
-              int t232 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1429_n;
-              int32_t t231 = t232 ? v_x1429_d[t226] : 0;
-              t219 |= !t232;
-              t230 = t231;
-            } else {
-              int32_t t234 = rt_sub_i(t226, (int32_t)v_x1429_n);
-              int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x1430_n;
-              int32_t t235 = t236 ? v_x1430_d[t234] : 0;
-              t219 |= !t236;
-              t230 = t235;
-            }
-            if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
-              int32_t t237;
-              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1435_n) {
-                t237 = v_x1435_d[t210];
-              } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1435_n, 0.0, 0);
-                t237 = 0;
-              }
-              int32_t t238;
-              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1433_n) {
-                t238 = v_x1433_d[t210];
-              } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1433_n, 0.0, 1);
-                t238 = 0;
-              }
-              int32_t t240 = rt_sub_i(t208, t238);
-              int32_t t241;
-              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x1434_n) {
-                t241 = v_x1434_d[t210];
-              } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x1434_n, 0.0, 2);
-                t241 = 0;
-              }
-              int32_t t243 = rt_mul_i(t240, t241);
-              int32_t t245 = rt_add_i(t237, t243);
-              int32_t t246;
-              if ((uint64_t)(int64_t)t245 < (uint64_t)v_x1431) {
-                t246 = t245;
-              } else {
-                NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x1431, 0.0, 3);
-                t246 = 0;
-              }
-              uint8_t t248 = rt_lt_i(t246, (int32_t)v_x1429_n);
-              int32_t t249;
-              if (t248) {
-                int32_t t250;
-                if ((uint64_t)(int64_t)t246 < (uint64_t)v_x1429_n) {
-                  t250 = v_x1429_d[t246];
-                } else {
-                  NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, v_x1429_n, 0.0, 4);
-                  t250 = 0;
-                }
-                t249 = t250;
-              } else {
-                int32_t t252 = rt_sub_i(t246, (int32_t)v_x1429_n);
-                int32_t t253;
-                if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1430_n) {
-                  t253 = v_x1430_d[t252];
-                } else {
-                  NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1430_n, 0.0, 5);
-                  t253 = 0;
-                }
-                t249 = t253;
-              }
-            }
-            v_x1440_d[t207] = t230;
+          int32_t t279;
+          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1433_n) {
+            t279 = v_x1433_d[t277];
+          } else {
+            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1433_n, 0.0, 1);
+            t279 = 0;
           }
+          int32_t t281 = rt_sub_i(t275, t279);
+          int32_t t282;
+          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1434_n) {
+            t282 = v_x1434_d[t277];
+          } else {
+            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1434_n, 0.0, 2);
+            t282 = 0;
+          }
+          int32_t t284 = rt_mul_i(t281, t282);
+          int32_t t286 = rt_add_i(t278, t284);
+          int32_t t287;
+          if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1431) {
+            t287 = t286;
+          } else {
+            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1431, 0.0, 3);
+            t287 = 0;
+          }
+          uint8_t t289 = rt_lt_i(t287, (int32_t)v_x1429_n);
+          int32_t t290;
+          if (t289) {
+            int32_t t291;
+            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x1429_n) {
+              t291 = v_x1429_d[t287];
+            } else {
+              NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x1429_n, 0.0, 4);
+              t291 = 0;
+            }
+            t290 = t291;
+          } else {
+            int32_t t293 = rt_sub_i(t287, (int32_t)v_x1429_n);
+            int32_t t294;
+            if ((uint64_t)(int64_t)t293 < (uint64_t)v_x1430_n) {
+              t294 = v_x1430_d[t293];
+            } else {
+              NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x1430_n, 0.0, 5);
+              t294 = 0;
+            }
+            t290 = t294;
+          }
+          v_x1440_d[t274] = t290;
         }
       }
     }
@@ -1108,7 +2326,7 @@ fail:
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
   (void)loc;
   (void)run;
   int32_t *v_x978_d = v_x978->data.i;
@@ -1116,81 +2334,52 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t254 = v_x964;
-    if (t254 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t254, 0.0, 0);
+    const int64_t t321 = v_x964;
+    if (t321 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t321, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t254);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t321);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t254 >= RT_PARALLEL_MIN)
-    for (int64_t t255 = 0; t255 < t254; t255++) {
-      const int32_t t256 = (int32_t)t255;
-      int t265 = 0; /* nonzero: a check below failed */
-      int32_t t258 = rt_mul_i(t256, 2);
-      int32_t t260 = (1 ? t258 : -1);
-      uint8_t t262 = rt_ge_i(t260, 0);
-      int32_t t263;
-      if (t262) {
-        int t266 = (uint64_t)(int64_t)t260 < (uint64_t)v_x978_n;
-        int32_t t264 = t266 ? v_x978_d[t260] : 0;
-        t265 |= !t266;
-        t263 = t264;
-      } else {
-        t263 = 0;
-      }
-      int32_t t268 = rt_add_i(t263, 1);
-      int32_t t270 = rt_add_i(t258, 1);
-      int32_t t272 = (1 ? t270 : -1);
-      uint8_t t274 = rt_ge_i(t272, 0);
-      int32_t t275;
-      if (t274) {
-        int t277 = (uint64_t)(int64_t)t272 < (uint64_t)v_x978_n;
-        int32_t t276 = t277 ? v_x978_d[t272] : 0;
-        t265 |= !t277;
-        t275 = t276;
-      } else {
-        t275 = 0;
-      }
-      int32_t t279 = rt_add_i(t268, t275);
-      if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
-        int32_t t281 = rt_mul_i(t256, 2);
-        int32_t t283 = (1 ? t281 : -1);
-        uint8_t t285 = rt_ge_i(t283, 0);
-        int32_t t286;
-        if (t285) {
-          int32_t t287;
-          if ((uint64_t)(int64_t)t283 < (uint64_t)v_x978_n) {
-            t287 = v_x978_d[t283];
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 4, 0, RT_GATHER, t283, v_x978_n, 0.0, 1);
-            t287 = 0;
-          }
-          t286 = t287;
+    RT_PARALLEL_FOR_IF(t321 >= RT_PARALLEL_MIN)
+    for (int64_t t322 = 0; t322 < t321; t322++) {
+      const int32_t t323 = (int32_t)t322;
+      int32_t t325 = rt_mul_i(t323, 2);
+      int32_t t327 = (1 ? t325 : -1);
+      uint8_t t329 = rt_ge_i(t327, 0);
+      int32_t t330;
+      if (t329) {
+        int32_t t331;
+        if ((uint64_t)(int64_t)t327 < (uint64_t)v_x978_n) {
+          t331 = v_x978_d[t327];
         } else {
-          t286 = 0;
+          NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 4, 0, RT_GATHER, t327, v_x978_n, 0.0, 1);
+          t331 = 0;
         }
-        int32_t t289 = rt_add_i(t286, 1);
-        int32_t t291 = rt_add_i(t281, 1);
-        int32_t t293 = (1 ? t291 : -1);
-        uint8_t t295 = rt_ge_i(t293, 0);
-        int32_t t296;
-        if (t295) {
-          int32_t t297;
-          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x978_n) {
-            t297 = v_x978_d[t293];
-          } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 1, 0, RT_GATHER, t293, v_x978_n, 0.0, 2);
-            t297 = 0;
-          }
-          t296 = t297;
-        } else {
-          t296 = 0;
-        }
-        int32_t t299 = rt_add_i(t289, t296);
+        t330 = t331;
+      } else {
+        t330 = 0;
       }
-      v_x996_d[t255] = t279;
+      int32_t t333 = rt_add_i(t330, 1);
+      int32_t t335 = rt_add_i(t325, 1);
+      int32_t t337 = (1 ? t335 : -1);
+      uint8_t t339 = rt_ge_i(t337, 0);
+      int32_t t340;
+      if (t339) {
+        int32_t t341;
+        if ((uint64_t)(int64_t)t337 < (uint64_t)v_x978_n) {
+          t341 = v_x978_d[t337];
+        } else {
+          NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 1, 0, RT_GATHER, t337, v_x978_n, 0.0, 2);
+          t341 = 0;
+        }
+        t340 = t341;
+      } else {
+        t340 = 0;
+      }
+      int32_t t343 = rt_add_i(t333, t340);
+      v_x996_d[t322] = t343;
     }
   }
   if (err->index != INT64_MAX)
@@ -1202,7 +2391,7 @@ fail:
 }
 
 /* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
@@ -1217,100 +2406,86 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t300 = v_x1446;
-    if (t300 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t300, 0.0, 0);
+    const int64_t t424 = v_x1446;
+    if (t424 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0, 0);
       goto fail;
     }
-    const int64_t t301 = t300 > 0 ? (t300 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t302 = (uint8_t *)rt_alloc_atomic((size_t)t300 + 1);
-    int64_t *t303 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t301 + 1));
-    RT_PARALLEL_FOR_IF(t301 > 1)
-    for (int64_t t304 = 0; t304 < t301; t304++) {
+    const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t426 = (uint8_t *)rt_alloc_atomic((size_t)t424 + 1);
+    int64_t *t427 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t425 + 1));
+    RT_PARALLEL_FOR_IF(t425 > 1)
+    for (int64_t t428 = 0; t428 < t425; t428++) {
       int64_t kept = 0;
-      const int64_t t304_end = (t304 + 1) * RT_CHUNK < t300 ? (t304 + 1) * RT_CHUNK : t300;
-      for (int64_t t305 = t304 * RT_CHUNK; t305 < t304_end; t305++) {
-        const int32_t t306 = (int32_t)t305;
-        int32_t t304x0;
-        uint8_t t304x1;
-        int t308 = 0; /* nonzero: a check below failed */
-        int t309 = (uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n;
-        int32_t t307 = t309 ? (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]) : 0;
-        t308 |= !t309;
-        uint8_t t311 = rt_le_i(t307, 1);
-        if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-          int32_t t312;
-          if ((uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n) {
-            t312 = (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]);
-          } else {
-            NESSIE_RECORD(err, t305, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_sd_1477_n, 0.0, 1);
-            t312 = 0;
-          }
-          uint8_t t314 = rt_le_i(t312, 1);
+      const int64_t t428_end = (t428 + 1) * RT_CHUNK < t424 ? (t428 + 1) * RT_CHUNK : t424;
+      for (int64_t t429 = t428 * RT_CHUNK; t429 < t428_end; t429++) {
+        const int32_t t430 = (int32_t)t429;
+        int32_t t428x0;
+        uint8_t t428x1;
+        int32_t t431;
+        if ((uint64_t)(int64_t)t430 < (uint64_t)v_sd_1477_n) {
+          t431 = (int32_t)(v_sd_1477_off[t430 + 1] - v_sd_1477_off[t430]);
+        } else {
+          NESSIE_RECORD(err, t429, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_sd_1477_n, 0.0, 1);
+          t431 = 0;
         }
-        t304x0 = t306;
-        t304x1 = t311;
-        uint8_t t315;
-        t315 = t304x1;
-        t302[t305] = t315 != 0;
-        kept += t315 != 0;
+        uint8_t t433 = rt_le_i(t431, 1);
+        t428x0 = t430;
+        t428x1 = t433;
+        uint8_t t434;
+        t434 = t428x1;
+        t426[t429] = t434 != 0;
+        kept += t434 != 0;
       }
-      t303[t304] = kept;
+      t427[t428] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t302);
-      rt_free(t303);
+      rt_free(t426);
+      rt_free(t427);
       goto fail;
     }
-    int64_t t316 = 0;
-    for (int64_t t304 = 0; t304 < t301; t304++) {
-      const int64_t k = t303[t304];
-      t303[t304] = t316;
-      t316 += k;
+    int64_t t435 = 0;
+    for (int64_t t428 = 0; t428 < t425; t428++) {
+      const int64_t k = t427[t428];
+      t427[t428] = t435;
+      t435 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t316);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t435);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t300 - t316));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t424 - t435));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t301 > 1)
-    for (int64_t t304 = 0; t304 < t301; t304++) {
-      int64_t at = t303[t304];
-      int64_t at_not = t304 * RT_CHUNK - t303[t304];
-      const int64_t t304_end = (t304 + 1) * RT_CHUNK < t300 ? (t304 + 1) * RT_CHUNK : t300;
-      for (int64_t t305 = t304 * RT_CHUNK; t305 < t304_end; t305++) {
-        const int32_t t306 = (int32_t)t305;
-        int32_t t304y0;
-        uint8_t t304y1;
-        int t318 = 0; /* nonzero: a check below failed */
-        int t319 = (uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n;
-        int32_t t317 = t319 ? (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]) : 0;
-        t318 |= !t319;
-        uint8_t t321 = rt_le_i(t317, 1);
-        if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
-          int32_t t322;
-          if ((uint64_t)(int64_t)t306 < (uint64_t)v_sd_1477_n) {
-            t322 = (int32_t)(v_sd_1477_off[t306 + 1] - v_sd_1477_off[t306]);
-          } else {
-            NESSIE_RECORD(err, t305, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_sd_1477_n, 0.0, 2);
-            t322 = 0;
-          }
-          uint8_t t324 = rt_le_i(t322, 1);
+    RT_PARALLEL_FOR_IF(t425 > 1)
+    for (int64_t t428 = 0; t428 < t425; t428++) {
+      int64_t at = t427[t428];
+      int64_t at_not = t428 * RT_CHUNK - t427[t428];
+      const int64_t t428_end = (t428 + 1) * RT_CHUNK < t424 ? (t428 + 1) * RT_CHUNK : t424;
+      for (int64_t t429 = t428 * RT_CHUNK; t429 < t428_end; t429++) {
+        const int32_t t430 = (int32_t)t429;
+        int32_t t428y0;
+        uint8_t t428y1;
+        int32_t t436;
+        if ((uint64_t)(int64_t)t430 < (uint64_t)v_sd_1477_n) {
+          t436 = (int32_t)(v_sd_1477_off[t430 + 1] - v_sd_1477_off[t430]);
+        } else {
+          NESSIE_RECORD(err, t429, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_sd_1477_n, 0.0, 2);
+          t436 = 0;
         }
-        t304y0 = t306;
-        t304y1 = t321;
-        if (t302[t305]) {
-          v_x1451_d[at] = t304y0;
+        uint8_t t438 = rt_le_i(t436, 1);
+        t428y0 = t430;
+        t428y1 = t438;
+        if (t426[t429]) {
+          v_x1451_d[at] = t428y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t304y0;
+          v_x1453_d[at_not] = t428y0;
           at_not++;
         }
       }
     }
-    rt_free(t302);
-    rt_free(t303);
+    rt_free(t426);
+    rt_free(t427);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1321,59 +2496,51 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
     const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t325 = v_x1446;
-      if (t325 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t325, 0.0, 3);
+      const int64_t t439 = v_x1446;
+      if (t439 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 3);
         goto fail;
       }
-      const int64_t t326 = t325 > 0 ? (t325 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t327 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t326);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t325);
+      const int64_t t440 = t439 > 0 ? (t439 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t441 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t440);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t439);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t326 > 1)
-      for (int64_t t328 = 0; t328 < t326; t328++) {
-        int32_t t328a0;
-        t328a0 = 0;
-        const int64_t t328_end = (t328 + 1) * RT_CHUNK < t325 ? (t328 + 1) * RT_CHUNK : t325;
-        for (int64_t t329 = t328 * RT_CHUNK; t329 < t328_end; t329++) {
-          const int32_t t330 = (int32_t)t329;
-          int32_t t328x0;
-          uint8_t t328x1;
-          int t332 = 0; /* nonzero: a check below failed */
-          int t333 = (uint64_t)(int64_t)t330 < (uint64_t)v_sd_1477_n;
-          int32_t t331 = t333 ? (int32_t)(v_sd_1477_off[t330 + 1] - v_sd_1477_off[t330]) : 0;
-          t332 |= !t333;
-          uint8_t t335 = rt_le_i(t331, 1);
-          int32_t t337 = (t335 ? 0 : t331);
-          if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
-            int32_t t338;
-            if ((uint64_t)(int64_t)t330 < (uint64_t)v_sd_1477_n) {
-              t338 = (int32_t)(v_sd_1477_off[t330 + 1] - v_sd_1477_off[t330]);
-            } else {
-              NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, v_sd_1477_n, 0.0, 4);
-              t338 = 0;
-            }
-            uint8_t t340 = rt_le_i(t338, 1);
-            int32_t t342 = (t340 ? 0 : t338);
+      RT_PARALLEL_FOR_IF(t440 > 1)
+      for (int64_t t442 = 0; t442 < t440; t442++) {
+        int32_t t442a0;
+        t442a0 = 0;
+        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
+        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
+          const int32_t t444 = (int32_t)t443;
+          int32_t t442x0;
+          uint8_t t442x1;
+          int32_t t445;
+          if ((uint64_t)(int64_t)t444 < (uint64_t)v_sd_1477_n) {
+            t445 = (int32_t)(v_sd_1477_off[t444 + 1] - v_sd_1477_off[t444]);
+          } else {
+            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_sd_1477_n, 0.0, 4);
+            t445 = 0;
           }
-          t328x0 = t337;
-          t328x1 = t335;
-          v_x1463_d[t329] = t328x1; /* a map column */
-          int32_t t344 = rt_add_i(t328a0, t328x0);
-          t328a0 = t344;
+          uint8_t t447 = rt_le_i(t445, 1);
+          int32_t t449 = (t447 ? 0 : t445);
+          t442x0 = t449;
+          t442x1 = t447;
+          v_x1463_d[t443] = t442x1; /* a map column */
+          int32_t t451 = rt_add_i(t442a0, t442x0);
+          t442a0 = t451;
         }
-        t327[t328] = t328a0;
+        t441[t442] = t442a0;
       }
-      int32_t t328t0;
-      t328t0 = 0;
-      for (int64_t t328 = 0; t328 < t326; t328++) {
-        const int32_t t345 = t327[t328];
-        int32_t t347 = rt_add_i(t328t0, t345);
-        t328t0 = t347;
+      int32_t t442t0;
+      t442t0 = 0;
+      for (int64_t t442 = 0; t442 < t440; t442++) {
+        const int32_t t452 = t441[t442];
+        int32_t t454 = rt_add_i(t442t0, t452);
+        t442t0 = t454;
       }
-      v_x1462 = t328t0;
-      rt_free(t327);
+      v_x1462 = t442t0;
+      rt_free(t441);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1382,120 +2549,100 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
       const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t348 = v_x1446;
-        if (t348 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t348, 0.0, 5);
+        const int64_t t455 = v_x1446;
+        if (t455 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t455, 0.0, 5);
           goto fail;
         }
-        const int64_t t349 = t348 > 0 ? (t348 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t350 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t349);
-        int32_t *t351 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t349);
-        RT_PARALLEL_FOR_IF(t349 > 1)
-        for (int64_t t352 = 0; t352 < t349; t352++) {
-          int32_t t352a0;
-          int32_t t352a1;
-          t352a0 = 0;
-          t352a1 = 0;
-          const int64_t t352_end = (t352 + 1) * RT_CHUNK < t348 ? (t352 + 1) * RT_CHUNK : t348;
-          for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
-            const int32_t t354 = (int32_t)t353;
-            int32_t t352x0;
-            int32_t t352x1;
-            int t356 = 0; /* nonzero: a check below failed */
-            int t357 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n;
-            int32_t t355 = t357 ? (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]) : 0;
-            t356 |= !t357;
-            uint8_t t359 = rt_le_i(t355, 1);
-            int32_t t361 = rt_btoi_b(t359);
-            uint8_t t363 = rt_not_b(t359);
-            int32_t t365 = rt_btoi_b(t363);
-            if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
-              int32_t t366;
-              if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n) {
-                t366 = (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]);
-              } else {
-                NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1477_n, 0.0, 6);
-                t366 = 0;
-              }
-              uint8_t t368 = rt_le_i(t366, 1);
-              int32_t t370 = rt_btoi_b(t368);
-              uint8_t t372 = rt_not_b(t368);
-              int32_t t374 = rt_btoi_b(t372);
+        const int64_t t456 = t455 > 0 ? (t455 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t457 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t456);
+        int32_t *t458 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t456);
+        RT_PARALLEL_FOR_IF(t456 > 1)
+        for (int64_t t459 = 0; t459 < t456; t459++) {
+          int32_t t459a0;
+          int32_t t459a1;
+          t459a0 = 0;
+          t459a1 = 0;
+          const int64_t t459_end = (t459 + 1) * RT_CHUNK < t455 ? (t459 + 1) * RT_CHUNK : t455;
+          for (int64_t t460 = t459 * RT_CHUNK; t460 < t459_end; t460++) {
+            const int32_t t461 = (int32_t)t460;
+            int32_t t459x0;
+            int32_t t459x1;
+            int32_t t462;
+            if ((uint64_t)(int64_t)t461 < (uint64_t)v_sd_1477_n) {
+              t462 = (int32_t)(v_sd_1477_off[t461 + 1] - v_sd_1477_off[t461]);
+            } else {
+              NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 0, 0, RT_GATHER, t461, v_sd_1477_n, 0.0, 6);
+              t462 = 0;
             }
-            t352x0 = t361;
-            t352x1 = t365;
-            int32_t t376 = rt_add_i(t352a0, t352x0);
-            int32_t t378 = rt_add_i(t352a1, t352x1);
-            t352a0 = t376;
-            t352a1 = t378;
+            uint8_t t464 = rt_le_i(t462, 1);
+            int32_t t466 = rt_btoi_b(t464);
+            uint8_t t468 = rt_not_b(t464);
+            int32_t t470 = rt_btoi_b(t468);
+            t459x0 = t466;
+            t459x1 = t470;
+            int32_t t472 = rt_add_i(t459a0, t459x0);
+            int32_t t474 = rt_add_i(t459a1, t459x1);
+            t459a0 = t472;
+            t459a1 = t474;
           }
-          t350[t352] = t352a0;
-          t351[t352] = t352a1;
+          t457[t459] = t459a0;
+          t458[t459] = t459a1;
         }
-        int32_t t352t0;
-        int32_t t352t1;
-        t352t0 = 0;
-        t352t1 = 0;
-        for (int64_t t352 = 0; t352 < t349; t352++) {
-          const int32_t t379 = t350[t352];
-          t350[t352] = t352t0;
-          const int32_t t380 = t351[t352];
-          t351[t352] = t352t1;
-          int32_t t382 = rt_add_i(t352t0, t379);
-          int32_t t384 = rt_add_i(t352t1, t380);
-          t352t0 = t382;
-          t352t1 = t384;
+        int32_t t459t0;
+        int32_t t459t1;
+        t459t0 = 0;
+        t459t1 = 0;
+        for (int64_t t459 = 0; t459 < t456; t459++) {
+          const int32_t t475 = t457[t459];
+          t457[t459] = t459t0;
+          const int32_t t476 = t458[t459];
+          t458[t459] = t459t1;
+          int32_t t478 = rt_add_i(t459t0, t475);
+          int32_t t480 = rt_add_i(t459t1, t476);
+          t459t0 = t478;
+          t459t1 = t480;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t348);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t455);
         int32_t *v_x1475_d = v_x1475->data.i;
         const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t348);
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t455);
         int32_t *v_x1476_d = v_x1476->data.i;
         const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t349 > 1)
-        for (int64_t t352 = 0; t352 < t349; t352++) {
-          int32_t t352p0;
-          int32_t t352p1;
-          t352p0 = t350[t352];
-          t352p1 = t351[t352];
-          const int64_t t352_end = (t352 + 1) * RT_CHUNK < t348 ? (t352 + 1) * RT_CHUNK : t348;
-          for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
-            const int32_t t354 = (int32_t)t353;
-            v_x1475_d[t353] = t352p0;
-            v_x1476_d[t353] = t352p1;
-            int32_t t352y0;
-            int32_t t352y1;
-            int t386 = 0; /* nonzero: a check below failed */
-            int t387 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n;
-            int32_t t385 = t387 ? (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]) : 0;
-            t386 |= !t387;
-            uint8_t t389 = rt_le_i(t385, 1);
-            int32_t t391 = rt_btoi_b(t389);
-            uint8_t t393 = rt_not_b(t389);
-            int32_t t395 = rt_btoi_b(t393);
-            if (__builtin_expect(t386 != 0, 0)) { /* again, recording the error */
-              int32_t t396;
-              if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1477_n) {
-                t396 = (int32_t)(v_sd_1477_off[t354 + 1] - v_sd_1477_off[t354]);
-              } else {
-                NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1477_n, 0.0, 7);
-                t396 = 0;
-              }
-              uint8_t t398 = rt_le_i(t396, 1);
-              int32_t t400 = rt_btoi_b(t398);
-              uint8_t t402 = rt_not_b(t398);
-              int32_t t404 = rt_btoi_b(t402);
+        RT_PARALLEL_FOR_IF(t456 > 1)
+        for (int64_t t459 = 0; t459 < t456; t459++) {
+          int32_t t459p0;
+          int32_t t459p1;
+          t459p0 = t457[t459];
+          t459p1 = t458[t459];
+          const int64_t t459_end = (t459 + 1) * RT_CHUNK < t455 ? (t459 + 1) * RT_CHUNK : t455;
+          for (int64_t t460 = t459 * RT_CHUNK; t460 < t459_end; t460++) {
+            const int32_t t461 = (int32_t)t460;
+            v_x1475_d[t460] = t459p0;
+            v_x1476_d[t460] = t459p1;
+            int32_t t459y0;
+            int32_t t459y1;
+            int32_t t481;
+            if ((uint64_t)(int64_t)t461 < (uint64_t)v_sd_1477_n) {
+              t481 = (int32_t)(v_sd_1477_off[t461 + 1] - v_sd_1477_off[t461]);
+            } else {
+              NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 0, 0, RT_GATHER, t461, v_sd_1477_n, 0.0, 7);
+              t481 = 0;
             }
-            t352y0 = t391;
-            t352y1 = t395;
-            int32_t t406 = rt_add_i(t352p0, t352y0);
-            int32_t t408 = rt_add_i(t352p1, t352y1);
-            t352p0 = t406;
-            t352p1 = t408;
+            uint8_t t483 = rt_le_i(t481, 1);
+            int32_t t485 = rt_btoi_b(t483);
+            uint8_t t487 = rt_not_b(t483);
+            int32_t t489 = rt_btoi_b(t487);
+            t459y0 = t485;
+            t459y1 = t489;
+            int32_t t491 = rt_add_i(t459p0, t459y0);
+            int32_t t493 = rt_add_i(t459p1, t459y1);
+            t459p0 = t491;
+            t459p1 = t493;
           }
         }
-        rt_free(t350);
-        rt_free(t351);
+        rt_free(t457);
+        rt_free(t458);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1521,7 +2668,7 @@ fail:
 }
 
 /* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
   (void)loc;
   (void)run;
   int32_t *v_x1522_d = v_x1522->data.i;
@@ -1538,49 +2685,38 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t409 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t409);
+    const int64_t t506 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t506);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t409);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t506);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t409);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t506);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t409 >= RT_PARALLEL_MIN)
-    for (int64_t t410 = 0; t410 < t409; t410++) {
-      const int32_t t411 = (int32_t)t410;
-      int t414 = 0; /* nonzero: a check below failed */
-      int32_t t412 = v_x1522_d[t411];
-      int t415 = (uint64_t)(int64_t)t412 < (uint64_t)v_sd_1535_n;
-      int32_t t413 = t415 ? (int32_t)v_sd_1535_off[t412] : 0;
-      t414 |= !t415;
-      int t417 = (uint64_t)(int64_t)t412 < (uint64_t)v_sd_1523_n;
-      int32_t t416 = t417 ? (int32_t)(v_sd_1523_off[t412 + 1] - v_sd_1523_off[t412]) : 0;
-      t414 |= !t417;
-      int32_t t419 = rt_add_i(t413, t416);
-      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
-        int32_t t420 = v_x1522_d[t411];
-        int32_t t421;
-        if ((uint64_t)(int64_t)t420 < (uint64_t)v_sd_1535_n) {
-          t421 = (int32_t)v_sd_1535_off[t420];
-        } else {
-          NESSIE_RECORD(err, t410, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_sd_1535_n, 0.0, 0);
-          t421 = 0;
-        }
-        int32_t t422;
-        if ((uint64_t)(int64_t)t420 < (uint64_t)v_sd_1523_n) {
-          t422 = (int32_t)(v_sd_1523_off[t420 + 1] - v_sd_1523_off[t420]);
-        } else {
-          NESSIE_RECORD(err, t410, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_sd_1523_n, 0.0, 1);
-          t422 = 0;
-        }
-        int32_t t424 = rt_add_i(t421, t422);
+    RT_PARALLEL_FOR_IF(t506 >= RT_PARALLEL_MIN)
+    for (int64_t t507 = 0; t507 < t506; t507++) {
+      const int32_t t508 = (int32_t)t507;
+      int32_t t509 = v_x1522_d[t508];
+      int32_t t510;
+      if ((uint64_t)(int64_t)t509 < (uint64_t)v_sd_1535_n) {
+        t510 = (int32_t)v_sd_1535_off[t509];
+      } else {
+        NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_sd_1535_n, 0.0, 0);
+        t510 = 0;
       }
-      v_x1529_d[t410] = t413;
-      v_x1530_d[t410] = t419;
-      v_x1531_d[t410] = 1;
+      int32_t t511;
+      if ((uint64_t)(int64_t)t509 < (uint64_t)v_sd_1523_n) {
+        t511 = (int32_t)(v_sd_1523_off[t509 + 1] - v_sd_1523_off[t509]);
+      } else {
+        NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_sd_1523_n, 0.0, 1);
+        t511 = 0;
+      }
+      int32_t t513 = rt_add_i(t510, t511);
+      v_x1529_d[t507] = t510;
+      v_x1530_d[t507] = t513;
+      v_x1531_d[t507] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1594,9 +2730,9 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t425 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t425, v_x1525);
-      v_x1532 = t425;
+      RtValue *t514 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t514, v_x1525);
+      v_x1532 = t514;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -1620,7 +2756,7 @@ fail:
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
   (void)loc;
   (void)run;
   int32_t *v_x1507_d = v_x1507->data.i;
@@ -1638,53 +2774,42 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t426 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t426);
+    const int64_t t527 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t527);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t426);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t527);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t426);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t527);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t426);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t527);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t426 >= RT_PARALLEL_MIN)
-    for (int64_t t427 = 0; t427 < t426; t427++) {
-      const int32_t t428 = (int32_t)t427;
-      int t431 = 0; /* nonzero: a check below failed */
-      int32_t t429 = v_x1507_d[t428];
-      int t432 = (uint64_t)(int64_t)t429 < (uint64_t)v_sd_1521_n;
-      int32_t t430 = t432 ? (int32_t)v_sd_1521_off[t429] : 0;
-      t431 |= !t432;
-      int t434 = (uint64_t)(int64_t)t429 < (uint64_t)v_sd_1508_n;
-      int32_t t433 = t434 ? (int32_t)(v_sd_1508_off[t429 + 1] - v_sd_1508_off[t429]) : 0;
-      t431 |= !t434;
-      int32_t t436 = rt_add_i(t430, t433);
-      if (__builtin_expect(t431 != 0, 0)) { /* again, recording the error */
-        int32_t t437 = v_x1507_d[t428];
-        int32_t t438;
-        if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1521_n) {
-          t438 = (int32_t)v_sd_1521_off[t437];
-        } else {
-          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1521_n, 0.0, 0);
-          t438 = 0;
-        }
-        int32_t t439;
-        if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1508_n) {
-          t439 = (int32_t)(v_sd_1508_off[t437 + 1] - v_sd_1508_off[t437]);
-        } else {
-          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1508_n, 0.0, 1);
-          t439 = 0;
-        }
-        int32_t t441 = rt_add_i(t438, t439);
+    RT_PARALLEL_FOR_IF(t527 >= RT_PARALLEL_MIN)
+    for (int64_t t528 = 0; t528 < t527; t528++) {
+      const int32_t t529 = (int32_t)t528;
+      int32_t t530 = v_x1507_d[t529];
+      int32_t t531;
+      if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1521_n) {
+        t531 = (int32_t)v_sd_1521_off[t530];
+      } else {
+        NESSIE_RECORD(err, t528, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1521_n, 0.0, 0);
+        t531 = 0;
       }
-      v_x1514_d[t427] = t430;
-      v_x1515_d[t427] = t433;
-      v_x1516_d[t427] = t436;
-      v_x1517_d[t427] = 1;
+      int32_t t532;
+      if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1508_n) {
+        t532 = (int32_t)(v_sd_1508_off[t530 + 1] - v_sd_1508_off[t530]);
+      } else {
+        NESSIE_RECORD(err, t528, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1508_n, 0.0, 1);
+        t532 = 0;
+      }
+      int32_t t534 = rt_add_i(t531, t532);
+      v_x1514_d[t528] = t531;
+      v_x1515_d[t528] = t532;
+      v_x1516_d[t528] = t534;
+      v_x1517_d[t528] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1700,9 +2825,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t442 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t442, v_x1510);
-      v_x1518 = t442;
+      RtValue *t535 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t535, v_x1510);
+      v_x1518 = t535;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -1728,7 +2853,7 @@ fail:
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
   (void)loc;
   (void)run;
   int32_t *v_x1301_d = v_x1301->data.i;
@@ -1746,73 +2871,48 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t443 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t443);
+    const int64_t t558 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t558);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t443 >= RT_PARALLEL_MIN)
-    for (int64_t t444 = 0; t444 < t443; t444++) {
-      const int32_t t445 = (int32_t)t444;
-      int t454 = 0; /* nonzero: a check below failed */
-      int32_t t446 = v_x1301_d[t445];
-      int32_t t448 = rt_add_i(t446, v_x1302);
-      uint8_t t449 = v_x1305_d[t445];
-      int32_t t450 = v_x1306_d[t445];
-      int32_t t452 = (t449 ? t450 : t448);
-      int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_x1311;
-      int32_t t453 = t455 ? t452 : 0;
-      t454 |= !t455;
-      uint8_t t457 = rt_lt_i(t453, (int32_t)v_x1309_n);
-      int32_t t458;
-      if (t457) {
-        int t460 = (uint64_t)(int64_t)t453 < (uint64_t)v_x1309_n;
-        int32_t t459 = t460 ? v_x1309_d[t453] : 0;
-        t454 |= !t460;
-        t458 = t459;
+    RT_PARALLEL_FOR_IF(t558 >= RT_PARALLEL_MIN)
+    for (int64_t t559 = 0; t559 < t558; t559++) {
+      const int32_t t560 = (int32_t)t559;
+      int32_t t561 = v_x1301_d[t560];
+      int32_t t563 = rt_add_i(t561, v_x1302);
+      uint8_t t564 = v_x1305_d[t560];
+      int32_t t565 = v_x1306_d[t560];
+      int32_t t567 = (t564 ? t565 : t563);
+      int32_t t568;
+      if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1311) {
+        t568 = t567;
       } else {
-        int32_t t462 = rt_sub_i(t453, (int32_t)v_x1309_n);
-        int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x1310_n;
-        int32_t t463 = t464 ? v_x1310_d[t462] : 0;
-        t454 |= !t464;
-        t458 = t463;
+        NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1311, 0.0, 0);
+        t568 = 0;
       }
-      if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
-        int32_t t465 = v_x1301_d[t445];
-        int32_t t467 = rt_add_i(t465, v_x1302);
-        uint8_t t468 = v_x1305_d[t445];
-        int32_t t469 = v_x1306_d[t445];
-        int32_t t471 = (t468 ? t469 : t467);
-        int32_t t472;
-        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1311) {
-          t472 = t471;
+      uint8_t t570 = rt_lt_i(t568, (int32_t)v_x1309_n);
+      int32_t t571;
+      if (t570) {
+        int32_t t572;
+        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1309_n) {
+          t572 = v_x1309_d[t568];
         } else {
-          NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1311, 0.0, 0);
-          t472 = 0;
+          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1309_n, 0.0, 1);
+          t572 = 0;
         }
-        uint8_t t474 = rt_lt_i(t472, (int32_t)v_x1309_n);
-        int32_t t475;
-        if (t474) {
-          int32_t t476;
-          if ((uint64_t)(int64_t)t472 < (uint64_t)v_x1309_n) {
-            t476 = v_x1309_d[t472];
-          } else {
-            NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t472, v_x1309_n, 0.0, 1);
-            t476 = 0;
-          }
-          t475 = t476;
+        t571 = t572;
+      } else {
+        int32_t t574 = rt_sub_i(t568, (int32_t)v_x1309_n);
+        int32_t t575;
+        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x1310_n) {
+          t575 = v_x1310_d[t574];
         } else {
-          int32_t t478 = rt_sub_i(t472, (int32_t)v_x1309_n);
-          int32_t t479;
-          if ((uint64_t)(int64_t)t478 < (uint64_t)v_x1310_n) {
-            t479 = v_x1310_d[t478];
-          } else {
-            NESSIE_RECORD(err, t444, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_x1310_n, 0.0, 2);
-            t479 = 0;
-          }
-          t475 = t479;
+          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x1310_n, 0.0, 2);
+          t575 = 0;
         }
+        t571 = t575;
       }
-      v_x1315_d[t444] = t458;
+      v_x1315_d[t559] = t571;
     }
   }
   if (err->index != INT64_MAX)
@@ -1824,7 +2924,7 @@ fail:
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
   (void)loc;
   (void)run;
   int32_t *v_x1536_d = v_x1536->data.i;
@@ -1833,34 +2933,28 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValu
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t481 = 0; /* nonzero: a check below failed */
-    int t482 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t480 = t482 ? v_x1536_d[0] : 0;
-    t481 |= !t482;
-    if (__builtin_expect(t481 != 0, 0)) { /* again, recording the error */
-      int32_t t483;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-        t483 = v_x1536_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-        t483 = 0;
-      }
+    int32_t t582;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
+      t582 = v_x1536_d[0];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+      t582 = 0;
     }
-    v_x1537 = t480;
+    v_x1537 = t582;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t484 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t484);
+      const int64_t t583 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t583);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t484 >= RT_PARALLEL_MIN)
-      for (int64_t t485 = 0; t485 < t484; t485++) {
-        const int32_t t486 = (int32_t)t485;
-        v_x1539_d[t485] = v_x1537;
+      RT_PARALLEL_FOR_IF(t583 >= RT_PARALLEL_MIN)
+      for (int64_t t584 = 0; t584 < t583; t584++) {
+        const int32_t t585 = (int32_t)t584;
+        v_x1539_d[t584] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -1873,7 +2967,7 @@ fail:
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
   (void)loc;
   (void)run;
   int32_t *v_x1541_d = v_x1541->data.i;
@@ -1884,99 +2978,91 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t487 = v_x1541_n;
-    const int64_t t488 = t487 > 0 ? (t487 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t489 = (uint8_t *)rt_alloc_atomic((size_t)t487 + 1);
-    int64_t *t490 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t488 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t488 > 1)
-    for (int64_t t491 = 0; t491 < t488; t491++) {
+    const int64_t t608 = v_x1541_n;
+    const int64_t t609 = t608 > 0 ? (t608 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t610 = (uint8_t *)rt_alloc_atomic((size_t)t608 + 1);
+    int64_t *t611 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t609 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t609 > 1)
+    for (int64_t t612 = 0; t612 < t609; t612++) {
       int64_t kept[2] = {0};
-      const int64_t t491_end = (t491 + 1) * RT_CHUNK < t487 ? (t491 + 1) * RT_CHUNK : t487;
-      for (int64_t t492 = t491 * RT_CHUNK; t492 < t491_end; t492++) {
-        const int32_t t493 = (int32_t)t492;
-        int32_t t491x0;
-        int32_t t491x1;
-        int32_t t496 = v_x1541_d[t493];
-        t491x0 = t496;
-        t491x1 = t496;
-        uint8_t t497;
-        uint8_t t498;
-        int t500 = 0; /* nonzero: a check below failed */
-        int t501 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t499 = t501 ? v_dev_1548_d[0] : 0;
-        t500 |= !t501;
-        uint8_t t503 = rt_lt_i(t491x0, t499);
-        uint8_t t505 = rt_gt_i(t491x1, t499);
-        if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
-          int32_t t506;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-            t506 = v_dev_1548_d[0];
-          } else {
-            NESSIE_RECORD(err, t492, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-            t506 = 0;
-          }
-          uint8_t t508 = rt_lt_i(t491x0, t506);
-          uint8_t t510 = rt_gt_i(t491x1, t506);
+      const int64_t t612_end = (t612 + 1) * RT_CHUNK < t608 ? (t612 + 1) * RT_CHUNK : t608;
+      for (int64_t t613 = t612 * RT_CHUNK; t613 < t612_end; t613++) {
+        const int32_t t614 = (int32_t)t613;
+        int32_t t612x0;
+        int32_t t612x1;
+        int32_t t617 = v_x1541_d[t614];
+        t612x0 = t617;
+        t612x1 = t617;
+        uint8_t t618;
+        uint8_t t619;
+        int32_t t620;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
+          t620 = v_dev_1548_d[0];
+        } else {
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          t620 = 0;
         }
-        t497 = t503;
-        t498 = t505;
-        kept[0] += t497 != 0;
-        kept[1] += t498 != 0;
-        t489[t492] = (uint8_t)((t497 != 0) << 0 | (t498 != 0) << 1);
+        uint8_t t622 = rt_lt_i(t612x0, t620);
+        uint8_t t624 = rt_gt_i(t612x1, t620);
+        t618 = t622;
+        t619 = t624;
+        kept[0] += t618 != 0;
+        kept[1] += t619 != 0;
+        t610[t613] = (uint8_t)((t618 != 0) << 0 | (t619 != 0) << 1);
       }
-      t490[0 * t488 + t491] = kept[0];
-      t490[1 * t488 + t491] = kept[1];
+      t611[0 * t609 + t612] = kept[0];
+      t611[1 * t609 + t612] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t489);
-      rt_free(t490);
+      rt_free(t610);
+      rt_free(t611);
       goto fail;
     }
-    int64_t t511 = 0;
-    for (int64_t t491 = 0; t491 < t488; t491++) {
-      const int64_t k = t490[0 * t488 + t491];
-      t490[0 * t488 + t491] = t511;
-      t511 += k;
+    int64_t t625 = 0;
+    for (int64_t t612 = 0; t612 < t609; t612++) {
+      const int64_t k = t611[0 * t609 + t612];
+      t611[0 * t609 + t612] = t625;
+      t625 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t511);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t625);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t512 = 0;
-    for (int64_t t491 = 0; t491 < t488; t491++) {
-      const int64_t k = t490[1 * t488 + t491];
-      t490[1 * t488 + t491] = t512;
-      t512 += k;
+    int64_t t626 = 0;
+    for (int64_t t612 = 0; t612 < t609; t612++) {
+      const int64_t k = t611[1 * t609 + t612];
+      t611[1 * t609 + t612] = t626;
+      t626 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t512);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t626);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t488 > 1)
-    for (int64_t t491 = 0; t491 < t488; t491++) {
+    RT_PARALLEL_FOR_IF(t609 > 1)
+    for (int64_t t612 = 0; t612 < t609; t612++) {
       int64_t at[2];
-      at[0] = t490[0 * t488 + t491];
-      at[1] = t490[1 * t488 + t491];
-      const int64_t t491_end = (t491 + 1) * RT_CHUNK < t487 ? (t491 + 1) * RT_CHUNK : t487;
-      for (int64_t t492 = t491 * RT_CHUNK; t492 < t491_end; t492++) {
-        const int32_t t493 = (int32_t)t492;
-        if (!t489[t492])
+      at[0] = t611[0 * t609 + t612];
+      at[1] = t611[1 * t609 + t612];
+      const int64_t t612_end = (t612 + 1) * RT_CHUNK < t608 ? (t612 + 1) * RT_CHUNK : t608;
+      for (int64_t t613 = t612 * RT_CHUNK; t613 < t612_end; t613++) {
+        const int32_t t614 = (int32_t)t613;
+        if (!t610[t613])
           continue;
-        int32_t t491y0;
-        int32_t t491y1;
-        int32_t t513 = v_x1541_d[t493];
-        t491y0 = t513;
-        t491y1 = t513;
-        if (t489[t492] >> 0 & 1) {
-          v_x1546_d[at[0]] = t491y0;
+        int32_t t612y0;
+        int32_t t612y1;
+        int32_t t627 = v_x1541_d[t614];
+        t612y0 = t627;
+        t612y1 = t627;
+        if (t610[t613] >> 0 & 1) {
+          v_x1546_d[at[0]] = t612y0;
           at[0]++;
         }
-        if (t489[t492] >> 1 & 1) {
-          v_x1547_d[at[1]] = t491y1;
+        if (t610[t613] >> 1 & 1) {
+          v_x1547_d[at[1]] = t612y1;
           at[1]++;
         }
       }
     }
-    rt_free(t489);
-    rt_free(t490);
+    rt_free(t610);
+    rt_free(t611);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2010,10 +3096,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t514 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t514->data.i[0] = v_x62;
-    t514->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t514);
+    RtValue *t628 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t628->data.i[0] = v_x62;
+    t628->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t628);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -2295,16 +3381,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t515 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t515->data.i[0] = 3;
-  t515->data.i[1] = 1;
-  t515->data.i[2] = 4;
-  t515->data.i[3] = 1;
-  t515->data.i[4] = 5;
-  t515->data.i[5] = 9;
-  t515->data.i[6] = 2;
-  t515->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t515);
+  RtValue *t629 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t629->data.i[0] = 3;
+  t629->data.i[1] = 1;
+  t629->data.i[2] = 4;
+  t629->data.i[3] = 1;
+  t629->data.i[4] = 5;
+  t629->data.i[5] = 9;
+  t629->data.i[6] = 2;
+  t629->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t629);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -161,6 +161,7 @@ NESSIE_FN int32_t sf_euclid(int32_t v_x26, int32_t v_x27, RtKernelError *rec, in
   }
 }
 
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *v_x23, RtValue **out_v_x24);
 /* K1: MAP -- tests/golden/scalar_loop.nesl:5: {euclid(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *v_x23, RtValue **out_v_x24) {
   (void)loc;
@@ -185,19 +186,52 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *
       int32_t t11 = t13 ? v_x23_d[t9] : 0;
       t12 |= !t13;
       int32_t t14 = sf_euclid(t10, t11, (RtKernelError *)0, 0, 0, 0, 0, &t12);
-      if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
-        int32_t t15 = v_x22_d[t9];
-        int32_t t16;
-        if ((uint64_t)(int64_t)t9 < (uint64_t)v_x23_n) {
-          t16 = v_x23_d[t9];
-        } else {
-          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x23_n, 0.0, 0);
-          t16 = 0;
-        }
-        int t18 = 0;
-        int32_t t17 = sf_euclid(t15, t16, err, t8, run, 0, 1, &t18);
-      }
+      if (__builtin_expect(t12 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       v_x24_d[t8] = t14;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x24 = v_x24;
+  return;
+fail:
+  rt_release(v_x24);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K1_record(err, loc, run, v_x22, v_x23, out_v_x24);
+  }
+}
+
+/* K1: MAP -- tests/golden/scalar_loop.nesl:5: {euclid(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *v_x23, RtValue **out_v_x24) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x22_d = v_x22->data.i;
+  const int64_t v_x22_n = v_x22->len;
+  int32_t *v_x23_d = v_x23->data.i;
+  const int64_t v_x23_n = v_x23->len;
+  RtValue *v_x24 = NULL;
+  /* MAP */
+  {
+    const int64_t t15 = v_x22_n;
+    v_x24 = rt_value_new(rt_vec_type(RT_INT), t15);
+    int32_t *v_x24_d = v_x24->data.i;
+    const int64_t v_x24_n = v_x24->len;
+    RT_PARALLEL_FOR_UNEVEN_IF(t15 > 1)
+    for (int64_t t16 = 0; t16 < t15; t16++) {
+      const int32_t t17 = (int32_t)t16;
+      int32_t t18 = v_x22_d[t17];
+      int32_t t19;
+      if ((uint64_t)(int64_t)t17 < (uint64_t)v_x23_n) {
+        t19 = v_x23_d[t17];
+      } else {
+        NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t17, v_x23_n, 0.0, 0);
+        t19 = 0;
+      }
+      int t21 = 0;
+      int32_t t20 = sf_euclid(t18, t19, err, t16, run, 0, 1, &t21);
+      v_x24_d[t16] = t20;
     }
   }
   if (err->index != INT64_MAX)
@@ -346,18 +380,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 22);
-  RtValue *t19 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t19->data.i[0] = 12;
-  t19->data.i[1] = 35;
-  t19->data.i[2] = 81;
-  v_x17 = NESSIE_TO_DEVICE(t19);
+  RtValue *t22 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t22->data.i[0] = 12;
+  t22->data.i[1] = 35;
+  t22->data.i[2] = 81;
+  v_x17 = NESSIE_TO_DEVICE(t22);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 41);
-  RtValue *t20 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t20->data.i[0] = 18;
-  t20->data.i[1] = 14;
-  t20->data.i[2] = 27;
-  v_x18 = NESSIE_TO_DEVICE(t20);
+  RtValue *t23 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t23->data.i[0] = 18;
+  t23->data.i[1] = 14;
+  t23->data.i[2] = 27;
+  v_x18 = NESSIE_TO_DEVICE(t23);
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x18->len;
   int32_t v_x19 = 0;

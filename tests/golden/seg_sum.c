@@ -123,6 +123,7 @@ fail:
   rt_release(v_x27);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58);
 /* K2: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
@@ -148,18 +149,11 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *
         int t7 = (uint64_t)(int64_t)t4 < (uint64_t)v_x54_n;
         int32_t t5 = t7 ? v_x54_d[t4] : 0;
         t6 |= !t7;
-        if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-          int32_t t8;
-          if ((uint64_t)(int64_t)t4 < (uint64_t)v_x54_n) {
-            t8 = v_x54_d[t4];
-          } else {
-            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x54_n, 0.0, 0);
-            t8 = 0;
-          }
-        }
+        if (__builtin_expect(t6 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
         t2x0 = t5;
-        int32_t t10 = rt_add_i(t2a0, t2x0);
-        t2a0 = t10;
+        int32_t t9 = rt_add_i(t2a0, t2x0);
+        t2a0 = t9;
       }
       v_x58_d[t2] = t2a0;
     }
@@ -170,8 +164,13 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *
   return;
 fail:
   rt_release(v_x58);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x54, v_x57, out_v_x58);
+  }
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69);
 /* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
   (void)loc;
@@ -183,93 +182,173 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t11 = v_x67;
-    if (t11 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t11, 0.0, 0);
+    const int64_t t16 = v_x67;
+    if (t16 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t16, 0.0, 0);
       goto fail;
     }
-    v_x69 = rt_value_new(rt_vec_type(RT_INT), t11);
+    v_x69 = rt_value_new(rt_vec_type(RT_INT), t16);
     int32_t *v_x69_d = v_x69->data.i;
     const int64_t v_x69_n = v_x69->len;
-    RT_PARALLEL_FOR_IF(t11 >= RT_PARALLEL_MIN)
-    for (int64_t t12 = 0; t12 < t11; t12++) {
-      const int32_t t13 = (int32_t)t12;
-      int t18 = 0; /* nonzero: a check below failed */
-      uint8_t t15 = rt_lt_i(t13, (int32_t)v_x66_n);
-      int32_t t16;
-      if (t15) {
-        int t19 = (uint64_t)(int64_t)t13 < (uint64_t)v_x66_n;
-        int32_t t17 = t19 ? v_x66_d[t13] : 0;
-        t18 |= !t19;
-        t16 = t17;
+    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
+    for (int64_t t17 = 0; t17 < t16; t17++) {
+      const int32_t t18 = (int32_t)t17;
+      int t23 = 0; /* nonzero: a check below failed */
+      uint8_t t20 = rt_lt_i(t18, (int32_t)v_x66_n);
+      int32_t t21;
+      if (t20) {
+        int t24 = (uint64_t)(int64_t)t18 < (uint64_t)v_x66_n;
+        int32_t t22 = t24 ? v_x66_d[t18] : 0;
+        t23 |= !t24;
+        t21 = t22;
       } else {
-        int32_t t21 = rt_sub_i(t13, (int32_t)v_x66_n);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x63;
-        int32_t t22 = t23 ? t21 : 0;
-        t18 |= !t23;
-        uint8_t t25 = rt_lt_i(t22, 0);
-        int32_t t26;
-        if (t25) {
-          int t28 = (uint64_t)(int64_t)t22 < (uint64_t)0;
-          int32_t t27 = t28 ? t22 : 0;
-          t18 |= !t28;
-          t26 = 0;
+        int32_t t26 = rt_sub_i(t18, (int32_t)v_x66_n);
+        int t28 = (uint64_t)(int64_t)t26 < (uint64_t)v_x63;
+        int32_t t27 = t28 ? t26 : 0;
+        t23 |= !t28;
+        uint8_t t30 = rt_lt_i(t27, 0);
+        int32_t t31;
+        if (t30) {
+          int t33 = (uint64_t)(int64_t)t27 < (uint64_t)0;
+          int32_t t32 = t33 ? t27 : 0;
+          t23 |= !t33;
+          t31 = 0;
         } else {
-          int32_t t30 = rt_sub_i(t22, 0);
-          int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x62_n;
-          int32_t t31 = t32 ? v_x62_d[t30] : 0;
-          t18 |= !t32;
-          t26 = t31;
+          int32_t t35 = rt_sub_i(t27, 0);
+          int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x62_n;
+          int32_t t36 = t37 ? v_x62_d[t35] : 0;
+          t23 |= !t37;
+          t31 = t36;
         }
-        t16 = t26;
+        t21 = t31;
       }
-      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
-        uint8_t t34 = rt_lt_i(t13, (int32_t)v_x66_n);
-        int32_t t35;
-        if (t34) {
-          int32_t t36;
-          if ((uint64_t)(int64_t)t13 < (uint64_t)v_x66_n) {
-            t36 = v_x66_d[t13];
-          } else {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t13, v_x66_n, 0.0, 1);
-            t36 = 0;
-          }
-          t35 = t36;
+      if (__builtin_expect(t23 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x69_d[t17] = t21;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x69 = v_x69;
+  return;
+fail:
+  rt_release(v_x69);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x62, v_x63, v_x66, v_x67, out_v_x69);
+  }
+}
+
+/* K2: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x54_d = v_x54->data.i;
+  const int64_t v_x54_n = v_x54->len;
+  const int64_t *v_x57_off = rt_seg_offsets(v_x57);
+  const int64_t v_x57_n = v_x57->len;
+  RtValue *v_x58 = NULL;
+  /* SEG_REDUCE */
+  {
+    v_x58 = rt_value_new(rt_vec_type(RT_INT), v_x57_n);
+    int32_t *v_x58_d = v_x58->data.i;
+    const int64_t v_x58_n = v_x58->len;
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x57_n >= 64)
+    for (int64_t t10 = 0; t10 < v_x57_n; t10++) {
+      int32_t t10a0;
+      t10a0 = 0;
+      for (int64_t t11 = v_x57_off[t10]; t11 < v_x57_off[t10 + 1]; t11++) {
+        const int32_t t12 = (int32_t)t11;
+        int32_t t10x0;
+        int32_t t13;
+        if ((uint64_t)(int64_t)t12 < (uint64_t)v_x54_n) {
+          t13 = v_x54_d[t12];
         } else {
-          int32_t t38 = rt_sub_i(t13, (int32_t)v_x66_n);
-          int32_t t39;
-          if ((uint64_t)(int64_t)t38 < (uint64_t)v_x63) {
-            t39 = t38;
-          } else {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t38, v_x63, 0.0, 2);
-            t39 = 0;
-          }
-          uint8_t t41 = rt_lt_i(t39, 0);
-          int32_t t42;
-          if (t41) {
-            int32_t t43;
-            if ((uint64_t)(int64_t)t39 < (uint64_t)0) {
-              t43 = t39;
-            } else {
-              NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t39, 0, 0.0, 3);
-              t43 = 0;
-            }
-            t42 = 0;
-          } else {
-            int32_t t45 = rt_sub_i(t39, 0);
-            int32_t t46;
-            if ((uint64_t)(int64_t)t45 < (uint64_t)v_x62_n) {
-              t46 = v_x62_d[t45];
-            } else {
-              NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t45, v_x62_n, 0.0, 4);
-              t46 = 0;
-            }
-            t42 = t46;
-          }
-          t35 = t42;
+          NESSIE_RECORD(err, t11, RT_CHECK_INDEX, 0, 0, RT_GATHER, t12, v_x54_n, 0.0, 0);
+          t13 = 0;
         }
+        t10x0 = t13;
+        int32_t t15 = rt_add_i(t10a0, t10x0);
+        t10a0 = t15;
       }
-      v_x69_d[t12] = t16;
+      v_x58_d[t10] = t10a0;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x58 = v_x58;
+  return;
+fail:
+  rt_release(v_x58);
+}
+
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x62_d = v_x62->data.i;
+  const int64_t v_x62_n = v_x62->len;
+  int32_t *v_x66_d = v_x66->data.i;
+  const int64_t v_x66_n = v_x66->len;
+  RtValue *v_x69 = NULL;
+  /* MAP */
+  {
+    const int64_t t38 = v_x67;
+    if (t38 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t38, 0.0, 0);
+      goto fail;
+    }
+    v_x69 = rt_value_new(rt_vec_type(RT_INT), t38);
+    int32_t *v_x69_d = v_x69->data.i;
+    const int64_t v_x69_n = v_x69->len;
+    RT_PARALLEL_FOR_IF(t38 >= RT_PARALLEL_MIN)
+    for (int64_t t39 = 0; t39 < t38; t39++) {
+      const int32_t t40 = (int32_t)t39;
+      uint8_t t42 = rt_lt_i(t40, (int32_t)v_x66_n);
+      int32_t t43;
+      if (t42) {
+        int32_t t44;
+        if ((uint64_t)(int64_t)t40 < (uint64_t)v_x66_n) {
+          t44 = v_x66_d[t40];
+        } else {
+          NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 1, 0, RT_GATHER, t40, v_x66_n, 0.0, 1);
+          t44 = 0;
+        }
+        t43 = t44;
+      } else {
+        int32_t t46 = rt_sub_i(t40, (int32_t)v_x66_n);
+        int32_t t47;
+        if ((uint64_t)(int64_t)t46 < (uint64_t)v_x63) {
+          t47 = t46;
+        } else {
+          NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x63, 0.0, 2);
+          t47 = 0;
+        }
+        uint8_t t49 = rt_lt_i(t47, 0);
+        int32_t t50;
+        if (t49) {
+          int32_t t51;
+          if ((uint64_t)(int64_t)t47 < (uint64_t)0) {
+            t51 = t47;
+          } else {
+            NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 1, 0, RT_GATHER, t47, 0, 0.0, 3);
+            t51 = 0;
+          }
+          t50 = 0;
+        } else {
+          int32_t t53 = rt_sub_i(t47, 0);
+          int32_t t54;
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x62_n) {
+            t54 = v_x62_d[t53];
+          } else {
+            NESSIE_RECORD(err, t39, RT_CHECK_INDEX, 1, 0, RT_GATHER, t53, v_x62_n, 0.0, 4);
+            t54 = 0;
+          }
+          t50 = t54;
+        }
+        t43 = t50;
+      }
+      v_x69_d[t39] = t43;
     }
   }
   if (err->index != INT64_MAX)
@@ -410,28 +489,28 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t47 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t47->data.i[0] = 1;
-  t47->data.i[1] = 2;
-  t47->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t47);
+  RtValue *t55 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t55->data.i[0] = 1;
+  t55->data.i[1] = 2;
+  t55->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t55);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t48 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t48->data.i[0] = 4;
-  t48->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t48);
+  RtValue *t56 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t56->data.i[0] = 4;
+  t56->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t56);
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t49 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t49->data.i[0] = v_x22;
-  t49->data.i[1] = 0;
-  t49->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t49);
+  RtValue *t57 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t57->data.i[0] = v_x22;
+  t57->data.i[1] = 0;
+  t57->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t57);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
   int32_t v_x40 = 0;

@@ -163,6 +163,7 @@ fail:
   rt_release(v_x28);
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34);
 /* K3: ONCE -- tests/golden/sort.nesl:3: function middle(xs) = sort(xs)[#xs / 2]; */
 static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
   (void)loc;
@@ -176,16 +177,38 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v
     int t10 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
     int32_t t8 = t10 ? v_x33_d[v_x32] : 0;
     t9 |= !t10;
-    if (__builtin_expect(t9 != 0, 0)) { /* again, recording the error */
-      int32_t t11;
-      if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
-        t11 = v_x33_d[v_x32];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
-        t11 = 0;
-      }
-    }
+    if (__builtin_expect(t9 != 0, 0))
+      rt_kernel_again(err); /* the recording version finds the error */
     v_x34 = t8;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x34 = v_x34;
+  return;
+fail:
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x32, v_x33, out_v_x34);
+  }
+}
+
+/* K3: ONCE -- tests/golden/sort.nesl:3: function middle(xs) = sort(xs)[#xs / 2]; */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x33_d = v_x33->data.i;
+  const int64_t v_x33_n = v_x33->len;
+  int32_t v_x34 = 0;
+  /* ONCE */
+  {
+    int32_t t11;
+    if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
+      t11 = v_x33_d[v_x32];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
+      t11 = 0;
+    }
+    v_x34 = t11;
   }
   if (err->index != INT64_MAX)
     goto fail;

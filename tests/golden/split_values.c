@@ -266,6 +266,7 @@ fail:
   rt_release(v_x793);
 }
 
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834);
 /* K3: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
   (void)loc;
@@ -315,20 +316,8 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue 
         uint8_t t41 = rt_gt_i(t34, t35);
         uint8_t t43 = rt_eq_i(t34, t35);
         uint8_t t45 = rt_ne_i(t34, t35);
-        if (__builtin_expect(t36 != 0, 0)) { /* again, recording the error */
-          int32_t t46 = v_x801_d[t31];
-          int32_t t47;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x802_n) {
-            t47 = v_x802_d[t31];
-          } else {
-            NESSIE_RECORD(err, t30, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x802_n, 0.0, 0);
-            t47 = 0;
-          }
-          uint8_t t49 = rt_lt_i(t46, t47);
-          uint8_t t51 = rt_gt_i(t46, t47);
-          uint8_t t53 = rt_eq_i(t46, t47);
-          uint8_t t55 = rt_ne_i(t46, t47);
-        }
+        if (__builtin_expect(t36 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
         t29x0 = t34;
         t29x1 = t39;
         t29x2 = t35;
@@ -339,19 +328,19 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue 
         t29x7 = t43;
         t29x8 = t34;
         t29x9 = t45;
-        uint8_t t56;
-        uint8_t t57;
-        uint8_t t58;
-        uint8_t t59;
-        t56 = t29x1;
-        t57 = t29x3;
-        t58 = t29x5;
-        t59 = t29x9;
-        kept[0] += t56 != 0;
-        kept[1] += t57 != 0;
-        kept[2] += t58 != 0;
-        kept[3] += t59 != 0;
-        t27[t30] = (uint8_t)((t56 != 0) << 0 | (t57 != 0) << 1 | (t58 != 0) << 2 | (t59 != 0) << 3);
+        uint8_t t46;
+        uint8_t t47;
+        uint8_t t48;
+        uint8_t t49;
+        t46 = t29x1;
+        t47 = t29x3;
+        t48 = t29x5;
+        t49 = t29x9;
+        kept[0] += t46 != 0;
+        kept[1] += t47 != 0;
+        kept[2] += t48 != 0;
+        kept[3] += t49 != 0;
+        t27[t30] = (uint8_t)((t46 != 0) << 0 | (t47 != 0) << 1 | (t48 != 0) << 2 | (t49 != 0) << 3);
       }
       t28[0 * t26 + t29] = kept[0];
       t28[1 * t26 + t29] = kept[1];
@@ -363,43 +352,43 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue 
       rt_free(t28);
       goto fail;
     }
-    int64_t t60 = 0;
+    int64_t t50 = 0;
     for (int64_t t29 = 0; t29 < t26; t29++) {
       const int64_t k = t28[0 * t26 + t29];
-      t28[0 * t26 + t29] = t60;
-      t60 += k;
+      t28[0 * t26 + t29] = t50;
+      t50 += k;
     }
-    v_x808 = rt_value_new(rt_vec_type(RT_INT), t60);
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t50);
     int32_t *v_x808_d = v_x808->data.i;
     const int64_t v_x808_n = v_x808->len;
-    int64_t t61 = 0;
+    int64_t t51 = 0;
     for (int64_t t29 = 0; t29 < t26; t29++) {
       const int64_t k = t28[1 * t26 + t29];
-      t28[1 * t26 + t29] = t61;
-      t61 += k;
+      t28[1 * t26 + t29] = t51;
+      t51 += k;
     }
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t61);
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t51);
     int32_t *v_x815_d = v_x815->data.i;
     const int64_t v_x815_n = v_x815->len;
-    int64_t t62 = 0;
+    int64_t t52 = 0;
     for (int64_t t29 = 0; t29 < t26; t29++) {
       const int64_t k = t28[2 * t26 + t29];
-      t28[2 * t26 + t29] = t62;
-      t62 += k;
+      t28[2 * t26 + t29] = t52;
+      t52 += k;
     }
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t62);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t52);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    v_x827 = rt_value_new(rt_vec_type(RT_INT), t62);
+    v_x827 = rt_value_new(rt_vec_type(RT_INT), t52);
     int32_t *v_x827_d = v_x827->data.i;
     const int64_t v_x827_n = v_x827->len;
-    int64_t t63 = 0;
+    int64_t t53 = 0;
     for (int64_t t29 = 0; t29 < t26; t29++) {
       const int64_t k = t28[3 * t26 + t29];
-      t28[3 * t26 + t29] = t63;
-      t63 += k;
+      t28[3 * t26 + t29] = t53;
+      t53 += k;
     }
-    v_x834 = rt_value_new(rt_vec_type(RT_INT), t63);
+    v_x834 = rt_value_new(rt_vec_type(RT_INT), t53);
     int32_t *v_x834_d = v_x834->data.i;
     const int64_t v_x834_n = v_x834->len;
     RT_PARALLEL_FOR_IF(t26 > 1)
@@ -424,39 +413,27 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue 
         uint8_t t29y7;
         int32_t t29y8;
         uint8_t t29y9;
-        int t66 = 0; /* nonzero: a check below failed */
-        int32_t t64 = v_x801_d[t31];
-        int t67 = (uint64_t)(int64_t)t31 < (uint64_t)v_x802_n;
-        int32_t t65 = t67 ? v_x802_d[t31] : 0;
-        t66 |= !t67;
-        uint8_t t69 = rt_lt_i(t64, t65);
-        uint8_t t71 = rt_gt_i(t64, t65);
-        uint8_t t73 = rt_eq_i(t64, t65);
-        uint8_t t75 = rt_ne_i(t64, t65);
-        if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
-          int32_t t76 = v_x801_d[t31];
-          int32_t t77;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x802_n) {
-            t77 = v_x802_d[t31];
-          } else {
-            NESSIE_RECORD(err, t30, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x802_n, 0.0, 1);
-            t77 = 0;
-          }
-          uint8_t t79 = rt_lt_i(t76, t77);
-          uint8_t t81 = rt_gt_i(t76, t77);
-          uint8_t t83 = rt_eq_i(t76, t77);
-          uint8_t t85 = rt_ne_i(t76, t77);
-        }
-        t29y0 = t64;
-        t29y1 = t69;
-        t29y2 = t65;
-        t29y3 = t71;
-        t29y4 = t65;
-        t29y5 = t73;
-        t29y6 = t64;
-        t29y7 = t73;
-        t29y8 = t64;
-        t29y9 = t75;
+        int t56 = 0; /* nonzero: a check below failed */
+        int32_t t54 = v_x801_d[t31];
+        int t57 = (uint64_t)(int64_t)t31 < (uint64_t)v_x802_n;
+        int32_t t55 = t57 ? v_x802_d[t31] : 0;
+        t56 |= !t57;
+        uint8_t t59 = rt_lt_i(t54, t55);
+        uint8_t t61 = rt_gt_i(t54, t55);
+        uint8_t t63 = rt_eq_i(t54, t55);
+        uint8_t t65 = rt_ne_i(t54, t55);
+        if (__builtin_expect(t56 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t29y0 = t54;
+        t29y1 = t59;
+        t29y2 = t55;
+        t29y3 = t61;
+        t29y4 = t55;
+        t29y5 = t63;
+        t29y6 = t54;
+        t29y7 = t63;
+        t29y8 = t54;
+        t29y9 = t65;
         if (t27[t30] >> 0 & 1) {
           v_x808_d[at[0]] = t29y0;
           at[0]++;
@@ -503,8 +480,13 @@ fail:
   rt_release(v_x828);
   rt_release(v_x834);
   rt_release(v_x835);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K3_record(err, loc, run, v_x801, v_x802, out_v_x808, out_v_x815, out_v_x822, out_v_x827, out_v_x834);
+  }
 }
 
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910);
 /* K4: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
   (void)loc;
@@ -521,156 +503,134 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue 
   RtValue *v_x911 = NULL;
   /* SPLIT */
   {
-    const int64_t t86 = v_x889_n;
-    const int64_t t87 = t86 > 0 ? (t86 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t88 = (uint8_t *)rt_alloc_atomic((size_t)t86 + 1);
-    int64_t *t89 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t87 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t87 > 1)
-    for (int64_t t90 = 0; t90 < t87; t90++) {
+    const int64_t t103 = v_x889_n;
+    const int64_t t104 = t103 > 0 ? (t103 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t105 = (uint8_t *)rt_alloc_atomic((size_t)t103 + 1);
+    int64_t *t106 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t104 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t104 > 1)
+    for (int64_t t107 = 0; t107 < t104; t107++) {
       int64_t kept[3] = {0};
-      const int64_t t90_end = (t90 + 1) * RT_CHUNK < t86 ? (t90 + 1) * RT_CHUNK : t86;
-      for (int64_t t91 = t90 * RT_CHUNK; t91 < t90_end; t91++) {
-        const int32_t t92 = (int32_t)t91;
-        double t90x0;
-        uint8_t t90x1;
-        double t90x2;
-        uint8_t t90x3;
-        double t90x4;
-        uint8_t t90x5;
-        int t97 = 0; /* nonzero: a check below failed */
-        double t95 = v_x889_d[t92];
-        int t98 = (uint64_t)(int64_t)t92 < (uint64_t)v_x890_n;
-        double t96 = t98 ? v_x890_d[t92] : 0;
-        t97 |= !t98;
-        uint8_t t100 = rt_lt_f(t95, t96);
-        uint8_t t102 = rt_ge_f(t95, t96);
-        uint8_t t104 = rt_gt_f(t95, 1.0);
-        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-          double t105 = v_x889_d[t92];
-          double t106;
-          if ((uint64_t)(int64_t)t92 < (uint64_t)v_x890_n) {
-            t106 = v_x890_d[t92];
-          } else {
-            NESSIE_RECORD(err, t91, RT_CHECK_INDEX, 0, 0, RT_GATHER, t92, v_x890_n, 0.0, 0);
-            t106 = 0;
-          }
-          uint8_t t108 = rt_lt_f(t105, t106);
-          uint8_t t110 = rt_ge_f(t105, t106);
-          uint8_t t112 = rt_gt_f(t105, 1.0);
-        }
-        t90x0 = t95;
-        t90x1 = t100;
-        t90x2 = t95;
-        t90x3 = t102;
-        t90x4 = t96;
-        t90x5 = t104;
-        uint8_t t113;
-        uint8_t t114;
-        uint8_t t115;
-        t113 = t90x1;
-        t114 = t90x3;
-        t115 = t90x5;
-        kept[0] += t113 != 0;
-        kept[1] += t114 != 0;
-        kept[2] += t115 != 0;
-        t88[t91] = (uint8_t)((t113 != 0) << 0 | (t114 != 0) << 1 | (t115 != 0) << 2);
+      const int64_t t107_end = (t107 + 1) * RT_CHUNK < t103 ? (t107 + 1) * RT_CHUNK : t103;
+      for (int64_t t108 = t107 * RT_CHUNK; t108 < t107_end; t108++) {
+        const int32_t t109 = (int32_t)t108;
+        double t107x0;
+        uint8_t t107x1;
+        double t107x2;
+        uint8_t t107x3;
+        double t107x4;
+        uint8_t t107x5;
+        int t114 = 0; /* nonzero: a check below failed */
+        double t112 = v_x889_d[t109];
+        int t115 = (uint64_t)(int64_t)t109 < (uint64_t)v_x890_n;
+        double t113 = t115 ? v_x890_d[t109] : 0;
+        t114 |= !t115;
+        uint8_t t117 = rt_lt_f(t112, t113);
+        uint8_t t119 = rt_ge_f(t112, t113);
+        uint8_t t121 = rt_gt_f(t112, 1.0);
+        if (__builtin_expect(t114 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t107x0 = t112;
+        t107x1 = t117;
+        t107x2 = t112;
+        t107x3 = t119;
+        t107x4 = t113;
+        t107x5 = t121;
+        uint8_t t122;
+        uint8_t t123;
+        uint8_t t124;
+        t122 = t107x1;
+        t123 = t107x3;
+        t124 = t107x5;
+        kept[0] += t122 != 0;
+        kept[1] += t123 != 0;
+        kept[2] += t124 != 0;
+        t105[t108] = (uint8_t)((t122 != 0) << 0 | (t123 != 0) << 1 | (t124 != 0) << 2);
       }
-      t89[0 * t87 + t90] = kept[0];
-      t89[1 * t87 + t90] = kept[1];
-      t89[2 * t87 + t90] = kept[2];
+      t106[0 * t104 + t107] = kept[0];
+      t106[1 * t104 + t107] = kept[1];
+      t106[2 * t104 + t107] = kept[2];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t88);
-      rt_free(t89);
+      rt_free(t105);
+      rt_free(t106);
       goto fail;
     }
-    int64_t t116 = 0;
-    for (int64_t t90 = 0; t90 < t87; t90++) {
-      const int64_t k = t89[0 * t87 + t90];
-      t89[0 * t87 + t90] = t116;
-      t116 += k;
+    int64_t t125 = 0;
+    for (int64_t t107 = 0; t107 < t104; t107++) {
+      const int64_t k = t106[0 * t104 + t107];
+      t106[0 * t104 + t107] = t125;
+      t125 += k;
     }
-    v_x896 = rt_value_new(rt_vec_type(RT_FLOAT), t116);
+    v_x896 = rt_value_new(rt_vec_type(RT_FLOAT), t125);
     double *v_x896_d = v_x896->data.f;
     const int64_t v_x896_n = v_x896->len;
-    int64_t t117 = 0;
-    for (int64_t t90 = 0; t90 < t87; t90++) {
-      const int64_t k = t89[1 * t87 + t90];
-      t89[1 * t87 + t90] = t117;
-      t117 += k;
+    int64_t t126 = 0;
+    for (int64_t t107 = 0; t107 < t104; t107++) {
+      const int64_t k = t106[1 * t104 + t107];
+      t106[1 * t104 + t107] = t126;
+      t126 += k;
     }
-    v_x903 = rt_value_new(rt_vec_type(RT_FLOAT), t117);
+    v_x903 = rt_value_new(rt_vec_type(RT_FLOAT), t126);
     double *v_x903_d = v_x903->data.f;
     const int64_t v_x903_n = v_x903->len;
-    int64_t t118 = 0;
-    for (int64_t t90 = 0; t90 < t87; t90++) {
-      const int64_t k = t89[2 * t87 + t90];
-      t89[2 * t87 + t90] = t118;
-      t118 += k;
+    int64_t t127 = 0;
+    for (int64_t t107 = 0; t107 < t104; t107++) {
+      const int64_t k = t106[2 * t104 + t107];
+      t106[2 * t104 + t107] = t127;
+      t127 += k;
     }
-    v_x910 = rt_value_new(rt_vec_type(RT_FLOAT), t118);
+    v_x910 = rt_value_new(rt_vec_type(RT_FLOAT), t127);
     double *v_x910_d = v_x910->data.f;
     const int64_t v_x910_n = v_x910->len;
-    RT_PARALLEL_FOR_IF(t87 > 1)
-    for (int64_t t90 = 0; t90 < t87; t90++) {
+    RT_PARALLEL_FOR_IF(t104 > 1)
+    for (int64_t t107 = 0; t107 < t104; t107++) {
       int64_t at[3];
-      at[0] = t89[0 * t87 + t90];
-      at[1] = t89[1 * t87 + t90];
-      at[2] = t89[2 * t87 + t90];
-      const int64_t t90_end = (t90 + 1) * RT_CHUNK < t86 ? (t90 + 1) * RT_CHUNK : t86;
-      for (int64_t t91 = t90 * RT_CHUNK; t91 < t90_end; t91++) {
-        const int32_t t92 = (int32_t)t91;
-        if (!t88[t91])
+      at[0] = t106[0 * t104 + t107];
+      at[1] = t106[1 * t104 + t107];
+      at[2] = t106[2 * t104 + t107];
+      const int64_t t107_end = (t107 + 1) * RT_CHUNK < t103 ? (t107 + 1) * RT_CHUNK : t103;
+      for (int64_t t108 = t107 * RT_CHUNK; t108 < t107_end; t108++) {
+        const int32_t t109 = (int32_t)t108;
+        if (!t105[t108])
           continue;
-        double t90y0;
-        uint8_t t90y1;
-        double t90y2;
-        uint8_t t90y3;
-        double t90y4;
-        uint8_t t90y5;
-        int t121 = 0; /* nonzero: a check below failed */
-        double t119 = v_x889_d[t92];
-        int t122 = (uint64_t)(int64_t)t92 < (uint64_t)v_x890_n;
-        double t120 = t122 ? v_x890_d[t92] : 0;
-        t121 |= !t122;
-        uint8_t t124 = rt_lt_f(t119, t120);
-        uint8_t t126 = rt_ge_f(t119, t120);
-        uint8_t t128 = rt_gt_f(t119, 1.0);
-        if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-          double t129 = v_x889_d[t92];
-          double t130;
-          if ((uint64_t)(int64_t)t92 < (uint64_t)v_x890_n) {
-            t130 = v_x890_d[t92];
-          } else {
-            NESSIE_RECORD(err, t91, RT_CHECK_INDEX, 0, 0, RT_GATHER, t92, v_x890_n, 0.0, 1);
-            t130 = 0;
-          }
-          uint8_t t132 = rt_lt_f(t129, t130);
-          uint8_t t134 = rt_ge_f(t129, t130);
-          uint8_t t136 = rt_gt_f(t129, 1.0);
-        }
-        t90y0 = t119;
-        t90y1 = t124;
-        t90y2 = t119;
-        t90y3 = t126;
-        t90y4 = t120;
-        t90y5 = t128;
-        if (t88[t91] >> 0 & 1) {
-          v_x896_d[at[0]] = t90y0;
+        double t107y0;
+        uint8_t t107y1;
+        double t107y2;
+        uint8_t t107y3;
+        double t107y4;
+        uint8_t t107y5;
+        int t130 = 0; /* nonzero: a check below failed */
+        double t128 = v_x889_d[t109];
+        int t131 = (uint64_t)(int64_t)t109 < (uint64_t)v_x890_n;
+        double t129 = t131 ? v_x890_d[t109] : 0;
+        t130 |= !t131;
+        uint8_t t133 = rt_lt_f(t128, t129);
+        uint8_t t135 = rt_ge_f(t128, t129);
+        uint8_t t137 = rt_gt_f(t128, 1.0);
+        if (__builtin_expect(t130 != 0, 0))
+          rt_kernel_again(err); /* the recording version finds the error */
+        t107y0 = t128;
+        t107y1 = t133;
+        t107y2 = t128;
+        t107y3 = t135;
+        t107y4 = t129;
+        t107y5 = t137;
+        if (t105[t108] >> 0 & 1) {
+          v_x896_d[at[0]] = t107y0;
           at[0]++;
         }
-        if (t88[t91] >> 1 & 1) {
-          v_x903_d[at[1]] = t90y2;
+        if (t105[t108] >> 1 & 1) {
+          v_x903_d[at[1]] = t107y2;
           at[1]++;
         }
-        if (t88[t91] >> 2 & 1) {
-          v_x910_d[at[2]] = t90y4;
+        if (t105[t108] >> 2 & 1) {
+          v_x910_d[at[2]] = t107y4;
           at[2]++;
         }
       }
     }
-    rt_free(t88);
-    rt_free(t89);
+    rt_free(t105);
+    rt_free(t106);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -688,6 +648,10 @@ fail:
   rt_release(v_x904);
   rt_release(v_x910);
   rt_release(v_x911);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K4_record(err, loc, run, v_x889, v_x890, out_v_x896, out_v_x903, out_v_x910);
+  }
 }
 
 /* K5: SPLIT, SPLIT -- tests/flat/split_values.nesl:14:     ({(x, y, z) : (x, y, z) in a | x < 1}, {(x, y, z) : (x, y, z) in a */
@@ -744,294 +708,294 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue 
   RtValue *v_x1057 = NULL;
   /* SPLIT */
   {
-    const int64_t t137 = v_x935_n;
-    const int64_t t138 = t137 > 0 ? (t137 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t139 = (uint8_t *)rt_alloc_atomic((size_t)t137 + 1);
-    int64_t *t140 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t138 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t138 > 1)
-    for (int64_t t141 = 0; t141 < t138; t141++) {
+    const int64_t t169 = v_x935_n;
+    const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t171 = (uint8_t *)rt_alloc_atomic((size_t)t169 + 1);
+    int64_t *t172 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t170 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t170 > 1)
+    for (int64_t t173 = 0; t173 < t170; t173++) {
       int64_t kept[8] = {0};
-      const int64_t t141_end = (t141 + 1) * RT_CHUNK < t137 ? (t141 + 1) * RT_CHUNK : t137;
-      for (int64_t t142 = t141 * RT_CHUNK; t142 < t141_end; t142++) {
-        const int32_t t143 = (int32_t)t142;
-        double t141x0;
-        uint8_t t141x1;
-        int32_t t141x2;
-        uint8_t t141x3;
-        int32_t t141x4;
-        double t141x5;
-        uint8_t t141x6;
-        int32_t t141x7;
-        uint8_t t141x8;
-        int32_t t141x9;
-        double t141x10;
-        uint8_t t141x11;
-        int32_t t141x12;
-        uint8_t t141x13;
-        int32_t t141x14;
-        double t141x15;
-        uint8_t t141x16;
-        int32_t t141x17;
-        uint8_t t141x18;
-        int32_t t141x19;
-        double t146 = v_x938_d[t143];
-        int32_t t147 = v_x935_d[t143];
-        uint8_t t149 = rt_lt_i(t147, 1);
-        int32_t t150 = v_x944_d[t143];
-        uint8_t t152 = rt_lt_i(t147, 2);
-        uint8_t t154 = rt_lt_i(t147, 3);
-        uint8_t t156 = rt_lt_i(t147, 4);
-        t141x0 = t146;
-        t141x1 = t149;
-        t141x2 = t150;
-        t141x3 = t149;
-        t141x4 = t147;
-        t141x5 = t146;
-        t141x6 = t152;
-        t141x7 = t150;
-        t141x8 = t152;
-        t141x9 = t147;
-        t141x10 = t146;
-        t141x11 = t154;
-        t141x12 = t150;
-        t141x13 = t154;
-        t141x14 = t147;
-        t141x15 = t146;
-        t141x16 = t156;
-        t141x17 = t150;
-        t141x18 = t156;
-        t141x19 = t147;
-        uint8_t t157;
-        uint8_t t158;
-        uint8_t t159;
-        uint8_t t160;
-        uint8_t t161;
-        uint8_t t162;
-        uint8_t t163;
-        uint8_t t164;
-        uint8_t t166 = rt_lt_i(t141x4, 1);
-        uint8_t t168 = rt_lt_i(t141x9, 2);
-        uint8_t t170 = rt_lt_i(t141x14, 3);
-        uint8_t t172 = rt_lt_i(t141x19, 4);
-        t157 = t141x1;
-        t158 = t166;
-        t159 = t141x6;
-        t160 = t168;
-        t161 = t141x11;
-        t162 = t170;
-        t163 = t141x16;
-        t164 = t172;
-        kept[0] += t157 != 0;
-        kept[1] += t158 != 0;
-        kept[2] += t159 != 0;
-        kept[3] += t160 != 0;
-        kept[4] += t161 != 0;
-        kept[5] += t162 != 0;
-        kept[6] += t163 != 0;
-        kept[7] += t164 != 0;
-        t139[t142] = (uint8_t)((t157 != 0) << 0 | (t158 != 0) << 1 | (t159 != 0) << 2 | (t160 != 0) << 3 | (t161 != 0) << 4 | (t162 != 0) << 5 | (t163 != 0) << 6 | (t164 != 0) << 7);
+      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
+      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
+        const int32_t t175 = (int32_t)t174;
+        double t173x0;
+        uint8_t t173x1;
+        int32_t t173x2;
+        uint8_t t173x3;
+        int32_t t173x4;
+        double t173x5;
+        uint8_t t173x6;
+        int32_t t173x7;
+        uint8_t t173x8;
+        int32_t t173x9;
+        double t173x10;
+        uint8_t t173x11;
+        int32_t t173x12;
+        uint8_t t173x13;
+        int32_t t173x14;
+        double t173x15;
+        uint8_t t173x16;
+        int32_t t173x17;
+        uint8_t t173x18;
+        int32_t t173x19;
+        double t178 = v_x938_d[t175];
+        int32_t t179 = v_x935_d[t175];
+        uint8_t t181 = rt_lt_i(t179, 1);
+        int32_t t182 = v_x944_d[t175];
+        uint8_t t184 = rt_lt_i(t179, 2);
+        uint8_t t186 = rt_lt_i(t179, 3);
+        uint8_t t188 = rt_lt_i(t179, 4);
+        t173x0 = t178;
+        t173x1 = t181;
+        t173x2 = t182;
+        t173x3 = t181;
+        t173x4 = t179;
+        t173x5 = t178;
+        t173x6 = t184;
+        t173x7 = t182;
+        t173x8 = t184;
+        t173x9 = t179;
+        t173x10 = t178;
+        t173x11 = t186;
+        t173x12 = t182;
+        t173x13 = t186;
+        t173x14 = t179;
+        t173x15 = t178;
+        t173x16 = t188;
+        t173x17 = t182;
+        t173x18 = t188;
+        t173x19 = t179;
+        uint8_t t189;
+        uint8_t t190;
+        uint8_t t191;
+        uint8_t t192;
+        uint8_t t193;
+        uint8_t t194;
+        uint8_t t195;
+        uint8_t t196;
+        uint8_t t198 = rt_lt_i(t173x4, 1);
+        uint8_t t200 = rt_lt_i(t173x9, 2);
+        uint8_t t202 = rt_lt_i(t173x14, 3);
+        uint8_t t204 = rt_lt_i(t173x19, 4);
+        t189 = t173x1;
+        t190 = t198;
+        t191 = t173x6;
+        t192 = t200;
+        t193 = t173x11;
+        t194 = t202;
+        t195 = t173x16;
+        t196 = t204;
+        kept[0] += t189 != 0;
+        kept[1] += t190 != 0;
+        kept[2] += t191 != 0;
+        kept[3] += t192 != 0;
+        kept[4] += t193 != 0;
+        kept[5] += t194 != 0;
+        kept[6] += t195 != 0;
+        kept[7] += t196 != 0;
+        t171[t174] = (uint8_t)((t189 != 0) << 0 | (t190 != 0) << 1 | (t191 != 0) << 2 | (t192 != 0) << 3 | (t193 != 0) << 4 | (t194 != 0) << 5 | (t195 != 0) << 6 | (t196 != 0) << 7);
       }
-      t140[0 * t138 + t141] = kept[0];
-      t140[1 * t138 + t141] = kept[1];
-      t140[2 * t138 + t141] = kept[2];
-      t140[3 * t138 + t141] = kept[3];
-      t140[4 * t138 + t141] = kept[4];
-      t140[5 * t138 + t141] = kept[5];
-      t140[6 * t138 + t141] = kept[6];
-      t140[7 * t138 + t141] = kept[7];
+      t172[0 * t170 + t173] = kept[0];
+      t172[1 * t170 + t173] = kept[1];
+      t172[2 * t170 + t173] = kept[2];
+      t172[3 * t170 + t173] = kept[3];
+      t172[4 * t170 + t173] = kept[4];
+      t172[5 * t170 + t173] = kept[5];
+      t172[6 * t170 + t173] = kept[6];
+      t172[7 * t170 + t173] = kept[7];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t139);
-      rt_free(t140);
+      rt_free(t171);
+      rt_free(t172);
       goto fail;
     }
-    int64_t t173 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[0 * t138 + t141];
-      t140[0 * t138 + t141] = t173;
-      t173 += k;
+    int64_t t205 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[0 * t170 + t173];
+      t172[0 * t170 + t173] = t205;
+      t205 += k;
     }
-    v_x942 = rt_value_new(rt_vec_type(RT_FLOAT), t173);
+    v_x942 = rt_value_new(rt_vec_type(RT_FLOAT), t205);
     double *v_x942_d = v_x942->data.f;
     const int64_t v_x942_n = v_x942->len;
-    v_x948 = rt_value_new(rt_vec_type(RT_INT), t173);
+    v_x948 = rt_value_new(rt_vec_type(RT_INT), t205);
     int32_t *v_x948_d = v_x948->data.i;
     const int64_t v_x948_n = v_x948->len;
-    int64_t t174 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[1 * t138 + t141];
-      t140[1 * t138 + t141] = t174;
-      t174 += k;
+    int64_t t206 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[1 * t170 + t173];
+      t172[1 * t170 + t173] = t206;
+      t206 += k;
     }
-    v_x952 = rt_value_new(rt_vec_type(RT_INT), t174);
+    v_x952 = rt_value_new(rt_vec_type(RT_INT), t206);
     int32_t *v_x952_d = v_x952->data.i;
     const int64_t v_x952_n = v_x952->len;
-    int64_t t175 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[2 * t138 + t141];
-      t140[2 * t138 + t141] = t175;
-      t175 += k;
+    int64_t t207 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[2 * t170 + t173];
+      t172[2 * t170 + t173] = t207;
+      t207 += k;
     }
-    v_x958 = rt_value_new(rt_vec_type(RT_FLOAT), t175);
+    v_x958 = rt_value_new(rt_vec_type(RT_FLOAT), t207);
     double *v_x958_d = v_x958->data.f;
     const int64_t v_x958_n = v_x958->len;
-    v_x963 = rt_value_new(rt_vec_type(RT_INT), t175);
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t207);
     int32_t *v_x963_d = v_x963->data.i;
     const int64_t v_x963_n = v_x963->len;
-    int64_t t176 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[3 * t138 + t141];
-      t140[3 * t138 + t141] = t176;
-      t176 += k;
+    int64_t t208 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[3 * t170 + t173];
+      t172[3 * t170 + t173] = t208;
+      t208 += k;
     }
-    v_x967 = rt_value_new(rt_vec_type(RT_INT), t176);
+    v_x967 = rt_value_new(rt_vec_type(RT_INT), t208);
     int32_t *v_x967_d = v_x967->data.i;
     const int64_t v_x967_n = v_x967->len;
-    int64_t t177 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[4 * t138 + t141];
-      t140[4 * t138 + t141] = t177;
-      t177 += k;
+    int64_t t209 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[4 * t170 + t173];
+      t172[4 * t170 + t173] = t209;
+      t209 += k;
     }
-    v_x973 = rt_value_new(rt_vec_type(RT_FLOAT), t177);
+    v_x973 = rt_value_new(rt_vec_type(RT_FLOAT), t209);
     double *v_x973_d = v_x973->data.f;
     const int64_t v_x973_n = v_x973->len;
-    v_x978 = rt_value_new(rt_vec_type(RT_INT), t177);
+    v_x978 = rt_value_new(rt_vec_type(RT_INT), t209);
     int32_t *v_x978_d = v_x978->data.i;
     const int64_t v_x978_n = v_x978->len;
-    int64_t t178 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[5 * t138 + t141];
-      t140[5 * t138 + t141] = t178;
-      t178 += k;
+    int64_t t210 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[5 * t170 + t173];
+      t172[5 * t170 + t173] = t210;
+      t210 += k;
     }
-    v_x982 = rt_value_new(rt_vec_type(RT_INT), t178);
+    v_x982 = rt_value_new(rt_vec_type(RT_INT), t210);
     int32_t *v_x982_d = v_x982->data.i;
     const int64_t v_x982_n = v_x982->len;
-    int64_t t179 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[6 * t138 + t141];
-      t140[6 * t138 + t141] = t179;
-      t179 += k;
+    int64_t t211 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[6 * t170 + t173];
+      t172[6 * t170 + t173] = t211;
+      t211 += k;
     }
-    v_x988 = rt_value_new(rt_vec_type(RT_FLOAT), t179);
+    v_x988 = rt_value_new(rt_vec_type(RT_FLOAT), t211);
     double *v_x988_d = v_x988->data.f;
     const int64_t v_x988_n = v_x988->len;
-    v_x993 = rt_value_new(rt_vec_type(RT_INT), t179);
+    v_x993 = rt_value_new(rt_vec_type(RT_INT), t211);
     int32_t *v_x993_d = v_x993->data.i;
     const int64_t v_x993_n = v_x993->len;
-    int64_t t180 = 0;
-    for (int64_t t141 = 0; t141 < t138; t141++) {
-      const int64_t k = t140[7 * t138 + t141];
-      t140[7 * t138 + t141] = t180;
-      t180 += k;
+    int64_t t212 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[7 * t170 + t173];
+      t172[7 * t170 + t173] = t212;
+      t212 += k;
     }
-    v_x997 = rt_value_new(rt_vec_type(RT_INT), t180);
+    v_x997 = rt_value_new(rt_vec_type(RT_INT), t212);
     int32_t *v_x997_d = v_x997->data.i;
     const int64_t v_x997_n = v_x997->len;
-    RT_PARALLEL_FOR_IF(t138 > 1)
-    for (int64_t t141 = 0; t141 < t138; t141++) {
+    RT_PARALLEL_FOR_IF(t170 > 1)
+    for (int64_t t173 = 0; t173 < t170; t173++) {
       int64_t at[8];
-      at[0] = t140[0 * t138 + t141];
-      at[1] = t140[1 * t138 + t141];
-      at[2] = t140[2 * t138 + t141];
-      at[3] = t140[3 * t138 + t141];
-      at[4] = t140[4 * t138 + t141];
-      at[5] = t140[5 * t138 + t141];
-      at[6] = t140[6 * t138 + t141];
-      at[7] = t140[7 * t138 + t141];
-      const int64_t t141_end = (t141 + 1) * RT_CHUNK < t137 ? (t141 + 1) * RT_CHUNK : t137;
-      for (int64_t t142 = t141 * RT_CHUNK; t142 < t141_end; t142++) {
-        const int32_t t143 = (int32_t)t142;
-        if (!t139[t142])
+      at[0] = t172[0 * t170 + t173];
+      at[1] = t172[1 * t170 + t173];
+      at[2] = t172[2 * t170 + t173];
+      at[3] = t172[3 * t170 + t173];
+      at[4] = t172[4 * t170 + t173];
+      at[5] = t172[5 * t170 + t173];
+      at[6] = t172[6 * t170 + t173];
+      at[7] = t172[7 * t170 + t173];
+      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
+      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
+        const int32_t t175 = (int32_t)t174;
+        if (!t171[t174])
           continue;
-        double t141y0;
-        uint8_t t141y1;
-        int32_t t141y2;
-        uint8_t t141y3;
-        int32_t t141y4;
-        double t141y5;
-        uint8_t t141y6;
-        int32_t t141y7;
-        uint8_t t141y8;
-        int32_t t141y9;
-        double t141y10;
-        uint8_t t141y11;
-        int32_t t141y12;
-        uint8_t t141y13;
-        int32_t t141y14;
-        double t141y15;
-        uint8_t t141y16;
-        int32_t t141y17;
-        uint8_t t141y18;
-        int32_t t141y19;
-        double t181 = v_x938_d[t143];
-        int32_t t182 = v_x935_d[t143];
-        uint8_t t184 = rt_lt_i(t182, 1);
-        int32_t t185 = v_x944_d[t143];
-        uint8_t t187 = rt_lt_i(t182, 2);
-        uint8_t t189 = rt_lt_i(t182, 3);
-        uint8_t t191 = rt_lt_i(t182, 4);
-        t141y0 = t181;
-        t141y1 = t184;
-        t141y2 = t185;
-        t141y3 = t184;
-        t141y4 = t182;
-        t141y5 = t181;
-        t141y6 = t187;
-        t141y7 = t185;
-        t141y8 = t187;
-        t141y9 = t182;
-        t141y10 = t181;
-        t141y11 = t189;
-        t141y12 = t185;
-        t141y13 = t189;
-        t141y14 = t182;
-        t141y15 = t181;
-        t141y16 = t191;
-        t141y17 = t185;
-        t141y18 = t191;
-        t141y19 = t182;
-        if (t139[t142] >> 0 & 1) {
-          v_x942_d[at[0]] = t141y0;
-          v_x948_d[at[0]] = t141y2;
+        double t173y0;
+        uint8_t t173y1;
+        int32_t t173y2;
+        uint8_t t173y3;
+        int32_t t173y4;
+        double t173y5;
+        uint8_t t173y6;
+        int32_t t173y7;
+        uint8_t t173y8;
+        int32_t t173y9;
+        double t173y10;
+        uint8_t t173y11;
+        int32_t t173y12;
+        uint8_t t173y13;
+        int32_t t173y14;
+        double t173y15;
+        uint8_t t173y16;
+        int32_t t173y17;
+        uint8_t t173y18;
+        int32_t t173y19;
+        double t213 = v_x938_d[t175];
+        int32_t t214 = v_x935_d[t175];
+        uint8_t t216 = rt_lt_i(t214, 1);
+        int32_t t217 = v_x944_d[t175];
+        uint8_t t219 = rt_lt_i(t214, 2);
+        uint8_t t221 = rt_lt_i(t214, 3);
+        uint8_t t223 = rt_lt_i(t214, 4);
+        t173y0 = t213;
+        t173y1 = t216;
+        t173y2 = t217;
+        t173y3 = t216;
+        t173y4 = t214;
+        t173y5 = t213;
+        t173y6 = t219;
+        t173y7 = t217;
+        t173y8 = t219;
+        t173y9 = t214;
+        t173y10 = t213;
+        t173y11 = t221;
+        t173y12 = t217;
+        t173y13 = t221;
+        t173y14 = t214;
+        t173y15 = t213;
+        t173y16 = t223;
+        t173y17 = t217;
+        t173y18 = t223;
+        t173y19 = t214;
+        if (t171[t174] >> 0 & 1) {
+          v_x942_d[at[0]] = t173y0;
+          v_x948_d[at[0]] = t173y2;
           at[0]++;
         }
-        if (t139[t142] >> 1 & 1) {
-          v_x952_d[at[1]] = t141y4;
+        if (t171[t174] >> 1 & 1) {
+          v_x952_d[at[1]] = t173y4;
           at[1]++;
         }
-        if (t139[t142] >> 2 & 1) {
-          v_x958_d[at[2]] = t141y5;
-          v_x963_d[at[2]] = t141y7;
+        if (t171[t174] >> 2 & 1) {
+          v_x958_d[at[2]] = t173y5;
+          v_x963_d[at[2]] = t173y7;
           at[2]++;
         }
-        if (t139[t142] >> 3 & 1) {
-          v_x967_d[at[3]] = t141y9;
+        if (t171[t174] >> 3 & 1) {
+          v_x967_d[at[3]] = t173y9;
           at[3]++;
         }
-        if (t139[t142] >> 4 & 1) {
-          v_x973_d[at[4]] = t141y10;
-          v_x978_d[at[4]] = t141y12;
+        if (t171[t174] >> 4 & 1) {
+          v_x973_d[at[4]] = t173y10;
+          v_x978_d[at[4]] = t173y12;
           at[4]++;
         }
-        if (t139[t142] >> 5 & 1) {
-          v_x982_d[at[5]] = t141y14;
+        if (t171[t174] >> 5 & 1) {
+          v_x982_d[at[5]] = t173y14;
           at[5]++;
         }
-        if (t139[t142] >> 6 & 1) {
-          v_x988_d[at[6]] = t141y15;
-          v_x993_d[at[6]] = t141y17;
+        if (t171[t174] >> 6 & 1) {
+          v_x988_d[at[6]] = t173y15;
+          v_x993_d[at[6]] = t173y17;
           at[6]++;
         }
-        if (t139[t142] >> 7 & 1) {
-          v_x997_d[at[7]] = t141y19;
+        if (t171[t174] >> 7 & 1) {
+          v_x997_d[at[7]] = t173y19;
           at[7]++;
         }
       }
     }
-    rt_free(t139);
-    rt_free(t140);
+    rt_free(t171);
+    rt_free(t172);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1062,294 +1026,294 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue 
     const int64_t v_x997_n = v_x997->len;
     /* SPLIT */
     {
-      const int64_t t192 = v_x935_n;
-      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t194 = (uint8_t *)rt_alloc_atomic((size_t)t192 + 1);
-      int64_t *t195 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t193 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t193 > 1)
-      for (int64_t t196 = 0; t196 < t193; t196++) {
+      const int64_t t224 = v_x935_n;
+      const int64_t t225 = t224 > 0 ? (t224 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t226 = (uint8_t *)rt_alloc_atomic((size_t)t224 + 1);
+      int64_t *t227 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(8 * t225 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t225 > 1)
+      for (int64_t t228 = 0; t228 < t225; t228++) {
         int64_t kept[8] = {0};
-        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t192 ? (t196 + 1) * RT_CHUNK : t192;
-        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
-          const int32_t t198 = (int32_t)t197;
-          double t196x0;
-          uint8_t t196x1;
-          int32_t t196x2;
-          uint8_t t196x3;
-          int32_t t196x4;
-          double t196x5;
-          uint8_t t196x6;
-          int32_t t196x7;
-          uint8_t t196x8;
-          int32_t t196x9;
-          double t196x10;
-          uint8_t t196x11;
-          int32_t t196x12;
-          uint8_t t196x13;
-          int32_t t196x14;
-          double t196x15;
-          uint8_t t196x16;
-          int32_t t196x17;
-          uint8_t t196x18;
-          int32_t t196x19;
-          double t201 = v_x938_d[t198];
-          int32_t t202 = v_x935_d[t198];
-          uint8_t t204 = rt_lt_i(t202, 5);
-          int32_t t205 = v_x944_d[t198];
-          uint8_t t207 = rt_lt_i(t202, 6);
-          uint8_t t209 = rt_lt_i(t202, 7);
-          uint8_t t211 = rt_lt_i(t202, 8);
-          t196x0 = t201;
-          t196x1 = t204;
-          t196x2 = t205;
-          t196x3 = t204;
-          t196x4 = t202;
-          t196x5 = t201;
-          t196x6 = t207;
-          t196x7 = t205;
-          t196x8 = t207;
-          t196x9 = t202;
-          t196x10 = t201;
-          t196x11 = t209;
-          t196x12 = t205;
-          t196x13 = t209;
-          t196x14 = t202;
-          t196x15 = t201;
-          t196x16 = t211;
-          t196x17 = t205;
-          t196x18 = t211;
-          t196x19 = t202;
-          uint8_t t212;
-          uint8_t t213;
-          uint8_t t214;
-          uint8_t t215;
-          uint8_t t216;
-          uint8_t t217;
-          uint8_t t218;
-          uint8_t t219;
-          uint8_t t221 = rt_lt_i(t196x4, 5);
-          uint8_t t223 = rt_lt_i(t196x9, 6);
-          uint8_t t225 = rt_lt_i(t196x14, 7);
-          uint8_t t227 = rt_lt_i(t196x19, 8);
-          t212 = t196x1;
-          t213 = t221;
-          t214 = t196x6;
-          t215 = t223;
-          t216 = t196x11;
-          t217 = t225;
-          t218 = t196x16;
-          t219 = t227;
-          kept[0] += t212 != 0;
-          kept[1] += t213 != 0;
-          kept[2] += t214 != 0;
-          kept[3] += t215 != 0;
-          kept[4] += t216 != 0;
-          kept[5] += t217 != 0;
-          kept[6] += t218 != 0;
-          kept[7] += t219 != 0;
-          t194[t197] = (uint8_t)((t212 != 0) << 0 | (t213 != 0) << 1 | (t214 != 0) << 2 | (t215 != 0) << 3 | (t216 != 0) << 4 | (t217 != 0) << 5 | (t218 != 0) << 6 | (t219 != 0) << 7);
+        const int64_t t228_end = (t228 + 1) * RT_CHUNK < t224 ? (t228 + 1) * RT_CHUNK : t224;
+        for (int64_t t229 = t228 * RT_CHUNK; t229 < t228_end; t229++) {
+          const int32_t t230 = (int32_t)t229;
+          double t228x0;
+          uint8_t t228x1;
+          int32_t t228x2;
+          uint8_t t228x3;
+          int32_t t228x4;
+          double t228x5;
+          uint8_t t228x6;
+          int32_t t228x7;
+          uint8_t t228x8;
+          int32_t t228x9;
+          double t228x10;
+          uint8_t t228x11;
+          int32_t t228x12;
+          uint8_t t228x13;
+          int32_t t228x14;
+          double t228x15;
+          uint8_t t228x16;
+          int32_t t228x17;
+          uint8_t t228x18;
+          int32_t t228x19;
+          double t233 = v_x938_d[t230];
+          int32_t t234 = v_x935_d[t230];
+          uint8_t t236 = rt_lt_i(t234, 5);
+          int32_t t237 = v_x944_d[t230];
+          uint8_t t239 = rt_lt_i(t234, 6);
+          uint8_t t241 = rt_lt_i(t234, 7);
+          uint8_t t243 = rt_lt_i(t234, 8);
+          t228x0 = t233;
+          t228x1 = t236;
+          t228x2 = t237;
+          t228x3 = t236;
+          t228x4 = t234;
+          t228x5 = t233;
+          t228x6 = t239;
+          t228x7 = t237;
+          t228x8 = t239;
+          t228x9 = t234;
+          t228x10 = t233;
+          t228x11 = t241;
+          t228x12 = t237;
+          t228x13 = t241;
+          t228x14 = t234;
+          t228x15 = t233;
+          t228x16 = t243;
+          t228x17 = t237;
+          t228x18 = t243;
+          t228x19 = t234;
+          uint8_t t244;
+          uint8_t t245;
+          uint8_t t246;
+          uint8_t t247;
+          uint8_t t248;
+          uint8_t t249;
+          uint8_t t250;
+          uint8_t t251;
+          uint8_t t253 = rt_lt_i(t228x4, 5);
+          uint8_t t255 = rt_lt_i(t228x9, 6);
+          uint8_t t257 = rt_lt_i(t228x14, 7);
+          uint8_t t259 = rt_lt_i(t228x19, 8);
+          t244 = t228x1;
+          t245 = t253;
+          t246 = t228x6;
+          t247 = t255;
+          t248 = t228x11;
+          t249 = t257;
+          t250 = t228x16;
+          t251 = t259;
+          kept[0] += t244 != 0;
+          kept[1] += t245 != 0;
+          kept[2] += t246 != 0;
+          kept[3] += t247 != 0;
+          kept[4] += t248 != 0;
+          kept[5] += t249 != 0;
+          kept[6] += t250 != 0;
+          kept[7] += t251 != 0;
+          t226[t229] = (uint8_t)((t244 != 0) << 0 | (t245 != 0) << 1 | (t246 != 0) << 2 | (t247 != 0) << 3 | (t248 != 0) << 4 | (t249 != 0) << 5 | (t250 != 0) << 6 | (t251 != 0) << 7);
         }
-        t195[0 * t193 + t196] = kept[0];
-        t195[1 * t193 + t196] = kept[1];
-        t195[2 * t193 + t196] = kept[2];
-        t195[3 * t193 + t196] = kept[3];
-        t195[4 * t193 + t196] = kept[4];
-        t195[5 * t193 + t196] = kept[5];
-        t195[6 * t193 + t196] = kept[6];
-        t195[7 * t193 + t196] = kept[7];
+        t227[0 * t225 + t228] = kept[0];
+        t227[1 * t225 + t228] = kept[1];
+        t227[2 * t225 + t228] = kept[2];
+        t227[3 * t225 + t228] = kept[3];
+        t227[4 * t225 + t228] = kept[4];
+        t227[5 * t225 + t228] = kept[5];
+        t227[6 * t225 + t228] = kept[6];
+        t227[7 * t225 + t228] = kept[7];
       }
       if (err->index != INT64_MAX) {
-        rt_free(t194);
-        rt_free(t195);
+        rt_free(t226);
+        rt_free(t227);
         goto fail;
       }
-      int64_t t228 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[0 * t193 + t196];
-        t195[0 * t193 + t196] = t228;
-        t228 += k;
+      int64_t t260 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[0 * t225 + t228];
+        t227[0 * t225 + t228] = t260;
+        t260 += k;
       }
-      v_x1003 = rt_value_new(rt_vec_type(RT_FLOAT), t228);
+      v_x1003 = rt_value_new(rt_vec_type(RT_FLOAT), t260);
       double *v_x1003_d = v_x1003->data.f;
       const int64_t v_x1003_n = v_x1003->len;
-      v_x1008 = rt_value_new(rt_vec_type(RT_INT), t228);
+      v_x1008 = rt_value_new(rt_vec_type(RT_INT), t260);
       int32_t *v_x1008_d = v_x1008->data.i;
       const int64_t v_x1008_n = v_x1008->len;
-      int64_t t229 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[1 * t193 + t196];
-        t195[1 * t193 + t196] = t229;
-        t229 += k;
+      int64_t t261 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[1 * t225 + t228];
+        t227[1 * t225 + t228] = t261;
+        t261 += k;
       }
-      v_x1012 = rt_value_new(rt_vec_type(RT_INT), t229);
+      v_x1012 = rt_value_new(rt_vec_type(RT_INT), t261);
       int32_t *v_x1012_d = v_x1012->data.i;
       const int64_t v_x1012_n = v_x1012->len;
-      int64_t t230 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[2 * t193 + t196];
-        t195[2 * t193 + t196] = t230;
-        t230 += k;
+      int64_t t262 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[2 * t225 + t228];
+        t227[2 * t225 + t228] = t262;
+        t262 += k;
       }
-      v_x1018 = rt_value_new(rt_vec_type(RT_FLOAT), t230);
+      v_x1018 = rt_value_new(rt_vec_type(RT_FLOAT), t262);
       double *v_x1018_d = v_x1018->data.f;
       const int64_t v_x1018_n = v_x1018->len;
-      v_x1023 = rt_value_new(rt_vec_type(RT_INT), t230);
+      v_x1023 = rt_value_new(rt_vec_type(RT_INT), t262);
       int32_t *v_x1023_d = v_x1023->data.i;
       const int64_t v_x1023_n = v_x1023->len;
-      int64_t t231 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[3 * t193 + t196];
-        t195[3 * t193 + t196] = t231;
-        t231 += k;
+      int64_t t263 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[3 * t225 + t228];
+        t227[3 * t225 + t228] = t263;
+        t263 += k;
       }
-      v_x1027 = rt_value_new(rt_vec_type(RT_INT), t231);
+      v_x1027 = rt_value_new(rt_vec_type(RT_INT), t263);
       int32_t *v_x1027_d = v_x1027->data.i;
       const int64_t v_x1027_n = v_x1027->len;
-      int64_t t232 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[4 * t193 + t196];
-        t195[4 * t193 + t196] = t232;
-        t232 += k;
+      int64_t t264 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[4 * t225 + t228];
+        t227[4 * t225 + t228] = t264;
+        t264 += k;
       }
-      v_x1033 = rt_value_new(rt_vec_type(RT_FLOAT), t232);
+      v_x1033 = rt_value_new(rt_vec_type(RT_FLOAT), t264);
       double *v_x1033_d = v_x1033->data.f;
       const int64_t v_x1033_n = v_x1033->len;
-      v_x1038 = rt_value_new(rt_vec_type(RT_INT), t232);
+      v_x1038 = rt_value_new(rt_vec_type(RT_INT), t264);
       int32_t *v_x1038_d = v_x1038->data.i;
       const int64_t v_x1038_n = v_x1038->len;
-      int64_t t233 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[5 * t193 + t196];
-        t195[5 * t193 + t196] = t233;
-        t233 += k;
+      int64_t t265 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[5 * t225 + t228];
+        t227[5 * t225 + t228] = t265;
+        t265 += k;
       }
-      v_x1042 = rt_value_new(rt_vec_type(RT_INT), t233);
+      v_x1042 = rt_value_new(rt_vec_type(RT_INT), t265);
       int32_t *v_x1042_d = v_x1042->data.i;
       const int64_t v_x1042_n = v_x1042->len;
-      int64_t t234 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[6 * t193 + t196];
-        t195[6 * t193 + t196] = t234;
-        t234 += k;
+      int64_t t266 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[6 * t225 + t228];
+        t227[6 * t225 + t228] = t266;
+        t266 += k;
       }
-      v_x1048 = rt_value_new(rt_vec_type(RT_FLOAT), t234);
+      v_x1048 = rt_value_new(rt_vec_type(RT_FLOAT), t266);
       double *v_x1048_d = v_x1048->data.f;
       const int64_t v_x1048_n = v_x1048->len;
-      v_x1053 = rt_value_new(rt_vec_type(RT_INT), t234);
+      v_x1053 = rt_value_new(rt_vec_type(RT_INT), t266);
       int32_t *v_x1053_d = v_x1053->data.i;
       const int64_t v_x1053_n = v_x1053->len;
-      int64_t t235 = 0;
-      for (int64_t t196 = 0; t196 < t193; t196++) {
-        const int64_t k = t195[7 * t193 + t196];
-        t195[7 * t193 + t196] = t235;
-        t235 += k;
+      int64_t t267 = 0;
+      for (int64_t t228 = 0; t228 < t225; t228++) {
+        const int64_t k = t227[7 * t225 + t228];
+        t227[7 * t225 + t228] = t267;
+        t267 += k;
       }
-      v_x1057 = rt_value_new(rt_vec_type(RT_INT), t235);
+      v_x1057 = rt_value_new(rt_vec_type(RT_INT), t267);
       int32_t *v_x1057_d = v_x1057->data.i;
       const int64_t v_x1057_n = v_x1057->len;
-      RT_PARALLEL_FOR_IF(t193 > 1)
-      for (int64_t t196 = 0; t196 < t193; t196++) {
+      RT_PARALLEL_FOR_IF(t225 > 1)
+      for (int64_t t228 = 0; t228 < t225; t228++) {
         int64_t at[8];
-        at[0] = t195[0 * t193 + t196];
-        at[1] = t195[1 * t193 + t196];
-        at[2] = t195[2 * t193 + t196];
-        at[3] = t195[3 * t193 + t196];
-        at[4] = t195[4 * t193 + t196];
-        at[5] = t195[5 * t193 + t196];
-        at[6] = t195[6 * t193 + t196];
-        at[7] = t195[7 * t193 + t196];
-        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t192 ? (t196 + 1) * RT_CHUNK : t192;
-        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
-          const int32_t t198 = (int32_t)t197;
-          if (!t194[t197])
+        at[0] = t227[0 * t225 + t228];
+        at[1] = t227[1 * t225 + t228];
+        at[2] = t227[2 * t225 + t228];
+        at[3] = t227[3 * t225 + t228];
+        at[4] = t227[4 * t225 + t228];
+        at[5] = t227[5 * t225 + t228];
+        at[6] = t227[6 * t225 + t228];
+        at[7] = t227[7 * t225 + t228];
+        const int64_t t228_end = (t228 + 1) * RT_CHUNK < t224 ? (t228 + 1) * RT_CHUNK : t224;
+        for (int64_t t229 = t228 * RT_CHUNK; t229 < t228_end; t229++) {
+          const int32_t t230 = (int32_t)t229;
+          if (!t226[t229])
             continue;
-          double t196y0;
-          uint8_t t196y1;
-          int32_t t196y2;
-          uint8_t t196y3;
-          int32_t t196y4;
-          double t196y5;
-          uint8_t t196y6;
-          int32_t t196y7;
-          uint8_t t196y8;
-          int32_t t196y9;
-          double t196y10;
-          uint8_t t196y11;
-          int32_t t196y12;
-          uint8_t t196y13;
-          int32_t t196y14;
-          double t196y15;
-          uint8_t t196y16;
-          int32_t t196y17;
-          uint8_t t196y18;
-          int32_t t196y19;
-          double t236 = v_x938_d[t198];
-          int32_t t237 = v_x935_d[t198];
-          uint8_t t239 = rt_lt_i(t237, 5);
-          int32_t t240 = v_x944_d[t198];
-          uint8_t t242 = rt_lt_i(t237, 6);
-          uint8_t t244 = rt_lt_i(t237, 7);
-          uint8_t t246 = rt_lt_i(t237, 8);
-          t196y0 = t236;
-          t196y1 = t239;
-          t196y2 = t240;
-          t196y3 = t239;
-          t196y4 = t237;
-          t196y5 = t236;
-          t196y6 = t242;
-          t196y7 = t240;
-          t196y8 = t242;
-          t196y9 = t237;
-          t196y10 = t236;
-          t196y11 = t244;
-          t196y12 = t240;
-          t196y13 = t244;
-          t196y14 = t237;
-          t196y15 = t236;
-          t196y16 = t246;
-          t196y17 = t240;
-          t196y18 = t246;
-          t196y19 = t237;
-          if (t194[t197] >> 0 & 1) {
-            v_x1003_d[at[0]] = t196y0;
-            v_x1008_d[at[0]] = t196y2;
+          double t228y0;
+          uint8_t t228y1;
+          int32_t t228y2;
+          uint8_t t228y3;
+          int32_t t228y4;
+          double t228y5;
+          uint8_t t228y6;
+          int32_t t228y7;
+          uint8_t t228y8;
+          int32_t t228y9;
+          double t228y10;
+          uint8_t t228y11;
+          int32_t t228y12;
+          uint8_t t228y13;
+          int32_t t228y14;
+          double t228y15;
+          uint8_t t228y16;
+          int32_t t228y17;
+          uint8_t t228y18;
+          int32_t t228y19;
+          double t268 = v_x938_d[t230];
+          int32_t t269 = v_x935_d[t230];
+          uint8_t t271 = rt_lt_i(t269, 5);
+          int32_t t272 = v_x944_d[t230];
+          uint8_t t274 = rt_lt_i(t269, 6);
+          uint8_t t276 = rt_lt_i(t269, 7);
+          uint8_t t278 = rt_lt_i(t269, 8);
+          t228y0 = t268;
+          t228y1 = t271;
+          t228y2 = t272;
+          t228y3 = t271;
+          t228y4 = t269;
+          t228y5 = t268;
+          t228y6 = t274;
+          t228y7 = t272;
+          t228y8 = t274;
+          t228y9 = t269;
+          t228y10 = t268;
+          t228y11 = t276;
+          t228y12 = t272;
+          t228y13 = t276;
+          t228y14 = t269;
+          t228y15 = t268;
+          t228y16 = t278;
+          t228y17 = t272;
+          t228y18 = t278;
+          t228y19 = t269;
+          if (t226[t229] >> 0 & 1) {
+            v_x1003_d[at[0]] = t228y0;
+            v_x1008_d[at[0]] = t228y2;
             at[0]++;
           }
-          if (t194[t197] >> 1 & 1) {
-            v_x1012_d[at[1]] = t196y4;
+          if (t226[t229] >> 1 & 1) {
+            v_x1012_d[at[1]] = t228y4;
             at[1]++;
           }
-          if (t194[t197] >> 2 & 1) {
-            v_x1018_d[at[2]] = t196y5;
-            v_x1023_d[at[2]] = t196y7;
+          if (t226[t229] >> 2 & 1) {
+            v_x1018_d[at[2]] = t228y5;
+            v_x1023_d[at[2]] = t228y7;
             at[2]++;
           }
-          if (t194[t197] >> 3 & 1) {
-            v_x1027_d[at[3]] = t196y9;
+          if (t226[t229] >> 3 & 1) {
+            v_x1027_d[at[3]] = t228y9;
             at[3]++;
           }
-          if (t194[t197] >> 4 & 1) {
-            v_x1033_d[at[4]] = t196y10;
-            v_x1038_d[at[4]] = t196y12;
+          if (t226[t229] >> 4 & 1) {
+            v_x1033_d[at[4]] = t228y10;
+            v_x1038_d[at[4]] = t228y12;
             at[4]++;
           }
-          if (t194[t197] >> 5 & 1) {
-            v_x1042_d[at[5]] = t196y14;
+          if (t226[t229] >> 5 & 1) {
+            v_x1042_d[at[5]] = t228y14;
             at[5]++;
           }
-          if (t194[t197] >> 6 & 1) {
-            v_x1048_d[at[6]] = t196y15;
-            v_x1053_d[at[6]] = t196y17;
+          if (t226[t229] >> 6 & 1) {
+            v_x1048_d[at[6]] = t228y15;
+            v_x1053_d[at[6]] = t228y17;
             at[6]++;
           }
-          if (t194[t197] >> 7 & 1) {
-            v_x1057_d[at[7]] = t196y19;
+          if (t226[t229] >> 7 & 1) {
+            v_x1057_d[at[7]] = t228y19;
             at[7]++;
           }
         }
       }
-      rt_free(t194);
-      rt_free(t195);
+      rt_free(t226);
+      rt_free(t227);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1438,6 +1402,7 @@ fail:
   rt_release(v_x1057);
 }
 
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136);
 /* K6: MAP -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
   (void)loc;
@@ -1509,779 +1474,316 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue
   RtValue *v_x1136 = NULL;
   /* MAP */
   {
-    const int64_t t247 = v_x1124;
-    if (t247 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, 0);
+    const int64_t t279 = v_x1124;
+    if (t279 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t279, 0.0, 0);
       goto fail;
     }
-    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t247);
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t279);
     int32_t *v_x1136_d = v_x1136->data.i;
     const int64_t v_x1136_n = v_x1136->len;
-    RT_PARALLEL_FOR_IF(t247 >= RT_PARALLEL_MIN)
-    for (int64_t t248 = 0; t248 < t247; t248++) {
-      const int32_t t249 = (int32_t)t248;
-      int t254 = 0; /* nonzero: a check below failed */
-      uint8_t t251 = rt_lt_i(t249, v_x1084);
-      double t252;
-      if (t251) {
-        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
-        int32_t t253 = t255 ? t249 : 0;
-        t254 |= !t255;
-        uint8_t t257 = rt_lt_i(t253, v_x1060);
-        double t258;
-        if (t257) {
-          int t260 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1060;
-          int32_t t259 = t260 ? t253 : 0;
-          t254 |= !t260;
-          uint8_t t262 = rt_lt_i(t259, (int32_t)v_x1058_n);
-          double t263;
-          if (t262) {
-            int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1058_n;
-            double t264 = t265 ? v_x1058_d[t259] : 0;
-            t254 |= !t265;
-            t263 = t264;
+    RT_PARALLEL_FOR_IF(t279 >= RT_PARALLEL_MIN)
+    for (int64_t t280 = 0; t280 < t279; t280++) {
+      const int32_t t281 = (int32_t)t280;
+      int t286 = 0; /* nonzero: a check below failed */
+      uint8_t t283 = rt_lt_i(t281, v_x1084);
+      double t284;
+      if (t283) {
+        int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1084;
+        int32_t t285 = t287 ? t281 : 0;
+        t286 |= !t287;
+        uint8_t t289 = rt_lt_i(t285, v_x1060);
+        double t290;
+        if (t289) {
+          int t292 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1060;
+          int32_t t291 = t292 ? t285 : 0;
+          t286 |= !t292;
+          uint8_t t294 = rt_lt_i(t291, (int32_t)v_x1058_n);
+          double t295;
+          if (t294) {
+            int t297 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1058_n;
+            double t296 = t297 ? v_x1058_d[t291] : 0;
+            t286 |= !t297;
+            t295 = t296;
           } else {
-            int32_t t267 = rt_sub_i(t259, (int32_t)v_x1058_n);
-            int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x1059_n;
-            double t268 = t269 ? v_x1059_d[t267] : 0;
-            t254 |= !t269;
-            t263 = t268;
+            int32_t t299 = rt_sub_i(t291, (int32_t)v_x1058_n);
+            int t301 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1059_n;
+            double t300 = t301 ? v_x1059_d[t299] : 0;
+            t286 |= !t301;
+            t295 = t300;
           }
-          t258 = t263;
+          t290 = t295;
         } else {
-          int32_t t271 = rt_sub_i(t253, v_x1060);
-          int t273 = (uint64_t)(int64_t)t271 < (uint64_t)v_x1073;
-          int32_t t272 = t273 ? t271 : 0;
-          t254 |= !t273;
-          uint8_t t275 = rt_lt_i(t272, (int32_t)v_x1071_n);
-          double t276;
-          if (t275) {
-            int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x1071_n;
-            double t277 = t278 ? v_x1071_d[t272] : 0;
-            t254 |= !t278;
-            t276 = t277;
+          int32_t t303 = rt_sub_i(t285, v_x1060);
+          int t305 = (uint64_t)(int64_t)t303 < (uint64_t)v_x1073;
+          int32_t t304 = t305 ? t303 : 0;
+          t286 |= !t305;
+          uint8_t t307 = rt_lt_i(t304, (int32_t)v_x1071_n);
+          double t308;
+          if (t307) {
+            int t310 = (uint64_t)(int64_t)t304 < (uint64_t)v_x1071_n;
+            double t309 = t310 ? v_x1071_d[t304] : 0;
+            t286 |= !t310;
+            t308 = t309;
           } else {
-            int32_t t280 = rt_sub_i(t272, (int32_t)v_x1071_n);
-            int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1072_n;
-            double t281 = t282 ? v_x1072_d[t280] : 0;
-            t254 |= !t282;
-            t276 = t281;
+            int32_t t312 = rt_sub_i(t304, (int32_t)v_x1071_n);
+            int t314 = (uint64_t)(int64_t)t312 < (uint64_t)v_x1072_n;
+            double t313 = t314 ? v_x1072_d[t312] : 0;
+            t286 |= !t314;
+            t308 = t313;
           }
-          t258 = t276;
+          t290 = t308;
         }
-        t252 = t258;
+        t284 = t290;
       } else {
-        int32_t t284 = rt_sub_i(t249, v_x1084);
-        int t286 = (uint64_t)(int64_t)t284 < (uint64_t)v_x1117;
-        int32_t t285 = t286 ? t284 : 0;
-        t254 |= !t286;
-        uint8_t t288 = rt_lt_i(t285, v_x1093);
-        double t289;
-        if (t288) {
-          int t291 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1093;
-          int32_t t290 = t291 ? t285 : 0;
-          t254 |= !t291;
-          uint8_t t293 = rt_lt_i(t290, (int32_t)v_x1091_n);
-          double t294;
-          if (t293) {
-            int t296 = (uint64_t)(int64_t)t290 < (uint64_t)v_x1091_n;
-            double t295 = t296 ? v_x1091_d[t290] : 0;
-            t254 |= !t296;
-            t294 = t295;
-          } else {
-            int32_t t298 = rt_sub_i(t290, (int32_t)v_x1091_n);
-            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1092_n;
-            double t299 = t300 ? v_x1092_d[t298] : 0;
-            t254 |= !t300;
-            t294 = t299;
-          }
-          t289 = t294;
-        } else {
-          int32_t t302 = rt_sub_i(t285, v_x1093);
-          int t304 = (uint64_t)(int64_t)t302 < (uint64_t)v_x1106;
-          int32_t t303 = t304 ? t302 : 0;
-          t254 |= !t304;
-          uint8_t t306 = rt_lt_i(t303, (int32_t)v_x1104_n);
-          double t307;
-          if (t306) {
-            int t309 = (uint64_t)(int64_t)t303 < (uint64_t)v_x1104_n;
-            double t308 = t309 ? v_x1104_d[t303] : 0;
-            t254 |= !t309;
-            t307 = t308;
-          } else {
-            int32_t t311 = rt_sub_i(t303, (int32_t)v_x1104_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1105_n;
-            double t312 = t313 ? v_x1105_d[t311] : 0;
-            t254 |= !t313;
-            t307 = t312;
-          }
-          t289 = t307;
-        }
-        t252 = t289;
-      }
-      int32_t t315 = rt_trunc_f(t252);
-      int32_t t316;
-      if (t251) {
-        int t318 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
-        int32_t t317 = t318 ? t249 : 0;
-        t254 |= !t318;
-        uint8_t t320 = rt_lt_i(t317, v_x1060);
-        int32_t t321;
+        int32_t t316 = rt_sub_i(t281, v_x1084);
+        int t318 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1117;
+        int32_t t317 = t318 ? t316 : 0;
+        t286 |= !t318;
+        uint8_t t320 = rt_lt_i(t317, v_x1093);
+        double t321;
         if (t320) {
-          int t323 = (uint64_t)(int64_t)t317 < (uint64_t)v_x1060;
+          int t323 = (uint64_t)(int64_t)t317 < (uint64_t)v_x1093;
           int32_t t322 = t323 ? t317 : 0;
-          t254 |= !t323;
-          uint8_t t325 = rt_lt_i(t322, (int32_t)v_x1058_n);
-          int32_t t326;
+          t286 |= !t323;
+          uint8_t t325 = rt_lt_i(t322, (int32_t)v_x1091_n);
+          double t326;
           if (t325) {
-            int t328 = (uint64_t)(int64_t)t322 < (uint64_t)v_x1058_n;
-            int32_t t327 = t328 ? v_x1067_d[t322] : 0;
-            t254 |= !t328;
+            int t328 = (uint64_t)(int64_t)t322 < (uint64_t)v_x1091_n;
+            double t327 = t328 ? v_x1091_d[t322] : 0;
+            t286 |= !t328;
             t326 = t327;
           } else {
-            int32_t t330 = rt_sub_i(t322, (int32_t)v_x1058_n);
-            int t332 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1059_n;
-            int32_t t331 = t332 ? v_x1068_d[t330] : 0;
-            t254 |= !t332;
+            int32_t t330 = rt_sub_i(t322, (int32_t)v_x1091_n);
+            int t332 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1092_n;
+            double t331 = t332 ? v_x1092_d[t330] : 0;
+            t286 |= !t332;
             t326 = t331;
           }
           t321 = t326;
         } else {
-          int32_t t334 = rt_sub_i(t317, v_x1060);
-          int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1073;
+          int32_t t334 = rt_sub_i(t317, v_x1093);
+          int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1106;
           int32_t t335 = t336 ? t334 : 0;
-          t254 |= !t336;
-          uint8_t t338 = rt_lt_i(t335, (int32_t)v_x1071_n);
-          int32_t t339;
+          t286 |= !t336;
+          uint8_t t338 = rt_lt_i(t335, (int32_t)v_x1104_n);
+          double t339;
           if (t338) {
-            int t341 = (uint64_t)(int64_t)t335 < (uint64_t)v_x1071_n;
-            int32_t t340 = t341 ? v_x1080_d[t335] : 0;
-            t254 |= !t341;
+            int t341 = (uint64_t)(int64_t)t335 < (uint64_t)v_x1104_n;
+            double t340 = t341 ? v_x1104_d[t335] : 0;
+            t286 |= !t341;
             t339 = t340;
           } else {
-            int32_t t343 = rt_sub_i(t335, (int32_t)v_x1071_n);
-            int t345 = (uint64_t)(int64_t)t343 < (uint64_t)v_x1072_n;
-            int32_t t344 = t345 ? v_x1081_d[t343] : 0;
-            t254 |= !t345;
+            int32_t t343 = rt_sub_i(t335, (int32_t)v_x1104_n);
+            int t345 = (uint64_t)(int64_t)t343 < (uint64_t)v_x1105_n;
+            double t344 = t345 ? v_x1105_d[t343] : 0;
+            t286 |= !t345;
             t339 = t344;
           }
           t321 = t339;
         }
-        t316 = t321;
+        t284 = t321;
+      }
+      int32_t t347 = rt_trunc_f(t284);
+      int32_t t348;
+      if (t283) {
+        int t350 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1084;
+        int32_t t349 = t350 ? t281 : 0;
+        t286 |= !t350;
+        uint8_t t352 = rt_lt_i(t349, v_x1060);
+        int32_t t353;
+        if (t352) {
+          int t355 = (uint64_t)(int64_t)t349 < (uint64_t)v_x1060;
+          int32_t t354 = t355 ? t349 : 0;
+          t286 |= !t355;
+          uint8_t t357 = rt_lt_i(t354, (int32_t)v_x1058_n);
+          int32_t t358;
+          if (t357) {
+            int t360 = (uint64_t)(int64_t)t354 < (uint64_t)v_x1058_n;
+            int32_t t359 = t360 ? v_x1067_d[t354] : 0;
+            t286 |= !t360;
+            t358 = t359;
+          } else {
+            int32_t t362 = rt_sub_i(t354, (int32_t)v_x1058_n);
+            int t364 = (uint64_t)(int64_t)t362 < (uint64_t)v_x1059_n;
+            int32_t t363 = t364 ? v_x1068_d[t362] : 0;
+            t286 |= !t364;
+            t358 = t363;
+          }
+          t353 = t358;
+        } else {
+          int32_t t366 = rt_sub_i(t349, v_x1060);
+          int t368 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1073;
+          int32_t t367 = t368 ? t366 : 0;
+          t286 |= !t368;
+          uint8_t t370 = rt_lt_i(t367, (int32_t)v_x1071_n);
+          int32_t t371;
+          if (t370) {
+            int t373 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1071_n;
+            int32_t t372 = t373 ? v_x1080_d[t367] : 0;
+            t286 |= !t373;
+            t371 = t372;
+          } else {
+            int32_t t375 = rt_sub_i(t367, (int32_t)v_x1071_n);
+            int t377 = (uint64_t)(int64_t)t375 < (uint64_t)v_x1072_n;
+            int32_t t376 = t377 ? v_x1081_d[t375] : 0;
+            t286 |= !t377;
+            t371 = t376;
+          }
+          t353 = t371;
+        }
+        t348 = t353;
       } else {
-        int32_t t347 = rt_sub_i(t249, v_x1084);
-        int t349 = (uint64_t)(int64_t)t347 < (uint64_t)v_x1117;
-        int32_t t348 = t349 ? t347 : 0;
-        t254 |= !t349;
-        uint8_t t351 = rt_lt_i(t348, v_x1093);
-        int32_t t352;
-        if (t351) {
-          int t354 = (uint64_t)(int64_t)t348 < (uint64_t)v_x1093;
-          int32_t t353 = t354 ? t348 : 0;
-          t254 |= !t354;
-          uint8_t t356 = rt_lt_i(t353, (int32_t)v_x1091_n);
-          int32_t t357;
-          if (t356) {
-            int t359 = (uint64_t)(int64_t)t353 < (uint64_t)v_x1091_n;
-            int32_t t358 = t359 ? v_x1100_d[t353] : 0;
-            t254 |= !t359;
-            t357 = t358;
+        int32_t t379 = rt_sub_i(t281, v_x1084);
+        int t381 = (uint64_t)(int64_t)t379 < (uint64_t)v_x1117;
+        int32_t t380 = t381 ? t379 : 0;
+        t286 |= !t381;
+        uint8_t t383 = rt_lt_i(t380, v_x1093);
+        int32_t t384;
+        if (t383) {
+          int t386 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1093;
+          int32_t t385 = t386 ? t380 : 0;
+          t286 |= !t386;
+          uint8_t t388 = rt_lt_i(t385, (int32_t)v_x1091_n);
+          int32_t t389;
+          if (t388) {
+            int t391 = (uint64_t)(int64_t)t385 < (uint64_t)v_x1091_n;
+            int32_t t390 = t391 ? v_x1100_d[t385] : 0;
+            t286 |= !t391;
+            t389 = t390;
           } else {
-            int32_t t361 = rt_sub_i(t353, (int32_t)v_x1091_n);
-            int t363 = (uint64_t)(int64_t)t361 < (uint64_t)v_x1092_n;
-            int32_t t362 = t363 ? v_x1101_d[t361] : 0;
-            t254 |= !t363;
-            t357 = t362;
+            int32_t t393 = rt_sub_i(t385, (int32_t)v_x1091_n);
+            int t395 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1092_n;
+            int32_t t394 = t395 ? v_x1101_d[t393] : 0;
+            t286 |= !t395;
+            t389 = t394;
           }
-          t352 = t357;
+          t384 = t389;
         } else {
-          int32_t t365 = rt_sub_i(t348, v_x1093);
-          int t367 = (uint64_t)(int64_t)t365 < (uint64_t)v_x1106;
-          int32_t t366 = t367 ? t365 : 0;
-          t254 |= !t367;
-          uint8_t t369 = rt_lt_i(t366, (int32_t)v_x1104_n);
-          int32_t t370;
-          if (t369) {
-            int t372 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1104_n;
-            int32_t t371 = t372 ? v_x1113_d[t366] : 0;
-            t254 |= !t372;
-            t370 = t371;
+          int32_t t397 = rt_sub_i(t380, v_x1093);
+          int t399 = (uint64_t)(int64_t)t397 < (uint64_t)v_x1106;
+          int32_t t398 = t399 ? t397 : 0;
+          t286 |= !t399;
+          uint8_t t401 = rt_lt_i(t398, (int32_t)v_x1104_n);
+          int32_t t402;
+          if (t401) {
+            int t404 = (uint64_t)(int64_t)t398 < (uint64_t)v_x1104_n;
+            int32_t t403 = t404 ? v_x1113_d[t398] : 0;
+            t286 |= !t404;
+            t402 = t403;
           } else {
-            int32_t t374 = rt_sub_i(t366, (int32_t)v_x1104_n);
-            int t376 = (uint64_t)(int64_t)t374 < (uint64_t)v_x1105_n;
-            int32_t t375 = t376 ? v_x1114_d[t374] : 0;
-            t254 |= !t376;
-            t370 = t375;
+            int32_t t406 = rt_sub_i(t398, (int32_t)v_x1104_n);
+            int t408 = (uint64_t)(int64_t)t406 < (uint64_t)v_x1105_n;
+            int32_t t407 = t408 ? v_x1114_d[t406] : 0;
+            t286 |= !t408;
+            t402 = t407;
           }
-          t352 = t370;
+          t384 = t402;
         }
-        t316 = t352;
+        t348 = t384;
       }
-      int32_t t377;
-      if (t251) {
-        int t379 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1084;
-        int32_t t378 = t379 ? t249 : 0;
-        t254 |= !t379;
-        uint8_t t381 = rt_lt_i(t378, v_x1060);
-        int32_t t382;
-        if (t381) {
-          int t384 = (uint64_t)(int64_t)t378 < (uint64_t)v_x1060;
-          int32_t t383 = t384 ? t378 : 0;
-          t254 |= !t384;
-          uint8_t t386 = rt_lt_i(t383, (int32_t)v_x1058_n);
-          int32_t t387;
-          if (t386) {
-            int t389 = (uint64_t)(int64_t)t383 < (uint64_t)v_x1058_n;
-            int32_t t388 = t389 ? v_x1063_d[t383] : 0;
-            t254 |= !t389;
-            t387 = t388;
+      int32_t t409;
+      if (t283) {
+        int t411 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1084;
+        int32_t t410 = t411 ? t281 : 0;
+        t286 |= !t411;
+        uint8_t t413 = rt_lt_i(t410, v_x1060);
+        int32_t t414;
+        if (t413) {
+          int t416 = (uint64_t)(int64_t)t410 < (uint64_t)v_x1060;
+          int32_t t415 = t416 ? t410 : 0;
+          t286 |= !t416;
+          uint8_t t418 = rt_lt_i(t415, (int32_t)v_x1058_n);
+          int32_t t419;
+          if (t418) {
+            int t421 = (uint64_t)(int64_t)t415 < (uint64_t)v_x1058_n;
+            int32_t t420 = t421 ? v_x1063_d[t415] : 0;
+            t286 |= !t421;
+            t419 = t420;
           } else {
-            int32_t t391 = rt_sub_i(t383, (int32_t)v_x1058_n);
-            int t393 = (uint64_t)(int64_t)t391 < (uint64_t)v_x1059_n;
-            int32_t t392 = t393 ? v_x1064_d[t391] : 0;
-            t254 |= !t393;
-            t387 = t392;
+            int32_t t423 = rt_sub_i(t415, (int32_t)v_x1058_n);
+            int t425 = (uint64_t)(int64_t)t423 < (uint64_t)v_x1059_n;
+            int32_t t424 = t425 ? v_x1064_d[t423] : 0;
+            t286 |= !t425;
+            t419 = t424;
           }
-          t382 = t387;
+          t414 = t419;
         } else {
-          int32_t t395 = rt_sub_i(t378, v_x1060);
-          int t397 = (uint64_t)(int64_t)t395 < (uint64_t)v_x1073;
-          int32_t t396 = t397 ? t395 : 0;
-          t254 |= !t397;
-          uint8_t t399 = rt_lt_i(t396, (int32_t)v_x1071_n);
-          int32_t t400;
-          if (t399) {
-            int t402 = (uint64_t)(int64_t)t396 < (uint64_t)v_x1071_n;
-            int32_t t401 = t402 ? v_x1076_d[t396] : 0;
-            t254 |= !t402;
-            t400 = t401;
+          int32_t t427 = rt_sub_i(t410, v_x1060);
+          int t429 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1073;
+          int32_t t428 = t429 ? t427 : 0;
+          t286 |= !t429;
+          uint8_t t431 = rt_lt_i(t428, (int32_t)v_x1071_n);
+          int32_t t432;
+          if (t431) {
+            int t434 = (uint64_t)(int64_t)t428 < (uint64_t)v_x1071_n;
+            int32_t t433 = t434 ? v_x1076_d[t428] : 0;
+            t286 |= !t434;
+            t432 = t433;
           } else {
-            int32_t t404 = rt_sub_i(t396, (int32_t)v_x1071_n);
-            int t406 = (uint64_t)(int64_t)t404 < (uint64_t)v_x1072_n;
-            int32_t t405 = t406 ? v_x1077_d[t404] : 0;
-            t254 |= !t406;
-            t400 = t405;
+            int32_t t436 = rt_sub_i(t428, (int32_t)v_x1071_n);
+            int t438 = (uint64_t)(int64_t)t436 < (uint64_t)v_x1072_n;
+            int32_t t437 = t438 ? v_x1077_d[t436] : 0;
+            t286 |= !t438;
+            t432 = t437;
           }
-          t382 = t400;
+          t414 = t432;
         }
-        t377 = t382;
+        t409 = t414;
       } else {
-        int32_t t408 = rt_sub_i(t249, v_x1084);
-        int t410 = (uint64_t)(int64_t)t408 < (uint64_t)v_x1117;
-        int32_t t409 = t410 ? t408 : 0;
-        t254 |= !t410;
-        uint8_t t412 = rt_lt_i(t409, v_x1093);
-        int32_t t413;
-        if (t412) {
-          int t415 = (uint64_t)(int64_t)t409 < (uint64_t)v_x1093;
-          int32_t t414 = t415 ? t409 : 0;
-          t254 |= !t415;
-          uint8_t t417 = rt_lt_i(t414, (int32_t)v_x1091_n);
-          int32_t t418;
-          if (t417) {
-            int t420 = (uint64_t)(int64_t)t414 < (uint64_t)v_x1091_n;
-            int32_t t419 = t420 ? v_x1096_d[t414] : 0;
-            t254 |= !t420;
-            t418 = t419;
+        int32_t t440 = rt_sub_i(t281, v_x1084);
+        int t442 = (uint64_t)(int64_t)t440 < (uint64_t)v_x1117;
+        int32_t t441 = t442 ? t440 : 0;
+        t286 |= !t442;
+        uint8_t t444 = rt_lt_i(t441, v_x1093);
+        int32_t t445;
+        if (t444) {
+          int t447 = (uint64_t)(int64_t)t441 < (uint64_t)v_x1093;
+          int32_t t446 = t447 ? t441 : 0;
+          t286 |= !t447;
+          uint8_t t449 = rt_lt_i(t446, (int32_t)v_x1091_n);
+          int32_t t450;
+          if (t449) {
+            int t452 = (uint64_t)(int64_t)t446 < (uint64_t)v_x1091_n;
+            int32_t t451 = t452 ? v_x1096_d[t446] : 0;
+            t286 |= !t452;
+            t450 = t451;
           } else {
-            int32_t t422 = rt_sub_i(t414, (int32_t)v_x1091_n);
-            int t424 = (uint64_t)(int64_t)t422 < (uint64_t)v_x1092_n;
-            int32_t t423 = t424 ? v_x1097_d[t422] : 0;
-            t254 |= !t424;
-            t418 = t423;
+            int32_t t454 = rt_sub_i(t446, (int32_t)v_x1091_n);
+            int t456 = (uint64_t)(int64_t)t454 < (uint64_t)v_x1092_n;
+            int32_t t455 = t456 ? v_x1097_d[t454] : 0;
+            t286 |= !t456;
+            t450 = t455;
           }
-          t413 = t418;
+          t445 = t450;
         } else {
-          int32_t t426 = rt_sub_i(t409, v_x1093);
-          int t428 = (uint64_t)(int64_t)t426 < (uint64_t)v_x1106;
-          int32_t t427 = t428 ? t426 : 0;
-          t254 |= !t428;
-          uint8_t t430 = rt_lt_i(t427, (int32_t)v_x1104_n);
-          int32_t t431;
-          if (t430) {
-            int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1104_n;
-            int32_t t432 = t433 ? v_x1109_d[t427] : 0;
-            t254 |= !t433;
-            t431 = t432;
+          int32_t t458 = rt_sub_i(t441, v_x1093);
+          int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x1106;
+          int32_t t459 = t460 ? t458 : 0;
+          t286 |= !t460;
+          uint8_t t462 = rt_lt_i(t459, (int32_t)v_x1104_n);
+          int32_t t463;
+          if (t462) {
+            int t465 = (uint64_t)(int64_t)t459 < (uint64_t)v_x1104_n;
+            int32_t t464 = t465 ? v_x1109_d[t459] : 0;
+            t286 |= !t465;
+            t463 = t464;
           } else {
-            int32_t t435 = rt_sub_i(t427, (int32_t)v_x1104_n);
-            int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x1105_n;
-            int32_t t436 = t437 ? v_x1110_d[t435] : 0;
-            t254 |= !t437;
-            t431 = t436;
+            int32_t t467 = rt_sub_i(t459, (int32_t)v_x1104_n);
+            int t469 = (uint64_t)(int64_t)t467 < (uint64_t)v_x1105_n;
+            int32_t t468 = t469 ? v_x1110_d[t467] : 0;
+            t286 |= !t469;
+            t463 = t468;
           }
-          t413 = t431;
+          t445 = t463;
         }
-        t377 = t413;
+        t409 = t445;
       }
-      int32_t t439 = rt_add_i(t316, t377);
-      int32_t t441 = rt_add_i(t439, t315);
-      if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
-        uint8_t t443 = rt_lt_i(t249, v_x1084);
-        double t444;
-        if (t443) {
-          int32_t t445;
-          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
-            t445 = t249;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 1);
-            t445 = 0;
-          }
-          uint8_t t447 = rt_lt_i(t445, v_x1060);
-          double t448;
-          if (t447) {
-            int32_t t449;
-            if ((uint64_t)(int64_t)t445 < (uint64_t)v_x1060) {
-              t449 = t445;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x1060, 0.0, 2);
-              t449 = 0;
-            }
-            uint8_t t451 = rt_lt_i(t449, (int32_t)v_x1058_n);
-            double t452;
-            if (t451) {
-              double t453;
-              if ((uint64_t)(int64_t)t449 < (uint64_t)v_x1058_n) {
-                t453 = v_x1058_d[t449];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, v_x1058_n, 0.0, 3);
-                t453 = 0;
-              }
-              t452 = t453;
-            } else {
-              int32_t t455 = rt_sub_i(t449, (int32_t)v_x1058_n);
-              double t456;
-              if ((uint64_t)(int64_t)t455 < (uint64_t)v_x1059_n) {
-                t456 = v_x1059_d[t455];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, v_x1059_n, 0.0, 4);
-                t456 = 0;
-              }
-              t452 = t456;
-            }
-            t448 = t452;
-          } else {
-            int32_t t458 = rt_sub_i(t445, v_x1060);
-            int32_t t459;
-            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x1073) {
-              t459 = t458;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x1073, 0.0, 5);
-              t459 = 0;
-            }
-            uint8_t t461 = rt_lt_i(t459, (int32_t)v_x1071_n);
-            double t462;
-            if (t461) {
-              double t463;
-              if ((uint64_t)(int64_t)t459 < (uint64_t)v_x1071_n) {
-                t463 = v_x1071_d[t459];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_x1071_n, 0.0, 6);
-                t463 = 0;
-              }
-              t462 = t463;
-            } else {
-              int32_t t465 = rt_sub_i(t459, (int32_t)v_x1071_n);
-              double t466;
-              if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1072_n) {
-                t466 = v_x1072_d[t465];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1072_n, 0.0, 7);
-                t466 = 0;
-              }
-              t462 = t466;
-            }
-            t448 = t462;
-          }
-          t444 = t448;
-        } else {
-          int32_t t468 = rt_sub_i(t249, v_x1084);
-          int32_t t469;
-          if ((uint64_t)(int64_t)t468 < (uint64_t)v_x1117) {
-            t469 = t468;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x1117, 0.0, 8);
-            t469 = 0;
-          }
-          uint8_t t471 = rt_lt_i(t469, v_x1093);
-          double t472;
-          if (t471) {
-            int32_t t473;
-            if ((uint64_t)(int64_t)t469 < (uint64_t)v_x1093) {
-              t473 = t469;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_x1093, 0.0, 9);
-              t473 = 0;
-            }
-            uint8_t t475 = rt_lt_i(t473, (int32_t)v_x1091_n);
-            double t476;
-            if (t475) {
-              double t477;
-              if ((uint64_t)(int64_t)t473 < (uint64_t)v_x1091_n) {
-                t477 = v_x1091_d[t473];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t473, v_x1091_n, 0.0, 10);
-                t477 = 0;
-              }
-              t476 = t477;
-            } else {
-              int32_t t479 = rt_sub_i(t473, (int32_t)v_x1091_n);
-              double t480;
-              if ((uint64_t)(int64_t)t479 < (uint64_t)v_x1092_n) {
-                t480 = v_x1092_d[t479];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t479, v_x1092_n, 0.0, 11);
-                t480 = 0;
-              }
-              t476 = t480;
-            }
-            t472 = t476;
-          } else {
-            int32_t t482 = rt_sub_i(t469, v_x1093);
-            int32_t t483;
-            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1106) {
-              t483 = t482;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1106, 0.0, 12);
-              t483 = 0;
-            }
-            uint8_t t485 = rt_lt_i(t483, (int32_t)v_x1104_n);
-            double t486;
-            if (t485) {
-              double t487;
-              if ((uint64_t)(int64_t)t483 < (uint64_t)v_x1104_n) {
-                t487 = v_x1104_d[t483];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x1104_n, 0.0, 13);
-                t487 = 0;
-              }
-              t486 = t487;
-            } else {
-              int32_t t489 = rt_sub_i(t483, (int32_t)v_x1104_n);
-              double t490;
-              if ((uint64_t)(int64_t)t489 < (uint64_t)v_x1105_n) {
-                t490 = v_x1105_d[t489];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x1105_n, 0.0, 14);
-                t490 = 0;
-              }
-              t486 = t490;
-            }
-            t472 = t486;
-          }
-          t444 = t472;
-        }
-        int32_t t492 = rt_trunc_f(t444);
-        int32_t t493;
-        if (t443) {
-          int32_t t494;
-          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
-            t494 = t249;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 15);
-            t494 = 0;
-          }
-          uint8_t t496 = rt_lt_i(t494, v_x1060);
-          int32_t t497;
-          if (t496) {
-            int32_t t498;
-            if ((uint64_t)(int64_t)t494 < (uint64_t)v_x1060) {
-              t498 = t494;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t494, v_x1060, 0.0, 16);
-              t498 = 0;
-            }
-            uint8_t t500 = rt_lt_i(t498, (int32_t)v_x1058_n);
-            int32_t t501;
-            if (t500) {
-              int32_t t502;
-              if ((uint64_t)(int64_t)t498 < (uint64_t)v_x1058_n) {
-                t502 = v_x1067_d[t498];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x1058_n, 0.0, 17);
-                t502 = 0;
-              }
-              t501 = t502;
-            } else {
-              int32_t t504 = rt_sub_i(t498, (int32_t)v_x1058_n);
-              int32_t t505;
-              if ((uint64_t)(int64_t)t504 < (uint64_t)v_x1059_n) {
-                t505 = v_x1068_d[t504];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t504, v_x1059_n, 0.0, 18);
-                t505 = 0;
-              }
-              t501 = t505;
-            }
-            t497 = t501;
-          } else {
-            int32_t t507 = rt_sub_i(t494, v_x1060);
-            int32_t t508;
-            if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1073) {
-              t508 = t507;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1073, 0.0, 19);
-              t508 = 0;
-            }
-            uint8_t t510 = rt_lt_i(t508, (int32_t)v_x1071_n);
-            int32_t t511;
-            if (t510) {
-              int32_t t512;
-              if ((uint64_t)(int64_t)t508 < (uint64_t)v_x1071_n) {
-                t512 = v_x1080_d[t508];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x1071_n, 0.0, 20);
-                t512 = 0;
-              }
-              t511 = t512;
-            } else {
-              int32_t t514 = rt_sub_i(t508, (int32_t)v_x1071_n);
-              int32_t t515;
-              if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1072_n) {
-                t515 = v_x1081_d[t514];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1072_n, 0.0, 21);
-                t515 = 0;
-              }
-              t511 = t515;
-            }
-            t497 = t511;
-          }
-          t493 = t497;
-        } else {
-          int32_t t517 = rt_sub_i(t249, v_x1084);
-          int32_t t518;
-          if ((uint64_t)(int64_t)t517 < (uint64_t)v_x1117) {
-            t518 = t517;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, v_x1117, 0.0, 22);
-            t518 = 0;
-          }
-          uint8_t t520 = rt_lt_i(t518, v_x1093);
-          int32_t t521;
-          if (t520) {
-            int32_t t522;
-            if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1093) {
-              t522 = t518;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1093, 0.0, 23);
-              t522 = 0;
-            }
-            uint8_t t524 = rt_lt_i(t522, (int32_t)v_x1091_n);
-            int32_t t525;
-            if (t524) {
-              int32_t t526;
-              if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1091_n) {
-                t526 = v_x1100_d[t522];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1091_n, 0.0, 24);
-                t526 = 0;
-              }
-              t525 = t526;
-            } else {
-              int32_t t528 = rt_sub_i(t522, (int32_t)v_x1091_n);
-              int32_t t529;
-              if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1092_n) {
-                t529 = v_x1101_d[t528];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1092_n, 0.0, 25);
-                t529 = 0;
-              }
-              t525 = t529;
-            }
-            t521 = t525;
-          } else {
-            int32_t t531 = rt_sub_i(t518, v_x1093);
-            int32_t t532;
-            if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1106) {
-              t532 = t531;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1106, 0.0, 26);
-              t532 = 0;
-            }
-            uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1104_n);
-            int32_t t535;
-            if (t534) {
-              int32_t t536;
-              if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1104_n) {
-                t536 = v_x1113_d[t532];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1104_n, 0.0, 27);
-                t536 = 0;
-              }
-              t535 = t536;
-            } else {
-              int32_t t538 = rt_sub_i(t532, (int32_t)v_x1104_n);
-              int32_t t539;
-              if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1105_n) {
-                t539 = v_x1114_d[t538];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1105_n, 0.0, 28);
-                t539 = 0;
-              }
-              t535 = t539;
-            }
-            t521 = t535;
-          }
-          t493 = t521;
-        }
-        int32_t t540;
-        if (t443) {
-          int32_t t541;
-          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1084) {
-            t541 = t249;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1084, 0.0, 29);
-            t541 = 0;
-          }
-          uint8_t t543 = rt_lt_i(t541, v_x1060);
-          int32_t t544;
-          if (t543) {
-            int32_t t545;
-            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1060) {
-              t545 = t541;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1060, 0.0, 30);
-              t545 = 0;
-            }
-            uint8_t t547 = rt_lt_i(t545, (int32_t)v_x1058_n);
-            int32_t t548;
-            if (t547) {
-              int32_t t549;
-              if ((uint64_t)(int64_t)t545 < (uint64_t)v_x1058_n) {
-                t549 = v_x1063_d[t545];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, v_x1058_n, 0.0, 31);
-                t549 = 0;
-              }
-              t548 = t549;
-            } else {
-              int32_t t551 = rt_sub_i(t545, (int32_t)v_x1058_n);
-              int32_t t552;
-              if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1059_n) {
-                t552 = v_x1064_d[t551];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1059_n, 0.0, 32);
-                t552 = 0;
-              }
-              t548 = t552;
-            }
-            t544 = t548;
-          } else {
-            int32_t t554 = rt_sub_i(t541, v_x1060);
-            int32_t t555;
-            if ((uint64_t)(int64_t)t554 < (uint64_t)v_x1073) {
-              t555 = t554;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_x1073, 0.0, 33);
-              t555 = 0;
-            }
-            uint8_t t557 = rt_lt_i(t555, (int32_t)v_x1071_n);
-            int32_t t558;
-            if (t557) {
-              int32_t t559;
-              if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1071_n) {
-                t559 = v_x1076_d[t555];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1071_n, 0.0, 34);
-                t559 = 0;
-              }
-              t558 = t559;
-            } else {
-              int32_t t561 = rt_sub_i(t555, (int32_t)v_x1071_n);
-              int32_t t562;
-              if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1072_n) {
-                t562 = v_x1077_d[t561];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1072_n, 0.0, 35);
-                t562 = 0;
-              }
-              t558 = t562;
-            }
-            t544 = t558;
-          }
-          t540 = t544;
-        } else {
-          int32_t t564 = rt_sub_i(t249, v_x1084);
-          int32_t t565;
-          if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1117) {
-            t565 = t564;
-          } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1117, 0.0, 36);
-            t565 = 0;
-          }
-          uint8_t t567 = rt_lt_i(t565, v_x1093);
-          int32_t t568;
-          if (t567) {
-            int32_t t569;
-            if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1093) {
-              t569 = t565;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1093, 0.0, 37);
-              t569 = 0;
-            }
-            uint8_t t571 = rt_lt_i(t569, (int32_t)v_x1091_n);
-            int32_t t572;
-            if (t571) {
-              int32_t t573;
-              if ((uint64_t)(int64_t)t569 < (uint64_t)v_x1091_n) {
-                t573 = v_x1096_d[t569];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_x1091_n, 0.0, 38);
-                t573 = 0;
-              }
-              t572 = t573;
-            } else {
-              int32_t t575 = rt_sub_i(t569, (int32_t)v_x1091_n);
-              int32_t t576;
-              if ((uint64_t)(int64_t)t575 < (uint64_t)v_x1092_n) {
-                t576 = v_x1097_d[t575];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x1092_n, 0.0, 39);
-                t576 = 0;
-              }
-              t572 = t576;
-            }
-            t568 = t572;
-          } else {
-            int32_t t578 = rt_sub_i(t565, v_x1093);
-            int32_t t579;
-            if ((uint64_t)(int64_t)t578 < (uint64_t)v_x1106) {
-              t579 = t578;
-            } else {
-              NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t578, v_x1106, 0.0, 40);
-              t579 = 0;
-            }
-            uint8_t t581 = rt_lt_i(t579, (int32_t)v_x1104_n);
-            int32_t t582;
-            if (t581) {
-              int32_t t583;
-              if ((uint64_t)(int64_t)t579 < (uint64_t)v_x1104_n) {
-                t583 = v_x1109_d[t579];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, v_x1104_n, 0.0, 41);
-                t583 = 0;
-              }
-              t582 = t583;
-            } else {
-              int32_t t585 = rt_sub_i(t579, (int32_t)v_x1104_n);
-              int32_t t586;
-              if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1105_n) {
-                t586 = v_x1110_d[t585];
-              } else {
-                NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1105_n, 0.0, 42);
-                t586 = 0;
-              }
-              t582 = t586;
-            }
-            t568 = t582;
-          }
-          t540 = t568;
-        }
-        int32_t t588 = rt_add_i(t493, t540);
-        int32_t t590 = rt_add_i(t588, t492);
-      }
-      v_x1136_d[t248] = t441;
+      int32_t t471 = rt_add_i(t348, t409);
+      int32_t t473 = rt_add_i(t471, t347);
+      if (__builtin_expect(t286 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1136_d[t280] = t473;
     }
   }
   if (err->index != INT64_MAX)
@@ -2290,6 +1792,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue
   return;
 fail:
   rt_release(v_x1136);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K6_record(err, loc, run, v_x1058, v_x1059, v_x1060, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1073, v_x1076, v_x1077, v_x1080, v_x1081, v_x1084, v_x1091, v_x1092, v_x1093, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, v_x1114, v_x1117, v_x1124, out_v_x1136);
+  }
 }
 
 /* K7: MAP -- tests/flat/split_values.nesl:18: eight({(i, i * 2, float(i)) : i in [0:10]}); */
@@ -2301,28 +1807,28 @@ static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue 
   RtValue *v_x1801 = NULL;
   /* MAP */
   {
-    const int64_t t591 = v_x1795;
-    if (t591 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t591, 0.0, 0);
+    const int64_t t626 = v_x1795;
+    if (t626 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t626, 0.0, 0);
       goto fail;
     }
-    v_x1797 = rt_value_new(rt_vec_type(RT_INT), t591);
+    v_x1797 = rt_value_new(rt_vec_type(RT_INT), t626);
     int32_t *v_x1797_d = v_x1797->data.i;
     const int64_t v_x1797_n = v_x1797->len;
-    v_x1799 = rt_value_new(rt_vec_type(RT_INT), t591);
+    v_x1799 = rt_value_new(rt_vec_type(RT_INT), t626);
     int32_t *v_x1799_d = v_x1799->data.i;
     const int64_t v_x1799_n = v_x1799->len;
-    v_x1801 = rt_value_new(rt_vec_type(RT_FLOAT), t591);
+    v_x1801 = rt_value_new(rt_vec_type(RT_FLOAT), t626);
     double *v_x1801_d = v_x1801->data.f;
     const int64_t v_x1801_n = v_x1801->len;
-    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
-    for (int64_t t592 = 0; t592 < t591; t592++) {
-      const int32_t t593 = (int32_t)t592;
-      int32_t t595 = rt_mul_i(t593, 2);
-      double t597 = rt_to_float_i(t593);
-      v_x1797_d[t592] = t593;
-      v_x1799_d[t592] = t595;
-      v_x1801_d[t592] = t597;
+    RT_PARALLEL_FOR_IF(t626 >= RT_PARALLEL_MIN)
+    for (int64_t t627 = 0; t627 < t626; t627++) {
+      const int32_t t628 = (int32_t)t627;
+      int32_t t630 = rt_mul_i(t628, 2);
+      double t632 = rt_to_float_i(t628);
+      v_x1797_d[t627] = t628;
+      v_x1799_d[t627] = t630;
+      v_x1801_d[t627] = t632;
     }
   }
   if (err->index != INT64_MAX)
@@ -2335,6 +1841,944 @@ fail:
   rt_release(v_x1797);
   rt_release(v_x1799);
   rt_release(v_x1801);
+}
+
+/* K3: SPLIT -- tests/flat/split_values.nesl:7:   ({x : x in a; y in b | x < y}, {y : x in a; y in b | x > y}, {(x, y) */
+__attribute__((cold)) static void K3_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x801_d = v_x801->data.i;
+  const int64_t v_x801_n = v_x801->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x809 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x827 = NULL;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x835 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t66 = v_x801_n;
+    const int64_t t67 = t66 > 0 ? (t66 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t68 = (uint8_t *)rt_alloc_atomic((size_t)t66 + 1);
+    int64_t *t69 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(4 * t67 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t67 > 1)
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      int64_t kept[4] = {0};
+      const int64_t t70_end = (t70 + 1) * RT_CHUNK < t66 ? (t70 + 1) * RT_CHUNK : t66;
+      for (int64_t t71 = t70 * RT_CHUNK; t71 < t70_end; t71++) {
+        const int32_t t72 = (int32_t)t71;
+        int32_t t70x0;
+        uint8_t t70x1;
+        int32_t t70x2;
+        uint8_t t70x3;
+        int32_t t70x4;
+        uint8_t t70x5;
+        int32_t t70x6;
+        uint8_t t70x7;
+        int32_t t70x8;
+        uint8_t t70x9;
+        int32_t t75 = v_x801_d[t72];
+        int32_t t76;
+        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x802_n) {
+          t76 = v_x802_d[t72];
+        } else {
+          NESSIE_RECORD(err, t71, RT_CHECK_INDEX, 0, 0, RT_GATHER, t72, v_x802_n, 0.0, 0);
+          t76 = 0;
+        }
+        uint8_t t78 = rt_lt_i(t75, t76);
+        uint8_t t80 = rt_gt_i(t75, t76);
+        uint8_t t82 = rt_eq_i(t75, t76);
+        uint8_t t84 = rt_ne_i(t75, t76);
+        t70x0 = t75;
+        t70x1 = t78;
+        t70x2 = t76;
+        t70x3 = t80;
+        t70x4 = t76;
+        t70x5 = t82;
+        t70x6 = t75;
+        t70x7 = t82;
+        t70x8 = t75;
+        t70x9 = t84;
+        uint8_t t85;
+        uint8_t t86;
+        uint8_t t87;
+        uint8_t t88;
+        t85 = t70x1;
+        t86 = t70x3;
+        t87 = t70x5;
+        t88 = t70x9;
+        kept[0] += t85 != 0;
+        kept[1] += t86 != 0;
+        kept[2] += t87 != 0;
+        kept[3] += t88 != 0;
+        t68[t71] = (uint8_t)((t85 != 0) << 0 | (t86 != 0) << 1 | (t87 != 0) << 2 | (t88 != 0) << 3);
+      }
+      t69[0 * t67 + t70] = kept[0];
+      t69[1 * t67 + t70] = kept[1];
+      t69[2 * t67 + t70] = kept[2];
+      t69[3 * t67 + t70] = kept[3];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t68);
+      rt_free(t69);
+      goto fail;
+    }
+    int64_t t89 = 0;
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      const int64_t k = t69[0 * t67 + t70];
+      t69[0 * t67 + t70] = t89;
+      t89 += k;
+    }
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
+    int64_t t90 = 0;
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      const int64_t k = t69[1 * t67 + t70];
+      t69[1 * t67 + t70] = t90;
+      t90 += k;
+    }
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t90);
+    int32_t *v_x815_d = v_x815->data.i;
+    const int64_t v_x815_n = v_x815->len;
+    int64_t t91 = 0;
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      const int64_t k = t69[2 * t67 + t70];
+      t69[2 * t67 + t70] = t91;
+      t91 += k;
+    }
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    v_x827 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x827_d = v_x827->data.i;
+    const int64_t v_x827_n = v_x827->len;
+    int64_t t92 = 0;
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      const int64_t k = t69[3 * t67 + t70];
+      t69[3 * t67 + t70] = t92;
+      t92 += k;
+    }
+    v_x834 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x834_d = v_x834->data.i;
+    const int64_t v_x834_n = v_x834->len;
+    RT_PARALLEL_FOR_IF(t67 > 1)
+    for (int64_t t70 = 0; t70 < t67; t70++) {
+      int64_t at[4];
+      at[0] = t69[0 * t67 + t70];
+      at[1] = t69[1 * t67 + t70];
+      at[2] = t69[2 * t67 + t70];
+      at[3] = t69[3 * t67 + t70];
+      const int64_t t70_end = (t70 + 1) * RT_CHUNK < t66 ? (t70 + 1) * RT_CHUNK : t66;
+      for (int64_t t71 = t70 * RT_CHUNK; t71 < t70_end; t71++) {
+        const int32_t t72 = (int32_t)t71;
+        if (!t68[t71])
+          continue;
+        int32_t t70y0;
+        uint8_t t70y1;
+        int32_t t70y2;
+        uint8_t t70y3;
+        int32_t t70y4;
+        uint8_t t70y5;
+        int32_t t70y6;
+        uint8_t t70y7;
+        int32_t t70y8;
+        uint8_t t70y9;
+        int32_t t93 = v_x801_d[t72];
+        int32_t t94;
+        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x802_n) {
+          t94 = v_x802_d[t72];
+        } else {
+          NESSIE_RECORD(err, t71, RT_CHECK_INDEX, 0, 0, RT_GATHER, t72, v_x802_n, 0.0, 1);
+          t94 = 0;
+        }
+        uint8_t t96 = rt_lt_i(t93, t94);
+        uint8_t t98 = rt_gt_i(t93, t94);
+        uint8_t t100 = rt_eq_i(t93, t94);
+        uint8_t t102 = rt_ne_i(t93, t94);
+        t70y0 = t93;
+        t70y1 = t96;
+        t70y2 = t94;
+        t70y3 = t98;
+        t70y4 = t94;
+        t70y5 = t100;
+        t70y6 = t93;
+        t70y7 = t100;
+        t70y8 = t93;
+        t70y9 = t102;
+        if (t68[t71] >> 0 & 1) {
+          v_x808_d[at[0]] = t70y0;
+          at[0]++;
+        }
+        if (t68[t71] >> 1 & 1) {
+          v_x815_d[at[1]] = t70y2;
+          at[1]++;
+        }
+        if (t68[t71] >> 2 & 1) {
+          v_x822_d[at[2]] = t70y4;
+          v_x827_d[at[2]] = t70y6;
+          at[2]++;
+        }
+        if (t68[t71] >> 3 & 1) {
+          v_x834_d[at[3]] = t70y8;
+          at[3]++;
+        }
+      }
+    }
+    rt_free(t68);
+    rt_free(t69);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x808 = v_x808;
+  *out_v_x815 = v_x815;
+  *out_v_x822 = v_x822;
+  *out_v_x827 = v_x827;
+  *out_v_x834 = v_x834;
+  rt_release(v_x809);
+  rt_release(v_x816);
+  rt_release(v_x823);
+  rt_release(v_x828);
+  rt_release(v_x835);
+  return;
+fail:
+  rt_release(v_x808);
+  rt_release(v_x809);
+  rt_release(v_x815);
+  rt_release(v_x816);
+  rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x827);
+  rt_release(v_x828);
+  rt_release(v_x834);
+  rt_release(v_x835);
+}
+
+/* K4: SPLIT -- tests/flat/split_values.nesl:10: function floats(a, b) = ({x : x in a; y in b | x < y}, {x : x in a; y  */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
+  (void)loc;
+  (void)run;
+  double *v_x889_d = v_x889->data.f;
+  const int64_t v_x889_n = v_x889->len;
+  double *v_x890_d = v_x890->data.f;
+  const int64_t v_x890_n = v_x890->len;
+  RtValue *v_x896 = NULL;
+  RtValue *v_x897 = NULL;
+  RtValue *v_x903 = NULL;
+  RtValue *v_x904 = NULL;
+  RtValue *v_x910 = NULL;
+  RtValue *v_x911 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t138 = v_x889_n;
+    const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
+    int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(3 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t139 > 1)
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      int64_t kept[3] = {0};
+      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+        const int32_t t144 = (int32_t)t143;
+        double t142x0;
+        uint8_t t142x1;
+        double t142x2;
+        uint8_t t142x3;
+        double t142x4;
+        uint8_t t142x5;
+        double t147 = v_x889_d[t144];
+        double t148;
+        if ((uint64_t)(int64_t)t144 < (uint64_t)v_x890_n) {
+          t148 = v_x890_d[t144];
+        } else {
+          NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x890_n, 0.0, 0);
+          t148 = 0;
+        }
+        uint8_t t150 = rt_lt_f(t147, t148);
+        uint8_t t152 = rt_ge_f(t147, t148);
+        uint8_t t154 = rt_gt_f(t147, 1.0);
+        t142x0 = t147;
+        t142x1 = t150;
+        t142x2 = t147;
+        t142x3 = t152;
+        t142x4 = t148;
+        t142x5 = t154;
+        uint8_t t155;
+        uint8_t t156;
+        uint8_t t157;
+        t155 = t142x1;
+        t156 = t142x3;
+        t157 = t142x5;
+        kept[0] += t155 != 0;
+        kept[1] += t156 != 0;
+        kept[2] += t157 != 0;
+        t140[t143] = (uint8_t)((t155 != 0) << 0 | (t156 != 0) << 1 | (t157 != 0) << 2);
+      }
+      t141[0 * t139 + t142] = kept[0];
+      t141[1 * t139 + t142] = kept[1];
+      t141[2 * t139 + t142] = kept[2];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t140);
+      rt_free(t141);
+      goto fail;
+    }
+    int64_t t158 = 0;
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      const int64_t k = t141[0 * t139 + t142];
+      t141[0 * t139 + t142] = t158;
+      t158 += k;
+    }
+    v_x896 = rt_value_new(rt_vec_type(RT_FLOAT), t158);
+    double *v_x896_d = v_x896->data.f;
+    const int64_t v_x896_n = v_x896->len;
+    int64_t t159 = 0;
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      const int64_t k = t141[1 * t139 + t142];
+      t141[1 * t139 + t142] = t159;
+      t159 += k;
+    }
+    v_x903 = rt_value_new(rt_vec_type(RT_FLOAT), t159);
+    double *v_x903_d = v_x903->data.f;
+    const int64_t v_x903_n = v_x903->len;
+    int64_t t160 = 0;
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      const int64_t k = t141[2 * t139 + t142];
+      t141[2 * t139 + t142] = t160;
+      t160 += k;
+    }
+    v_x910 = rt_value_new(rt_vec_type(RT_FLOAT), t160);
+    double *v_x910_d = v_x910->data.f;
+    const int64_t v_x910_n = v_x910->len;
+    RT_PARALLEL_FOR_IF(t139 > 1)
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      int64_t at[3];
+      at[0] = t141[0 * t139 + t142];
+      at[1] = t141[1 * t139 + t142];
+      at[2] = t141[2 * t139 + t142];
+      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+        const int32_t t144 = (int32_t)t143;
+        if (!t140[t143])
+          continue;
+        double t142y0;
+        uint8_t t142y1;
+        double t142y2;
+        uint8_t t142y3;
+        double t142y4;
+        uint8_t t142y5;
+        double t161 = v_x889_d[t144];
+        double t162;
+        if ((uint64_t)(int64_t)t144 < (uint64_t)v_x890_n) {
+          t162 = v_x890_d[t144];
+        } else {
+          NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x890_n, 0.0, 1);
+          t162 = 0;
+        }
+        uint8_t t164 = rt_lt_f(t161, t162);
+        uint8_t t166 = rt_ge_f(t161, t162);
+        uint8_t t168 = rt_gt_f(t161, 1.0);
+        t142y0 = t161;
+        t142y1 = t164;
+        t142y2 = t161;
+        t142y3 = t166;
+        t142y4 = t162;
+        t142y5 = t168;
+        if (t140[t143] >> 0 & 1) {
+          v_x896_d[at[0]] = t142y0;
+          at[0]++;
+        }
+        if (t140[t143] >> 1 & 1) {
+          v_x903_d[at[1]] = t142y2;
+          at[1]++;
+        }
+        if (t140[t143] >> 2 & 1) {
+          v_x910_d[at[2]] = t142y4;
+          at[2]++;
+        }
+      }
+    }
+    rt_free(t140);
+    rt_free(t141);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x896 = v_x896;
+  *out_v_x903 = v_x903;
+  *out_v_x910 = v_x910;
+  rt_release(v_x897);
+  rt_release(v_x904);
+  rt_release(v_x911);
+  return;
+fail:
+  rt_release(v_x896);
+  rt_release(v_x897);
+  rt_release(v_x903);
+  rt_release(v_x904);
+  rt_release(v_x910);
+  rt_release(v_x911);
+}
+
+/* K6: MAP -- tests/flat/split_values.nesl:17:   in {{x + y + trunc(z) : (x, y, z) in r} : r in [r1, r2, r3, r4, r5,  */
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
+  (void)loc;
+  (void)run;
+  double *v_x1058_d = v_x1058->data.f;
+  const int64_t v_x1058_n = v_x1058->len;
+  double *v_x1059_d = v_x1059->data.f;
+  const int64_t v_x1059_n = v_x1059->len;
+  int32_t *v_x1063_d = v_x1063->data.i;
+  const int64_t v_x1063_n = v_x1063->len;
+  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
+  int32_t *v_x1064_d = v_x1064->data.i;
+  const int64_t v_x1064_n = v_x1064->len;
+  (void)v_x1064_n; /* v_x1064's length is v_x1059's */
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  (void)v_x1067_n; /* v_x1067's length is v_x1058's */
+  int32_t *v_x1068_d = v_x1068->data.i;
+  const int64_t v_x1068_n = v_x1068->len;
+  (void)v_x1068_n; /* v_x1068's length is v_x1059's */
+  double *v_x1071_d = v_x1071->data.f;
+  const int64_t v_x1071_n = v_x1071->len;
+  double *v_x1072_d = v_x1072->data.f;
+  const int64_t v_x1072_n = v_x1072->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  (void)v_x1076_n; /* v_x1076's length is v_x1071's */
+  int32_t *v_x1077_d = v_x1077->data.i;
+  const int64_t v_x1077_n = v_x1077->len;
+  (void)v_x1077_n; /* v_x1077's length is v_x1072's */
+  int32_t *v_x1080_d = v_x1080->data.i;
+  const int64_t v_x1080_n = v_x1080->len;
+  (void)v_x1080_n; /* v_x1080's length is v_x1071's */
+  int32_t *v_x1081_d = v_x1081->data.i;
+  const int64_t v_x1081_n = v_x1081->len;
+  (void)v_x1081_n; /* v_x1081's length is v_x1072's */
+  double *v_x1091_d = v_x1091->data.f;
+  const int64_t v_x1091_n = v_x1091->len;
+  double *v_x1092_d = v_x1092->data.f;
+  const int64_t v_x1092_n = v_x1092->len;
+  int32_t *v_x1096_d = v_x1096->data.i;
+  const int64_t v_x1096_n = v_x1096->len;
+  (void)v_x1096_n; /* v_x1096's length is v_x1091's */
+  int32_t *v_x1097_d = v_x1097->data.i;
+  const int64_t v_x1097_n = v_x1097->len;
+  (void)v_x1097_n; /* v_x1097's length is v_x1092's */
+  int32_t *v_x1100_d = v_x1100->data.i;
+  const int64_t v_x1100_n = v_x1100->len;
+  (void)v_x1100_n; /* v_x1100's length is v_x1091's */
+  int32_t *v_x1101_d = v_x1101->data.i;
+  const int64_t v_x1101_n = v_x1101->len;
+  (void)v_x1101_n; /* v_x1101's length is v_x1092's */
+  double *v_x1104_d = v_x1104->data.f;
+  const int64_t v_x1104_n = v_x1104->len;
+  double *v_x1105_d = v_x1105->data.f;
+  const int64_t v_x1105_n = v_x1105->len;
+  int32_t *v_x1109_d = v_x1109->data.i;
+  const int64_t v_x1109_n = v_x1109->len;
+  (void)v_x1109_n; /* v_x1109's length is v_x1104's */
+  int32_t *v_x1110_d = v_x1110->data.i;
+  const int64_t v_x1110_n = v_x1110->len;
+  (void)v_x1110_n; /* v_x1110's length is v_x1105's */
+  int32_t *v_x1113_d = v_x1113->data.i;
+  const int64_t v_x1113_n = v_x1113->len;
+  (void)v_x1113_n; /* v_x1113's length is v_x1104's */
+  int32_t *v_x1114_d = v_x1114->data.i;
+  const int64_t v_x1114_n = v_x1114->len;
+  (void)v_x1114_n; /* v_x1114's length is v_x1105's */
+  RtValue *v_x1136 = NULL;
+  /* MAP */
+  {
+    const int64_t t474 = v_x1124;
+    if (t474 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t474, 0.0, 0);
+      goto fail;
+    }
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t474);
+    int32_t *v_x1136_d = v_x1136->data.i;
+    const int64_t v_x1136_n = v_x1136->len;
+    RT_PARALLEL_FOR_IF(t474 >= RT_PARALLEL_MIN)
+    for (int64_t t475 = 0; t475 < t474; t475++) {
+      const int32_t t476 = (int32_t)t475;
+      uint8_t t478 = rt_lt_i(t476, v_x1084);
+      double t479;
+      if (t478) {
+        int32_t t480;
+        if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1084) {
+          t480 = t476;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1084, 0.0, 1);
+          t480 = 0;
+        }
+        uint8_t t482 = rt_lt_i(t480, v_x1060);
+        double t483;
+        if (t482) {
+          int32_t t484;
+          if ((uint64_t)(int64_t)t480 < (uint64_t)v_x1060) {
+            t484 = t480;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_x1060, 0.0, 2);
+            t484 = 0;
+          }
+          uint8_t t486 = rt_lt_i(t484, (int32_t)v_x1058_n);
+          double t487;
+          if (t486) {
+            double t488;
+            if ((uint64_t)(int64_t)t484 < (uint64_t)v_x1058_n) {
+              t488 = v_x1058_d[t484];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, v_x1058_n, 0.0, 3);
+              t488 = 0;
+            }
+            t487 = t488;
+          } else {
+            int32_t t490 = rt_sub_i(t484, (int32_t)v_x1058_n);
+            double t491;
+            if ((uint64_t)(int64_t)t490 < (uint64_t)v_x1059_n) {
+              t491 = v_x1059_d[t490];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t490, v_x1059_n, 0.0, 4);
+              t491 = 0;
+            }
+            t487 = t491;
+          }
+          t483 = t487;
+        } else {
+          int32_t t493 = rt_sub_i(t480, v_x1060);
+          int32_t t494;
+          if ((uint64_t)(int64_t)t493 < (uint64_t)v_x1073) {
+            t494 = t493;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, v_x1073, 0.0, 5);
+            t494 = 0;
+          }
+          uint8_t t496 = rt_lt_i(t494, (int32_t)v_x1071_n);
+          double t497;
+          if (t496) {
+            double t498;
+            if ((uint64_t)(int64_t)t494 < (uint64_t)v_x1071_n) {
+              t498 = v_x1071_d[t494];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t494, v_x1071_n, 0.0, 6);
+              t498 = 0;
+            }
+            t497 = t498;
+          } else {
+            int32_t t500 = rt_sub_i(t494, (int32_t)v_x1071_n);
+            double t501;
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_x1072_n) {
+              t501 = v_x1072_d[t500];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x1072_n, 0.0, 7);
+              t501 = 0;
+            }
+            t497 = t501;
+          }
+          t483 = t497;
+        }
+        t479 = t483;
+      } else {
+        int32_t t503 = rt_sub_i(t476, v_x1084);
+        int32_t t504;
+        if ((uint64_t)(int64_t)t503 < (uint64_t)v_x1117) {
+          t504 = t503;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_x1117, 0.0, 8);
+          t504 = 0;
+        }
+        uint8_t t506 = rt_lt_i(t504, v_x1093);
+        double t507;
+        if (t506) {
+          int32_t t508;
+          if ((uint64_t)(int64_t)t504 < (uint64_t)v_x1093) {
+            t508 = t504;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t504, v_x1093, 0.0, 9);
+            t508 = 0;
+          }
+          uint8_t t510 = rt_lt_i(t508, (int32_t)v_x1091_n);
+          double t511;
+          if (t510) {
+            double t512;
+            if ((uint64_t)(int64_t)t508 < (uint64_t)v_x1091_n) {
+              t512 = v_x1091_d[t508];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x1091_n, 0.0, 10);
+              t512 = 0;
+            }
+            t511 = t512;
+          } else {
+            int32_t t514 = rt_sub_i(t508, (int32_t)v_x1091_n);
+            double t515;
+            if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1092_n) {
+              t515 = v_x1092_d[t514];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1092_n, 0.0, 11);
+              t515 = 0;
+            }
+            t511 = t515;
+          }
+          t507 = t511;
+        } else {
+          int32_t t517 = rt_sub_i(t504, v_x1093);
+          int32_t t518;
+          if ((uint64_t)(int64_t)t517 < (uint64_t)v_x1106) {
+            t518 = t517;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, v_x1106, 0.0, 12);
+            t518 = 0;
+          }
+          uint8_t t520 = rt_lt_i(t518, (int32_t)v_x1104_n);
+          double t521;
+          if (t520) {
+            double t522;
+            if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1104_n) {
+              t522 = v_x1104_d[t518];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1104_n, 0.0, 13);
+              t522 = 0;
+            }
+            t521 = t522;
+          } else {
+            int32_t t524 = rt_sub_i(t518, (int32_t)v_x1104_n);
+            double t525;
+            if ((uint64_t)(int64_t)t524 < (uint64_t)v_x1105_n) {
+              t525 = v_x1105_d[t524];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, v_x1105_n, 0.0, 14);
+              t525 = 0;
+            }
+            t521 = t525;
+          }
+          t507 = t521;
+        }
+        t479 = t507;
+      }
+      int32_t t527 = rt_trunc_f(t479);
+      int32_t t528;
+      if (t478) {
+        int32_t t529;
+        if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1084) {
+          t529 = t476;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1084, 0.0, 15);
+          t529 = 0;
+        }
+        uint8_t t531 = rt_lt_i(t529, v_x1060);
+        int32_t t532;
+        if (t531) {
+          int32_t t533;
+          if ((uint64_t)(int64_t)t529 < (uint64_t)v_x1060) {
+            t533 = t529;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t529, v_x1060, 0.0, 16);
+            t533 = 0;
+          }
+          uint8_t t535 = rt_lt_i(t533, (int32_t)v_x1058_n);
+          int32_t t536;
+          if (t535) {
+            int32_t t537;
+            if ((uint64_t)(int64_t)t533 < (uint64_t)v_x1058_n) {
+              t537 = v_x1067_d[t533];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t533, v_x1058_n, 0.0, 17);
+              t537 = 0;
+            }
+            t536 = t537;
+          } else {
+            int32_t t539 = rt_sub_i(t533, (int32_t)v_x1058_n);
+            int32_t t540;
+            if ((uint64_t)(int64_t)t539 < (uint64_t)v_x1059_n) {
+              t540 = v_x1068_d[t539];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t539, v_x1059_n, 0.0, 18);
+              t540 = 0;
+            }
+            t536 = t540;
+          }
+          t532 = t536;
+        } else {
+          int32_t t542 = rt_sub_i(t529, v_x1060);
+          int32_t t543;
+          if ((uint64_t)(int64_t)t542 < (uint64_t)v_x1073) {
+            t543 = t542;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t542, v_x1073, 0.0, 19);
+            t543 = 0;
+          }
+          uint8_t t545 = rt_lt_i(t543, (int32_t)v_x1071_n);
+          int32_t t546;
+          if (t545) {
+            int32_t t547;
+            if ((uint64_t)(int64_t)t543 < (uint64_t)v_x1071_n) {
+              t547 = v_x1080_d[t543];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t543, v_x1071_n, 0.0, 20);
+              t547 = 0;
+            }
+            t546 = t547;
+          } else {
+            int32_t t549 = rt_sub_i(t543, (int32_t)v_x1071_n);
+            int32_t t550;
+            if ((uint64_t)(int64_t)t549 < (uint64_t)v_x1072_n) {
+              t550 = v_x1081_d[t549];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t549, v_x1072_n, 0.0, 21);
+              t550 = 0;
+            }
+            t546 = t550;
+          }
+          t532 = t546;
+        }
+        t528 = t532;
+      } else {
+        int32_t t552 = rt_sub_i(t476, v_x1084);
+        int32_t t553;
+        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1117) {
+          t553 = t552;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1117, 0.0, 22);
+          t553 = 0;
+        }
+        uint8_t t555 = rt_lt_i(t553, v_x1093);
+        int32_t t556;
+        if (t555) {
+          int32_t t557;
+          if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1093) {
+            t557 = t553;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1093, 0.0, 23);
+            t557 = 0;
+          }
+          uint8_t t559 = rt_lt_i(t557, (int32_t)v_x1091_n);
+          int32_t t560;
+          if (t559) {
+            int32_t t561;
+            if ((uint64_t)(int64_t)t557 < (uint64_t)v_x1091_n) {
+              t561 = v_x1100_d[t557];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x1091_n, 0.0, 24);
+              t561 = 0;
+            }
+            t560 = t561;
+          } else {
+            int32_t t563 = rt_sub_i(t557, (int32_t)v_x1091_n);
+            int32_t t564;
+            if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1092_n) {
+              t564 = v_x1101_d[t563];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1092_n, 0.0, 25);
+              t564 = 0;
+            }
+            t560 = t564;
+          }
+          t556 = t560;
+        } else {
+          int32_t t566 = rt_sub_i(t553, v_x1093);
+          int32_t t567;
+          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1106) {
+            t567 = t566;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1106, 0.0, 26);
+            t567 = 0;
+          }
+          uint8_t t569 = rt_lt_i(t567, (int32_t)v_x1104_n);
+          int32_t t570;
+          if (t569) {
+            int32_t t571;
+            if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1104_n) {
+              t571 = v_x1113_d[t567];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1104_n, 0.0, 27);
+              t571 = 0;
+            }
+            t570 = t571;
+          } else {
+            int32_t t573 = rt_sub_i(t567, (int32_t)v_x1104_n);
+            int32_t t574;
+            if ((uint64_t)(int64_t)t573 < (uint64_t)v_x1105_n) {
+              t574 = v_x1114_d[t573];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t573, v_x1105_n, 0.0, 28);
+              t574 = 0;
+            }
+            t570 = t574;
+          }
+          t556 = t570;
+        }
+        t528 = t556;
+      }
+      int32_t t575;
+      if (t478) {
+        int32_t t576;
+        if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1084) {
+          t576 = t476;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1084, 0.0, 29);
+          t576 = 0;
+        }
+        uint8_t t578 = rt_lt_i(t576, v_x1060);
+        int32_t t579;
+        if (t578) {
+          int32_t t580;
+          if ((uint64_t)(int64_t)t576 < (uint64_t)v_x1060) {
+            t580 = t576;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t576, v_x1060, 0.0, 30);
+            t580 = 0;
+          }
+          uint8_t t582 = rt_lt_i(t580, (int32_t)v_x1058_n);
+          int32_t t583;
+          if (t582) {
+            int32_t t584;
+            if ((uint64_t)(int64_t)t580 < (uint64_t)v_x1058_n) {
+              t584 = v_x1063_d[t580];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, v_x1058_n, 0.0, 31);
+              t584 = 0;
+            }
+            t583 = t584;
+          } else {
+            int32_t t586 = rt_sub_i(t580, (int32_t)v_x1058_n);
+            int32_t t587;
+            if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1059_n) {
+              t587 = v_x1064_d[t586];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1059_n, 0.0, 32);
+              t587 = 0;
+            }
+            t583 = t587;
+          }
+          t579 = t583;
+        } else {
+          int32_t t589 = rt_sub_i(t576, v_x1060);
+          int32_t t590;
+          if ((uint64_t)(int64_t)t589 < (uint64_t)v_x1073) {
+            t590 = t589;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x1073, 0.0, 33);
+            t590 = 0;
+          }
+          uint8_t t592 = rt_lt_i(t590, (int32_t)v_x1071_n);
+          int32_t t593;
+          if (t592) {
+            int32_t t594;
+            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1071_n) {
+              t594 = v_x1076_d[t590];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1071_n, 0.0, 34);
+              t594 = 0;
+            }
+            t593 = t594;
+          } else {
+            int32_t t596 = rt_sub_i(t590, (int32_t)v_x1071_n);
+            int32_t t597;
+            if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1072_n) {
+              t597 = v_x1077_d[t596];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1072_n, 0.0, 35);
+              t597 = 0;
+            }
+            t593 = t597;
+          }
+          t579 = t593;
+        }
+        t575 = t579;
+      } else {
+        int32_t t599 = rt_sub_i(t476, v_x1084);
+        int32_t t600;
+        if ((uint64_t)(int64_t)t599 < (uint64_t)v_x1117) {
+          t600 = t599;
+        } else {
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t599, v_x1117, 0.0, 36);
+          t600 = 0;
+        }
+        uint8_t t602 = rt_lt_i(t600, v_x1093);
+        int32_t t603;
+        if (t602) {
+          int32_t t604;
+          if ((uint64_t)(int64_t)t600 < (uint64_t)v_x1093) {
+            t604 = t600;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_x1093, 0.0, 37);
+            t604 = 0;
+          }
+          uint8_t t606 = rt_lt_i(t604, (int32_t)v_x1091_n);
+          int32_t t607;
+          if (t606) {
+            int32_t t608;
+            if ((uint64_t)(int64_t)t604 < (uint64_t)v_x1091_n) {
+              t608 = v_x1096_d[t604];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, v_x1091_n, 0.0, 38);
+              t608 = 0;
+            }
+            t607 = t608;
+          } else {
+            int32_t t610 = rt_sub_i(t604, (int32_t)v_x1091_n);
+            int32_t t611;
+            if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1092_n) {
+              t611 = v_x1097_d[t610];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1092_n, 0.0, 39);
+              t611 = 0;
+            }
+            t607 = t611;
+          }
+          t603 = t607;
+        } else {
+          int32_t t613 = rt_sub_i(t600, v_x1093);
+          int32_t t614;
+          if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1106) {
+            t614 = t613;
+          } else {
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1106, 0.0, 40);
+            t614 = 0;
+          }
+          uint8_t t616 = rt_lt_i(t614, (int32_t)v_x1104_n);
+          int32_t t617;
+          if (t616) {
+            int32_t t618;
+            if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1104_n) {
+              t618 = v_x1109_d[t614];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1104_n, 0.0, 41);
+              t618 = 0;
+            }
+            t617 = t618;
+          } else {
+            int32_t t620 = rt_sub_i(t614, (int32_t)v_x1104_n);
+            int32_t t621;
+            if ((uint64_t)(int64_t)t620 < (uint64_t)v_x1105_n) {
+              t621 = v_x1110_d[t620];
+            } else {
+              NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t620, v_x1105_n, 0.0, 42);
+              t621 = 0;
+            }
+            t617 = t621;
+          }
+          t603 = t617;
+        }
+        t575 = t603;
+      }
+      int32_t t623 = rt_add_i(t528, t575);
+      int32_t t625 = rt_add_i(t623, t527);
+      v_x1136_d[t475] = t625;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1136 = v_x1136;
+  return;
+fail:
+  rt_release(v_x1136);
 }
 
 /* function parts -- tests/flat/split_values.nesl:4: function parts(a, p) = ({x in a | x < p}, {x in a | x == p}, {x in a | */
@@ -2442,16 +2886,16 @@ static void fn_eight(RtValue *v_x299, RtValue *v_x300, RtValue *v_x301, RtValue 
   v_x566 = (int32_t)v_x333->len;
   RtValue *v_x574 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 17, 50);
-  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t598->data.i[0] = v_x566;
-  t598->data.i[1] = v_x567;
-  t598->data.i[2] = v_x568;
-  t598->data.i[3] = v_x569;
-  t598->data.i[4] = v_x570;
-  t598->data.i[5] = v_x571;
-  t598->data.i[6] = v_x572;
-  t598->data.i[7] = v_x573;
-  v_x574 = NESSIE_TO_DEVICE(t598);
+  RtValue *t633 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t633->data.i[0] = v_x566;
+  t633->data.i[1] = v_x567;
+  t633->data.i[2] = v_x568;
+  t633->data.i[3] = v_x569;
+  t633->data.i[4] = v_x570;
+  t633->data.i[5] = v_x571;
+  t633->data.i[6] = v_x572;
+  t633->data.i[7] = v_x573;
+  v_x574 = NESSIE_TO_DEVICE(t633);
   int32_t v_x580 = 0;
   v_x580 = NESSIE_APPEND_SIZE(RT_LOC("tests/flat/split_values.nesl", 17, 50), v_x566, v_x567);
   int32_t v_x607 = 0;
@@ -2617,16 +3061,16 @@ static void top_10(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 5, 7);
-  RtValue *t599 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t599->data.i[0] = 3;
-  t599->data.i[1] = 1;
-  t599->data.i[2] = 4;
-  t599->data.i[3] = 1;
-  t599->data.i[4] = 5;
-  t599->data.i[5] = 9;
-  t599->data.i[6] = 2;
-  t599->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t599);
+  RtValue *t634 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t634->data.i[0] = 3;
+  t634->data.i[1] = 1;
+  t634->data.i[2] = 4;
+  t634->data.i[3] = 1;
+  t634->data.i[4] = 5;
+  t634->data.i[5] = 9;
+  t634->data.i[6] = 2;
+  t634->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t634);
   RtValue *v_x18 = NULL;
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
@@ -2662,28 +3106,28 @@ static void top_11(void) {
   RtValue *value_4 = NULL;
   RtValue *v_x77 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 7);
-  RtValue *t600 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t600->data.i[0] = 3;
-  t600->data.i[1] = 1;
-  t600->data.i[2] = 4;
-  t600->data.i[3] = 1;
-  t600->data.i[4] = 5;
-  t600->data.i[5] = 9;
-  t600->data.i[6] = 2;
-  t600->data.i[7] = 6;
-  v_x77 = NESSIE_TO_DEVICE(t600);
+  RtValue *t635 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t635->data.i[0] = 3;
+  t635->data.i[1] = 1;
+  t635->data.i[2] = 4;
+  t635->data.i[3] = 1;
+  t635->data.i[4] = 5;
+  t635->data.i[5] = 9;
+  t635->data.i[6] = 2;
+  t635->data.i[7] = 6;
+  v_x77 = NESSIE_TO_DEVICE(t635);
   RtValue *v_x78 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 9, 33);
-  RtValue *t601 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t601->data.i[0] = 2;
-  t601->data.i[1] = 7;
-  t601->data.i[2] = 1;
-  t601->data.i[3] = 8;
-  t601->data.i[4] = 2;
-  t601->data.i[5] = 8;
-  t601->data.i[6] = 1;
-  t601->data.i[7] = 8;
-  v_x78 = NESSIE_TO_DEVICE(t601);
+  RtValue *t636 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t636->data.i[0] = 2;
+  t636->data.i[1] = 7;
+  t636->data.i[2] = 1;
+  t636->data.i[3] = 8;
+  t636->data.i[4] = 2;
+  t636->data.i[5] = 8;
+  t636->data.i[6] = 1;
+  t636->data.i[7] = 8;
+  v_x78 = NESSIE_TO_DEVICE(t636);
   RtValue *v_x79 = NULL;
   RtValue *v_x80 = NULL;
   RtValue *v_x81 = NULL;
@@ -2729,20 +3173,20 @@ static void top_12(void) {
   RtValue *value_2 = NULL;
   RtValue *v_x191 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 8);
-  RtValue *t602 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t602->data.f[0] = 1.5;
-  t602->data.f[1] = (-2.0);
-  t602->data.f[2] = 3.25;
-  t602->data.f[3] = 0.0;
-  v_x191 = NESSIE_TO_DEVICE(t602);
+  RtValue *t637 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t637->data.f[0] = 1.5;
+  t637->data.f[1] = (-2.0);
+  t637->data.f[2] = 3.25;
+  t637->data.f[3] = 0.0;
+  v_x191 = NESSIE_TO_DEVICE(t637);
   RtValue *v_x193 = NULL;
   rt_here = RT_LOC("tests/flat/split_values.nesl", 11, 32);
-  RtValue *t603 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t603->data.f[0] = -0.0;
-  t603->data.f[1] = 0.0;
-  t603->data.f[2] = 3.5;
-  t603->data.f[3] = 0.0;
-  v_x193 = NESSIE_TO_DEVICE(t603);
+  RtValue *t638 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t638->data.f[0] = -0.0;
+  t638->data.f[1] = 0.0;
+  t638->data.f[2] = 3.5;
+  t638->data.f[3] = 0.0;
+  v_x193 = NESSIE_TO_DEVICE(t638);
   RtValue *v_x194 = NULL;
   RtValue *v_x195 = NULL;
   RtValue *v_x196 = NULL;

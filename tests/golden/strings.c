@@ -134,6 +134,7 @@ fail:
   rt_release(v_x75);
 }
 
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90);
 /* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
@@ -203,75 +204,116 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *
         t16 |= !t39;
         t14 = t38;
       }
-      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-        uint8_t t41 = rt_lt_i(t11, v_x84);
-        char t42;
-        if (t41) {
-          int32_t t43;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x84) {
-            t43 = t11;
+      if (__builtin_expect(t16 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x90_d[t10] = t14;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x90 = v_x90;
+  return;
+fail:
+  rt_release(v_x90);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K2_record(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
+  }
+}
+
+/* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+__attribute__((cold)) static void K2_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
+  (void)loc;
+  (void)run;
+  char *v_x78_d = v_x78->data.c;
+  const int64_t v_x78_n = v_x78->len;
+  char *v_x79_d = v_x79->data.c;
+  const int64_t v_x79_n = v_x79->len;
+  char *v_x83_d = v_x83->data.c;
+  const int64_t v_x83_n = v_x83->len;
+  char *v_x87_d = v_x87->data.c;
+  const int64_t v_x87_n = v_x87->len;
+  RtValue *v_x90 = NULL;
+  /* MAP */
+  {
+    const int64_t t40 = v_x88;
+    if (t40 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0, 0);
+      goto fail;
+    }
+    v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t40);
+    char *v_x90_d = v_x90->data.c;
+    const int64_t v_x90_n = v_x90->len;
+    RT_PARALLEL_FOR_IF(t40 >= RT_PARALLEL_MIN)
+    for (int64_t t41 = 0; t41 < t40; t41++) {
+      const int32_t t42 = (int32_t)t41;
+      uint8_t t44 = rt_lt_i(t42, v_x84);
+      char t45;
+      if (t44) {
+        int32_t t46;
+        if ((uint64_t)(int64_t)t42 < (uint64_t)v_x84) {
+          t46 = t42;
+        } else {
+          NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 1, 0, RT_GATHER, t42, v_x84, 0.0, 1);
+          t46 = 0;
+        }
+        uint8_t t48 = rt_lt_i(t46, v_x80);
+        char t49;
+        if (t48) {
+          int32_t t50;
+          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x80) {
+            t50 = t46;
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x84, 0.0, 1);
-            t43 = 0;
+            NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 2, 0, RT_GATHER, t46, v_x80, 0.0, 2);
+            t50 = 0;
           }
-          uint8_t t45 = rt_lt_i(t43, v_x80);
-          char t46;
-          if (t45) {
-            int32_t t47;
-            if ((uint64_t)(int64_t)t43 < (uint64_t)v_x80) {
-              t47 = t43;
+          uint8_t t52 = rt_lt_i(t50, (int32_t)v_x78_n);
+          char t53;
+          if (t52) {
+            char t54;
+            if ((uint64_t)(int64_t)t50 < (uint64_t)v_x78_n) {
+              t54 = v_x78_d[t50];
             } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t43, v_x80, 0.0, 2);
-              t47 = 0;
+              NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x78_n, 0.0, 3);
+              t54 = 0;
             }
-            uint8_t t49 = rt_lt_i(t47, (int32_t)v_x78_n);
-            char t50;
-            if (t49) {
-              char t51;
-              if ((uint64_t)(int64_t)t47 < (uint64_t)v_x78_n) {
-                t51 = v_x78_d[t47];
-              } else {
-                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x78_n, 0.0, 3);
-                t51 = 0;
-              }
-              t50 = t51;
-            } else {
-              int32_t t53 = rt_sub_i(t47, (int32_t)v_x78_n);
-              char t54;
-              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x79_n) {
-                t54 = v_x79_d[t53];
-              } else {
-                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x79_n, 0.0, 4);
-                t54 = 0;
-              }
-              t50 = t54;
-            }
-            t46 = t50;
+            t53 = t54;
           } else {
-            int32_t t56 = rt_sub_i(t43, v_x80);
+            int32_t t56 = rt_sub_i(t50, (int32_t)v_x78_n);
             char t57;
-            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x83_n) {
-              t57 = v_x83_d[t56];
+            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x79_n) {
+              t57 = v_x79_d[t56];
             } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t56, v_x83_n, 0.0, 5);
+              NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x79_n, 0.0, 4);
               t57 = 0;
             }
-            t46 = t57;
+            t53 = t57;
           }
-          t42 = t46;
+          t49 = t53;
         } else {
-          int32_t t59 = rt_sub_i(t11, v_x84);
+          int32_t t59 = rt_sub_i(t46, v_x80);
           char t60;
-          if ((uint64_t)(int64_t)t59 < (uint64_t)v_x87_n) {
-            t60 = v_x87_d[t59];
+          if ((uint64_t)(int64_t)t59 < (uint64_t)v_x83_n) {
+            t60 = v_x83_d[t59];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t59, v_x87_n, 0.0, 6);
+            NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 2, 0, RT_GATHER, t59, v_x83_n, 0.0, 5);
             t60 = 0;
           }
-          t42 = t60;
+          t49 = t60;
         }
+        t45 = t49;
+      } else {
+        int32_t t62 = rt_sub_i(t42, v_x84);
+        char t63;
+        if ((uint64_t)(int64_t)t62 < (uint64_t)v_x87_n) {
+          t63 = v_x87_d[t62];
+        } else {
+          NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 1, 0, RT_GATHER, t62, v_x87_n, 0.0, 6);
+          t63 = 0;
+        }
+        t45 = t63;
       }
-      v_x90_d[t10] = t14;
+      v_x90_d[t41] = t45;
     }
   }
   if (err->index != INT64_MAX)
@@ -430,11 +472,11 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t61 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t61->scalar.i = v_x30;
-    args[0] = t61;
+    RtValue *t64 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t64->scalar.i = v_x30;
+    args[0] = t64;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t61);
+    rt_value_free(t64);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
@@ -443,10 +485,10 @@ static void top_10(void) {
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t62 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t65 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t62->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t62);
+  t65->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t65);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;

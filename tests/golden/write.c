@@ -99,6 +99,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28);
 /* K1: PERMUTE -- <lib-nesl/builtins.nesl>:247:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
@@ -124,24 +125,68 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *
       int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
       int32_t t5 = t7 ? v_x24_d[t3] : 0;
       t6 |= !t7;
-      if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-        int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
-          t8 = v_x24_d[t3];
-        } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 0);
-          t8 = 0;
-        }
-      }
+      if (__builtin_expect(t6 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x26_d[t3];
-      t4 = t9;
+      int32_t t8 = v_x26_d[t3];
+      t4 = t8;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x27_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0, 1);
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0, 0);
         continue;
       }
       v_x28_d[t4] = t2x0;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x28 = v_x28;
+  return;
+fail:
+  rt_release(v_x28);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K1_record(err, loc, run, v_x24, v_x26, v_x27, out_v_x28);
+  }
+}
+
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:247:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
+__attribute__((cold)) static void K1_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x24_d = v_x24->data.i;
+  const int64_t v_x24_n = v_x24->len;
+  int32_t *v_x26_d = v_x26->data.i;
+  const int64_t v_x26_n = v_x26->len;
+  int32_t *v_x27_d = v_x27->data.i;
+  const int64_t v_x27_n = v_x27->len;
+  RtValue *v_x28 = NULL;
+  /* PERMUTE */
+  {
+    const int64_t t9 = v_x26_n;
+    v_x28 = rt_value_new(rt_vec_type(RT_INT), v_x27_n);
+    int32_t *v_x28_d = v_x28->data.i;
+    const int64_t v_x28_n = v_x28->len;
+    memcpy(v_x28_d, v_x27_d, sizeof(int32_t) * (size_t)v_x27_n);
+    for (int64_t t10 = 0; t10 < t9; t10++) {
+      const int32_t t11 = (int32_t)t10;
+      int32_t t10x0;
+      int32_t t13;
+      if ((uint64_t)(int64_t)t11 < (uint64_t)v_x24_n) {
+        t13 = v_x24_d[t11];
+      } else {
+        NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x24_n, 0.0, 0);
+        t13 = 0;
+      }
+      t10x0 = t13;
+      int32_t t12;
+      int32_t t14 = v_x26_d[t11];
+      t12 = t14;
+      if ((uint64_t)(int64_t)t12 >= (uint64_t)v_x27_n) {
+        NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t12, v_x27_n, 0.0, 1);
+        continue;
+      }
+      v_x28_d[t12] = t10x0;
     }
   }
   if (err->index != INT64_MAX)
@@ -268,25 +313,25 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 1);
-  RtValue *t10 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t10->data.i[0] = 0;
-  t10->data.i[1] = 0;
-  t10->data.i[2] = 0;
-  t10->data.i[3] = 0;
-  t10->data.i[4] = 0;
-  v_x17 = NESSIE_TO_DEVICE(t10);
+  RtValue *t15 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t15->data.i[0] = 0;
+  t15->data.i[1] = 0;
+  t15->data.i[2] = 0;
+  t15->data.i[3] = 0;
+  t15->data.i[4] = 0;
+  v_x17 = NESSIE_TO_DEVICE(t15);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  RtValue *t11 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t11->data.i[0] = 1;
-  t11->data.i[1] = 3;
-  v_x18 = NESSIE_TO_DEVICE(t11);
+  RtValue *t16 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t16->data.i[0] = 1;
+  t16->data.i[1] = 3;
+  v_x18 = NESSIE_TO_DEVICE(t16);
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  RtValue *t12 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t12->data.i[0] = 7;
-  t12->data.i[1] = 9;
-  v_x19 = NESSIE_TO_DEVICE(t12);
+  RtValue *t17 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t17->data.i[0] = 7;
+  t17->data.i[1] = 9;
+  v_x19 = NESSIE_TO_DEVICE(t17);
   RtValue *v_x29 = NULL;
   {
     RtContext lib;
