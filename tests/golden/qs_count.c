@@ -385,6 +385,14 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
       const int64_t t89 = t88 > 0 ? (t88 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t90 = (uint8_t *)rt_alloc_atomic((size_t)t88 + 1);
       int64_t *t91 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t89 + 1)); /* class c, chunk k: [c * chunks + k] */
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
       RT_PARALLEL_FOR_IF(t89 > 1)
       for (int64_t t92 = 0; t92 < t89; t92++) {
         int64_t kept[2] = {0};
@@ -399,6 +407,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
           int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
           int32_t t97 = t99 ? v_x1404_d[t96] : 0;
           t98 |= !t99;
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
           for (; t93 < t95_end; t93++) {
             const int32_t t94 = (int32_t)t93;
             int32_t t92x0;
@@ -425,6 +434,13 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             kept[0] += t108 != 0;
             kept[1] += t109 != 0;
             t90[t93] = (uint8_t)((t108 != 0) << 0 | (t109 != 0) << 1);
+          }
+          if (v_x1395_off[t95] >= t92 * RT_CHUNK && v_x1395_off[t95 + 1] <= t92_end) { /* the whole segment */
+            v_x1423_d[t95] = (int32_t)(kept[0] - before[0]);
+            v_x1424_d[t95] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1423_d[t95], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1424_d[t95], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t91[0 * t89 + t92] = kept[0];
@@ -453,35 +469,19 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
       v_x1421 = rt_value_new(rt_vec_type(RT_INT), t111);
       int32_t *v_x1421_d = v_x1421->data.i;
       const int64_t v_x1421_n = v_x1421->len;
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1424_d = v_x1424->data.i;
-      const int64_t v_x1424_n = v_x1424->len;
-      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t112 = 0; t112 < v_x1395_n; t112++) {
-        int32_t in[2] = {0};
-        for (int64_t t113 = v_x1395_off[t112]; t113 < v_x1395_off[t112 + 1]; t113++) {
-          in[0] += t90[t113] >> 0 & 1;
-          in[1] += t90[t113] >> 1 & 1;
-        }
-        v_x1423_d[t112] = in[0];
-        v_x1424_d[t112] = in[1];
-      }
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t112 = 0, t114 = 0; t112 < v_x1395_n; t112++) {
-        v_x1425_d[t112] = (int32_t)t114;
-        t114 += v_x1423_d[t112];
+      for (int64_t t112 = 0, t113 = 0; t112 < v_x1395_n; t112++) {
+        v_x1425_d[t112] = (int32_t)t113;
+        t113 += v_x1423_d[t112];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t112 = 0, t115 = 0; t112 < v_x1395_n; t112++) {
-        v_x1426_d[t112] = (int32_t)t115;
-        t115 += v_x1424_d[t112];
+      for (int64_t t112 = 0, t114 = 0; t112 < v_x1395_n; t112++) {
+        v_x1426_d[t112] = (int32_t)t114;
+        t114 += v_x1424_d[t112];
       }
       RT_PARALLEL_FOR_IF(t89 > 1)
       for (int64_t t92 = 0; t92 < t89; t92++) {
@@ -495,10 +495,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
           const int32_t t96 = (int32_t)t95;
           if (t93 >= t95_end)
             continue; /* none of the chunk's elements */
-          int t117 = 0; /* nonzero: a check of the segment's values failed */
-          int t118 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
-          int32_t t116 = t118 ? v_x1404_d[t96] : 0;
-          t117 |= !t118;
+          int t116 = 0; /* nonzero: a check of the segment's values failed */
+          int t117 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
+          int32_t t115 = t117 ? v_x1404_d[t96] : 0;
+          t116 |= !t117;
           for (; t93 < t95_end; t93++) {
             const int32_t t94 = (int32_t)t93;
             if (!t90[t93])
@@ -507,19 +507,19 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             uint8_t t92y1;
             int32_t t92y2;
             uint8_t t92y3;
-            int t119 = t117; /* nonzero: a check below failed */
-            int32_t t120 = v_x1389_d[t94];
-            int t122 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1390_n;
-            int32_t t121 = t122 ? v_x1390_d[t120] : 0;
-            t119 |= !t122;
-            uint8_t t124 = rt_lt_i(t121, t116);
-            uint8_t t126 = rt_gt_i(t121, t116);
-            if (__builtin_expect(t119 != 0, 0))
+            int t118 = t116; /* nonzero: a check below failed */
+            int32_t t119 = v_x1389_d[t94];
+            int t121 = (uint64_t)(int64_t)t119 < (uint64_t)v_x1390_n;
+            int32_t t120 = t121 ? v_x1390_d[t119] : 0;
+            t118 |= !t121;
+            uint8_t t123 = rt_lt_i(t120, t115);
+            uint8_t t125 = rt_gt_i(t120, t115);
+            if (__builtin_expect(t118 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t92y0 = t121;
-            t92y1 = t124;
-            t92y2 = t121;
-            t92y3 = t126;
+            t92y0 = t120;
+            t92y1 = t123;
+            t92y2 = t120;
+            t92y3 = t125;
             if (t90[t93] >> 0 & 1) {
               v_x1419_d[at[0]] = t92y0;
               at[0]++;
@@ -589,76 +589,76 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t171 = v_x919;
-    if (t171 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t171, 0.0, 0);
+    const int64_t t169 = v_x919;
+    if (t169 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t171);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t169);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t171);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t169);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t171);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t169);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    const int64_t t175 = (t171 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t175 > 1)
-    for (int64_t t174 = 0; t174 < t175; t174++) {
+    const int64_t t173 = (t169 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t173 > 1)
+    for (int64_t t172 = 0; t172 < t173; t172++) {
       /* the element's quotient and remainder by each divisor, stepped with it */
-      const int64_t t176_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
-      const int32_t t176_s = (int64_t)2 < 0 ? -1 : 1;
-      int32_t t176 = t176_d ? (int32_t)((int64_t)(int32_t)(t174 * RT_CHUNK) % t176_d) : 0;
-      int32_t t176_q = t176_d ? (int32_t)((int64_t)(int32_t)(t174 * RT_CHUNK) / t176_d * t176_s) : 0;
-      int t177 = 0;
-      t177 |= t176_d == 0;
-      const int64_t t174_end = (t174 + 1) * RT_CHUNK < t171 ? (t174 + 1) * RT_CHUNK : t171;
-      for (int64_t t172 = t174 * RT_CHUNK; t172 < t174_end; t172++, (++t176 == t176_d ? (t176 = 0, t176_q += t176_s) : 0)) {
-        const int32_t t173 = (int32_t)t172;
-        int t178 = t177; /* nonzero: a check below failed */
-        int32_t t180 = rt_mul_i(t176, v_x926);
-        int32_t t182 = rt_add_i(t180, t176_q);
-        int t184 = (uint64_t)(int64_t)t182 < (uint64_t)v_x916;
-        int32_t t183 = t184 ? t182 : 0;
-        t178 |= !t184;
-        uint8_t t186 = rt_lt_i(t183, (int32_t)v_x914_n);
-        int32_t t187;
-        if (t186) {
-          int t189 = (uint64_t)(int64_t)t183 < (uint64_t)v_x914_n;
-          int32_t t188 = t189 ? v_x914_d[t183] : 0;
-          t178 |= !t189;
-          t187 = t188;
+      const int64_t t174_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
+      const int32_t t174_s = (int64_t)2 < 0 ? -1 : 1;
+      int32_t t174 = t174_d ? (int32_t)((int64_t)(int32_t)(t172 * RT_CHUNK) % t174_d) : 0;
+      int32_t t174_q = t174_d ? (int32_t)((int64_t)(int32_t)(t172 * RT_CHUNK) / t174_d * t174_s) : 0;
+      int t175 = 0;
+      t175 |= t174_d == 0;
+      const int64_t t172_end = (t172 + 1) * RT_CHUNK < t169 ? (t172 + 1) * RT_CHUNK : t169;
+      for (int64_t t170 = t172 * RT_CHUNK; t170 < t172_end; t170++, (++t174 == t174_d ? (t174 = 0, t174_q += t174_s) : 0)) {
+        const int32_t t171 = (int32_t)t170;
+        int t176 = t175; /* nonzero: a check below failed */
+        int32_t t178 = rt_mul_i(t174, v_x926);
+        int32_t t180 = rt_add_i(t178, t174_q);
+        int t182 = (uint64_t)(int64_t)t180 < (uint64_t)v_x916;
+        int32_t t181 = t182 ? t180 : 0;
+        t176 |= !t182;
+        uint8_t t184 = rt_lt_i(t181, (int32_t)v_x914_n);
+        int32_t t185;
+        if (t184) {
+          int t187 = (uint64_t)(int64_t)t181 < (uint64_t)v_x914_n;
+          int32_t t186 = t187 ? v_x914_d[t181] : 0;
+          t176 |= !t187;
+          t185 = t186;
         } else {
-          int32_t t191 = rt_sub_i(t183, (int32_t)v_x914_n);
-          int t193 = (uint64_t)(int64_t)t191 < (uint64_t)v_x914_n;
-          int32_t t192 = t193 ? v_x915_d[t191] : 0;
-          t178 |= !t193;
-          t187 = t192;
+          int32_t t189 = rt_sub_i(t181, (int32_t)v_x914_n);
+          int t191 = (uint64_t)(int64_t)t189 < (uint64_t)v_x914_n;
+          int32_t t190 = t191 ? v_x915_d[t189] : 0;
+          t176 |= !t191;
+          t185 = t190;
         }
-        int32_t t194;
-        if (t186) {
-          int t196 = (uint64_t)(int64_t)t183 < (uint64_t)v_x914_n;
-          int32_t t195 = t196 ? v_x937_d[t183] : 0;
-          t178 |= !t196;
-          t194 = t195;
+        int32_t t192;
+        if (t184) {
+          int t194 = (uint64_t)(int64_t)t181 < (uint64_t)v_x914_n;
+          int32_t t193 = t194 ? v_x937_d[t181] : 0;
+          t176 |= !t194;
+          t192 = t193;
         } else {
-          int32_t t198 = rt_sub_i(t183, (int32_t)v_x914_n);
-          int t200 = (uint64_t)(int64_t)t198 < (uint64_t)(int32_t)v_x914_n;
-          int32_t t199 = t200 ? t198 : 0;
-          t178 |= !t200;
-          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x914_n;
-          int32_t t201 = t202 ? v_x933_d[t199] : 0;
-          t178 |= !t202;
-          int32_t t204 = rt_add_i(t201, v_x934);
-          t194 = t204;
+          int32_t t196 = rt_sub_i(t181, (int32_t)v_x914_n);
+          int t198 = (uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n;
+          int32_t t197 = t198 ? t196 : 0;
+          t176 |= !t198;
+          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x914_n;
+          int32_t t199 = t200 ? v_x933_d[t197] : 0;
+          t176 |= !t200;
+          int32_t t202 = rt_add_i(t199, v_x934);
+          t192 = t202;
         }
-        int32_t t206 = rt_add_i(t194, t187);
-        if (__builtin_expect(t178 != 0, 0))
+        int32_t t204 = rt_add_i(t192, t185);
+        if (__builtin_expect(t176 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        v_x941_d[t172] = t194;
-        v_x943_d[t172] = t206;
-        v_x945_d[t172] = 1;
+        v_x941_d[t170] = t192;
+        v_x943_d[t170] = t204;
+        v_x945_d[t170] = 1;
       }
     }
   }
@@ -673,9 +673,9 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t207 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t207, v_x946);
-      v_x947 = t207;
+      RtValue *t205 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t205, v_x946);
+      v_x947 = t205;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -722,156 +722,156 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t238 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t238);
+    const int64_t t236 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t236);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t239 = (t238 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t239 > 1)
-    for (int64_t t240 = 0; t240 < t239; t240++) {
-      int64_t t243 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t240 * RT_CHUNK);
-      const int64_t t240_end = (t240 + 1) * RT_CHUNK < t238 ? (t240 + 1) * RT_CHUNK : t238;
-      for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t243++) {
-        const int64_t t243_end = v_sd_1441_off[t243 + 1] < t240_end ? v_sd_1441_off[t243 + 1] : t240_end;
-        const int32_t t244 = (int32_t)t243;
-        if (t241 >= t243_end)
+    const int64_t t237 = (t236 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t237 > 1)
+    for (int64_t t238 = 0; t238 < t237; t238++) {
+      int64_t t241 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t238 * RT_CHUNK);
+      const int64_t t238_end = (t238 + 1) * RT_CHUNK < t236 ? (t238 + 1) * RT_CHUNK : t236;
+      for (int64_t t239 = t238 * RT_CHUNK; t239 < t238_end; t241++) {
+        const int64_t t241_end = v_sd_1441_off[t241 + 1] < t238_end ? v_sd_1441_off[t241 + 1] : t238_end;
+        const int32_t t242 = (int32_t)t241;
+        if (t239 >= t241_end)
           continue; /* none of the chunk's elements */
-        int t246 = 0; /* nonzero: a check of the segment's values failed */
-        int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1435_n;
-        int32_t t245 = t247 ? v_x1435_d[t244] : 0;
-        t246 |= !t247;
-        int t249 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1433_n;
-        int32_t t248 = t249 ? v_x1433_d[t244] : 0;
-        t246 |= !t249;
-        int t251 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1434_n;
-        int32_t t250 = t251 ? v_x1434_d[t244] : 0;
-        t246 |= !t251;
-        while (t241 < t243_end) {
-          int64_t t241_stop = t243_end;
-          if (t243_end - t241 >= RT_RUN_MIN) { /* a run of copies from t241 (codegen/copyrun.c) */
-            int t252_ok0 = 1, t252_skip0 = 1;
-            const int64_t t252_a0 = t241;
-            int t252_c0 = 0;
-            int64_t t252_d0 = 0, t252_dn0 = 0;
-            int t252_seen0 = 0;
-            int64_t t252_scratch0 = 0;
-            int t252_scratch_seen0 = 0;
-            const int32_t *t252_src0 = NULL;
-            int64_t t252_len0 = 0;
+        int t244 = 0; /* nonzero: a check of the segment's values failed */
+        int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1435_n;
+        int32_t t243 = t245 ? v_x1435_d[t242] : 0;
+        t244 |= !t245;
+        int t247 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1433_n;
+        int32_t t246 = t247 ? v_x1433_d[t242] : 0;
+        t244 |= !t247;
+        int t249 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1434_n;
+        int32_t t248 = t249 ? v_x1434_d[t242] : 0;
+        t244 |= !t249;
+        while (t239 < t241_end) {
+          int64_t t239_stop = t241_end;
+          if (t241_end - t239 >= RT_RUN_MIN) { /* a run of copies from t239 (codegen/copyrun.c) */
+            int t250_ok0 = 1, t250_skip0 = 1;
+            const int64_t t250_a0 = t239;
+            int t250_c0 = 0;
+            int64_t t250_d0 = 0, t250_dn0 = 0;
+            int t250_seen0 = 0;
+            int64_t t250_scratch0 = 0;
+            int t250_scratch_seen0 = 0;
+            const int32_t *t250_src0 = NULL;
+            int64_t t250_len0 = 0;
             /* at the run's first element */
-            const int64_t t252_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v1 = rt_run_int(t252_a0, &t252_ok0);
-            const int64_t t252_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v3 = rt_run_sub(t252_v1, t252_v2, &t252_ok0);
-            const int64_t t252_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v5 = rt_run_mul(t252_v3, t252_v4, &t252_ok0);
-            const int64_t t252_v6 = rt_run_add(t252_v0, t252_v5, &t252_ok0);
-            const int64_t t252_v7 = rt_run_bound(t252_v6, (int64_t)v_x1431, &t252_ok0);
-            const int64_t t252_v8 = rt_run_cmp(RT_LT, t252_v7, (int64_t)v_x1429_n, &t252_d0, &t252_seen0);
-            t252_c0 = (int)t252_v8;
-            int64_t t252_v9;
-            if (t252_c0) {
-              t252_src0 = v_x1429_d;
-              t252_len0 = v_x1429_n;
-              t252_v9 = t252_v7;
+            const int64_t t250_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v1 = rt_run_int(t250_a0, &t250_ok0);
+            const int64_t t250_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v3 = rt_run_sub(t250_v1, t250_v2, &t250_ok0);
+            const int64_t t250_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v5 = rt_run_mul(t250_v3, t250_v4, &t250_ok0);
+            const int64_t t250_v6 = rt_run_add(t250_v0, t250_v5, &t250_ok0);
+            const int64_t t250_v7 = rt_run_bound(t250_v6, (int64_t)v_x1431, &t250_ok0);
+            const int64_t t250_v8 = rt_run_cmp(RT_LT, t250_v7, (int64_t)v_x1429_n, &t250_d0, &t250_seen0);
+            t250_c0 = (int)t250_v8;
+            int64_t t250_v9;
+            if (t250_c0) {
+              t250_src0 = v_x1429_d;
+              t250_len0 = v_x1429_n;
+              t250_v9 = t250_v7;
             } else {
-              const int64_t t252_v10 = rt_run_sub(t252_v7, (int64_t)v_x1429_n, &t252_ok0);
-              t252_src0 = v_x1430_d;
-              t252_len0 = v_x1430_n;
-              t252_v9 = t252_v10;
+              const int64_t t250_v10 = rt_run_sub(t250_v7, (int64_t)v_x1429_n, &t250_ok0);
+              t250_src0 = v_x1430_d;
+              t250_len0 = v_x1430_n;
+              t250_v9 = t250_v10;
             }
-            int64_t t252_end0 = t243_end;
+            int64_t t250_end0 = t241_end;
             { /* at the next: where each comparison changes */
-              const int64_t t252_next0 = t252_a0 + 1;
-              const int64_t t252_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_skip0);
-              const int64_t t252_v12 = rt_run_int(t252_next0, &t252_skip0);
-              const int64_t t252_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_skip0);
-              const int64_t t252_v14 = rt_run_sub(t252_v12, t252_v13, &t252_skip0);
-              const int64_t t252_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_skip0);
-              const int64_t t252_v16 = rt_run_mul(t252_v14, t252_v15, &t252_skip0);
-              const int64_t t252_v17 = rt_run_add(t252_v11, t252_v16, &t252_skip0);
-              const int64_t t252_v18 = rt_run_bound(t252_v17, (int64_t)v_x1431, &t252_skip0);
-              const int64_t t252_v19 = rt_run_cmp(RT_LT, t252_v18, (int64_t)v_x1429_n, &t252_dn0, &t252_scratch_seen0);
-              int64_t t252_v20;
-              if (t252_c0) {
-                t252_v20 = t252_v18;
+              const int64_t t250_next0 = t250_a0 + 1;
+              const int64_t t250_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v12 = rt_run_int(t250_next0, &t250_skip0);
+              const int64_t t250_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v14 = rt_run_sub(t250_v12, t250_v13, &t250_skip0);
+              const int64_t t250_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v16 = rt_run_mul(t250_v14, t250_v15, &t250_skip0);
+              const int64_t t250_v17 = rt_run_add(t250_v11, t250_v16, &t250_skip0);
+              const int64_t t250_v18 = rt_run_bound(t250_v17, (int64_t)v_x1431, &t250_skip0);
+              const int64_t t250_v19 = rt_run_cmp(RT_LT, t250_v18, (int64_t)v_x1429_n, &t250_dn0, &t250_scratch_seen0);
+              int64_t t250_v20;
+              if (t250_c0) {
+                t250_v20 = t250_v18;
               } else {
-                const int64_t t252_v21 = rt_run_sub(t252_v18, (int64_t)v_x1429_n, &t252_skip0);
-                t252_v20 = t252_v21;
+                const int64_t t250_v21 = rt_run_sub(t250_v18, (int64_t)v_x1429_n, &t250_skip0);
+                t250_v20 = t250_v21;
               }
-              (void)t252_v20;
-              if (t252_seen0) {
-                int64_t k = rt_run_flip(RT_LT, t252_d0, t252_dn0 - t252_d0);
-                if (k < t252_end0 - t252_a0)
-                  t252_end0 = t252_a0 + k;
+              (void)t250_v20;
+              if (t250_seen0) {
+                int64_t k = rt_run_flip(RT_LT, t250_d0, t250_dn0 - t250_d0);
+                if (k < t250_end0 - t250_a0)
+                  t250_end0 = t250_a0 + k;
               }
             }
-            (void)t252_skip0;
-            const int32_t *t252_first_src0 = t252_src0;
-            const int64_t t252_last0 = t252_end0 - 1;
+            (void)t250_skip0;
+            const int32_t *t250_first_src0 = t250_src0;
+            const int64_t t250_last0 = t250_end0 - 1;
             /* at the run's last element */
-            const int64_t t252_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v23 = rt_run_int(t252_last0, &t252_ok0);
-            const int64_t t252_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v25 = rt_run_sub(t252_v23, t252_v24, &t252_ok0);
-            const int64_t t252_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t244, &t252_ok0);
-            const int64_t t252_v27 = rt_run_mul(t252_v25, t252_v26, &t252_ok0);
-            const int64_t t252_v28 = rt_run_add(t252_v22, t252_v27, &t252_ok0);
-            const int64_t t252_v29 = rt_run_bound(t252_v28, (int64_t)v_x1431, &t252_ok0);
-            const int64_t t252_v30 = rt_run_cmp(RT_LT, t252_v29, (int64_t)v_x1429_n, &t252_scratch0, &t252_scratch_seen0);
-            if (t252_v30 != t252_c0)
-              t252_ok0 = 0;
-            int64_t t252_v31;
-            if (t252_c0) {
-              t252_src0 = v_x1429_d;
-              t252_len0 = v_x1429_n;
-              t252_v31 = t252_v29;
+            const int64_t t250_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v23 = rt_run_int(t250_last0, &t250_ok0);
+            const int64_t t250_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v25 = rt_run_sub(t250_v23, t250_v24, &t250_ok0);
+            const int64_t t250_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v27 = rt_run_mul(t250_v25, t250_v26, &t250_ok0);
+            const int64_t t250_v28 = rt_run_add(t250_v22, t250_v27, &t250_ok0);
+            const int64_t t250_v29 = rt_run_bound(t250_v28, (int64_t)v_x1431, &t250_ok0);
+            const int64_t t250_v30 = rt_run_cmp(RT_LT, t250_v29, (int64_t)v_x1429_n, &t250_scratch0, &t250_scratch_seen0);
+            if (t250_v30 != t250_c0)
+              t250_ok0 = 0;
+            int64_t t250_v31;
+            if (t250_c0) {
+              t250_src0 = v_x1429_d;
+              t250_len0 = v_x1429_n;
+              t250_v31 = t250_v29;
             } else {
-              const int64_t t252_v32 = rt_run_sub(t252_v29, (int64_t)v_x1429_n, &t252_ok0);
-              t252_src0 = v_x1430_d;
-              t252_len0 = v_x1430_n;
-              t252_v31 = t252_v32;
+              const int64_t t250_v32 = rt_run_sub(t250_v29, (int64_t)v_x1429_n, &t250_ok0);
+              t250_src0 = v_x1430_d;
+              t250_len0 = v_x1430_n;
+              t250_v31 = t250_v32;
             }
-            const int64_t t252_step0 = t252_v31 == t252_v9 ? 0 : 1;
-            if (t252_ok0 && t252_src0 == t252_first_src0 && t252_v31 - t252_v9 == t252_step0 * (t252_last0 - t252_a0) && t252_v9 >= 0 && t252_v31 < t252_len0) {
-              if (t252_end0 - t252_a0 >= RT_RUN_MIN) {
-                if (t252_step0)
-                  memcpy(v_x1440_d + t252_a0, t252_src0 + t252_v9, sizeof(int32_t) * (size_t)(t252_end0 - t252_a0));
+            const int64_t t250_step0 = t250_v31 == t250_v9 ? 0 : 1;
+            if (t250_ok0 && t250_src0 == t250_first_src0 && t250_v31 - t250_v9 == t250_step0 * (t250_last0 - t250_a0) && t250_v9 >= 0 && t250_v31 < t250_len0) {
+              if (t250_end0 - t250_a0 >= RT_RUN_MIN) {
+                if (t250_step0)
+                  memcpy(v_x1440_d + t250_a0, t250_src0 + t250_v9, sizeof(int32_t) * (size_t)(t250_end0 - t250_a0));
                 else
-                  for (int64_t k = t252_a0; k < t252_end0; k++)
-                    v_x1440_d[k] = t252_src0[t252_v9];
-                t241 = t252_end0;
+                  for (int64_t k = t250_a0; k < t250_end0; k++)
+                    v_x1440_d[k] = t250_src0[t250_v9];
+                t239 = t250_end0;
                 continue;
               }
-              t241_stop = t252_end0; /* a short run: the elements' loop */
+              t239_stop = t250_end0; /* a short run: the elements' loop */
             }
           }
-          for (; t241 < t241_stop; t241++) {
-            const int32_t t242 = (int32_t)t241;
-            int t253 = t246; /* nonzero: a check below failed */
-            int32_t t255 = rt_sub_i(t242, t248);
-            int32_t t257 = rt_mul_i(t255, t250);
-            int32_t t259 = rt_add_i(t245, t257);
-            int t261 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1431;
-            int32_t t260 = t261 ? t259 : 0;
-            t253 |= !t261;
-            uint8_t t263 = rt_lt_i(t260, (int32_t)v_x1429_n);
-            int32_t t264;
-            if (t263) {
-              int t266 = (uint64_t)(int64_t)t260 < (uint64_t)v_x1429_n;
-              int32_t t265 = t266 ? v_x1429_d[t260] : 0;
-              t253 |= !t266;
-              t264 = t265;
+          for (; t239 < t239_stop; t239++) {
+            const int32_t t240 = (int32_t)t239;
+            int t251 = t244; /* nonzero: a check below failed */
+            int32_t t253 = rt_sub_i(t240, t246);
+            int32_t t255 = rt_mul_i(t253, t248);
+            int32_t t257 = rt_add_i(t243, t255);
+            int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1431;
+            int32_t t258 = t259 ? t257 : 0;
+            t251 |= !t259;
+            uint8_t t261 = rt_lt_i(t258, (int32_t)v_x1429_n);
+            int32_t t262;
+            if (t261) {
+              int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1429_n;
+              int32_t t263 = t264 ? v_x1429_d[t258] : 0;
+              t251 |= !t264;
+              t262 = t263;
             } else {
-              int32_t t268 = rt_sub_i(t260, (int32_t)v_x1429_n);
-              int t270 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1430_n;
-              int32_t t269 = t270 ? v_x1430_d[t268] : 0;
-              t253 |= !t270;
-              t264 = t269;
+              int32_t t266 = rt_sub_i(t258, (int32_t)v_x1429_n);
+              int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1430_n;
+              int32_t t267 = t268 ? v_x1430_d[t266] : 0;
+              t251 |= !t268;
+              t262 = t267;
             }
-            if (__builtin_expect(t253 != 0, 0))
+            if (__builtin_expect(t251 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            v_x1440_d[t241] = t264;
+            v_x1440_d[t239] = t262;
           }
         }
       }
@@ -899,47 +899,47 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t295 = v_x964;
-    if (t295 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t295, 0.0, 0);
+    const int64_t t293 = v_x964;
+    if (t293 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t293, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t295);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t293);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t295 >= RT_PARALLEL_MIN)
-    for (int64_t t296 = 0; t296 < t295; t296++) {
-      const int32_t t297 = (int32_t)t296;
-      int t306 = 0; /* nonzero: a check below failed */
-      int32_t t299 = rt_mul_i(t297, 2);
-      int32_t t301 = (1 ? t299 : -1);
-      uint8_t t303 = rt_ge_i(t301, 0);
-      int32_t t304;
-      if (t303) {
-        int t307 = (uint64_t)(int64_t)t301 < (uint64_t)v_x978_n;
-        int32_t t305 = t307 ? v_x978_d[t301] : 0;
-        t306 |= !t307;
-        t304 = t305;
+    RT_PARALLEL_FOR_IF(t293 >= RT_PARALLEL_MIN)
+    for (int64_t t294 = 0; t294 < t293; t294++) {
+      const int32_t t295 = (int32_t)t294;
+      int t304 = 0; /* nonzero: a check below failed */
+      int32_t t297 = rt_mul_i(t295, 2);
+      int32_t t299 = (1 ? t297 : -1);
+      uint8_t t301 = rt_ge_i(t299, 0);
+      int32_t t302;
+      if (t301) {
+        int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x978_n;
+        int32_t t303 = t305 ? v_x978_d[t299] : 0;
+        t304 |= !t305;
+        t302 = t303;
       } else {
-        t304 = 0;
+        t302 = 0;
       }
-      int32_t t309 = rt_add_i(t304, 1);
-      int32_t t311 = rt_add_i(t299, 1);
-      int32_t t313 = (1 ? t311 : -1);
-      uint8_t t315 = rt_ge_i(t313, 0);
-      int32_t t316;
-      if (t315) {
-        int t318 = (uint64_t)(int64_t)t313 < (uint64_t)v_x978_n;
-        int32_t t317 = t318 ? v_x978_d[t313] : 0;
-        t306 |= !t318;
-        t316 = t317;
+      int32_t t307 = rt_add_i(t302, 1);
+      int32_t t309 = rt_add_i(t297, 1);
+      int32_t t311 = (1 ? t309 : -1);
+      uint8_t t313 = rt_ge_i(t311, 0);
+      int32_t t314;
+      if (t313) {
+        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x978_n;
+        int32_t t315 = t316 ? v_x978_d[t311] : 0;
+        t304 |= !t316;
+        t314 = t315;
       } else {
-        t316 = 0;
+        t314 = 0;
       }
-      int32_t t320 = rt_add_i(t309, t316);
-      if (__builtin_expect(t306 != 0, 0))
+      int32_t t318 = rt_add_i(t307, t314);
+      if (__builtin_expect(t304 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x996_d[t296] = t320;
+      v_x996_d[t294] = t318;
     }
   }
   if (err->index != INT64_MAX)
@@ -971,84 +971,84 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t344 = v_x1446;
-    if (t344 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t344, 0.0, 0);
+    const int64_t t342 = v_x1446;
+    if (t342 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t342, 0.0, 0);
       goto fail;
     }
-    const int64_t t345 = t344 > 0 ? (t344 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t346 = (uint8_t *)rt_alloc_atomic((size_t)t344 + 1);
-    int64_t *t347 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t345 + 1));
-    RT_PARALLEL_FOR_IF(t345 > 1)
-    for (int64_t t348 = 0; t348 < t345; t348++) {
+    const int64_t t343 = t342 > 0 ? (t342 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t344 = (uint8_t *)rt_alloc_atomic((size_t)t342 + 1);
+    int64_t *t345 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t343 + 1));
+    RT_PARALLEL_FOR_IF(t343 > 1)
+    for (int64_t t346 = 0; t346 < t343; t346++) {
       int64_t kept = 0;
-      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
-      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
-        const int32_t t350 = (int32_t)t349;
-        int32_t t348x0;
-        uint8_t t348x1;
-        int t352 = 0; /* nonzero: a check below failed */
-        int t353 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1477_n;
-        int32_t t351 = t353 ? (int32_t)(v_sd_1477_off[t350 + 1] - v_sd_1477_off[t350]) : 0;
-        t352 |= !t353;
-        uint8_t t355 = rt_le_i(t351, 1);
-        if (__builtin_expect(t352 != 0, 0))
+      const int64_t t346_end = (t346 + 1) * RT_CHUNK < t342 ? (t346 + 1) * RT_CHUNK : t342;
+      for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
+        const int32_t t348 = (int32_t)t347;
+        int32_t t346x0;
+        uint8_t t346x1;
+        int t350 = 0; /* nonzero: a check below failed */
+        int t351 = (uint64_t)(int64_t)t348 < (uint64_t)v_sd_1477_n;
+        int32_t t349 = t351 ? (int32_t)(v_sd_1477_off[t348 + 1] - v_sd_1477_off[t348]) : 0;
+        t350 |= !t351;
+        uint8_t t353 = rt_le_i(t349, 1);
+        if (__builtin_expect(t350 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t348x0 = t350;
-        t348x1 = t355;
-        uint8_t t356;
-        t356 = t348x1;
-        t346[t349] = t356 != 0;
-        kept += t356 != 0;
+        t346x0 = t348;
+        t346x1 = t353;
+        uint8_t t354;
+        t354 = t346x1;
+        t344[t347] = t354 != 0;
+        kept += t354 != 0;
       }
-      t347[t348] = kept;
+      t345[t346] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t346);
-      rt_free(t347);
+      rt_free(t344);
+      rt_free(t345);
       goto fail;
     }
-    int64_t t357 = 0;
-    for (int64_t t348 = 0; t348 < t345; t348++) {
-      const int64_t k = t347[t348];
-      t347[t348] = t357;
-      t357 += k;
+    int64_t t355 = 0;
+    for (int64_t t346 = 0; t346 < t343; t346++) {
+      const int64_t k = t345[t346];
+      t345[t346] = t355;
+      t355 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t357);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t355);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t344 - t357));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t342 - t355));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t345 > 1)
-    for (int64_t t348 = 0; t348 < t345; t348++) {
-      int64_t at = t347[t348];
-      int64_t at_not = t348 * RT_CHUNK - t347[t348];
-      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
-      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
-        const int32_t t350 = (int32_t)t349;
-        int32_t t348y0;
-        uint8_t t348y1;
-        int t359 = 0; /* nonzero: a check below failed */
-        int t360 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1477_n;
-        int32_t t358 = t360 ? (int32_t)(v_sd_1477_off[t350 + 1] - v_sd_1477_off[t350]) : 0;
-        t359 |= !t360;
-        uint8_t t362 = rt_le_i(t358, 1);
-        if (__builtin_expect(t359 != 0, 0))
+    RT_PARALLEL_FOR_IF(t343 > 1)
+    for (int64_t t346 = 0; t346 < t343; t346++) {
+      int64_t at = t345[t346];
+      int64_t at_not = t346 * RT_CHUNK - t345[t346];
+      const int64_t t346_end = (t346 + 1) * RT_CHUNK < t342 ? (t346 + 1) * RT_CHUNK : t342;
+      for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
+        const int32_t t348 = (int32_t)t347;
+        int32_t t346y0;
+        uint8_t t346y1;
+        int t357 = 0; /* nonzero: a check below failed */
+        int t358 = (uint64_t)(int64_t)t348 < (uint64_t)v_sd_1477_n;
+        int32_t t356 = t358 ? (int32_t)(v_sd_1477_off[t348 + 1] - v_sd_1477_off[t348]) : 0;
+        t357 |= !t358;
+        uint8_t t360 = rt_le_i(t356, 1);
+        if (__builtin_expect(t357 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t348y0 = t350;
-        t348y1 = t362;
-        if (t346[t349]) {
-          v_x1451_d[at] = t348y0;
+        t346y0 = t348;
+        t346y1 = t360;
+        if (t344[t347]) {
+          v_x1451_d[at] = t346y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t348y0;
+          v_x1453_d[at_not] = t346y0;
           at_not++;
         }
       }
     }
-    rt_free(t346);
-    rt_free(t347);
+    rt_free(t344);
+    rt_free(t345);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1059,50 +1059,50 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
     const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t363 = v_x1446;
-      if (t363 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 1);
+      const int64_t t361 = v_x1446;
+      if (t361 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t361, 0.0, 1);
         goto fail;
       }
-      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t363);
+      const int64_t t362 = t361 > 0 ? (t361 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t363 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t362);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t361);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t364 > 1)
-      for (int64_t t366 = 0; t366 < t364; t366++) {
-        int32_t t366a0;
-        t366a0 = 0;
-        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t363 ? (t366 + 1) * RT_CHUNK : t363;
-        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
-          const int32_t t368 = (int32_t)t367;
-          int32_t t366x0;
-          uint8_t t366x1;
-          int t370 = 0; /* nonzero: a check below failed */
-          int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1477_n;
-          int32_t t369 = t371 ? (int32_t)(v_sd_1477_off[t368 + 1] - v_sd_1477_off[t368]) : 0;
-          t370 |= !t371;
-          uint8_t t373 = rt_le_i(t369, 1);
-          int32_t t375 = (t373 ? 0 : t369);
-          if (__builtin_expect(t370 != 0, 0))
+      RT_PARALLEL_FOR_IF(t362 > 1)
+      for (int64_t t364 = 0; t364 < t362; t364++) {
+        int32_t t364a0;
+        t364a0 = 0;
+        const int64_t t364_end = (t364 + 1) * RT_CHUNK < t361 ? (t364 + 1) * RT_CHUNK : t361;
+        for (int64_t t365 = t364 * RT_CHUNK; t365 < t364_end; t365++) {
+          const int32_t t366 = (int32_t)t365;
+          int32_t t364x0;
+          uint8_t t364x1;
+          int t368 = 0; /* nonzero: a check below failed */
+          int t369 = (uint64_t)(int64_t)t366 < (uint64_t)v_sd_1477_n;
+          int32_t t367 = t369 ? (int32_t)(v_sd_1477_off[t366 + 1] - v_sd_1477_off[t366]) : 0;
+          t368 |= !t369;
+          uint8_t t371 = rt_le_i(t367, 1);
+          int32_t t373 = (t371 ? 0 : t367);
+          if (__builtin_expect(t368 != 0, 0))
             rt_kernel_again(err); /* the recording version finds the error */
-          t366x0 = t375;
-          t366x1 = t373;
-          v_x1463_d[t367] = t366x1; /* a map column */
-          int32_t t377 = rt_add_i(t366a0, t366x0);
-          t366a0 = t377;
+          t364x0 = t373;
+          t364x1 = t371;
+          v_x1463_d[t365] = t364x1; /* a map column */
+          int32_t t375 = rt_add_i(t364a0, t364x0);
+          t364a0 = t375;
         }
-        t365[t366] = t366a0;
+        t363[t364] = t364a0;
       }
-      int32_t t366t0;
-      t366t0 = 0;
-      for (int64_t t366 = 0; t366 < t364; t366++) {
-        const int32_t t378 = t365[t366];
-        int32_t t380 = rt_add_i(t366t0, t378);
-        t366t0 = t380;
+      int32_t t364t0;
+      t364t0 = 0;
+      for (int64_t t364 = 0; t364 < t362; t364++) {
+        const int32_t t376 = t363[t364];
+        int32_t t378 = rt_add_i(t364t0, t376);
+        t364t0 = t378;
       }
-      v_x1462 = t366t0;
-      rt_free(t365);
+      v_x1462 = t364t0;
+      rt_free(t363);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1111,98 +1111,98 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int3
       const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t381 = v_x1446;
-        if (t381 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t381, 0.0, 2);
+        const int64_t t379 = v_x1446;
+        if (t379 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t379, 0.0, 2);
           goto fail;
         }
-        const int64_t t382 = t381 > 0 ? (t381 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t383 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
-        int32_t *t384 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
-        RT_PARALLEL_FOR_IF(t382 > 1)
-        for (int64_t t385 = 0; t385 < t382; t385++) {
-          int32_t t385a0;
-          int32_t t385a1;
-          t385a0 = 0;
-          t385a1 = 0;
-          const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
-          for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
-            const int32_t t387 = (int32_t)t386;
-            int32_t t385x0;
-            int32_t t385x1;
-            int t389 = 0; /* nonzero: a check below failed */
-            int t390 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1477_n;
-            int32_t t388 = t390 ? (int32_t)(v_sd_1477_off[t387 + 1] - v_sd_1477_off[t387]) : 0;
-            t389 |= !t390;
-            uint8_t t392 = rt_le_i(t388, 1);
-            int32_t t394 = rt_btoi_b(t392);
-            uint8_t t396 = rt_not_b(t392);
-            int32_t t398 = rt_btoi_b(t396);
-            if (__builtin_expect(t389 != 0, 0))
+        const int64_t t380 = t379 > 0 ? (t379 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t381 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t380);
+        int32_t *t382 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t380);
+        RT_PARALLEL_FOR_IF(t380 > 1)
+        for (int64_t t383 = 0; t383 < t380; t383++) {
+          int32_t t383a0;
+          int32_t t383a1;
+          t383a0 = 0;
+          t383a1 = 0;
+          const int64_t t383_end = (t383 + 1) * RT_CHUNK < t379 ? (t383 + 1) * RT_CHUNK : t379;
+          for (int64_t t384 = t383 * RT_CHUNK; t384 < t383_end; t384++) {
+            const int32_t t385 = (int32_t)t384;
+            int32_t t383x0;
+            int32_t t383x1;
+            int t387 = 0; /* nonzero: a check below failed */
+            int t388 = (uint64_t)(int64_t)t385 < (uint64_t)v_sd_1477_n;
+            int32_t t386 = t388 ? (int32_t)(v_sd_1477_off[t385 + 1] - v_sd_1477_off[t385]) : 0;
+            t387 |= !t388;
+            uint8_t t390 = rt_le_i(t386, 1);
+            int32_t t392 = rt_btoi_b(t390);
+            uint8_t t394 = rt_not_b(t390);
+            int32_t t396 = rt_btoi_b(t394);
+            if (__builtin_expect(t387 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t385x0 = t394;
-            t385x1 = t398;
-            int32_t t400 = rt_add_i(t385a0, t385x0);
-            int32_t t402 = rt_add_i(t385a1, t385x1);
-            t385a0 = t400;
-            t385a1 = t402;
+            t383x0 = t392;
+            t383x1 = t396;
+            int32_t t398 = rt_add_i(t383a0, t383x0);
+            int32_t t400 = rt_add_i(t383a1, t383x1);
+            t383a0 = t398;
+            t383a1 = t400;
           }
-          t383[t385] = t385a0;
-          t384[t385] = t385a1;
+          t381[t383] = t383a0;
+          t382[t383] = t383a1;
         }
-        int32_t t385t0;
-        int32_t t385t1;
-        t385t0 = 0;
-        t385t1 = 0;
-        for (int64_t t385 = 0; t385 < t382; t385++) {
-          const int32_t t403 = t383[t385];
-          t383[t385] = t385t0;
-          const int32_t t404 = t384[t385];
-          t384[t385] = t385t1;
-          int32_t t406 = rt_add_i(t385t0, t403);
-          int32_t t408 = rt_add_i(t385t1, t404);
-          t385t0 = t406;
-          t385t1 = t408;
+        int32_t t383t0;
+        int32_t t383t1;
+        t383t0 = 0;
+        t383t1 = 0;
+        for (int64_t t383 = 0; t383 < t380; t383++) {
+          const int32_t t401 = t381[t383];
+          t381[t383] = t383t0;
+          const int32_t t402 = t382[t383];
+          t382[t383] = t383t1;
+          int32_t t404 = rt_add_i(t383t0, t401);
+          int32_t t406 = rt_add_i(t383t1, t402);
+          t383t0 = t404;
+          t383t1 = t406;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t381);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t379);
         int32_t *v_x1475_d = v_x1475->data.i;
         const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t381);
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t379);
         int32_t *v_x1476_d = v_x1476->data.i;
         const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t382 > 1)
-        for (int64_t t385 = 0; t385 < t382; t385++) {
-          int32_t t385p0;
-          int32_t t385p1;
-          t385p0 = t383[t385];
-          t385p1 = t384[t385];
-          const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
-          for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
-            const int32_t t387 = (int32_t)t386;
-            v_x1475_d[t386] = t385p0;
-            v_x1476_d[t386] = t385p1;
-            int32_t t385y0;
-            int32_t t385y1;
-            int t410 = 0; /* nonzero: a check below failed */
-            int t411 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1477_n;
-            int32_t t409 = t411 ? (int32_t)(v_sd_1477_off[t387 + 1] - v_sd_1477_off[t387]) : 0;
-            t410 |= !t411;
-            uint8_t t413 = rt_le_i(t409, 1);
-            int32_t t415 = rt_btoi_b(t413);
-            uint8_t t417 = rt_not_b(t413);
-            int32_t t419 = rt_btoi_b(t417);
-            if (__builtin_expect(t410 != 0, 0))
+        RT_PARALLEL_FOR_IF(t380 > 1)
+        for (int64_t t383 = 0; t383 < t380; t383++) {
+          int32_t t383p0;
+          int32_t t383p1;
+          t383p0 = t381[t383];
+          t383p1 = t382[t383];
+          const int64_t t383_end = (t383 + 1) * RT_CHUNK < t379 ? (t383 + 1) * RT_CHUNK : t379;
+          for (int64_t t384 = t383 * RT_CHUNK; t384 < t383_end; t384++) {
+            const int32_t t385 = (int32_t)t384;
+            v_x1475_d[t384] = t383p0;
+            v_x1476_d[t384] = t383p1;
+            int32_t t383y0;
+            int32_t t383y1;
+            int t408 = 0; /* nonzero: a check below failed */
+            int t409 = (uint64_t)(int64_t)t385 < (uint64_t)v_sd_1477_n;
+            int32_t t407 = t409 ? (int32_t)(v_sd_1477_off[t385 + 1] - v_sd_1477_off[t385]) : 0;
+            t408 |= !t409;
+            uint8_t t411 = rt_le_i(t407, 1);
+            int32_t t413 = rt_btoi_b(t411);
+            uint8_t t415 = rt_not_b(t411);
+            int32_t t417 = rt_btoi_b(t415);
+            if (__builtin_expect(t408 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t385y0 = t415;
-            t385y1 = t419;
-            int32_t t421 = rt_add_i(t385p0, t385y0);
-            int32_t t423 = rt_add_i(t385p1, t385y1);
-            t385p0 = t421;
-            t385p1 = t423;
+            t383y0 = t413;
+            t383y1 = t417;
+            int32_t t419 = rt_add_i(t383p0, t383y0);
+            int32_t t421 = rt_add_i(t383p1, t383y1);
+            t383p0 = t419;
+            t383p1 = t421;
           }
         }
-        rt_free(t383);
-        rt_free(t384);
+        rt_free(t381);
+        rt_free(t382);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1250,33 +1250,33 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t494 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t494);
+    const int64_t t492 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t492);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t494);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t492);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t494);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t492);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t494 >= RT_PARALLEL_MIN)
-    for (int64_t t495 = 0; t495 < t494; t495++) {
-      const int32_t t496 = (int32_t)t495;
-      int t499 = 0; /* nonzero: a check below failed */
-      int32_t t497 = v_x1522_d[t496];
-      int t500 = (uint64_t)(int64_t)t497 < (uint64_t)v_sd_1535_n;
-      int32_t t498 = t500 ? (int32_t)v_sd_1535_off[t497] : 0;
-      t499 |= !t500;
-      int t502 = (uint64_t)(int64_t)t497 < (uint64_t)v_sd_1523_n;
-      int32_t t501 = t502 ? (int32_t)(v_sd_1523_off[t497 + 1] - v_sd_1523_off[t497]) : 0;
-      t499 |= !t502;
-      int32_t t504 = rt_add_i(t498, t501);
-      if (__builtin_expect(t499 != 0, 0))
+    RT_PARALLEL_FOR_IF(t492 >= RT_PARALLEL_MIN)
+    for (int64_t t493 = 0; t493 < t492; t493++) {
+      const int32_t t494 = (int32_t)t493;
+      int t497 = 0; /* nonzero: a check below failed */
+      int32_t t495 = v_x1522_d[t494];
+      int t498 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1535_n;
+      int32_t t496 = t498 ? (int32_t)v_sd_1535_off[t495] : 0;
+      t497 |= !t498;
+      int t500 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1523_n;
+      int32_t t499 = t500 ? (int32_t)(v_sd_1523_off[t495 + 1] - v_sd_1523_off[t495]) : 0;
+      t497 |= !t500;
+      int32_t t502 = rt_add_i(t496, t499);
+      if (__builtin_expect(t497 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1529_d[t495] = t498;
-      v_x1530_d[t495] = t504;
-      v_x1531_d[t495] = 1;
+      v_x1529_d[t493] = t496;
+      v_x1530_d[t493] = t502;
+      v_x1531_d[t493] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1290,9 +1290,9 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValu
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t505 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t505, v_x1525);
-      v_x1532 = t505;
+      RtValue *t503 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t503, v_x1525);
+      v_x1532 = t503;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -1339,37 +1339,37 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t515 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t515);
+    const int64_t t513 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t515);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t515);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t515);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t515 >= RT_PARALLEL_MIN)
-    for (int64_t t516 = 0; t516 < t515; t516++) {
-      const int32_t t517 = (int32_t)t516;
-      int t520 = 0; /* nonzero: a check below failed */
-      int32_t t518 = v_x1507_d[t517];
-      int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1521_n;
-      int32_t t519 = t521 ? (int32_t)v_sd_1521_off[t518] : 0;
-      t520 |= !t521;
-      int t523 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1508_n;
-      int32_t t522 = t523 ? (int32_t)(v_sd_1508_off[t518 + 1] - v_sd_1508_off[t518]) : 0;
-      t520 |= !t523;
-      int32_t t525 = rt_add_i(t519, t522);
-      if (__builtin_expect(t520 != 0, 0))
+    RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
+    for (int64_t t514 = 0; t514 < t513; t514++) {
+      const int32_t t515 = (int32_t)t514;
+      int t518 = 0; /* nonzero: a check below failed */
+      int32_t t516 = v_x1507_d[t515];
+      int t519 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1521_n;
+      int32_t t517 = t519 ? (int32_t)v_sd_1521_off[t516] : 0;
+      t518 |= !t519;
+      int t521 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1508_n;
+      int32_t t520 = t521 ? (int32_t)(v_sd_1508_off[t516 + 1] - v_sd_1508_off[t516]) : 0;
+      t518 |= !t521;
+      int32_t t523 = rt_add_i(t517, t520);
+      if (__builtin_expect(t518 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1514_d[t516] = t519;
-      v_x1515_d[t516] = t522;
-      v_x1516_d[t516] = t525;
-      v_x1517_d[t516] = 1;
+      v_x1514_d[t514] = t517;
+      v_x1515_d[t514] = t520;
+      v_x1516_d[t514] = t523;
+      v_x1517_d[t514] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1385,9 +1385,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValu
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t526 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t526, v_x1510);
-      v_x1518 = t526;
+      RtValue *t524 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t524, v_x1510);
+      v_x1518 = t524;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -1436,39 +1436,39 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t536 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t536);
+    const int64_t t534 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t534);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t536 >= RT_PARALLEL_MIN)
-    for (int64_t t537 = 0; t537 < t536; t537++) {
-      const int32_t t538 = (int32_t)t537;
-      int t547 = 0; /* nonzero: a check below failed */
-      int32_t t539 = v_x1301_d[t538];
-      int32_t t541 = rt_add_i(t539, v_x1302);
-      uint8_t t542 = v_x1305_d[t538];
-      int32_t t543 = v_x1306_d[t538];
-      int32_t t545 = (t542 ? t543 : t541);
-      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1311;
-      int32_t t546 = t548 ? t545 : 0;
-      t547 |= !t548;
-      uint8_t t550 = rt_lt_i(t546, (int32_t)v_x1309_n);
-      int32_t t551;
-      if (t550) {
-        int t553 = (uint64_t)(int64_t)t546 < (uint64_t)v_x1309_n;
-        int32_t t552 = t553 ? v_x1309_d[t546] : 0;
-        t547 |= !t553;
-        t551 = t552;
+    RT_PARALLEL_FOR_IF(t534 >= RT_PARALLEL_MIN)
+    for (int64_t t535 = 0; t535 < t534; t535++) {
+      const int32_t t536 = (int32_t)t535;
+      int t545 = 0; /* nonzero: a check below failed */
+      int32_t t537 = v_x1301_d[t536];
+      int32_t t539 = rt_add_i(t537, v_x1302);
+      uint8_t t540 = v_x1305_d[t536];
+      int32_t t541 = v_x1306_d[t536];
+      int32_t t543 = (t540 ? t541 : t539);
+      int t546 = (uint64_t)(int64_t)t543 < (uint64_t)v_x1311;
+      int32_t t544 = t546 ? t543 : 0;
+      t545 |= !t546;
+      uint8_t t548 = rt_lt_i(t544, (int32_t)v_x1309_n);
+      int32_t t549;
+      if (t548) {
+        int t551 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1309_n;
+        int32_t t550 = t551 ? v_x1309_d[t544] : 0;
+        t545 |= !t551;
+        t549 = t550;
       } else {
-        int32_t t555 = rt_sub_i(t546, (int32_t)v_x1309_n);
-        int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x1310_n;
-        int32_t t556 = t557 ? v_x1310_d[t555] : 0;
-        t547 |= !t557;
-        t551 = t556;
+        int32_t t553 = rt_sub_i(t544, (int32_t)v_x1309_n);
+        int t555 = (uint64_t)(int64_t)t553 < (uint64_t)v_x1310_n;
+        int32_t t554 = t555 ? v_x1310_d[t553] : 0;
+        t545 |= !t555;
+        t549 = t554;
       }
-      if (__builtin_expect(t547 != 0, 0))
+      if (__builtin_expect(t545 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1315_d[t537] = t551;
+      v_x1315_d[t535] = t549;
     }
   }
   if (err->index != INT64_MAX)
@@ -1494,27 +1494,27 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValu
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int t577 = 0; /* nonzero: a check below failed */
-    int t578 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t576 = t578 ? v_x1536_d[0] : 0;
-    t577 |= !t578;
-    if (__builtin_expect(t577 != 0, 0))
+    int t575 = 0; /* nonzero: a check below failed */
+    int t576 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
+    int32_t t574 = t576 ? v_x1536_d[0] : 0;
+    t575 |= !t576;
+    if (__builtin_expect(t575 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x1537 = t576;
+    v_x1537 = t574;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t579 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t579);
+      const int64_t t577 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t577);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t579 >= RT_PARALLEL_MIN)
-      for (int64_t t580 = 0; t580 < t579; t580++) {
-        const int32_t t581 = (int32_t)t580;
-        v_x1539_d[t580] = v_x1537;
+      RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
+      for (int64_t t578 = 0; t578 < t577; t578++) {
+        const int32_t t579 = (int32_t)t578;
+        v_x1539_d[t578] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -1543,90 +1543,90 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t586 = v_x1541_n;
-    const int64_t t587 = t586 > 0 ? (t586 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t588 = (uint8_t *)rt_alloc_atomic((size_t)t586 + 1);
-    int64_t *t589 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t587 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t587 > 1)
-    for (int64_t t590 = 0; t590 < t587; t590++) {
+    const int64_t t584 = v_x1541_n;
+    const int64_t t585 = t584 > 0 ? (t584 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t586 = (uint8_t *)rt_alloc_atomic((size_t)t584 + 1);
+    int64_t *t587 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t585 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t585 > 1)
+    for (int64_t t588 = 0; t588 < t585; t588++) {
       int64_t kept[2] = {0};
-      const int64_t t590_end = (t590 + 1) * RT_CHUNK < t586 ? (t590 + 1) * RT_CHUNK : t586;
-      for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
-        const int32_t t592 = (int32_t)t591;
-        int32_t t590x0;
-        int32_t t590x1;
-        int32_t t595 = v_x1541_d[t592];
-        t590x0 = t595;
-        t590x1 = t595;
-        uint8_t t596;
-        uint8_t t597;
-        int t599 = 0; /* nonzero: a check below failed */
-        int t600 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t598 = t600 ? v_dev_1548_d[0] : 0;
-        t599 |= !t600;
-        uint8_t t602 = rt_lt_i(t590x0, t598);
-        uint8_t t604 = rt_gt_i(t590x1, t598);
-        if (__builtin_expect(t599 != 0, 0))
+      const int64_t t588_end = (t588 + 1) * RT_CHUNK < t584 ? (t588 + 1) * RT_CHUNK : t584;
+      for (int64_t t589 = t588 * RT_CHUNK; t589 < t588_end; t589++) {
+        const int32_t t590 = (int32_t)t589;
+        int32_t t588x0;
+        int32_t t588x1;
+        int32_t t593 = v_x1541_d[t590];
+        t588x0 = t593;
+        t588x1 = t593;
+        uint8_t t594;
+        uint8_t t595;
+        int t597 = 0; /* nonzero: a check below failed */
+        int t598 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
+        int32_t t596 = t598 ? v_dev_1548_d[0] : 0;
+        t597 |= !t598;
+        uint8_t t600 = rt_lt_i(t588x0, t596);
+        uint8_t t602 = rt_gt_i(t588x1, t596);
+        if (__builtin_expect(t597 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t596 = t602;
-        t597 = t604;
-        kept[0] += t596 != 0;
-        kept[1] += t597 != 0;
-        t588[t591] = (uint8_t)((t596 != 0) << 0 | (t597 != 0) << 1);
+        t594 = t600;
+        t595 = t602;
+        kept[0] += t594 != 0;
+        kept[1] += t595 != 0;
+        t586[t589] = (uint8_t)((t594 != 0) << 0 | (t595 != 0) << 1);
       }
-      t589[0 * t587 + t590] = kept[0];
-      t589[1 * t587 + t590] = kept[1];
+      t587[0 * t585 + t588] = kept[0];
+      t587[1 * t585 + t588] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t588);
-      rt_free(t589);
+      rt_free(t586);
+      rt_free(t587);
       goto fail;
     }
-    int64_t t605 = 0;
-    for (int64_t t590 = 0; t590 < t587; t590++) {
-      const int64_t k = t589[0 * t587 + t590];
-      t589[0 * t587 + t590] = t605;
-      t605 += k;
+    int64_t t603 = 0;
+    for (int64_t t588 = 0; t588 < t585; t588++) {
+      const int64_t k = t587[0 * t585 + t588];
+      t587[0 * t585 + t588] = t603;
+      t603 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t605);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t603);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t606 = 0;
-    for (int64_t t590 = 0; t590 < t587; t590++) {
-      const int64_t k = t589[1 * t587 + t590];
-      t589[1 * t587 + t590] = t606;
-      t606 += k;
+    int64_t t604 = 0;
+    for (int64_t t588 = 0; t588 < t585; t588++) {
+      const int64_t k = t587[1 * t585 + t588];
+      t587[1 * t585 + t588] = t604;
+      t604 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t606);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t604);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t587 > 1)
-    for (int64_t t590 = 0; t590 < t587; t590++) {
+    RT_PARALLEL_FOR_IF(t585 > 1)
+    for (int64_t t588 = 0; t588 < t585; t588++) {
       int64_t at[2];
-      at[0] = t589[0 * t587 + t590];
-      at[1] = t589[1 * t587 + t590];
-      const int64_t t590_end = (t590 + 1) * RT_CHUNK < t586 ? (t590 + 1) * RT_CHUNK : t586;
-      for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
-        const int32_t t592 = (int32_t)t591;
-        if (!t588[t591])
+      at[0] = t587[0 * t585 + t588];
+      at[1] = t587[1 * t585 + t588];
+      const int64_t t588_end = (t588 + 1) * RT_CHUNK < t584 ? (t588 + 1) * RT_CHUNK : t584;
+      for (int64_t t589 = t588 * RT_CHUNK; t589 < t588_end; t589++) {
+        const int32_t t590 = (int32_t)t589;
+        if (!t586[t589])
           continue;
-        int32_t t590y0;
-        int32_t t590y1;
-        int32_t t607 = v_x1541_d[t592];
-        t590y0 = t607;
-        t590y1 = t607;
-        if (t588[t591] >> 0 & 1) {
-          v_x1546_d[at[0]] = t590y0;
+        int32_t t588y0;
+        int32_t t588y1;
+        int32_t t605 = v_x1541_d[t590];
+        t588y0 = t605;
+        t588y1 = t605;
+        if (t586[t589] >> 0 & 1) {
+          v_x1546_d[at[0]] = t588y0;
           at[0]++;
         }
-        if (t588[t591] >> 1 & 1) {
-          v_x1547_d[at[1]] = t590y1;
+        if (t586[t589] >> 1 & 1) {
+          v_x1547_d[at[1]] = t588y1;
           at[1]++;
         }
       }
     }
-    rt_free(t588);
-    rt_free(t589);
+    rt_free(t586);
+    rt_free(t587);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1827,52 +1827,52 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t127 = v_x1392;
-    if (t127 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t127, 0.0, 0);
+    const int64_t t126 = v_x1392;
+    if (t126 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t126, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t127);
+    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t126);
     uint8_t *v_x1403_d = v_x1403->data.b;
     const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t127);
+    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t126);
     int32_t *v_x1404_d = v_x1404->data.i;
     const int64_t v_x1404_n = v_x1404->len;
-    RT_PARALLEL_FOR_IF(t127 >= RT_PARALLEL_MIN)
-    for (int64_t t128 = 0; t128 < t127; t128++) {
-      const int32_t t129 = (int32_t)t128;
-      int32_t t130;
-      if ((uint64_t)(int64_t)t129 < (uint64_t)v_x1391_n) {
-        t130 = v_x1393_d[t129];
+    RT_PARALLEL_FOR_IF(t126 >= RT_PARALLEL_MIN)
+    for (int64_t t127 = 0; t127 < t126; t127++) {
+      const int32_t t128 = (int32_t)t127;
+      int32_t t129;
+      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1391_n) {
+        t129 = v_x1393_d[t128];
       } else {
-        NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t129, v_x1391_n, 0.0, 1);
+        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1391_n, 0.0, 1);
+        t129 = 0;
+      }
+      int32_t t130;
+      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1391_n) {
+        t130 = v_x1391_d[t128];
+      } else {
+        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1391_n, 0.0, 2);
         t130 = 0;
       }
-      int32_t t131;
-      if ((uint64_t)(int64_t)t129 < (uint64_t)v_x1391_n) {
-        t131 = v_x1391_d[t129];
-      } else {
-        NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t129, v_x1391_n, 0.0, 2);
-        t131 = 0;
-      }
-      uint8_t t133 = rt_lt_i(0, t131);
-      int32_t t135 = (t133 ? t130 : -1);
-      uint8_t t137 = rt_ge_i(t135, 0);
-      int32_t t138;
-      if (t137) {
-        int32_t t139;
-        if ((uint64_t)(int64_t)t135 < (uint64_t)v_x1390_n) {
-          t139 = v_x1390_d[t135];
+      uint8_t t132 = rt_lt_i(0, t130);
+      int32_t t134 = (t132 ? t129 : -1);
+      uint8_t t136 = rt_ge_i(t134, 0);
+      int32_t t137;
+      if (t136) {
+        int32_t t138;
+        if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1390_n) {
+          t138 = v_x1390_d[t134];
         } else {
-          NESSIE_RECORD(err, t128, RT_CHECK_INDEX, 2, 0, RT_GATHER, t135, v_x1390_n, 0.0, 3);
-          t139 = 0;
+          NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1390_n, 0.0, 3);
+          t138 = 0;
         }
-        t138 = t139;
+        t137 = t138;
       } else {
-        t138 = 0;
+        t137 = 0;
       }
-      v_x1403_d[t128] = 1;
-      v_x1404_d[t128] = t138;
+      v_x1403_d[t127] = 1;
+      v_x1404_d[t127] = t137;
     }
   }
   if (err->index != INT64_MAX)
@@ -1884,166 +1884,166 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
     const int64_t v_x1404_n = v_x1404->len;
     /* SPLIT */
     {
-      const int64_t t140 = v_x1389_n;
-      const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
-      int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t141 + 1)); /* class c, chunk k: [c * chunks + k] */
-      RT_PARALLEL_FOR_IF(t141 > 1)
-      for (int64_t t144 = 0; t144 < t141; t144++) {
-        int64_t kept[2] = {0};
-        int64_t t147 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t144 * RT_CHUNK);
-        const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-        for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t147++) {
-          const int64_t t147_end = v_x1395_off[t147 + 1] < t144_end ? v_x1395_off[t147 + 1] : t144_end;
-          const int32_t t148 = (int32_t)t147;
-          if (t145 >= t147_end)
-            continue; /* none of the chunk's elements */
-          for (; t145 < t147_end; t145++) {
-            const int32_t t146 = (int32_t)t145;
-            int32_t t144x0;
-            uint8_t t144x1;
-            int32_t t144x2;
-            uint8_t t144x3;
-            int32_t t149;
-            if ((uint64_t)(int64_t)t148 < (uint64_t)v_x1404_n) {
-              t149 = v_x1404_d[t148];
-            } else {
-              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 3, 0, RT_GATHER, t148, v_x1404_n, 0.0, 4);
-              t149 = 0;
-            }
-            int32_t t150 = v_x1389_d[t146];
-            int32_t t151;
-            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1390_n) {
-              t151 = v_x1390_d[t150];
-            } else {
-              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x1390_n, 0.0, 5);
-              t151 = 0;
-            }
-            uint8_t t153 = rt_lt_i(t151, t149);
-            uint8_t t155 = rt_gt_i(t151, t149);
-            t144x0 = t151;
-            t144x1 = t153;
-            t144x2 = t151;
-            t144x3 = t155;
-            uint8_t t156;
-            uint8_t t157;
-            t156 = t144x1;
-            t157 = t144x3;
-            kept[0] += t156 != 0;
-            kept[1] += t157 != 0;
-            t142[t145] = (uint8_t)((t156 != 0) << 0 | (t157 != 0) << 1);
-          }
-        }
-        t143[0 * t141 + t144] = kept[0];
-        t143[1 * t141 + t144] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t142);
-        rt_free(t143);
-        goto fail;
-      }
-      int64_t t158 = 0;
-      for (int64_t t144 = 0; t144 < t141; t144++) {
-        const int64_t k = t143[0 * t141 + t144];
-        t143[0 * t141 + t144] = t158;
-        t158 += k;
-      }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t158);
-      int32_t *v_x1419_d = v_x1419->data.i;
-      const int64_t v_x1419_n = v_x1419->len;
-      int64_t t159 = 0;
-      for (int64_t t144 = 0; t144 < t141; t144++) {
-        const int64_t k = t143[1 * t141 + t144];
-        t143[1 * t141 + t144] = t159;
-        t159 += k;
-      }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t159);
-      int32_t *v_x1421_d = v_x1421->data.i;
-      const int64_t v_x1421_n = v_x1421->len;
+      const int64_t t139 = v_x1389_n;
+      const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
+      int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
       v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1423_d = v_x1423->data.i;
       const int64_t v_x1423_n = v_x1423->len;
+      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
       v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1424_d = v_x1424->data.i;
       const int64_t v_x1424_n = v_x1424->len;
-      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t160 = 0; t160 < v_x1395_n; t160++) {
-        int32_t in[2] = {0};
-        for (int64_t t161 = v_x1395_off[t160]; t161 < v_x1395_off[t160 + 1]; t161++) {
-          in[0] += t142[t161] >> 0 & 1;
-          in[1] += t142[t161] >> 1 & 1;
+      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        int64_t kept[2] = {0};
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
+          const int64_t t146_end = v_x1395_off[t146 + 1] < t143_end ? v_x1395_off[t146 + 1] : t143_end;
+          const int32_t t147 = (int32_t)t146;
+          if (t144 >= t146_end)
+            continue; /* none of the chunk's elements */
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
+          for (; t144 < t146_end; t144++) {
+            const int32_t t145 = (int32_t)t144;
+            int32_t t143x0;
+            uint8_t t143x1;
+            int32_t t143x2;
+            uint8_t t143x3;
+            int32_t t148;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t148 = v_x1404_d[t147];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 4);
+              t148 = 0;
+            }
+            int32_t t149 = v_x1389_d[t145];
+            int32_t t150;
+            if ((uint64_t)(int64_t)t149 < (uint64_t)v_x1390_n) {
+              t150 = v_x1390_d[t149];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t149, v_x1390_n, 0.0, 5);
+              t150 = 0;
+            }
+            uint8_t t152 = rt_lt_i(t150, t148);
+            uint8_t t154 = rt_gt_i(t150, t148);
+            t143x0 = t150;
+            t143x1 = t152;
+            t143x2 = t150;
+            t143x3 = t154;
+            uint8_t t155;
+            uint8_t t156;
+            t155 = t143x1;
+            t156 = t143x3;
+            kept[0] += t155 != 0;
+            kept[1] += t156 != 0;
+            t141[t144] = (uint8_t)((t155 != 0) << 0 | (t156 != 0) << 1);
+          }
+          if (v_x1395_off[t146] >= t143 * RT_CHUNK && v_x1395_off[t146 + 1] <= t143_end) { /* the whole segment */
+            v_x1423_d[t146] = (int32_t)(kept[0] - before[0]);
+            v_x1424_d[t146] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1423_d[t146], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1424_d[t146], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+          }
         }
-        v_x1423_d[t160] = in[0];
-        v_x1424_d[t160] = in[1];
+        t142[0 * t140 + t143] = kept[0];
+        t142[1 * t140 + t143] = kept[1];
       }
+      if (err->index != INT64_MAX) {
+        rt_free(t141);
+        rt_free(t142);
+        goto fail;
+      }
+      int64_t t157 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[0 * t140 + t143];
+        t142[0 * t140 + t143] = t157;
+        t157 += k;
+      }
+      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t157);
+      int32_t *v_x1419_d = v_x1419->data.i;
+      const int64_t v_x1419_n = v_x1419->len;
+      int64_t t158 = 0;
+      for (int64_t t143 = 0; t143 < t140; t143++) {
+        const int64_t k = t142[1 * t140 + t143];
+        t142[1 * t140 + t143] = t158;
+        t158 += k;
+      }
+      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t158);
+      int32_t *v_x1421_d = v_x1421->data.i;
+      const int64_t v_x1421_n = v_x1421->len;
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t160 = 0, t162 = 0; t160 < v_x1395_n; t160++) {
-        v_x1425_d[t160] = (int32_t)t162;
-        t162 += v_x1423_d[t160];
+      for (int64_t t159 = 0, t160 = 0; t159 < v_x1395_n; t159++) {
+        v_x1425_d[t159] = (int32_t)t160;
+        t160 += v_x1423_d[t159];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t160 = 0, t163 = 0; t160 < v_x1395_n; t160++) {
-        v_x1426_d[t160] = (int32_t)t163;
-        t163 += v_x1424_d[t160];
+      for (int64_t t159 = 0, t161 = 0; t159 < v_x1395_n; t159++) {
+        v_x1426_d[t159] = (int32_t)t161;
+        t161 += v_x1424_d[t159];
       }
-      RT_PARALLEL_FOR_IF(t141 > 1)
-      for (int64_t t144 = 0; t144 < t141; t144++) {
+      RT_PARALLEL_FOR_IF(t140 > 1)
+      for (int64_t t143 = 0; t143 < t140; t143++) {
         int64_t at[2];
-        at[0] = t143[0 * t141 + t144];
-        at[1] = t143[1 * t141 + t144];
-        int64_t t147 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t144 * RT_CHUNK);
-        const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-        for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t147++) {
-          const int64_t t147_end = v_x1395_off[t147 + 1] < t144_end ? v_x1395_off[t147 + 1] : t144_end;
-          const int32_t t148 = (int32_t)t147;
-          if (t145 >= t147_end)
+        at[0] = t142[0 * t140 + t143];
+        at[1] = t142[1 * t140 + t143];
+        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
+          const int64_t t146_end = v_x1395_off[t146 + 1] < t143_end ? v_x1395_off[t146 + 1] : t143_end;
+          const int32_t t147 = (int32_t)t146;
+          if (t144 >= t146_end)
             continue; /* none of the chunk's elements */
-          for (; t145 < t147_end; t145++) {
-            const int32_t t146 = (int32_t)t145;
-            if (!t142[t145])
+          for (; t144 < t146_end; t144++) {
+            const int32_t t145 = (int32_t)t144;
+            if (!t141[t144])
               continue;
-            int32_t t144y0;
-            uint8_t t144y1;
-            int32_t t144y2;
-            uint8_t t144y3;
-            int32_t t164;
-            if ((uint64_t)(int64_t)t148 < (uint64_t)v_x1404_n) {
-              t164 = v_x1404_d[t148];
+            int32_t t143y0;
+            uint8_t t143y1;
+            int32_t t143y2;
+            uint8_t t143y3;
+            int32_t t162;
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
+              t162 = v_x1404_d[t147];
             } else {
-              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 3, 0, RT_GATHER, t148, v_x1404_n, 0.0, 6);
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 6);
+              t162 = 0;
+            }
+            int32_t t163 = v_x1389_d[t145];
+            int32_t t164;
+            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1390_n) {
+              t164 = v_x1390_d[t163];
+            } else {
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x1390_n, 0.0, 7);
               t164 = 0;
             }
-            int32_t t165 = v_x1389_d[t146];
-            int32_t t166;
-            if ((uint64_t)(int64_t)t165 < (uint64_t)v_x1390_n) {
-              t166 = v_x1390_d[t165];
-            } else {
-              NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1390_n, 0.0, 7);
-              t166 = 0;
-            }
-            uint8_t t168 = rt_lt_i(t166, t164);
-            uint8_t t170 = rt_gt_i(t166, t164);
-            t144y0 = t166;
-            t144y1 = t168;
-            t144y2 = t166;
-            t144y3 = t170;
-            if (t142[t145] >> 0 & 1) {
-              v_x1419_d[at[0]] = t144y0;
+            uint8_t t166 = rt_lt_i(t164, t162);
+            uint8_t t168 = rt_gt_i(t164, t162);
+            t143y0 = t164;
+            t143y1 = t166;
+            t143y2 = t164;
+            t143y3 = t168;
+            if (t141[t144] >> 0 & 1) {
+              v_x1419_d[at[0]] = t143y0;
               at[0]++;
             }
-            if (t142[t145] >> 1 & 1) {
-              v_x1421_d[at[1]] = t144y2;
+            if (t141[t144] >> 1 & 1) {
+              v_x1421_d[at[1]] = t143y2;
               at[1]++;
             }
           }
         }
       }
+      rt_free(t141);
       rt_free(t142);
-      rt_free(t143);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2095,97 +2095,97 @@ __attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int r
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t208 = v_x919;
-    if (t208 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t208, 0.0, 0);
+    const int64_t t206 = v_x919;
+    if (t206 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t206, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t208);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t206);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t208);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t206);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t208);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t206);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    RT_PARALLEL_FOR_IF(t208 >= RT_PARALLEL_MIN)
-    for (int64_t t209 = 0; t209 < t208; t209++) {
-      const int32_t t210 = (int32_t)t209;
+    RT_PARALLEL_FOR_IF(t206 >= RT_PARALLEL_MIN)
+    for (int64_t t207 = 0; t207 < t206; t207++) {
+      const int32_t t208 = (int32_t)t207;
+      int t209 = 0;
+      int32_t t210 = rt_div_i(t208, 2, &t209);
+      if (t209) {
+        NESSIE_RECORD(err, t207, RT_CHECK_SCALAR, 0, t209, RT_DIV, 0, 0, 0.0, 1);
+      }
       int t211 = 0;
-      int32_t t212 = rt_div_i(t210, 2, &t211);
+      int32_t t212 = rt_rem_i(t208, 2, &t211);
       if (t211) {
-        NESSIE_RECORD(err, t209, RT_CHECK_SCALAR, 0, t211, RT_DIV, 0, 0, 0.0, 1);
+        NESSIE_RECORD(err, t207, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 2);
       }
-      int t213 = 0;
-      int32_t t214 = rt_rem_i(t210, 2, &t213);
-      if (t213) {
-        NESSIE_RECORD(err, t209, RT_CHECK_SCALAR, 0, t213, RT_REM, 0, 0, 0.0, 2);
-      }
-      int32_t t216 = rt_mul_i(t214, v_x926);
-      int32_t t218 = rt_add_i(t216, t212);
-      int32_t t219;
-      if ((uint64_t)(int64_t)t218 < (uint64_t)v_x916) {
-        t219 = t218;
+      int32_t t214 = rt_mul_i(t212, v_x926);
+      int32_t t216 = rt_add_i(t214, t210);
+      int32_t t217;
+      if ((uint64_t)(int64_t)t216 < (uint64_t)v_x916) {
+        t217 = t216;
       } else {
-        NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x916, 0.0, 3);
-        t219 = 0;
+        NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x916, 0.0, 3);
+        t217 = 0;
       }
-      uint8_t t221 = rt_lt_i(t219, (int32_t)v_x914_n);
-      int32_t t222;
-      if (t221) {
-        int32_t t223;
-        if ((uint64_t)(int64_t)t219 < (uint64_t)v_x914_n) {
-          t223 = v_x914_d[t219];
+      uint8_t t219 = rt_lt_i(t217, (int32_t)v_x914_n);
+      int32_t t220;
+      if (t219) {
+        int32_t t221;
+        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x914_n) {
+          t221 = v_x914_d[t217];
         } else {
-          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x914_n, 0.0, 4);
-          t223 = 0;
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x914_n, 0.0, 4);
+          t221 = 0;
         }
-        t222 = t223;
+        t220 = t221;
       } else {
-        int32_t t225 = rt_sub_i(t219, (int32_t)v_x914_n);
-        int32_t t226;
-        if ((uint64_t)(int64_t)t225 < (uint64_t)v_x914_n) {
-          t226 = v_x915_d[t225];
+        int32_t t223 = rt_sub_i(t217, (int32_t)v_x914_n);
+        int32_t t224;
+        if ((uint64_t)(int64_t)t223 < (uint64_t)v_x914_n) {
+          t224 = v_x915_d[t223];
         } else {
-          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x914_n, 0.0, 5);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t223, v_x914_n, 0.0, 5);
+          t224 = 0;
+        }
+        t220 = t224;
+      }
+      int32_t t225;
+      if (t219) {
+        int32_t t226;
+        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x914_n) {
+          t226 = v_x937_d[t217];
+        } else {
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x914_n, 0.0, 6);
           t226 = 0;
         }
-        t222 = t226;
-      }
-      int32_t t227;
-      if (t221) {
-        int32_t t228;
-        if ((uint64_t)(int64_t)t219 < (uint64_t)v_x914_n) {
-          t228 = v_x937_d[t219];
-        } else {
-          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x914_n, 0.0, 6);
-          t228 = 0;
-        }
-        t227 = t228;
+        t225 = t226;
       } else {
-        int32_t t230 = rt_sub_i(t219, (int32_t)v_x914_n);
-        int32_t t231;
-        if ((uint64_t)(int64_t)t230 < (uint64_t)(int32_t)v_x914_n) {
-          t231 = t230;
+        int32_t t228 = rt_sub_i(t217, (int32_t)v_x914_n);
+        int32_t t229;
+        if ((uint64_t)(int64_t)t228 < (uint64_t)(int32_t)v_x914_n) {
+          t229 = t228;
         } else {
-          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, (int32_t)v_x914_n, 0.0, 7);
-          t231 = 0;
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, (int32_t)v_x914_n, 0.0, 7);
+          t229 = 0;
         }
-        int32_t t232;
-        if ((uint64_t)(int64_t)t231 < (uint64_t)v_x914_n) {
-          t232 = v_x933_d[t231];
+        int32_t t230;
+        if ((uint64_t)(int64_t)t229 < (uint64_t)v_x914_n) {
+          t230 = v_x933_d[t229];
         } else {
-          NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t231, v_x914_n, 0.0, 8);
-          t232 = 0;
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, v_x914_n, 0.0, 8);
+          t230 = 0;
         }
-        int32_t t234 = rt_add_i(t232, v_x934);
-        t227 = t234;
+        int32_t t232 = rt_add_i(t230, v_x934);
+        t225 = t232;
       }
-      int32_t t236 = rt_add_i(t227, t222);
-      v_x941_d[t209] = t227;
-      v_x943_d[t209] = t236;
-      v_x945_d[t209] = 1;
+      int32_t t234 = rt_add_i(t225, t220);
+      v_x941_d[t207] = t225;
+      v_x943_d[t207] = t234;
+      v_x945_d[t207] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2199,9 +2199,9 @@ __attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int r
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t237 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t237, v_x946);
-      v_x947 = t237;
+      RtValue *t235 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t235, v_x946);
+      v_x947 = t235;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -2243,76 +2243,76 @@ __attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int r
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t271 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t271);
+    const int64_t t269 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t269);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t272 = (t271 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t272 > 1)
-    for (int64_t t273 = 0; t273 < t272; t273++) {
-      int64_t t276 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t273 * RT_CHUNK);
-      const int64_t t273_end = (t273 + 1) * RT_CHUNK < t271 ? (t273 + 1) * RT_CHUNK : t271;
-      for (int64_t t274 = t273 * RT_CHUNK; t274 < t273_end; t276++) {
-        const int64_t t276_end = v_sd_1441_off[t276 + 1] < t273_end ? v_sd_1441_off[t276 + 1] : t273_end;
-        const int32_t t277 = (int32_t)t276;
-        if (t274 >= t276_end)
+    const int64_t t270 = (t269 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t270 > 1)
+    for (int64_t t271 = 0; t271 < t270; t271++) {
+      int64_t t274 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t271 * RT_CHUNK);
+      const int64_t t271_end = (t271 + 1) * RT_CHUNK < t269 ? (t271 + 1) * RT_CHUNK : t269;
+      for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t274++) {
+        const int64_t t274_end = v_sd_1441_off[t274 + 1] < t271_end ? v_sd_1441_off[t274 + 1] : t271_end;
+        const int32_t t275 = (int32_t)t274;
+        if (t272 >= t274_end)
           continue; /* none of the chunk's elements */
-        for (; t274 < t276_end; t274++) {
-          const int32_t t275 = (int32_t)t274;
-          int32_t t278;
-          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1435_n) {
-            t278 = v_x1435_d[t277];
+        for (; t272 < t274_end; t272++) {
+          const int32_t t273 = (int32_t)t272;
+          int32_t t276;
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1435_n) {
+            t276 = v_x1435_d[t275];
           } else {
-            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1435_n, 0.0, 0);
-            t278 = 0;
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1435_n, 0.0, 0);
+            t276 = 0;
           }
-          int32_t t279;
-          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1433_n) {
-            t279 = v_x1433_d[t277];
+          int32_t t277;
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1433_n) {
+            t277 = v_x1433_d[t275];
           } else {
-            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1433_n, 0.0, 1);
-            t279 = 0;
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1433_n, 0.0, 1);
+            t277 = 0;
           }
-          int32_t t281 = rt_sub_i(t275, t279);
-          int32_t t282;
-          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1434_n) {
-            t282 = v_x1434_d[t277];
+          int32_t t279 = rt_sub_i(t273, t277);
+          int32_t t280;
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1434_n) {
+            t280 = v_x1434_d[t275];
           } else {
-            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1434_n, 0.0, 2);
-            t282 = 0;
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1434_n, 0.0, 2);
+            t280 = 0;
           }
-          int32_t t284 = rt_mul_i(t281, t282);
-          int32_t t286 = rt_add_i(t278, t284);
-          int32_t t287;
-          if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1431) {
-            t287 = t286;
+          int32_t t282 = rt_mul_i(t279, t280);
+          int32_t t284 = rt_add_i(t276, t282);
+          int32_t t285;
+          if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1431) {
+            t285 = t284;
           } else {
-            NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1431, 0.0, 3);
-            t287 = 0;
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1431, 0.0, 3);
+            t285 = 0;
           }
-          uint8_t t289 = rt_lt_i(t287, (int32_t)v_x1429_n);
-          int32_t t290;
-          if (t289) {
-            int32_t t291;
-            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x1429_n) {
-              t291 = v_x1429_d[t287];
+          uint8_t t287 = rt_lt_i(t285, (int32_t)v_x1429_n);
+          int32_t t288;
+          if (t287) {
+            int32_t t289;
+            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1429_n) {
+              t289 = v_x1429_d[t285];
             } else {
-              NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x1429_n, 0.0, 4);
-              t291 = 0;
+              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1429_n, 0.0, 4);
+              t289 = 0;
             }
-            t290 = t291;
+            t288 = t289;
           } else {
-            int32_t t293 = rt_sub_i(t287, (int32_t)v_x1429_n);
-            int32_t t294;
-            if ((uint64_t)(int64_t)t293 < (uint64_t)v_x1430_n) {
-              t294 = v_x1430_d[t293];
+            int32_t t291 = rt_sub_i(t285, (int32_t)v_x1429_n);
+            int32_t t292;
+            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1430_n) {
+              t292 = v_x1430_d[t291];
             } else {
-              NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x1430_n, 0.0, 5);
-              t294 = 0;
+              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1430_n, 0.0, 5);
+              t292 = 0;
             }
-            t290 = t294;
+            t288 = t292;
           }
-          v_x1440_d[t274] = t290;
+          v_x1440_d[t272] = t288;
         }
       }
     }
@@ -2334,52 +2334,52 @@ __attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int r
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t321 = v_x964;
-    if (t321 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t321, 0.0, 0);
+    const int64_t t319 = v_x964;
+    if (t319 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t319, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t321);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t319);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t321 >= RT_PARALLEL_MIN)
-    for (int64_t t322 = 0; t322 < t321; t322++) {
-      const int32_t t323 = (int32_t)t322;
-      int32_t t325 = rt_mul_i(t323, 2);
-      int32_t t327 = (1 ? t325 : -1);
-      uint8_t t329 = rt_ge_i(t327, 0);
-      int32_t t330;
-      if (t329) {
-        int32_t t331;
-        if ((uint64_t)(int64_t)t327 < (uint64_t)v_x978_n) {
-          t331 = v_x978_d[t327];
+    RT_PARALLEL_FOR_IF(t319 >= RT_PARALLEL_MIN)
+    for (int64_t t320 = 0; t320 < t319; t320++) {
+      const int32_t t321 = (int32_t)t320;
+      int32_t t323 = rt_mul_i(t321, 2);
+      int32_t t325 = (1 ? t323 : -1);
+      uint8_t t327 = rt_ge_i(t325, 0);
+      int32_t t328;
+      if (t327) {
+        int32_t t329;
+        if ((uint64_t)(int64_t)t325 < (uint64_t)v_x978_n) {
+          t329 = v_x978_d[t325];
         } else {
-          NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 4, 0, RT_GATHER, t327, v_x978_n, 0.0, 1);
-          t331 = 0;
+          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 4, 0, RT_GATHER, t325, v_x978_n, 0.0, 1);
+          t329 = 0;
         }
-        t330 = t331;
+        t328 = t329;
       } else {
-        t330 = 0;
+        t328 = 0;
       }
-      int32_t t333 = rt_add_i(t330, 1);
-      int32_t t335 = rt_add_i(t325, 1);
-      int32_t t337 = (1 ? t335 : -1);
-      uint8_t t339 = rt_ge_i(t337, 0);
-      int32_t t340;
-      if (t339) {
-        int32_t t341;
-        if ((uint64_t)(int64_t)t337 < (uint64_t)v_x978_n) {
-          t341 = v_x978_d[t337];
+      int32_t t331 = rt_add_i(t328, 1);
+      int32_t t333 = rt_add_i(t323, 1);
+      int32_t t335 = (1 ? t333 : -1);
+      uint8_t t337 = rt_ge_i(t335, 0);
+      int32_t t338;
+      if (t337) {
+        int32_t t339;
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x978_n) {
+          t339 = v_x978_d[t335];
         } else {
-          NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 1, 0, RT_GATHER, t337, v_x978_n, 0.0, 2);
-          t341 = 0;
+          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 1, 0, RT_GATHER, t335, v_x978_n, 0.0, 2);
+          t339 = 0;
         }
-        t340 = t341;
+        t338 = t339;
       } else {
-        t340 = 0;
+        t338 = 0;
       }
-      int32_t t343 = rt_add_i(t333, t340);
-      v_x996_d[t322] = t343;
+      int32_t t341 = rt_add_i(t331, t338);
+      v_x996_d[t320] = t341;
     }
   }
   if (err->index != INT64_MAX)
@@ -2406,86 +2406,86 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t424 = v_x1446;
-    if (t424 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0, 0);
+    const int64_t t422 = v_x1446;
+    if (t422 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t422, 0.0, 0);
       goto fail;
     }
-    const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t426 = (uint8_t *)rt_alloc_atomic((size_t)t424 + 1);
-    int64_t *t427 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t425 + 1));
-    RT_PARALLEL_FOR_IF(t425 > 1)
-    for (int64_t t428 = 0; t428 < t425; t428++) {
+    const int64_t t423 = t422 > 0 ? (t422 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t424 = (uint8_t *)rt_alloc_atomic((size_t)t422 + 1);
+    int64_t *t425 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t423 + 1));
+    RT_PARALLEL_FOR_IF(t423 > 1)
+    for (int64_t t426 = 0; t426 < t423; t426++) {
       int64_t kept = 0;
-      const int64_t t428_end = (t428 + 1) * RT_CHUNK < t424 ? (t428 + 1) * RT_CHUNK : t424;
-      for (int64_t t429 = t428 * RT_CHUNK; t429 < t428_end; t429++) {
-        const int32_t t430 = (int32_t)t429;
-        int32_t t428x0;
-        uint8_t t428x1;
-        int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)v_sd_1477_n) {
-          t431 = (int32_t)(v_sd_1477_off[t430 + 1] - v_sd_1477_off[t430]);
+      const int64_t t426_end = (t426 + 1) * RT_CHUNK < t422 ? (t426 + 1) * RT_CHUNK : t422;
+      for (int64_t t427 = t426 * RT_CHUNK; t427 < t426_end; t427++) {
+        const int32_t t428 = (int32_t)t427;
+        int32_t t426x0;
+        uint8_t t426x1;
+        int32_t t429;
+        if ((uint64_t)(int64_t)t428 < (uint64_t)v_sd_1477_n) {
+          t429 = (int32_t)(v_sd_1477_off[t428 + 1] - v_sd_1477_off[t428]);
         } else {
-          NESSIE_RECORD(err, t429, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_sd_1477_n, 0.0, 1);
-          t431 = 0;
+          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_sd_1477_n, 0.0, 1);
+          t429 = 0;
         }
-        uint8_t t433 = rt_le_i(t431, 1);
-        t428x0 = t430;
-        t428x1 = t433;
-        uint8_t t434;
-        t434 = t428x1;
-        t426[t429] = t434 != 0;
-        kept += t434 != 0;
+        uint8_t t431 = rt_le_i(t429, 1);
+        t426x0 = t428;
+        t426x1 = t431;
+        uint8_t t432;
+        t432 = t426x1;
+        t424[t427] = t432 != 0;
+        kept += t432 != 0;
       }
-      t427[t428] = kept;
+      t425[t426] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t426);
-      rt_free(t427);
+      rt_free(t424);
+      rt_free(t425);
       goto fail;
     }
-    int64_t t435 = 0;
-    for (int64_t t428 = 0; t428 < t425; t428++) {
-      const int64_t k = t427[t428];
-      t427[t428] = t435;
-      t435 += k;
+    int64_t t433 = 0;
+    for (int64_t t426 = 0; t426 < t423; t426++) {
+      const int64_t k = t425[t426];
+      t425[t426] = t433;
+      t433 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t435);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t433);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t424 - t435));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t422 - t433));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t425 > 1)
-    for (int64_t t428 = 0; t428 < t425; t428++) {
-      int64_t at = t427[t428];
-      int64_t at_not = t428 * RT_CHUNK - t427[t428];
-      const int64_t t428_end = (t428 + 1) * RT_CHUNK < t424 ? (t428 + 1) * RT_CHUNK : t424;
-      for (int64_t t429 = t428 * RT_CHUNK; t429 < t428_end; t429++) {
-        const int32_t t430 = (int32_t)t429;
-        int32_t t428y0;
-        uint8_t t428y1;
-        int32_t t436;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)v_sd_1477_n) {
-          t436 = (int32_t)(v_sd_1477_off[t430 + 1] - v_sd_1477_off[t430]);
+    RT_PARALLEL_FOR_IF(t423 > 1)
+    for (int64_t t426 = 0; t426 < t423; t426++) {
+      int64_t at = t425[t426];
+      int64_t at_not = t426 * RT_CHUNK - t425[t426];
+      const int64_t t426_end = (t426 + 1) * RT_CHUNK < t422 ? (t426 + 1) * RT_CHUNK : t422;
+      for (int64_t t427 = t426 * RT_CHUNK; t427 < t426_end; t427++) {
+        const int32_t t428 = (int32_t)t427;
+        int32_t t426y0;
+        uint8_t t426y1;
+        int32_t t434;
+        if ((uint64_t)(int64_t)t428 < (uint64_t)v_sd_1477_n) {
+          t434 = (int32_t)(v_sd_1477_off[t428 + 1] - v_sd_1477_off[t428]);
         } else {
-          NESSIE_RECORD(err, t429, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_sd_1477_n, 0.0, 2);
-          t436 = 0;
+          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_sd_1477_n, 0.0, 2);
+          t434 = 0;
         }
-        uint8_t t438 = rt_le_i(t436, 1);
-        t428y0 = t430;
-        t428y1 = t438;
-        if (t426[t429]) {
-          v_x1451_d[at] = t428y0;
+        uint8_t t436 = rt_le_i(t434, 1);
+        t426y0 = t428;
+        t426y1 = t436;
+        if (t424[t427]) {
+          v_x1451_d[at] = t426y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t428y0;
+          v_x1453_d[at_not] = t426y0;
           at_not++;
         }
       }
     }
-    rt_free(t426);
-    rt_free(t427);
+    rt_free(t424);
+    rt_free(t425);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2496,51 +2496,51 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
     const int64_t v_x1453_n = v_x1453->len;
     /* REDUCE */
     {
-      const int64_t t439 = v_x1446;
-      if (t439 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 3);
+      const int64_t t437 = v_x1446;
+      if (t437 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
         goto fail;
       }
-      const int64_t t440 = t439 > 0 ? (t439 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t441 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t440);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t439);
+      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t437);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t440 > 1)
-      for (int64_t t442 = 0; t442 < t440; t442++) {
-        int32_t t442a0;
-        t442a0 = 0;
-        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
-        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
-          const int32_t t444 = (int32_t)t443;
-          int32_t t442x0;
-          uint8_t t442x1;
-          int32_t t445;
-          if ((uint64_t)(int64_t)t444 < (uint64_t)v_sd_1477_n) {
-            t445 = (int32_t)(v_sd_1477_off[t444 + 1] - v_sd_1477_off[t444]);
+      RT_PARALLEL_FOR_IF(t438 > 1)
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        int32_t t440a0;
+        t440a0 = 0;
+        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
+        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+          const int32_t t442 = (int32_t)t441;
+          int32_t t440x0;
+          uint8_t t440x1;
+          int32_t t443;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
+            t443 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
           } else {
-            NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_sd_1477_n, 0.0, 4);
-            t445 = 0;
+            NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 4);
+            t443 = 0;
           }
-          uint8_t t447 = rt_le_i(t445, 1);
-          int32_t t449 = (t447 ? 0 : t445);
-          t442x0 = t449;
-          t442x1 = t447;
-          v_x1463_d[t443] = t442x1; /* a map column */
-          int32_t t451 = rt_add_i(t442a0, t442x0);
-          t442a0 = t451;
+          uint8_t t445 = rt_le_i(t443, 1);
+          int32_t t447 = (t445 ? 0 : t443);
+          t440x0 = t447;
+          t440x1 = t445;
+          v_x1463_d[t441] = t440x1; /* a map column */
+          int32_t t449 = rt_add_i(t440a0, t440x0);
+          t440a0 = t449;
         }
-        t441[t442] = t442a0;
+        t439[t440] = t440a0;
       }
-      int32_t t442t0;
-      t442t0 = 0;
-      for (int64_t t442 = 0; t442 < t440; t442++) {
-        const int32_t t452 = t441[t442];
-        int32_t t454 = rt_add_i(t442t0, t452);
-        t442t0 = t454;
+      int32_t t440t0;
+      t440t0 = 0;
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        const int32_t t450 = t439[t440];
+        int32_t t452 = rt_add_i(t440t0, t450);
+        t440t0 = t452;
       }
-      v_x1462 = t442t0;
-      rt_free(t441);
+      v_x1462 = t440t0;
+      rt_free(t439);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2549,100 +2549,100 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
       const int64_t v_x1463_n = v_x1463->len;
       /* SCAN */
       {
-        const int64_t t455 = v_x1446;
-        if (t455 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t455, 0.0, 5);
+        const int64_t t453 = v_x1446;
+        if (t453 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t453, 0.0, 5);
           goto fail;
         }
-        const int64_t t456 = t455 > 0 ? (t455 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t457 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t456);
-        int32_t *t458 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t456);
-        RT_PARALLEL_FOR_IF(t456 > 1)
-        for (int64_t t459 = 0; t459 < t456; t459++) {
-          int32_t t459a0;
-          int32_t t459a1;
-          t459a0 = 0;
-          t459a1 = 0;
-          const int64_t t459_end = (t459 + 1) * RT_CHUNK < t455 ? (t459 + 1) * RT_CHUNK : t455;
-          for (int64_t t460 = t459 * RT_CHUNK; t460 < t459_end; t460++) {
-            const int32_t t461 = (int32_t)t460;
-            int32_t t459x0;
-            int32_t t459x1;
-            int32_t t462;
-            if ((uint64_t)(int64_t)t461 < (uint64_t)v_sd_1477_n) {
-              t462 = (int32_t)(v_sd_1477_off[t461 + 1] - v_sd_1477_off[t461]);
+        const int64_t t454 = t453 > 0 ? (t453 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t455 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t454);
+        int32_t *t456 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t454);
+        RT_PARALLEL_FOR_IF(t454 > 1)
+        for (int64_t t457 = 0; t457 < t454; t457++) {
+          int32_t t457a0;
+          int32_t t457a1;
+          t457a0 = 0;
+          t457a1 = 0;
+          const int64_t t457_end = (t457 + 1) * RT_CHUNK < t453 ? (t457 + 1) * RT_CHUNK : t453;
+          for (int64_t t458 = t457 * RT_CHUNK; t458 < t457_end; t458++) {
+            const int32_t t459 = (int32_t)t458;
+            int32_t t457x0;
+            int32_t t457x1;
+            int32_t t460;
+            if ((uint64_t)(int64_t)t459 < (uint64_t)v_sd_1477_n) {
+              t460 = (int32_t)(v_sd_1477_off[t459 + 1] - v_sd_1477_off[t459]);
             } else {
-              NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 0, 0, RT_GATHER, t461, v_sd_1477_n, 0.0, 6);
-              t462 = 0;
+              NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_sd_1477_n, 0.0, 6);
+              t460 = 0;
             }
-            uint8_t t464 = rt_le_i(t462, 1);
-            int32_t t466 = rt_btoi_b(t464);
-            uint8_t t468 = rt_not_b(t464);
-            int32_t t470 = rt_btoi_b(t468);
-            t459x0 = t466;
-            t459x1 = t470;
-            int32_t t472 = rt_add_i(t459a0, t459x0);
-            int32_t t474 = rt_add_i(t459a1, t459x1);
-            t459a0 = t472;
-            t459a1 = t474;
+            uint8_t t462 = rt_le_i(t460, 1);
+            int32_t t464 = rt_btoi_b(t462);
+            uint8_t t466 = rt_not_b(t462);
+            int32_t t468 = rt_btoi_b(t466);
+            t457x0 = t464;
+            t457x1 = t468;
+            int32_t t470 = rt_add_i(t457a0, t457x0);
+            int32_t t472 = rt_add_i(t457a1, t457x1);
+            t457a0 = t470;
+            t457a1 = t472;
           }
-          t457[t459] = t459a0;
-          t458[t459] = t459a1;
+          t455[t457] = t457a0;
+          t456[t457] = t457a1;
         }
-        int32_t t459t0;
-        int32_t t459t1;
-        t459t0 = 0;
-        t459t1 = 0;
-        for (int64_t t459 = 0; t459 < t456; t459++) {
-          const int32_t t475 = t457[t459];
-          t457[t459] = t459t0;
-          const int32_t t476 = t458[t459];
-          t458[t459] = t459t1;
-          int32_t t478 = rt_add_i(t459t0, t475);
-          int32_t t480 = rt_add_i(t459t1, t476);
-          t459t0 = t478;
-          t459t1 = t480;
+        int32_t t457t0;
+        int32_t t457t1;
+        t457t0 = 0;
+        t457t1 = 0;
+        for (int64_t t457 = 0; t457 < t454; t457++) {
+          const int32_t t473 = t455[t457];
+          t455[t457] = t457t0;
+          const int32_t t474 = t456[t457];
+          t456[t457] = t457t1;
+          int32_t t476 = rt_add_i(t457t0, t473);
+          int32_t t478 = rt_add_i(t457t1, t474);
+          t457t0 = t476;
+          t457t1 = t478;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t455);
+        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t453);
         int32_t *v_x1475_d = v_x1475->data.i;
         const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t455);
+        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t453);
         int32_t *v_x1476_d = v_x1476->data.i;
         const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t456 > 1)
-        for (int64_t t459 = 0; t459 < t456; t459++) {
-          int32_t t459p0;
-          int32_t t459p1;
-          t459p0 = t457[t459];
-          t459p1 = t458[t459];
-          const int64_t t459_end = (t459 + 1) * RT_CHUNK < t455 ? (t459 + 1) * RT_CHUNK : t455;
-          for (int64_t t460 = t459 * RT_CHUNK; t460 < t459_end; t460++) {
-            const int32_t t461 = (int32_t)t460;
-            v_x1475_d[t460] = t459p0;
-            v_x1476_d[t460] = t459p1;
-            int32_t t459y0;
-            int32_t t459y1;
-            int32_t t481;
-            if ((uint64_t)(int64_t)t461 < (uint64_t)v_sd_1477_n) {
-              t481 = (int32_t)(v_sd_1477_off[t461 + 1] - v_sd_1477_off[t461]);
+        RT_PARALLEL_FOR_IF(t454 > 1)
+        for (int64_t t457 = 0; t457 < t454; t457++) {
+          int32_t t457p0;
+          int32_t t457p1;
+          t457p0 = t455[t457];
+          t457p1 = t456[t457];
+          const int64_t t457_end = (t457 + 1) * RT_CHUNK < t453 ? (t457 + 1) * RT_CHUNK : t453;
+          for (int64_t t458 = t457 * RT_CHUNK; t458 < t457_end; t458++) {
+            const int32_t t459 = (int32_t)t458;
+            v_x1475_d[t458] = t457p0;
+            v_x1476_d[t458] = t457p1;
+            int32_t t457y0;
+            int32_t t457y1;
+            int32_t t479;
+            if ((uint64_t)(int64_t)t459 < (uint64_t)v_sd_1477_n) {
+              t479 = (int32_t)(v_sd_1477_off[t459 + 1] - v_sd_1477_off[t459]);
             } else {
-              NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 0, 0, RT_GATHER, t461, v_sd_1477_n, 0.0, 7);
-              t481 = 0;
+              NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_sd_1477_n, 0.0, 7);
+              t479 = 0;
             }
-            uint8_t t483 = rt_le_i(t481, 1);
-            int32_t t485 = rt_btoi_b(t483);
-            uint8_t t487 = rt_not_b(t483);
-            int32_t t489 = rt_btoi_b(t487);
-            t459y0 = t485;
-            t459y1 = t489;
-            int32_t t491 = rt_add_i(t459p0, t459y0);
-            int32_t t493 = rt_add_i(t459p1, t459y1);
-            t459p0 = t491;
-            t459p1 = t493;
+            uint8_t t481 = rt_le_i(t479, 1);
+            int32_t t483 = rt_btoi_b(t481);
+            uint8_t t485 = rt_not_b(t481);
+            int32_t t487 = rt_btoi_b(t485);
+            t457y0 = t483;
+            t457y1 = t487;
+            int32_t t489 = rt_add_i(t457p0, t457y0);
+            int32_t t491 = rt_add_i(t457p1, t457y1);
+            t457p0 = t489;
+            t457p1 = t491;
           }
         }
-        rt_free(t457);
-        rt_free(t458);
+        rt_free(t455);
+        rt_free(t456);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -2685,38 +2685,38 @@ __attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t506 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t506);
+    const int64_t t504 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t504);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t506);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t504);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t506);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t504);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t506 >= RT_PARALLEL_MIN)
-    for (int64_t t507 = 0; t507 < t506; t507++) {
-      const int32_t t508 = (int32_t)t507;
-      int32_t t509 = v_x1522_d[t508];
-      int32_t t510;
-      if ((uint64_t)(int64_t)t509 < (uint64_t)v_sd_1535_n) {
-        t510 = (int32_t)v_sd_1535_off[t509];
+    RT_PARALLEL_FOR_IF(t504 >= RT_PARALLEL_MIN)
+    for (int64_t t505 = 0; t505 < t504; t505++) {
+      const int32_t t506 = (int32_t)t505;
+      int32_t t507 = v_x1522_d[t506];
+      int32_t t508;
+      if ((uint64_t)(int64_t)t507 < (uint64_t)v_sd_1535_n) {
+        t508 = (int32_t)v_sd_1535_off[t507];
       } else {
-        NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_sd_1535_n, 0.0, 0);
-        t510 = 0;
+        NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_sd_1535_n, 0.0, 0);
+        t508 = 0;
       }
-      int32_t t511;
-      if ((uint64_t)(int64_t)t509 < (uint64_t)v_sd_1523_n) {
-        t511 = (int32_t)(v_sd_1523_off[t509 + 1] - v_sd_1523_off[t509]);
+      int32_t t509;
+      if ((uint64_t)(int64_t)t507 < (uint64_t)v_sd_1523_n) {
+        t509 = (int32_t)(v_sd_1523_off[t507 + 1] - v_sd_1523_off[t507]);
       } else {
-        NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_sd_1523_n, 0.0, 1);
-        t511 = 0;
+        NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_sd_1523_n, 0.0, 1);
+        t509 = 0;
       }
-      int32_t t513 = rt_add_i(t510, t511);
-      v_x1529_d[t507] = t510;
-      v_x1530_d[t507] = t513;
-      v_x1531_d[t507] = 1;
+      int32_t t511 = rt_add_i(t508, t509);
+      v_x1529_d[t505] = t508;
+      v_x1530_d[t505] = t511;
+      v_x1531_d[t505] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2730,9 +2730,9 @@ __attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int 
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t514 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t514, v_x1525);
-      v_x1532 = t514;
+      RtValue *t512 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t512, v_x1525);
+      v_x1532 = t512;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -2774,42 +2774,42 @@ __attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t527 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t527);
+    const int64_t t525 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t525);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t527);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t525);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t527);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t525);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t527);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t525);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t527 >= RT_PARALLEL_MIN)
-    for (int64_t t528 = 0; t528 < t527; t528++) {
-      const int32_t t529 = (int32_t)t528;
-      int32_t t530 = v_x1507_d[t529];
-      int32_t t531;
-      if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1521_n) {
-        t531 = (int32_t)v_sd_1521_off[t530];
+    RT_PARALLEL_FOR_IF(t525 >= RT_PARALLEL_MIN)
+    for (int64_t t526 = 0; t526 < t525; t526++) {
+      const int32_t t527 = (int32_t)t526;
+      int32_t t528 = v_x1507_d[t527];
+      int32_t t529;
+      if ((uint64_t)(int64_t)t528 < (uint64_t)v_sd_1521_n) {
+        t529 = (int32_t)v_sd_1521_off[t528];
       } else {
-        NESSIE_RECORD(err, t528, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1521_n, 0.0, 0);
-        t531 = 0;
+        NESSIE_RECORD(err, t526, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_sd_1521_n, 0.0, 0);
+        t529 = 0;
       }
-      int32_t t532;
-      if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1508_n) {
-        t532 = (int32_t)(v_sd_1508_off[t530 + 1] - v_sd_1508_off[t530]);
+      int32_t t530;
+      if ((uint64_t)(int64_t)t528 < (uint64_t)v_sd_1508_n) {
+        t530 = (int32_t)(v_sd_1508_off[t528 + 1] - v_sd_1508_off[t528]);
       } else {
-        NESSIE_RECORD(err, t528, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1508_n, 0.0, 1);
-        t532 = 0;
+        NESSIE_RECORD(err, t526, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_sd_1508_n, 0.0, 1);
+        t530 = 0;
       }
-      int32_t t534 = rt_add_i(t531, t532);
-      v_x1514_d[t528] = t531;
-      v_x1515_d[t528] = t532;
-      v_x1516_d[t528] = t534;
-      v_x1517_d[t528] = 1;
+      int32_t t532 = rt_add_i(t529, t530);
+      v_x1514_d[t526] = t529;
+      v_x1515_d[t526] = t530;
+      v_x1516_d[t526] = t532;
+      v_x1517_d[t526] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2825,9 +2825,9 @@ __attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int 
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t535 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t535, v_x1510);
-      v_x1518 = t535;
+      RtValue *t533 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t533, v_x1510);
+      v_x1518 = t533;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -2871,48 +2871,48 @@ __attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t558 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t558);
+    const int64_t t556 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t556);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t558 >= RT_PARALLEL_MIN)
-    for (int64_t t559 = 0; t559 < t558; t559++) {
-      const int32_t t560 = (int32_t)t559;
-      int32_t t561 = v_x1301_d[t560];
-      int32_t t563 = rt_add_i(t561, v_x1302);
-      uint8_t t564 = v_x1305_d[t560];
-      int32_t t565 = v_x1306_d[t560];
-      int32_t t567 = (t564 ? t565 : t563);
-      int32_t t568;
-      if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1311) {
-        t568 = t567;
+    RT_PARALLEL_FOR_IF(t556 >= RT_PARALLEL_MIN)
+    for (int64_t t557 = 0; t557 < t556; t557++) {
+      const int32_t t558 = (int32_t)t557;
+      int32_t t559 = v_x1301_d[t558];
+      int32_t t561 = rt_add_i(t559, v_x1302);
+      uint8_t t562 = v_x1305_d[t558];
+      int32_t t563 = v_x1306_d[t558];
+      int32_t t565 = (t562 ? t563 : t561);
+      int32_t t566;
+      if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1311) {
+        t566 = t565;
       } else {
-        NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1311, 0.0, 0);
-        t568 = 0;
+        NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1311, 0.0, 0);
+        t566 = 0;
       }
-      uint8_t t570 = rt_lt_i(t568, (int32_t)v_x1309_n);
-      int32_t t571;
-      if (t570) {
-        int32_t t572;
-        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1309_n) {
-          t572 = v_x1309_d[t568];
+      uint8_t t568 = rt_lt_i(t566, (int32_t)v_x1309_n);
+      int32_t t569;
+      if (t568) {
+        int32_t t570;
+        if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1309_n) {
+          t570 = v_x1309_d[t566];
         } else {
-          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1309_n, 0.0, 1);
-          t572 = 0;
+          NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1309_n, 0.0, 1);
+          t570 = 0;
         }
-        t571 = t572;
+        t569 = t570;
       } else {
-        int32_t t574 = rt_sub_i(t568, (int32_t)v_x1309_n);
-        int32_t t575;
-        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x1310_n) {
-          t575 = v_x1310_d[t574];
+        int32_t t572 = rt_sub_i(t566, (int32_t)v_x1309_n);
+        int32_t t573;
+        if ((uint64_t)(int64_t)t572 < (uint64_t)v_x1310_n) {
+          t573 = v_x1310_d[t572];
         } else {
-          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x1310_n, 0.0, 2);
-          t575 = 0;
+          NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t572, v_x1310_n, 0.0, 2);
+          t573 = 0;
         }
-        t571 = t575;
+        t569 = t573;
       }
-      v_x1315_d[t559] = t571;
+      v_x1315_d[t557] = t569;
     }
   }
   if (err->index != INT64_MAX)
@@ -2933,28 +2933,28 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int32_t t582;
+    int32_t t580;
     if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-      t582 = v_x1536_d[0];
+      t580 = v_x1536_d[0];
     } else {
       NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-      t582 = 0;
+      t580 = 0;
     }
-    v_x1537 = t582;
+    v_x1537 = t580;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t583 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t583);
+      const int64_t t581 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t581);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t583 >= RT_PARALLEL_MIN)
-      for (int64_t t584 = 0; t584 < t583; t584++) {
-        const int32_t t585 = (int32_t)t584;
-        v_x1539_d[t584] = v_x1537;
+      RT_PARALLEL_FOR_IF(t581 >= RT_PARALLEL_MIN)
+      for (int64_t t582 = 0; t582 < t581; t582++) {
+        const int32_t t583 = (int32_t)t582;
+        v_x1539_d[t582] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -2978,91 +2978,91 @@ __attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int 
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t608 = v_x1541_n;
-    const int64_t t609 = t608 > 0 ? (t608 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t610 = (uint8_t *)rt_alloc_atomic((size_t)t608 + 1);
-    int64_t *t611 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t609 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t609 > 1)
-    for (int64_t t612 = 0; t612 < t609; t612++) {
+    const int64_t t606 = v_x1541_n;
+    const int64_t t607 = t606 > 0 ? (t606 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t608 = (uint8_t *)rt_alloc_atomic((size_t)t606 + 1);
+    int64_t *t609 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t607 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t607 > 1)
+    for (int64_t t610 = 0; t610 < t607; t610++) {
       int64_t kept[2] = {0};
-      const int64_t t612_end = (t612 + 1) * RT_CHUNK < t608 ? (t612 + 1) * RT_CHUNK : t608;
-      for (int64_t t613 = t612 * RT_CHUNK; t613 < t612_end; t613++) {
-        const int32_t t614 = (int32_t)t613;
-        int32_t t612x0;
-        int32_t t612x1;
-        int32_t t617 = v_x1541_d[t614];
-        t612x0 = t617;
-        t612x1 = t617;
-        uint8_t t618;
-        uint8_t t619;
-        int32_t t620;
+      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t606 ? (t610 + 1) * RT_CHUNK : t606;
+      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
+        const int32_t t612 = (int32_t)t611;
+        int32_t t610x0;
+        int32_t t610x1;
+        int32_t t615 = v_x1541_d[t612];
+        t610x0 = t615;
+        t610x1 = t615;
+        uint8_t t616;
+        uint8_t t617;
+        int32_t t618;
         if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-          t620 = v_dev_1548_d[0];
+          t618 = v_dev_1548_d[0];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-          t620 = 0;
+          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          t618 = 0;
         }
-        uint8_t t622 = rt_lt_i(t612x0, t620);
-        uint8_t t624 = rt_gt_i(t612x1, t620);
-        t618 = t622;
-        t619 = t624;
-        kept[0] += t618 != 0;
-        kept[1] += t619 != 0;
-        t610[t613] = (uint8_t)((t618 != 0) << 0 | (t619 != 0) << 1);
+        uint8_t t620 = rt_lt_i(t610x0, t618);
+        uint8_t t622 = rt_gt_i(t610x1, t618);
+        t616 = t620;
+        t617 = t622;
+        kept[0] += t616 != 0;
+        kept[1] += t617 != 0;
+        t608[t611] = (uint8_t)((t616 != 0) << 0 | (t617 != 0) << 1);
       }
-      t611[0 * t609 + t612] = kept[0];
-      t611[1 * t609 + t612] = kept[1];
+      t609[0 * t607 + t610] = kept[0];
+      t609[1 * t607 + t610] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t610);
-      rt_free(t611);
+      rt_free(t608);
+      rt_free(t609);
       goto fail;
     }
-    int64_t t625 = 0;
-    for (int64_t t612 = 0; t612 < t609; t612++) {
-      const int64_t k = t611[0 * t609 + t612];
-      t611[0 * t609 + t612] = t625;
-      t625 += k;
+    int64_t t623 = 0;
+    for (int64_t t610 = 0; t610 < t607; t610++) {
+      const int64_t k = t609[0 * t607 + t610];
+      t609[0 * t607 + t610] = t623;
+      t623 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t625);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t623);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t626 = 0;
-    for (int64_t t612 = 0; t612 < t609; t612++) {
-      const int64_t k = t611[1 * t609 + t612];
-      t611[1 * t609 + t612] = t626;
-      t626 += k;
+    int64_t t624 = 0;
+    for (int64_t t610 = 0; t610 < t607; t610++) {
+      const int64_t k = t609[1 * t607 + t610];
+      t609[1 * t607 + t610] = t624;
+      t624 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t626);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t624);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t609 > 1)
-    for (int64_t t612 = 0; t612 < t609; t612++) {
+    RT_PARALLEL_FOR_IF(t607 > 1)
+    for (int64_t t610 = 0; t610 < t607; t610++) {
       int64_t at[2];
-      at[0] = t611[0 * t609 + t612];
-      at[1] = t611[1 * t609 + t612];
-      const int64_t t612_end = (t612 + 1) * RT_CHUNK < t608 ? (t612 + 1) * RT_CHUNK : t608;
-      for (int64_t t613 = t612 * RT_CHUNK; t613 < t612_end; t613++) {
-        const int32_t t614 = (int32_t)t613;
-        if (!t610[t613])
+      at[0] = t609[0 * t607 + t610];
+      at[1] = t609[1 * t607 + t610];
+      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t606 ? (t610 + 1) * RT_CHUNK : t606;
+      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
+        const int32_t t612 = (int32_t)t611;
+        if (!t608[t611])
           continue;
-        int32_t t612y0;
-        int32_t t612y1;
-        int32_t t627 = v_x1541_d[t614];
-        t612y0 = t627;
-        t612y1 = t627;
-        if (t610[t613] >> 0 & 1) {
-          v_x1546_d[at[0]] = t612y0;
+        int32_t t610y0;
+        int32_t t610y1;
+        int32_t t625 = v_x1541_d[t612];
+        t610y0 = t625;
+        t610y1 = t625;
+        if (t608[t611] >> 0 & 1) {
+          v_x1546_d[at[0]] = t610y0;
           at[0]++;
         }
-        if (t610[t613] >> 1 & 1) {
-          v_x1547_d[at[1]] = t612y1;
+        if (t608[t611] >> 1 & 1) {
+          v_x1547_d[at[1]] = t610y1;
           at[1]++;
         }
       }
     }
-    rt_free(t610);
-    rt_free(t611);
+    rt_free(t608);
+    rt_free(t609);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3096,10 +3096,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t628 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t628->data.i[0] = v_x62;
-    t628->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t628);
+    RtValue *t626 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t626->data.i[0] = v_x62;
+    t626->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t626);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -3381,16 +3381,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t629 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t629->data.i[0] = 3;
-  t629->data.i[1] = 1;
-  t629->data.i[2] = 4;
-  t629->data.i[3] = 1;
-  t629->data.i[4] = 5;
-  t629->data.i[5] = 9;
-  t629->data.i[6] = 2;
-  t629->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t629);
+  RtValue *t627 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t627->data.i[0] = 3;
+  t627->data.i[1] = 1;
+  t627->data.i[2] = 4;
+  t627->data.i[3] = 1;
+  t627->data.i[4] = 5;
+  t627->data.i[5] = 9;
+  t627->data.i[6] = 2;
+  t627->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t627);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -807,6 +807,14 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
       const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t100 = (uint8_t *)rt_alloc_atomic((size_t)t98 + 1);
       int64_t *t101 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t99 + 1)); /* class c, chunk k: [c * chunks + k] */
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
+      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      int32_t *v_x1424_d = v_x1424->data.i;
+      const int64_t v_x1424_n = v_x1424->len;
+      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
       RT_PARALLEL_FOR_IF(t99 > 1)
       for (int64_t t102 = 0; t102 < t99; t102++) {
         int64_t kept[2] = {0};
@@ -817,6 +825,7 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
           const int32_t t106 = (int32_t)t105;
           if (t103 >= t105_end)
             continue; /* none of the chunk's elements */
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
           for (; t103 < t105_end; t103++) {
             const int32_t t104 = (int32_t)t103;
             int32_t t102x0;
@@ -852,6 +861,13 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             kept[1] += t115 != 0;
             t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
           }
+          if (v_x1395_off[t105] >= t102 * RT_CHUNK && v_x1395_off[t105 + 1] <= t102_end) { /* the whole segment */
+            v_x1423_d[t105] = (int32_t)(kept[0] - before[0]);
+            v_x1424_d[t105] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1423_d[t105], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1424_d[t105], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+          }
         }
         t101[0 * t99 + t102] = kept[0];
         t101[1 * t99 + t102] = kept[1];
@@ -879,35 +895,19 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
       v_x1421 = rt_value_new(rt_vec_type(RT_INT), t117);
       int32_t *v_x1421_d = v_x1421->data.i;
       const int64_t v_x1421_n = v_x1421->len;
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1424_d = v_x1424->data.i;
-      const int64_t v_x1424_n = v_x1424->len;
-      RT_PARALLEL_FOR_IF(v_x1395_n > RT_CHUNK)
-      for (int64_t t118 = 0; t118 < v_x1395_n; t118++) {
-        int32_t in[2] = {0};
-        for (int64_t t119 = v_x1395_off[t118]; t119 < v_x1395_off[t118 + 1]; t119++) {
-          in[0] += t100[t119] >> 0 & 1;
-          in[1] += t100[t119] >> 1 & 1;
-        }
-        v_x1423_d[t118] = in[0];
-        v_x1424_d[t118] = in[1];
-      }
       v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t118 = 0, t120 = 0; t118 < v_x1395_n; t118++) {
-        v_x1425_d[t118] = (int32_t)t120;
-        t120 += v_x1423_d[t118];
+      for (int64_t t118 = 0, t119 = 0; t118 < v_x1395_n; t118++) {
+        v_x1425_d[t118] = (int32_t)t119;
+        t119 += v_x1423_d[t118];
       }
       v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
       int32_t *v_x1426_d = v_x1426->data.i;
       const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t118 = 0, t121 = 0; t118 < v_x1395_n; t118++) {
-        v_x1426_d[t118] = (int32_t)t121;
-        t121 += v_x1424_d[t118];
+      for (int64_t t118 = 0, t120 = 0; t118 < v_x1395_n; t118++) {
+        v_x1426_d[t118] = (int32_t)t120;
+        t120 += v_x1424_d[t118];
       }
       RT_PARALLEL_FOR_IF(t99 > 1)
       for (int64_t t102 = 0; t102 < t99; t102++) {
@@ -929,27 +929,27 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             uint8_t t102y1;
             int32_t t102y2;
             uint8_t t102y3;
-            int32_t t122;
+            int32_t t121;
             if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
-              t122 = v_x1404_d[t106];
+              t121 = v_x1404_d[t106];
             } else {
               NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 6);
-              t122 = 0;
+              t121 = 0;
             }
-            int32_t t123 = v_x1389_d[t104];
-            int32_t t124;
-            if ((uint64_t)(int64_t)t123 < (uint64_t)v_x1390_n) {
-              t124 = v_x1390_d[t123];
+            int32_t t122 = v_x1389_d[t104];
+            int32_t t123;
+            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x1390_n) {
+              t123 = v_x1390_d[t122];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x1390_n, 0.0, 7);
-              t124 = 0;
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x1390_n, 0.0, 7);
+              t123 = 0;
             }
-            uint8_t t126 = rt_lt_i(t124, t122);
-            uint8_t t128 = rt_gt_i(t124, t122);
-            t102y0 = t124;
-            t102y1 = t126;
-            t102y2 = t124;
-            t102y3 = t128;
+            uint8_t t125 = rt_lt_i(t123, t121);
+            uint8_t t127 = rt_gt_i(t123, t121);
+            t102y0 = t123;
+            t102y1 = t125;
+            t102y2 = t123;
+            t102y3 = t127;
             if (t100[t103] >> 0 & 1) {
               v_x1419_d[at[0]] = t102y0;
               at[0]++;
@@ -1021,56 +1021,56 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t130 = 0; /* nonzero: a check below failed */
-    int t131 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
-    int32_t t129 = t131 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
-    t130 |= !t131;
-    int32_t t132 = t131 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
-    uint8_t t134 = rt_lt_i(0, t132);
-    int32_t t136 = (t134 ? t129 : -1);
-    uint8_t t138 = rt_ge_i(t136, 0);
-    int32_t t139;
-    if (t138) {
-      int t141 = (uint64_t)(int64_t)t136 < (uint64_t)A.v_x1390_n;
-      int32_t t140 = t141 ? A.v_x1390_d[t136] : 0;
-      t130 |= !t141;
-      t139 = t140;
+    int t129 = 0; /* nonzero: a check below failed */
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
+    int32_t t128 = t130 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
+    t129 |= !t130;
+    int32_t t131 = t130 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
+    uint8_t t133 = rt_lt_i(0, t131);
+    int32_t t135 = (t133 ? t128 : -1);
+    uint8_t t137 = rt_ge_i(t135, 0);
+    int32_t t138;
+    if (t137) {
+      int t140 = (uint64_t)(int64_t)t135 < (uint64_t)A.v_x1390_n;
+      int32_t t139 = t140 ? A.v_x1390_d[t135] : 0;
+      t129 |= !t140;
+      t138 = t139;
     } else {
-      t139 = 0;
+      t138 = 0;
     }
-    if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
-      int32_t t142;
+    if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
+      int32_t t141;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t142 = rtg::ld_stream(&A.v_x1393_d[ix]);
+        t141 = rtg::ld_stream(&A.v_x1393_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 0);
-        t142 = 0;
+        t141 = 0;
       }
-      int32_t t143;
+      int32_t t142;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t143 = rtg::ld_stream(&A.v_x1391_d[ix]);
+        t142 = rtg::ld_stream(&A.v_x1391_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 1);
-        t143 = 0;
+        t142 = 0;
       }
-      uint8_t t145 = rt_lt_i(0, t143);
-      int32_t t147 = (t145 ? t142 : -1);
-      uint8_t t149 = rt_ge_i(t147, 0);
-      int32_t t150;
-      if (t149) {
-        int32_t t151;
-        if ((uint64_t)(int64_t)t147 < (uint64_t)A.v_x1390_n) {
-          t151 = A.v_x1390_d[t147];
+      uint8_t t144 = rt_lt_i(0, t142);
+      int32_t t146 = (t144 ? t141 : -1);
+      uint8_t t148 = rt_ge_i(t146, 0);
+      int32_t t149;
+      if (t148) {
+        int32_t t150;
+        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x1390_n) {
+          t150 = A.v_x1390_d[t146];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t147, A.v_x1390_n, 0.0, 2);
-          t151 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t146, A.v_x1390_n, 0.0, 2);
+          t150 = 0;
         }
-        t150 = t151;
+        t149 = t150;
       } else {
-        t150 = 0;
+        t149 = 0;
       }
     }
-    return K6_0_V{1, t139};
+    return K6_0_V{1, t138};
   }
 };
 struct K6_0_store {
@@ -1094,36 +1094,36 @@ struct K6_1_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t153 = 0; /* nonzero: a check below failed */
-    int t154 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
-    int32_t t152 = t154 ? A.v_x1404_d[sx] : 0;
-    t153 |= !t154;
-    int32_t t155 = rtg::ld_stream(&A.v_x1389_d[ix]);
-    int t157 = (uint64_t)(int64_t)t155 < (uint64_t)A.v_x1390_n;
-    int32_t t156 = t157 ? A.v_x1390_d[t155] : 0;
-    t153 |= !t157;
-    uint8_t t159 = rt_lt_i(t156, t152);
-    uint8_t t161 = rt_gt_i(t156, t152);
-    if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
-      int32_t t162;
+    int t152 = 0; /* nonzero: a check below failed */
+    int t153 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
+    int32_t t151 = t153 ? A.v_x1404_d[sx] : 0;
+    t152 |= !t153;
+    int32_t t154 = rtg::ld_stream(&A.v_x1389_d[ix]);
+    int t156 = (uint64_t)(int64_t)t154 < (uint64_t)A.v_x1390_n;
+    int32_t t155 = t156 ? A.v_x1390_d[t154] : 0;
+    t152 |= !t156;
+    uint8_t t158 = rt_lt_i(t155, t151);
+    uint8_t t160 = rt_gt_i(t155, t151);
+    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+      int32_t t161;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n) {
-        t162 = A.v_x1404_d[sx];
+        t161 = A.v_x1404_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1404_n, 0.0, 3);
-        t162 = 0;
+        t161 = 0;
       }
-      int32_t t163 = rtg::ld_stream(&A.v_x1389_d[ix]);
-      int32_t t164;
-      if ((uint64_t)(int64_t)t163 < (uint64_t)A.v_x1390_n) {
-        t164 = A.v_x1390_d[t163];
+      int32_t t162 = rtg::ld_stream(&A.v_x1389_d[ix]);
+      int32_t t163;
+      if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x1390_n) {
+        t163 = A.v_x1390_d[t162];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, A.v_x1390_n, 0.0, 4);
-        t164 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x1390_n, 0.0, 4);
+        t163 = 0;
       }
-      uint8_t t166 = rt_lt_i(t164, t162);
-      uint8_t t168 = rt_gt_i(t164, t162);
+      uint8_t t165 = rt_lt_i(t163, t161);
+      uint8_t t167 = rt_gt_i(t163, t161);
     }
-    return K6_1_V{t156, t159, t161};
+    return K6_1_V{t155, t158, t160};
   }
 };
 struct K6_1_store {
@@ -1177,38 +1177,38 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtV
   RtValue *v_x1426 = NULL;
   /* MAP */
   {
-    const int64_t t169 = v_x1392;
-    if (t169 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, run, 5};
+    const int64_t t168 = v_x1392;
+    if (t168 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t168, 0.0, run, 5};
       goto fail;
     }
-    v_x1403 = rtg_vec_new(RT_BOOL, t169);
+    v_x1403 = rtg_vec_new(RT_BOOL, t168);
     A.v_x1403_d = v_x1403->data.b;
     A.v_x1403_n = v_x1403->len;
-    v_x1404 = rtg_vec_new(RT_INT, t169);
+    v_x1404 = rtg_vec_new(RT_INT, t168);
     A.v_x1404_d = v_x1404->data.i;
     A.v_x1404_n = v_x1404->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t169);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t168);
   }
   /* SPLIT */
-  rtg::SplitCounts t170; /* the slots of its classes' counts */
-  int64_t t171; /* its size */
+  rtg::SplitCounts t169; /* the slots of its classes' counts */
+  int64_t t170; /* its size */
   {
-    const int64_t t172 = v_x1389->len;
-    v_x1419 = rtg_vec_new(RT_INT, t172);
+    const int64_t t171 = v_x1389->len;
+    v_x1419 = rtg_vec_new(RT_INT, t171);
     A.v_x1419_d = v_x1419->data.i;
     A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_new(RT_INT, t172);
+    v_x1421 = rtg_vec_new(RT_INT, t171);
     A.v_x1421_d = v_x1421->data.i;
     A.v_x1421_n = v_x1421->len;
-    t171 = t172;
+    t170 = t171;
     v_x1423 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1423_d = v_x1423->data.i;
     A.v_x1423_n = v_x1423->len;
     v_x1424 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1424_d = v_x1424->data.i;
     A.v_x1424_n = v_x1424->len;
-    RtValue *const t173[2] = {
+    RtValue *const t172[2] = {
       v_x1423,
       v_x1424,
     };
@@ -1218,20 +1218,20 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtV
     v_x1426 = rtg_vec_new(RT_INT, v_x1395->len);
     A.v_x1426_d = v_x1426->data.i;
     A.v_x1426_n = v_x1426->len;
-    RtValue *const t174[2] = {
+    RtValue *const t173[2] = {
       v_x1425,
       v_x1426,
     };
-    t170 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t172, K6_1_store{A}, v_x1395, t173, t174);
+    t169 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t171, K6_1_store{A}, v_x1395, t172, t173);
   }
   {
-    int64_t t175[2];
-    t175[0] = rtg::filter_count(t170.at[0]);
-    t175[1] = rtg::filter_count(t170.at[1]);
-    v_x1419 = rtg_vec_fit(v_x1419, t175[0]);
+    int64_t t174[2];
+    t174[0] = rtg::filter_count(t169.at[0]);
+    t174[1] = rtg::filter_count(t169.at[1]);
+    v_x1419 = rtg_vec_fit(v_x1419, t174[0]);
     A.v_x1419_d = v_x1419->data.i;
     A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_fit(v_x1421, t175[1]);
+    v_x1421 = rtg_vec_fit(v_x1421, t174[1]);
     A.v_x1421_d = v_x1421->data.i;
     A.v_x1421_n = v_x1421->len;
   }
@@ -1293,97 +1293,97 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t176 = v_x919;
-    if (t176 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t176, 0.0, 0);
+    const int64_t t175 = v_x919;
+    if (t175 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t175, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t176);
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t175);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t176);
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t175);
     int32_t *v_x943_d = v_x943->data.i;
     const int64_t v_x943_n = v_x943->len;
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t176);
+    v_x945 = rt_value_new(rt_vec_type(RT_INT), t175);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
-    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
-    for (int64_t t177 = 0; t177 < t176; t177++) {
-      const int32_t t178 = (int32_t)t177;
-      int t179 = 0;
-      int32_t t180 = rt_div_i(t178, 2, &t179);
-      if (t179) {
-        NESSIE_RECORD(err, t177, RT_CHECK_SCALAR, 0, t179, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t175 >= RT_PARALLEL_MIN)
+    for (int64_t t176 = 0; t176 < t175; t176++) {
+      const int32_t t177 = (int32_t)t176;
+      int t178 = 0;
+      int32_t t179 = rt_div_i(t177, 2, &t178);
+      if (t178) {
+        NESSIE_RECORD(err, t176, RT_CHECK_SCALAR, 0, t178, RT_DIV, 0, 0, 0.0, 1);
       }
-      int t181 = 0;
-      int32_t t182 = rt_rem_i(t178, 2, &t181);
-      if (t181) {
-        NESSIE_RECORD(err, t177, RT_CHECK_SCALAR, 0, t181, RT_REM, 0, 0, 0.0, 2);
+      int t180 = 0;
+      int32_t t181 = rt_rem_i(t177, 2, &t180);
+      if (t180) {
+        NESSIE_RECORD(err, t176, RT_CHECK_SCALAR, 0, t180, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t184 = rt_mul_i(t182, v_x926);
-      int32_t t186 = rt_add_i(t184, t180);
-      int32_t t187;
-      if ((uint64_t)(int64_t)t186 < (uint64_t)v_x916) {
-        t187 = t186;
+      int32_t t183 = rt_mul_i(t181, v_x926);
+      int32_t t185 = rt_add_i(t183, t179);
+      int32_t t186;
+      if ((uint64_t)(int64_t)t185 < (uint64_t)v_x916) {
+        t186 = t185;
       } else {
-        NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x916, 0.0, 3);
-        t187 = 0;
+        NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x916, 0.0, 3);
+        t186 = 0;
       }
-      uint8_t t189 = rt_lt_i(t187, (int32_t)v_x914_n);
-      int32_t t190;
-      if (t189) {
-        int32_t t191;
-        if ((uint64_t)(int64_t)t187 < (uint64_t)v_x914_n) {
-          t191 = v_x914_d[t187];
+      uint8_t t188 = rt_lt_i(t186, (int32_t)v_x914_n);
+      int32_t t189;
+      if (t188) {
+        int32_t t190;
+        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x914_n) {
+          t190 = v_x914_d[t186];
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x914_n, 0.0, 4);
-          t191 = 0;
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x914_n, 0.0, 4);
+          t190 = 0;
         }
-        t190 = t191;
+        t189 = t190;
       } else {
-        int32_t t193 = rt_sub_i(t187, (int32_t)v_x914_n);
-        int32_t t194;
-        if ((uint64_t)(int64_t)t193 < (uint64_t)v_x914_n) {
-          t194 = v_x915_d[t193];
+        int32_t t192 = rt_sub_i(t186, (int32_t)v_x914_n);
+        int32_t t193;
+        if ((uint64_t)(int64_t)t192 < (uint64_t)v_x914_n) {
+          t193 = v_x915_d[t192];
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, v_x914_n, 0.0, 5);
-          t194 = 0;
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x914_n, 0.0, 5);
+          t193 = 0;
         }
-        t190 = t194;
+        t189 = t193;
       }
-      int32_t t195;
-      if (t189) {
-        int32_t t196;
-        if ((uint64_t)(int64_t)t187 < (uint64_t)v_x914_n) {
-          t196 = v_x937_d[t187];
+      int32_t t194;
+      if (t188) {
+        int32_t t195;
+        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x914_n) {
+          t195 = v_x937_d[t186];
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x914_n, 0.0, 6);
-          t196 = 0;
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x914_n, 0.0, 6);
+          t195 = 0;
         }
-        t195 = t196;
+        t194 = t195;
       } else {
-        int32_t t198 = rt_sub_i(t187, (int32_t)v_x914_n);
+        int32_t t197 = rt_sub_i(t186, (int32_t)v_x914_n);
+        int32_t t198;
+        if ((uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x914_n) {
+          t198 = t197;
+        } else {
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, (int32_t)v_x914_n, 0.0, 7);
+          t198 = 0;
+        }
         int32_t t199;
-        if ((uint64_t)(int64_t)t198 < (uint64_t)(int32_t)v_x914_n) {
-          t199 = t198;
+        if ((uint64_t)(int64_t)t198 < (uint64_t)v_x914_n) {
+          t199 = v_x933_d[t198];
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, (int32_t)v_x914_n, 0.0, 7);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, v_x914_n, 0.0, 8);
           t199 = 0;
         }
-        int32_t t200;
-        if ((uint64_t)(int64_t)t199 < (uint64_t)v_x914_n) {
-          t200 = v_x933_d[t199];
-        } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x914_n, 0.0, 8);
-          t200 = 0;
-        }
-        int32_t t202 = rt_add_i(t200, v_x934);
-        t195 = t202;
+        int32_t t201 = rt_add_i(t199, v_x934);
+        t194 = t201;
       }
-      int32_t t204 = rt_add_i(t195, t190);
-      v_x941_d[t177] = t195;
-      v_x943_d[t177] = t204;
-      v_x945_d[t177] = 1;
+      int32_t t203 = rt_add_i(t194, t189);
+      v_x941_d[t176] = t194;
+      v_x943_d[t176] = t203;
+      v_x945_d[t176] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1397,9 +1397,9 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
     const int64_t v_x945_n = v_x945->len;
     /* LIBRARY */
     {
-      RtValue *t205 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t205, v_x946);
-      v_x947 = t205;
+      RtValue *t204 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
+      rt_seg_known_total(t204, v_x946);
+      v_x947 = t204;
       const int64_t *v_x947_off = rt_seg_offsets(v_x947);
       const int64_t v_x947_n = v_x947->len;
     }
@@ -1452,120 +1452,120 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t208 = 0; /* nonzero: a check below failed */
-    int32_t t207 = rt_div_i(ix, 2, &t208);
-    int32_t t210 = rt_rem_i(ix, 2, &t208);
-    int32_t t212 = rt_mul_i(t210, A.v_x926);
-    int32_t t214 = rt_add_i(t212, t207);
-    int t216 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x916;
-    int32_t t215 = t216 ? t214 : 0;
-    t208 |= !t216;
-    uint8_t t218 = rt_lt_i(t215, (int32_t)A.v_x914_n);
-    int32_t t219;
-    if (t218) {
-      int t221 = (uint64_t)(int64_t)t215 < (uint64_t)A.v_x914_n;
-      int32_t t220 = t221 ? A.v_x914_d[t215] : 0;
-      t208 |= !t221;
-      t219 = t220;
+    int t207 = 0; /* nonzero: a check below failed */
+    int32_t t206 = rt_div_i(ix, 2, &t207);
+    int32_t t209 = rt_rem_i(ix, 2, &t207);
+    int32_t t211 = rt_mul_i(t209, A.v_x926);
+    int32_t t213 = rt_add_i(t211, t206);
+    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x916;
+    int32_t t214 = t215 ? t213 : 0;
+    t207 |= !t215;
+    uint8_t t217 = rt_lt_i(t214, (int32_t)A.v_x914_n);
+    int32_t t218;
+    if (t217) {
+      int t220 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x914_n;
+      int32_t t219 = t220 ? A.v_x914_d[t214] : 0;
+      t207 |= !t220;
+      t218 = t219;
     } else {
-      int32_t t223 = rt_sub_i(t215, (int32_t)A.v_x914_n);
-      int t225 = (uint64_t)(int64_t)t223 < (uint64_t)A.v_x914_n;
-      int32_t t224 = t225 ? A.v_x915_d[t223] : 0;
-      t208 |= !t225;
-      t219 = t224;
+      int32_t t222 = rt_sub_i(t214, (int32_t)A.v_x914_n);
+      int t224 = (uint64_t)(int64_t)t222 < (uint64_t)A.v_x914_n;
+      int32_t t223 = t224 ? A.v_x915_d[t222] : 0;
+      t207 |= !t224;
+      t218 = t223;
     }
-    int32_t t226;
-    if (t218) {
-      int t228 = (uint64_t)(int64_t)t215 < (uint64_t)A.v_x914_n;
-      int32_t t227 = t228 ? A.v_x937_d[t215] : 0;
-      t208 |= !t228;
-      t226 = t227;
+    int32_t t225;
+    if (t217) {
+      int t227 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x914_n;
+      int32_t t226 = t227 ? A.v_x937_d[t214] : 0;
+      t207 |= !t227;
+      t225 = t226;
     } else {
-      int32_t t230 = rt_sub_i(t215, (int32_t)A.v_x914_n);
-      int t232 = (uint64_t)(int64_t)t230 < (uint64_t)(int32_t)A.v_x914_n;
-      int32_t t231 = t232 ? t230 : 0;
-      t208 |= !t232;
-      int t234 = (uint64_t)(int64_t)t231 < (uint64_t)A.v_x914_n;
-      int32_t t233 = t234 ? A.v_x933_d[t231] : 0;
-      t208 |= !t234;
-      int32_t t236 = rt_add_i(t233, A.v_x934);
-      t226 = t236;
+      int32_t t229 = rt_sub_i(t214, (int32_t)A.v_x914_n);
+      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int32_t)A.v_x914_n;
+      int32_t t230 = t231 ? t229 : 0;
+      t207 |= !t231;
+      int t233 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x914_n;
+      int32_t t232 = t233 ? A.v_x933_d[t230] : 0;
+      t207 |= !t233;
+      int32_t t235 = rt_add_i(t232, A.v_x934);
+      t225 = t235;
     }
-    int32_t t238 = rt_add_i(t226, t219);
-    if (__builtin_expect(t208 != 0, 0)) { /* again, recording the error */
-      int t239 = 0;
-      int32_t t240 = rt_div_i(ix, 2, &t239);
-      if (t239) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t239, RT_DIV, 0, 0, 0.0, 0);
+    int32_t t237 = rt_add_i(t225, t218);
+    if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
+      int t238 = 0;
+      int32_t t239 = rt_div_i(ix, 2, &t238);
+      if (t238) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t238, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t241 = 0;
-      int32_t t242 = rt_rem_i(ix, 2, &t241);
-      if (t241) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t241, RT_REM, 0, 0, 0.0, 1);
+      int t240 = 0;
+      int32_t t241 = rt_rem_i(ix, 2, &t240);
+      if (t240) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t240, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t244 = rt_mul_i(t242, A.v_x926);
-      int32_t t246 = rt_add_i(t244, t240);
-      int32_t t247;
-      if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x916) {
-        t247 = t246;
+      int32_t t243 = rt_mul_i(t241, A.v_x926);
+      int32_t t245 = rt_add_i(t243, t239);
+      int32_t t246;
+      if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x916) {
+        t246 = t245;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x916, 0.0, 2);
-        t247 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x916, 0.0, 2);
+        t246 = 0;
       }
-      uint8_t t249 = rt_lt_i(t247, (int32_t)A.v_x914_n);
-      int32_t t250;
-      if (t249) {
-        int32_t t251;
-        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x914_n) {
-          t251 = A.v_x914_d[t247];
+      uint8_t t248 = rt_lt_i(t246, (int32_t)A.v_x914_n);
+      int32_t t249;
+      if (t248) {
+        int32_t t250;
+        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x914_n) {
+          t250 = A.v_x914_d[t246];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x914_n, 0.0, 3);
-          t251 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x914_n, 0.0, 3);
+          t250 = 0;
         }
-        t250 = t251;
+        t249 = t250;
       } else {
-        int32_t t253 = rt_sub_i(t247, (int32_t)A.v_x914_n);
-        int32_t t254;
-        if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x914_n) {
-          t254 = A.v_x915_d[t253];
+        int32_t t252 = rt_sub_i(t246, (int32_t)A.v_x914_n);
+        int32_t t253;
+        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x914_n) {
+          t253 = A.v_x915_d[t252];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x914_n, 0.0, 4);
-          t254 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, A.v_x914_n, 0.0, 4);
+          t253 = 0;
         }
-        t250 = t254;
+        t249 = t253;
       }
-      int32_t t255;
-      if (t249) {
-        int32_t t256;
-        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x914_n) {
-          t256 = A.v_x937_d[t247];
+      int32_t t254;
+      if (t248) {
+        int32_t t255;
+        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x914_n) {
+          t255 = A.v_x937_d[t246];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x914_n, 0.0, 5);
-          t256 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x914_n, 0.0, 5);
+          t255 = 0;
         }
-        t255 = t256;
+        t254 = t255;
       } else {
-        int32_t t258 = rt_sub_i(t247, (int32_t)A.v_x914_n);
+        int32_t t257 = rt_sub_i(t246, (int32_t)A.v_x914_n);
+        int32_t t258;
+        if ((uint64_t)(int64_t)t257 < (uint64_t)(int32_t)A.v_x914_n) {
+          t258 = t257;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, (int32_t)A.v_x914_n, 0.0, 6);
+          t258 = 0;
+        }
         int32_t t259;
-        if ((uint64_t)(int64_t)t258 < (uint64_t)(int32_t)A.v_x914_n) {
-          t259 = t258;
+        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x914_n) {
+          t259 = A.v_x933_d[t258];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, (int32_t)A.v_x914_n, 0.0, 6);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x914_n, 0.0, 7);
           t259 = 0;
         }
-        int32_t t260;
-        if ((uint64_t)(int64_t)t259 < (uint64_t)A.v_x914_n) {
-          t260 = A.v_x933_d[t259];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, A.v_x914_n, 0.0, 7);
-          t260 = 0;
-        }
-        int32_t t262 = rt_add_i(t260, A.v_x934);
-        t255 = t262;
+        int32_t t261 = rt_add_i(t259, A.v_x934);
+        t254 = t261;
       }
-      int32_t t264 = rt_add_i(t255, t250);
+      int32_t t263 = rt_add_i(t254, t249);
     }
-    return K7_0_V{t226, t238, 1};
+    return K7_0_V{t225, t237, 1};
   }
 };
 struct K7_0_store {
@@ -1610,27 +1610,27 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtVa
   RtValue *v_x949 = NULL;
   /* MAP */
   {
-    const int64_t t265 = v_x919;
-    if (t265 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t265, 0.0, run, 8};
+    const int64_t t264 = v_x919;
+    if (t264 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t264, 0.0, run, 8};
       goto fail;
     }
-    v_x941 = rtg_vec_new(RT_INT, t265);
+    v_x941 = rtg_vec_new(RT_INT, t264);
     A.v_x941_d = v_x941->data.i;
     A.v_x941_n = v_x941->len;
-    v_x943 = rtg_vec_new(RT_INT, t265);
+    v_x943 = rtg_vec_new(RT_INT, t264);
     A.v_x943_d = v_x943->data.i;
     A.v_x943_n = v_x943->len;
-    v_x945 = rtg_vec_new(RT_INT, t265);
+    v_x945 = rtg_vec_new(RT_INT, t264);
     A.v_x945_d = v_x945->data.i;
     A.v_x945_n = v_x945->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t266 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
-    rtg_seg_known_total(t266, v_x946);
-    v_x947 = t266;
+    RtValue *t265 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
+    rtg_seg_known_total(t265, v_x946);
+    v_x947 = t265;
     A.v_x947_off = rtg_seg_offsets(v_x947);
     A.v_x947_n = v_x947->len;
   }
@@ -1680,76 +1680,76 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, Rt
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t267 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t267);
+    const int64_t t266 = v_sd_1441_off[v_sd_1441_n];
+    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t266);
     int32_t *v_x1440_d = v_x1440->data.i;
     const int64_t v_x1440_n = v_x1440->len;
-    const int64_t t268 = (t267 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t268 > 1)
-    for (int64_t t269 = 0; t269 < t268; t269++) {
-      int64_t t272 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t269 * RT_CHUNK);
-      const int64_t t269_end = (t269 + 1) * RT_CHUNK < t267 ? (t269 + 1) * RT_CHUNK : t267;
-      for (int64_t t270 = t269 * RT_CHUNK; t270 < t269_end; t272++) {
-        const int64_t t272_end = v_sd_1441_off[t272 + 1] < t269_end ? v_sd_1441_off[t272 + 1] : t269_end;
-        const int32_t t273 = (int32_t)t272;
-        if (t270 >= t272_end)
+    const int64_t t267 = (t266 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t267 > 1)
+    for (int64_t t268 = 0; t268 < t267; t268++) {
+      int64_t t271 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t268 * RT_CHUNK);
+      const int64_t t268_end = (t268 + 1) * RT_CHUNK < t266 ? (t268 + 1) * RT_CHUNK : t266;
+      for (int64_t t269 = t268 * RT_CHUNK; t269 < t268_end; t271++) {
+        const int64_t t271_end = v_sd_1441_off[t271 + 1] < t268_end ? v_sd_1441_off[t271 + 1] : t268_end;
+        const int32_t t272 = (int32_t)t271;
+        if (t269 >= t271_end)
           continue; /* none of the chunk's elements */
-        for (; t270 < t272_end; t270++) {
-          const int32_t t271 = (int32_t)t270;
-          int32_t t274;
-          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1435_n) {
-            t274 = v_x1435_d[t273];
+        for (; t269 < t271_end; t269++) {
+          const int32_t t270 = (int32_t)t269;
+          int32_t t273;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1435_n) {
+            t273 = v_x1435_d[t272];
           } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1435_n, 0.0, 0);
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1435_n, 0.0, 0);
+            t273 = 0;
+          }
+          int32_t t274;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1433_n) {
+            t274 = v_x1433_d[t272];
+          } else {
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1433_n, 0.0, 1);
             t274 = 0;
           }
-          int32_t t275;
-          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1433_n) {
-            t275 = v_x1433_d[t273];
+          int32_t t276 = rt_sub_i(t270, t274);
+          int32_t t277;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1434_n) {
+            t277 = v_x1434_d[t272];
           } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1433_n, 0.0, 1);
-            t275 = 0;
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1434_n, 0.0, 2);
+            t277 = 0;
           }
-          int32_t t277 = rt_sub_i(t271, t275);
-          int32_t t278;
-          if ((uint64_t)(int64_t)t273 < (uint64_t)v_x1434_n) {
-            t278 = v_x1434_d[t273];
+          int32_t t279 = rt_mul_i(t276, t277);
+          int32_t t281 = rt_add_i(t273, t279);
+          int32_t t282;
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1431) {
+            t282 = t281;
           } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x1434_n, 0.0, 2);
-            t278 = 0;
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1431, 0.0, 3);
+            t282 = 0;
           }
-          int32_t t280 = rt_mul_i(t277, t278);
-          int32_t t282 = rt_add_i(t274, t280);
-          int32_t t283;
-          if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1431) {
-            t283 = t282;
-          } else {
-            NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1431, 0.0, 3);
-            t283 = 0;
-          }
-          uint8_t t285 = rt_lt_i(t283, (int32_t)v_x1429_n);
-          int32_t t286;
-          if (t285) {
-            int32_t t287;
-            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x1429_n) {
-              t287 = v_x1429_d[t283];
+          uint8_t t284 = rt_lt_i(t282, (int32_t)v_x1429_n);
+          int32_t t285;
+          if (t284) {
+            int32_t t286;
+            if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1429_n) {
+              t286 = v_x1429_d[t282];
             } else {
-              NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x1429_n, 0.0, 4);
-              t287 = 0;
+              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1429_n, 0.0, 4);
+              t286 = 0;
             }
-            t286 = t287;
+            t285 = t286;
           } else {
-            int32_t t289 = rt_sub_i(t283, (int32_t)v_x1429_n);
-            int32_t t290;
-            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x1430_n) {
-              t290 = v_x1430_d[t289];
+            int32_t t288 = rt_sub_i(t282, (int32_t)v_x1429_n);
+            int32_t t289;
+            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1430_n) {
+              t289 = v_x1430_d[t288];
             } else {
-              NESSIE_RECORD(err, t270, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x1430_n, 0.0, 5);
-              t290 = 0;
+              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1430_n, 0.0, 5);
+              t289 = 0;
             }
-            t286 = t290;
+            t285 = t289;
           }
-          v_x1440_d[t270] = t286;
+          v_x1440_d[t269] = t285;
         }
       }
     }
@@ -1786,92 +1786,92 @@ struct K8_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t292 = 0; /* nonzero: a check below failed */
-    int t293 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
-    int32_t t291 = t293 ? A.v_x1435_d[sx] : 0;
-    t292 |= !t293;
-    int t295 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
-    int32_t t294 = t295 ? A.v_x1433_d[sx] : 0;
-    t292 |= !t295;
-    int32_t t297 = rt_sub_i(ix, t294);
-    int t299 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
-    int32_t t298 = t299 ? A.v_x1434_d[sx] : 0;
-    t292 |= !t299;
-    int32_t t301 = rt_mul_i(t297, t298);
-    int32_t t303 = rt_add_i(t291, t301);
-    int t305 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1431;
-    int32_t t304 = t305 ? t303 : 0;
-    t292 |= !t305;
-    uint8_t t307 = rt_lt_i(t304, (int32_t)A.v_x1429_n);
-    int32_t t308;
-    if (t307) {
-      int t310 = (uint64_t)(int64_t)t304 < (uint64_t)A.v_x1429_n;
-      int32_t t309 = t310 ? A.v_x1429_d[t304] : 0;
-      t292 |= !t310;
-      t308 = t309;
+    int t291 = 0; /* nonzero: a check below failed */
+    int t292 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
+    int32_t t290 = t292 ? A.v_x1435_d[sx] : 0;
+    t291 |= !t292;
+    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
+    int32_t t293 = t294 ? A.v_x1433_d[sx] : 0;
+    t291 |= !t294;
+    int32_t t296 = rt_sub_i(ix, t293);
+    int t298 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
+    int32_t t297 = t298 ? A.v_x1434_d[sx] : 0;
+    t291 |= !t298;
+    int32_t t300 = rt_mul_i(t296, t297);
+    int32_t t302 = rt_add_i(t290, t300);
+    int t304 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x1431;
+    int32_t t303 = t304 ? t302 : 0;
+    t291 |= !t304;
+    uint8_t t306 = rt_lt_i(t303, (int32_t)A.v_x1429_n);
+    int32_t t307;
+    if (t306) {
+      int t309 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1429_n;
+      int32_t t308 = t309 ? A.v_x1429_d[t303] : 0;
+      t291 |= !t309;
+      t307 = t308;
     } else {
-      int32_t t312 = rt_sub_i(t304, (int32_t)A.v_x1429_n);
-      int t314 = (uint64_t)(int64_t)t312 < (uint64_t)A.v_x1430_n;
-      int32_t t313 = t314 ? A.v_x1430_d[t312] : 0;
-      t292 |= !t314;
-      t308 = t313;
+      int32_t t311 = rt_sub_i(t303, (int32_t)A.v_x1429_n);
+      int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1430_n;
+      int32_t t312 = t313 ? A.v_x1430_d[t311] : 0;
+      t291 |= !t313;
+      t307 = t312;
     }
-    if (__builtin_expect(t292 != 0, 0)) { /* again, recording the error */
-      int32_t t315;
+    if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
+      int32_t t314;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n) {
-        t315 = A.v_x1435_d[sx];
+        t314 = A.v_x1435_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1435_n, 0.0, 0);
-        t315 = 0;
+        t314 = 0;
       }
-      int32_t t316;
+      int32_t t315;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n) {
-        t316 = A.v_x1433_d[sx];
+        t315 = A.v_x1433_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1433_n, 0.0, 1);
-        t316 = 0;
+        t315 = 0;
       }
-      int32_t t318 = rt_sub_i(ix, t316);
-      int32_t t319;
+      int32_t t317 = rt_sub_i(ix, t315);
+      int32_t t318;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n) {
-        t319 = A.v_x1434_d[sx];
+        t318 = A.v_x1434_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1434_n, 0.0, 2);
-        t319 = 0;
+        t318 = 0;
       }
-      int32_t t321 = rt_mul_i(t318, t319);
-      int32_t t323 = rt_add_i(t315, t321);
-      int32_t t324;
-      if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1431) {
-        t324 = t323;
+      int32_t t320 = rt_mul_i(t317, t318);
+      int32_t t322 = rt_add_i(t314, t320);
+      int32_t t323;
+      if ((uint64_t)(int64_t)t322 < (uint64_t)A.v_x1431) {
+        t323 = t322;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1431, 0.0, 3);
-        t324 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, A.v_x1431, 0.0, 3);
+        t323 = 0;
       }
-      uint8_t t326 = rt_lt_i(t324, (int32_t)A.v_x1429_n);
-      int32_t t327;
-      if (t326) {
-        int32_t t328;
-        if ((uint64_t)(int64_t)t324 < (uint64_t)A.v_x1429_n) {
-          t328 = A.v_x1429_d[t324];
+      uint8_t t325 = rt_lt_i(t323, (int32_t)A.v_x1429_n);
+      int32_t t326;
+      if (t325) {
+        int32_t t327;
+        if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1429_n) {
+          t327 = A.v_x1429_d[t323];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, A.v_x1429_n, 0.0, 4);
-          t328 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1429_n, 0.0, 4);
+          t327 = 0;
         }
-        t327 = t328;
+        t326 = t327;
       } else {
-        int32_t t330 = rt_sub_i(t324, (int32_t)A.v_x1429_n);
-        int32_t t331;
-        if ((uint64_t)(int64_t)t330 < (uint64_t)A.v_x1430_n) {
-          t331 = A.v_x1430_d[t330];
+        int32_t t329 = rt_sub_i(t323, (int32_t)A.v_x1429_n);
+        int32_t t330;
+        if ((uint64_t)(int64_t)t329 < (uint64_t)A.v_x1430_n) {
+          t330 = A.v_x1430_d[t329];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, A.v_x1430_n, 0.0, 5);
-          t331 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, A.v_x1430_n, 0.0, 5);
+          t330 = 0;
         }
-        t327 = t331;
+        t326 = t330;
       }
     }
-    return K8_0_V{t308};
+    return K8_0_V{t307};
   }
 };
 struct K8_0_store {
@@ -1903,11 +1903,11 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtV
   RtValue *v_x1440 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t332 = rtg_seg_total(v_sd_1441);
-    v_x1440 = rtg_vec_new(RT_INT, t332);
+    const int64_t t331 = rtg_seg_total(v_sd_1441);
+    v_x1440 = rtg_vec_new(RT_INT, t331);
     A.v_x1440_d = v_x1440->data.i;
     A.v_x1440_n = v_x1440->len;
-    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t332);
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t331);
   }
   *out_v_x1440 = v_x1440;
   return;
@@ -1935,52 +1935,52 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVa
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t333 = v_x964;
-    if (t333 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t333, 0.0, 0);
+    const int64_t t332 = v_x964;
+    if (t332 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t332, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t333);
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t332);
     int32_t *v_x996_d = v_x996->data.i;
     const int64_t v_x996_n = v_x996->len;
-    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
-    for (int64_t t334 = 0; t334 < t333; t334++) {
-      const int32_t t335 = (int32_t)t334;
-      int32_t t337 = rt_mul_i(t335, 2);
-      int32_t t339 = (1 ? t337 : -1);
-      uint8_t t341 = rt_ge_i(t339, 0);
-      int32_t t342;
-      if (t341) {
-        int32_t t343;
-        if ((uint64_t)(int64_t)t339 < (uint64_t)v_x978_n) {
-          t343 = v_x978_d[t339];
+    RT_PARALLEL_FOR_IF(t332 >= RT_PARALLEL_MIN)
+    for (int64_t t333 = 0; t333 < t332; t333++) {
+      const int32_t t334 = (int32_t)t333;
+      int32_t t336 = rt_mul_i(t334, 2);
+      int32_t t338 = (1 ? t336 : -1);
+      uint8_t t340 = rt_ge_i(t338, 0);
+      int32_t t341;
+      if (t340) {
+        int32_t t342;
+        if ((uint64_t)(int64_t)t338 < (uint64_t)v_x978_n) {
+          t342 = v_x978_d[t338];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 4, 0, RT_GATHER, t339, v_x978_n, 0.0, 1);
-          t343 = 0;
+          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 4, 0, RT_GATHER, t338, v_x978_n, 0.0, 1);
+          t342 = 0;
         }
-        t342 = t343;
+        t341 = t342;
       } else {
-        t342 = 0;
+        t341 = 0;
       }
-      int32_t t345 = rt_add_i(t342, 1);
-      int32_t t347 = rt_add_i(t337, 1);
-      int32_t t349 = (1 ? t347 : -1);
-      uint8_t t351 = rt_ge_i(t349, 0);
-      int32_t t352;
-      if (t351) {
-        int32_t t353;
-        if ((uint64_t)(int64_t)t349 < (uint64_t)v_x978_n) {
-          t353 = v_x978_d[t349];
+      int32_t t344 = rt_add_i(t341, 1);
+      int32_t t346 = rt_add_i(t336, 1);
+      int32_t t348 = (1 ? t346 : -1);
+      uint8_t t350 = rt_ge_i(t348, 0);
+      int32_t t351;
+      if (t350) {
+        int32_t t352;
+        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x978_n) {
+          t352 = v_x978_d[t348];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 1, 0, RT_GATHER, t349, v_x978_n, 0.0, 2);
-          t353 = 0;
+          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x978_n, 0.0, 2);
+          t352 = 0;
         }
-        t352 = t353;
+        t351 = t352;
       } else {
-        t352 = 0;
+        t351 = 0;
       }
-      int32_t t355 = rt_add_i(t345, t352);
-      v_x996_d[t334] = t355;
+      int32_t t354 = rt_add_i(t344, t351);
+      v_x996_d[t333] = t354;
     }
   }
   if (err->index != INT64_MAX)
@@ -2007,70 +2007,70 @@ struct K9_0_pull {
   __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t364 = 0; /* nonzero: a check below failed */
-    int32_t t357 = rt_mul_i(ix, 2);
-    int32_t t359 = (1 ? t357 : -1);
-    uint8_t t361 = rt_ge_i(t359, 0);
-    int32_t t362;
-    if (t361) {
-      int t365 = (uint64_t)(int64_t)t359 < (uint64_t)A.v_x978_n;
-      int32_t t363 = t365 ? A.v_x978_d[t359] : 0;
-      t364 |= !t365;
-      t362 = t363;
+    int t363 = 0; /* nonzero: a check below failed */
+    int32_t t356 = rt_mul_i(ix, 2);
+    int32_t t358 = (1 ? t356 : -1);
+    uint8_t t360 = rt_ge_i(t358, 0);
+    int32_t t361;
+    if (t360) {
+      int t364 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x978_n;
+      int32_t t362 = t364 ? A.v_x978_d[t358] : 0;
+      t363 |= !t364;
+      t361 = t362;
     } else {
-      t362 = 0;
+      t361 = 0;
     }
-    int32_t t367 = rt_add_i(t362, 1);
-    int32_t t369 = rt_add_i(t357, 1);
-    int32_t t371 = (1 ? t369 : -1);
-    uint8_t t373 = rt_ge_i(t371, 0);
-    int32_t t374;
-    if (t373) {
-      int t376 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x978_n;
-      int32_t t375 = t376 ? A.v_x978_d[t371] : 0;
-      t364 |= !t376;
-      t374 = t375;
+    int32_t t366 = rt_add_i(t361, 1);
+    int32_t t368 = rt_add_i(t356, 1);
+    int32_t t370 = (1 ? t368 : -1);
+    uint8_t t372 = rt_ge_i(t370, 0);
+    int32_t t373;
+    if (t372) {
+      int t375 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x978_n;
+      int32_t t374 = t375 ? A.v_x978_d[t370] : 0;
+      t363 |= !t375;
+      t373 = t374;
     } else {
-      t374 = 0;
+      t373 = 0;
     }
-    int32_t t378 = rt_add_i(t367, t374);
-    if (__builtin_expect(t364 != 0, 0)) { /* again, recording the error */
-      int32_t t380 = rt_mul_i(ix, 2);
-      int32_t t382 = (1 ? t380 : -1);
-      uint8_t t384 = rt_ge_i(t382, 0);
-      int32_t t385;
-      if (t384) {
-        int32_t t386;
-        if ((uint64_t)(int64_t)t382 < (uint64_t)A.v_x978_n) {
-          t386 = A.v_x978_d[t382];
+    int32_t t377 = rt_add_i(t366, t373);
+    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+      int32_t t379 = rt_mul_i(ix, 2);
+      int32_t t381 = (1 ? t379 : -1);
+      uint8_t t383 = rt_ge_i(t381, 0);
+      int32_t t384;
+      if (t383) {
+        int32_t t385;
+        if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x978_n) {
+          t385 = A.v_x978_d[t381];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t382, A.v_x978_n, 0.0, 0);
-          t386 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t381, A.v_x978_n, 0.0, 0);
+          t385 = 0;
         }
-        t385 = t386;
+        t384 = t385;
       } else {
-        t385 = 0;
+        t384 = 0;
       }
-      int32_t t388 = rt_add_i(t385, 1);
-      int32_t t390 = rt_add_i(t380, 1);
-      int32_t t392 = (1 ? t390 : -1);
-      uint8_t t394 = rt_ge_i(t392, 0);
-      int32_t t395;
-      if (t394) {
-        int32_t t396;
-        if ((uint64_t)(int64_t)t392 < (uint64_t)A.v_x978_n) {
-          t396 = A.v_x978_d[t392];
+      int32_t t387 = rt_add_i(t384, 1);
+      int32_t t389 = rt_add_i(t379, 1);
+      int32_t t391 = (1 ? t389 : -1);
+      uint8_t t393 = rt_ge_i(t391, 0);
+      int32_t t394;
+      if (t393) {
+        int32_t t395;
+        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x978_n) {
+          t395 = A.v_x978_d[t391];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t392, A.v_x978_n, 0.0, 1);
-          t396 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t391, A.v_x978_n, 0.0, 1);
+          t395 = 0;
         }
-        t395 = t396;
+        t394 = t395;
       } else {
-        t395 = 0;
+        t394 = 0;
       }
-      int32_t t398 = rt_add_i(t388, t395);
+      int32_t t397 = rt_add_i(t387, t394);
     }
-    return K9_0_V{t378};
+    return K9_0_V{t377};
   }
 };
 struct K9_0_store {
@@ -2092,15 +2092,15 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVal
   RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t399 = v_x964;
-    if (t399 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t399, 0.0, run, 2};
+    const int64_t t398 = v_x964;
+    if (t398 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t398, 0.0, run, 2};
       goto fail;
     }
-    v_x996 = rtg_vec_new(RT_INT, t399);
+    v_x996 = rtg_vec_new(RT_INT, t398);
     A.v_x996_d = v_x996->data.i;
     A.v_x996_n = v_x996->len;
-    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t399);
+    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t398);
   }
   *out_v_x996 = v_x996;
   return;
@@ -2135,86 +2135,86 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
   RtValue *v_x1476 = NULL;
   /* PARTITION */
   {
-    const int64_t t400 = v_x1446;
-    if (t400 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t400, 0.0, 0);
+    const int64_t t399 = v_x1446;
+    if (t399 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t399, 0.0, 0);
       goto fail;
     }
-    const int64_t t401 = t400 > 0 ? (t400 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t402 = (uint8_t *)rt_alloc_atomic((size_t)t400 + 1);
-    int64_t *t403 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t401 + 1));
-    RT_PARALLEL_FOR_IF(t401 > 1)
-    for (int64_t t404 = 0; t404 < t401; t404++) {
+    const int64_t t400 = t399 > 0 ? (t399 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t401 = (uint8_t *)rt_alloc_atomic((size_t)t399 + 1);
+    int64_t *t402 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t400 + 1));
+    RT_PARALLEL_FOR_IF(t400 > 1)
+    for (int64_t t403 = 0; t403 < t400; t403++) {
       int64_t kept = 0;
-      const int64_t t404_end = (t404 + 1) * RT_CHUNK < t400 ? (t404 + 1) * RT_CHUNK : t400;
-      for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
-        const int32_t t406 = (int32_t)t405;
-        int32_t t404x0;
-        uint8_t t404x1;
-        int32_t t407;
-        if ((uint64_t)(int64_t)t406 < (uint64_t)v_sd_1477_n) {
-          t407 = (int32_t)(v_sd_1477_off[t406 + 1] - v_sd_1477_off[t406]);
+      const int64_t t403_end = (t403 + 1) * RT_CHUNK < t399 ? (t403 + 1) * RT_CHUNK : t399;
+      for (int64_t t404 = t403 * RT_CHUNK; t404 < t403_end; t404++) {
+        const int32_t t405 = (int32_t)t404;
+        int32_t t403x0;
+        uint8_t t403x1;
+        int32_t t406;
+        if ((uint64_t)(int64_t)t405 < (uint64_t)v_sd_1477_n) {
+          t406 = (int32_t)(v_sd_1477_off[t405 + 1] - v_sd_1477_off[t405]);
         } else {
-          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_sd_1477_n, 0.0, 1);
-          t407 = 0;
+          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_sd_1477_n, 0.0, 1);
+          t406 = 0;
         }
-        uint8_t t409 = rt_le_i(t407, 1);
-        t404x0 = t406;
-        t404x1 = t409;
-        uint8_t t410;
-        t410 = t404x1;
-        t402[t405] = t410 != 0;
-        kept += t410 != 0;
+        uint8_t t408 = rt_le_i(t406, 1);
+        t403x0 = t405;
+        t403x1 = t408;
+        uint8_t t409;
+        t409 = t403x1;
+        t401[t404] = t409 != 0;
+        kept += t409 != 0;
       }
-      t403[t404] = kept;
+      t402[t403] = kept;
     }
     if (err->index != INT64_MAX) {
+      rt_free(t401);
       rt_free(t402);
-      rt_free(t403);
       goto fail;
     }
-    int64_t t411 = 0;
-    for (int64_t t404 = 0; t404 < t401; t404++) {
-      const int64_t k = t403[t404];
-      t403[t404] = t411;
-      t411 += k;
+    int64_t t410 = 0;
+    for (int64_t t403 = 0; t403 < t400; t403++) {
+      const int64_t k = t402[t403];
+      t402[t403] = t410;
+      t410 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t411);
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t410);
     int32_t *v_x1451_d = v_x1451->data.i;
     const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t400 - t411));
+    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t399 - t410));
     int32_t *v_x1453_d = v_x1453->data.i;
     const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t401 > 1)
-    for (int64_t t404 = 0; t404 < t401; t404++) {
-      int64_t at = t403[t404];
-      int64_t at_not = t404 * RT_CHUNK - t403[t404];
-      const int64_t t404_end = (t404 + 1) * RT_CHUNK < t400 ? (t404 + 1) * RT_CHUNK : t400;
-      for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
-        const int32_t t406 = (int32_t)t405;
-        int32_t t404y0;
-        uint8_t t404y1;
-        int32_t t412;
-        if ((uint64_t)(int64_t)t406 < (uint64_t)v_sd_1477_n) {
-          t412 = (int32_t)(v_sd_1477_off[t406 + 1] - v_sd_1477_off[t406]);
+    RT_PARALLEL_FOR_IF(t400 > 1)
+    for (int64_t t403 = 0; t403 < t400; t403++) {
+      int64_t at = t402[t403];
+      int64_t at_not = t403 * RT_CHUNK - t402[t403];
+      const int64_t t403_end = (t403 + 1) * RT_CHUNK < t399 ? (t403 + 1) * RT_CHUNK : t399;
+      for (int64_t t404 = t403 * RT_CHUNK; t404 < t403_end; t404++) {
+        const int32_t t405 = (int32_t)t404;
+        int32_t t403y0;
+        uint8_t t403y1;
+        int32_t t411;
+        if ((uint64_t)(int64_t)t405 < (uint64_t)v_sd_1477_n) {
+          t411 = (int32_t)(v_sd_1477_off[t405 + 1] - v_sd_1477_off[t405]);
         } else {
-          NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_sd_1477_n, 0.0, 2);
-          t412 = 0;
+          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_sd_1477_n, 0.0, 2);
+          t411 = 0;
         }
-        uint8_t t414 = rt_le_i(t412, 1);
-        t404y0 = t406;
-        t404y1 = t414;
-        if (t402[t405]) {
-          v_x1451_d[at] = t404y0;
+        uint8_t t413 = rt_le_i(t411, 1);
+        t403y0 = t405;
+        t403y1 = t413;
+        if (t401[t404]) {
+          v_x1451_d[at] = t403y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t404y0;
+          v_x1453_d[at_not] = t403y0;
           at_not++;
         }
       }
     }
+    rt_free(t401);
     rt_free(t402);
-    rt_free(t403);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2225,26 +2225,26 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
     const int64_t v_x1453_n = v_x1453->len;
     /* MAP */
     {
-      const int64_t t415 = v_x1446;
-      if (t415 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 3);
+      const int64_t t414 = v_x1446;
+      if (t414 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t414, 0.0, 3);
         goto fail;
       }
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t415);
+      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t414);
       uint8_t *v_x1463_d = v_x1463->data.b;
       const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
-      for (int64_t t416 = 0; t416 < t415; t416++) {
-        const int32_t t417 = (int32_t)t416;
-        int32_t t418;
-        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1477_n) {
-          t418 = (int32_t)(v_sd_1477_off[t417 + 1] - v_sd_1477_off[t417]);
+      RT_PARALLEL_FOR_IF(t414 >= RT_PARALLEL_MIN)
+      for (int64_t t415 = 0; t415 < t414; t415++) {
+        const int32_t t416 = (int32_t)t415;
+        int32_t t417;
+        if ((uint64_t)(int64_t)t416 < (uint64_t)v_sd_1477_n) {
+          t417 = (int32_t)(v_sd_1477_off[t416 + 1] - v_sd_1477_off[t416]);
         } else {
-          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1477_n, 0.0, 4);
-          t418 = 0;
+          NESSIE_RECORD(err, t415, RT_CHECK_INDEX, 0, 0, RT_GATHER, t416, v_sd_1477_n, 0.0, 4);
+          t417 = 0;
         }
-        uint8_t t420 = rt_le_i(t418, 1);
-        v_x1463_d[t416] = t420;
+        uint8_t t419 = rt_le_i(t417, 1);
+        v_x1463_d[t415] = t419;
       }
     }
     if (err->index != INT64_MAX)
@@ -2254,145 +2254,145 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477,
       const int64_t v_x1463_n = v_x1463->len;
       /* REDUCE */
       {
-        const int64_t t421 = v_x1446;
-        if (t421 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0, 5);
+        const int64_t t420 = v_x1446;
+        if (t420 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t420, 0.0, 5);
           goto fail;
         }
-        const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t422);
-        RT_PARALLEL_FOR_IF(t422 > 1)
-        for (int64_t t424 = 0; t424 < t422; t424++) {
-          int32_t t424a0;
-          t424a0 = 0;
-          const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
-          for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
-            const int32_t t426 = (int32_t)t425;
-            int32_t t424x0;
-            int32_t t427;
-            if ((uint64_t)(int64_t)t426 < (uint64_t)v_sd_1477_n) {
-              t427 = (int32_t)(v_sd_1477_off[t426 + 1] - v_sd_1477_off[t426]);
+        const int64_t t421 = t420 > 0 ? (t420 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+        RT_PARALLEL_FOR_IF(t421 > 1)
+        for (int64_t t423 = 0; t423 < t421; t423++) {
+          int32_t t423a0;
+          t423a0 = 0;
+          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t420 ? (t423 + 1) * RT_CHUNK : t420;
+          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
+            const int32_t t425 = (int32_t)t424;
+            int32_t t423x0;
+            int32_t t426;
+            if ((uint64_t)(int64_t)t425 < (uint64_t)v_sd_1477_n) {
+              t426 = (int32_t)(v_sd_1477_off[t425 + 1] - v_sd_1477_off[t425]);
             } else {
-              NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t426, v_sd_1477_n, 0.0, 6);
-              t427 = 0;
+              NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t425, v_sd_1477_n, 0.0, 6);
+              t426 = 0;
             }
-            uint8_t t429 = rt_le_i(t427, 1);
-            int32_t t431 = (t429 ? 0 : t427);
-            t424x0 = t431;
-            int32_t t433 = rt_add_i(t424a0, t424x0);
-            t424a0 = t433;
+            uint8_t t428 = rt_le_i(t426, 1);
+            int32_t t430 = (t428 ? 0 : t426);
+            t423x0 = t430;
+            int32_t t432 = rt_add_i(t423a0, t423x0);
+            t423a0 = t432;
           }
-          t423[t424] = t424a0;
+          t422[t423] = t423a0;
         }
-        int32_t t424t0;
-        t424t0 = 0;
-        for (int64_t t424 = 0; t424 < t422; t424++) {
-          const int32_t t434 = t423[t424];
-          int32_t t436 = rt_add_i(t424t0, t434);
-          t424t0 = t436;
+        int32_t t423t0;
+        t423t0 = 0;
+        for (int64_t t423 = 0; t423 < t421; t423++) {
+          const int32_t t433 = t422[t423];
+          int32_t t435 = rt_add_i(t423t0, t433);
+          t423t0 = t435;
         }
-        v_x1462 = t424t0;
-        rt_free(t423);
+        v_x1462 = t423t0;
+        rt_free(t422);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t437 = v_x1446;
-          if (t437 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 7);
+          const int64_t t436 = v_x1446;
+          if (t436 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t436, 0.0, 7);
             goto fail;
           }
-          const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
-          int32_t *t440 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
-          RT_PARALLEL_FOR_IF(t438 > 1)
-          for (int64_t t441 = 0; t441 < t438; t441++) {
-            int32_t t441a0;
-            int32_t t441a1;
-            t441a0 = 0;
-            t441a1 = 0;
-            const int64_t t441_end = (t441 + 1) * RT_CHUNK < t437 ? (t441 + 1) * RT_CHUNK : t437;
-            for (int64_t t442 = t441 * RT_CHUNK; t442 < t441_end; t442++) {
-              const int32_t t443 = (int32_t)t442;
-              int32_t t441x0;
-              int32_t t441x1;
-              int32_t t444;
-              if ((uint64_t)(int64_t)t443 < (uint64_t)v_sd_1477_n) {
-                t444 = (int32_t)(v_sd_1477_off[t443 + 1] - v_sd_1477_off[t443]);
+          const int64_t t437 = t436 > 0 ? (t436 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t438 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t437);
+          int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t437);
+          RT_PARALLEL_FOR_IF(t437 > 1)
+          for (int64_t t440 = 0; t440 < t437; t440++) {
+            int32_t t440a0;
+            int32_t t440a1;
+            t440a0 = 0;
+            t440a1 = 0;
+            const int64_t t440_end = (t440 + 1) * RT_CHUNK < t436 ? (t440 + 1) * RT_CHUNK : t436;
+            for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+              const int32_t t442 = (int32_t)t441;
+              int32_t t440x0;
+              int32_t t440x1;
+              int32_t t443;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
+                t443 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
               } else {
-                NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_sd_1477_n, 0.0, 8);
-                t444 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 8);
+                t443 = 0;
               }
-              uint8_t t446 = rt_le_i(t444, 1);
-              int32_t t448 = rt_btoi_b(t446);
-              uint8_t t450 = rt_not_b(t446);
-              int32_t t452 = rt_btoi_b(t450);
-              t441x0 = t448;
-              t441x1 = t452;
-              int32_t t454 = rt_add_i(t441a0, t441x0);
-              int32_t t456 = rt_add_i(t441a1, t441x1);
-              t441a0 = t454;
-              t441a1 = t456;
+              uint8_t t445 = rt_le_i(t443, 1);
+              int32_t t447 = rt_btoi_b(t445);
+              uint8_t t449 = rt_not_b(t445);
+              int32_t t451 = rt_btoi_b(t449);
+              t440x0 = t447;
+              t440x1 = t451;
+              int32_t t453 = rt_add_i(t440a0, t440x0);
+              int32_t t455 = rt_add_i(t440a1, t440x1);
+              t440a0 = t453;
+              t440a1 = t455;
             }
-            t439[t441] = t441a0;
-            t440[t441] = t441a1;
+            t438[t440] = t440a0;
+            t439[t440] = t440a1;
           }
-          int32_t t441t0;
-          int32_t t441t1;
-          t441t0 = 0;
-          t441t1 = 0;
-          for (int64_t t441 = 0; t441 < t438; t441++) {
-            const int32_t t457 = t439[t441];
-            t439[t441] = t441t0;
-            const int32_t t458 = t440[t441];
-            t440[t441] = t441t1;
-            int32_t t460 = rt_add_i(t441t0, t457);
-            int32_t t462 = rt_add_i(t441t1, t458);
-            t441t0 = t460;
-            t441t1 = t462;
+          int32_t t440t0;
+          int32_t t440t1;
+          t440t0 = 0;
+          t440t1 = 0;
+          for (int64_t t440 = 0; t440 < t437; t440++) {
+            const int32_t t456 = t438[t440];
+            t438[t440] = t440t0;
+            const int32_t t457 = t439[t440];
+            t439[t440] = t440t1;
+            int32_t t459 = rt_add_i(t440t0, t456);
+            int32_t t461 = rt_add_i(t440t1, t457);
+            t440t0 = t459;
+            t440t1 = t461;
           }
-          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t437);
+          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t436);
           int32_t *v_x1475_d = v_x1475->data.i;
           const int64_t v_x1475_n = v_x1475->len;
-          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t437);
+          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t436);
           int32_t *v_x1476_d = v_x1476->data.i;
           const int64_t v_x1476_n = v_x1476->len;
-          RT_PARALLEL_FOR_IF(t438 > 1)
-          for (int64_t t441 = 0; t441 < t438; t441++) {
-            int32_t t441p0;
-            int32_t t441p1;
-            t441p0 = t439[t441];
-            t441p1 = t440[t441];
-            const int64_t t441_end = (t441 + 1) * RT_CHUNK < t437 ? (t441 + 1) * RT_CHUNK : t437;
-            for (int64_t t442 = t441 * RT_CHUNK; t442 < t441_end; t442++) {
-              const int32_t t443 = (int32_t)t442;
-              v_x1475_d[t442] = t441p0;
-              v_x1476_d[t442] = t441p1;
-              int32_t t441y0;
-              int32_t t441y1;
-              int32_t t463;
-              if ((uint64_t)(int64_t)t443 < (uint64_t)v_sd_1477_n) {
-                t463 = (int32_t)(v_sd_1477_off[t443 + 1] - v_sd_1477_off[t443]);
+          RT_PARALLEL_FOR_IF(t437 > 1)
+          for (int64_t t440 = 0; t440 < t437; t440++) {
+            int32_t t440p0;
+            int32_t t440p1;
+            t440p0 = t438[t440];
+            t440p1 = t439[t440];
+            const int64_t t440_end = (t440 + 1) * RT_CHUNK < t436 ? (t440 + 1) * RT_CHUNK : t436;
+            for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+              const int32_t t442 = (int32_t)t441;
+              v_x1475_d[t441] = t440p0;
+              v_x1476_d[t441] = t440p1;
+              int32_t t440y0;
+              int32_t t440y1;
+              int32_t t462;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
+                t462 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
               } else {
-                NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_sd_1477_n, 0.0, 9);
-                t463 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 9);
+                t462 = 0;
               }
-              uint8_t t465 = rt_le_i(t463, 1);
-              int32_t t467 = rt_btoi_b(t465);
-              uint8_t t469 = rt_not_b(t465);
-              int32_t t471 = rt_btoi_b(t469);
-              t441y0 = t467;
-              t441y1 = t471;
-              int32_t t473 = rt_add_i(t441p0, t441y0);
-              int32_t t475 = rt_add_i(t441p1, t441y1);
-              t441p0 = t473;
-              t441p1 = t475;
+              uint8_t t464 = rt_le_i(t462, 1);
+              int32_t t466 = rt_btoi_b(t464);
+              uint8_t t468 = rt_not_b(t464);
+              int32_t t470 = rt_btoi_b(t468);
+              t440y0 = t466;
+              t440y1 = t470;
+              int32_t t472 = rt_add_i(t440p0, t440y0);
+              int32_t t474 = rt_add_i(t440p1, t440y1);
+              t440p0 = t472;
+              t440p1 = t474;
             }
           }
+          rt_free(t438);
           rt_free(t439);
-          rt_free(t440);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -2442,22 +2442,22 @@ struct K10_0_pull {
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t477 = 0; /* nonzero: a check below failed */
-    int t478 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t476 = t478 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t477 |= !t478;
-    uint8_t t480 = rt_le_i(t476, 1);
-    if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
-      int32_t t481;
+    int t476 = 0; /* nonzero: a check below failed */
+    int t477 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t475 = t477 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t476 |= !t477;
+    uint8_t t479 = rt_le_i(t475, 1);
+    if (__builtin_expect(t476 != 0, 0)) { /* again, recording the error */
+      int32_t t480;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t481 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t480 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 0);
-        t481 = 0;
+        t480 = 0;
       }
-      uint8_t t483 = rt_le_i(t481, 1);
+      uint8_t t482 = rt_le_i(t480, 1);
     }
-    return K10_0_V{ix, t480};
+    return K10_0_V{ix, t479};
   }
 };
 struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
@@ -2495,22 +2495,22 @@ struct K10_1_pull {
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t485 = 0; /* nonzero: a check below failed */
-    int t486 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t484 = t486 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t485 |= !t486;
-    uint8_t t488 = rt_le_i(t484, 1);
-    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-      int32_t t489;
+    int t484 = 0; /* nonzero: a check below failed */
+    int t485 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t483 = t485 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t484 |= !t485;
+    uint8_t t487 = rt_le_i(t483, 1);
+    if (__builtin_expect(t484 != 0, 0)) { /* again, recording the error */
+      int32_t t488;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t489 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t488 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 1);
-        t489 = 0;
+        t488 = 0;
       }
-      uint8_t t491 = rt_le_i(t489, 1);
+      uint8_t t490 = rt_le_i(t488, 1);
     }
-    return K10_1_V{t488};
+    return K10_1_V{t487};
   }
 };
 struct K10_1_store {
@@ -2527,31 +2527,31 @@ struct K10_2_pull {
   __device__ K10_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t493 = 0; /* nonzero: a check below failed */
-    int t494 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t492 = t494 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t493 |= !t494;
-    uint8_t t496 = rt_le_i(t492, 1);
-    int32_t t498 = (t496 ? 0 : t492);
-    if (__builtin_expect(t493 != 0, 0)) { /* again, recording the error */
-      int32_t t499;
+    int t492 = 0; /* nonzero: a check below failed */
+    int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t491 = t493 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t492 |= !t493;
+    uint8_t t495 = rt_le_i(t491, 1);
+    int32_t t497 = (t495 ? 0 : t491);
+    if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+      int32_t t498;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t499 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t498 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 2);
-        t499 = 0;
+        t498 = 0;
       }
-      uint8_t t501 = rt_le_i(t499, 1);
-      int32_t t503 = (t501 ? 0 : t499);
+      uint8_t t500 = rt_le_i(t498, 1);
+      int32_t t502 = (t500 ? 0 : t498);
     }
-    return K10_2_V{t498};
+    return K10_2_V{t497};
   }
 };
 struct K10_2_op {
   K10_A A;
   __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
-    int32_t t505 = rt_add_i(a.v0, b.v0);
-    return K10_2_V{t505};
+    int32_t t504 = rt_add_i(a.v0, b.v0);
+    return K10_2_V{t504};
   }
 };
 struct K10_2_ride {
@@ -2570,28 +2570,28 @@ struct K10_3_pull {
   __device__ K10_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t507 = 0; /* nonzero: a check below failed */
-    int t508 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t506 = t508 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t507 |= !t508;
-    uint8_t t510 = rt_le_i(t506, 1);
-    int32_t t512 = rt_btoi_b(t510);
-    uint8_t t514 = rt_not_b(t510);
-    int32_t t516 = rt_btoi_b(t514);
-    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
-      int32_t t517;
+    int t506 = 0; /* nonzero: a check below failed */
+    int t507 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
+    int32_t t505 = t507 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
+    t506 |= !t507;
+    uint8_t t509 = rt_le_i(t505, 1);
+    int32_t t511 = rt_btoi_b(t509);
+    uint8_t t513 = rt_not_b(t509);
+    int32_t t515 = rt_btoi_b(t513);
+    if (__builtin_expect(t506 != 0, 0)) { /* again, recording the error */
+      int32_t t516;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t517 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
+        t516 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 3);
-        t517 = 0;
+        t516 = 0;
       }
-      uint8_t t519 = rt_le_i(t517, 1);
-      int32_t t521 = rt_btoi_b(t519);
-      uint8_t t523 = rt_not_b(t519);
-      int32_t t525 = rt_btoi_b(t523);
+      uint8_t t518 = rt_le_i(t516, 1);
+      int32_t t520 = rt_btoi_b(t518);
+      uint8_t t522 = rt_not_b(t518);
+      int32_t t524 = rt_btoi_b(t522);
     }
-    return K10_3_V{t512, t516};
+    return K10_3_V{t511, t515};
   }
 };
 struct K10_3_store {
@@ -2604,9 +2604,9 @@ struct K10_3_store {
 struct K10_3_op {
   K10_A A;
   __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
-    int32_t t527 = rt_add_i(a.v0, b.v0);
-    int32_t t529 = rt_add_i(a.v1, b.v1);
-    return K10_3_V{t527, t529};
+    int32_t t526 = rt_add_i(a.v0, b.v0);
+    int32_t t528 = rt_add_i(a.v1, b.v1);
+    return K10_3_V{t526, t528};
   }
 };
 static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
@@ -2628,60 +2628,60 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, 
   RtValue *v_x1475 = NULL;
   RtValue *v_x1476 = NULL;
   /* SOACs 0 to 3: in one launch */
-  int64_t *t530, t531; /* the slot of SOAC 0's count, its size */
-  K10_2_V *t532; /* the slot of SOAC 2's values */
+  int64_t *t529, t530; /* the slot of SOAC 0's count, its size */
+  K10_2_V *t531; /* the slot of SOAC 2's values */
   {
-    const int64_t t533 = v_x1446;
-    if (t533 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t533, 0.0, run, 4};
+    const int64_t t532 = v_x1446;
+    if (t532 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0, run, 4};
       goto fail;
     }
-    v_x1451 = rtg_vec_new(RT_INT, t533);
+    v_x1451 = rtg_vec_new(RT_INT, t532);
     A.v_x1451_d = v_x1451->data.i;
     A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_new(RT_INT, t533);
+    v_x1453 = rtg_vec_new(RT_INT, t532);
     A.v_x1453_d = v_x1453->data.i;
     A.v_x1453_n = v_x1453->len;
-    t531 = t533;
-    const int64_t t534 = v_x1446;
-    if (t534 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t534, 0.0, run, 5};
+    t530 = t532;
+    const int64_t t533 = v_x1446;
+    if (t533 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t533, 0.0, run, 5};
       goto fail;
     }
-    v_x1463 = rtg_vec_new(RT_BOOL, t534);
+    v_x1463 = rtg_vec_new(RT_BOOL, t533);
     A.v_x1463_d = v_x1463->data.b;
     A.v_x1463_n = v_x1463->len;
     /* computed in the launch of SOAC 2 (K10_2_ride) */
+    const int64_t t534 = v_x1446;
+    if (t534 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t534, 0.0, run, 6};
+      goto fail;
+    }
     const int64_t t535 = v_x1446;
     if (t535 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0, run, 6};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0, run, 7};
       goto fail;
     }
-    const int64_t t536 = v_x1446;
-    if (t536 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t536, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1475 = rtg_vec_new(RT_INT, t536);
+    v_x1475 = rtg_vec_new(RT_INT, t535);
     A.v_x1475_d = v_x1475->data.i;
     A.v_x1475_n = v_x1475->len;
-    v_x1476 = rtg_vec_new(RT_INT, t536);
+    v_x1476 = rtg_vec_new(RT_INT, t535);
     A.v_x1476_d = v_x1476->data.i;
     A.v_x1476_n = v_x1476->len;
-    rtg::parts_launch("K10", loc, t536, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t530), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t532), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
+    rtg::parts_launch("K10", loc, t535, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t529), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t531), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
   }
   {
-    const int64_t t537 = rtg::filter_count(t530);
-    v_x1451 = rtg_vec_fit(v_x1451, t537);
+    const int64_t t536 = rtg::filter_count(t529);
+    v_x1451 = rtg_vec_fit(v_x1451, t536);
     A.v_x1451_d = v_x1451->data.i;
     A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_fit(v_x1453, t531 - t537);
+    v_x1453 = rtg_vec_fit(v_x1453, t530 - t536);
     A.v_x1453_d = v_x1453->data.i;
     A.v_x1453_n = v_x1453->len;
   }
   {
-    const K10_2_V t538 = rtg::reduce_read(t532, K10_2_V{0});
-    v_x1462 = t538.v0;
+    const K10_2_V t537 = rtg::reduce_read(t531, K10_2_V{0});
+    v_x1462 = t537.v0;
     A.v_x1462 = v_x1462;
   }
   *out_v_x1463 = v_x1463;
@@ -2732,38 +2732,38 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, R
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t539 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t539);
+    const int64_t t538 = v_x1522_n;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t538);
     int32_t *v_x1529_d = v_x1529->data.i;
     const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t539);
+    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t538);
     int32_t *v_x1530_d = v_x1530->data.i;
     const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t539);
+    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t538);
     int32_t *v_x1531_d = v_x1531->data.i;
     const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t539 >= RT_PARALLEL_MIN)
-    for (int64_t t540 = 0; t540 < t539; t540++) {
-      const int32_t t541 = (int32_t)t540;
-      int32_t t542 = v_x1522_d[t541];
-      int32_t t543;
-      if ((uint64_t)(int64_t)t542 < (uint64_t)v_sd_1535_n) {
-        t543 = (int32_t)v_sd_1535_off[t542];
+    RT_PARALLEL_FOR_IF(t538 >= RT_PARALLEL_MIN)
+    for (int64_t t539 = 0; t539 < t538; t539++) {
+      const int32_t t540 = (int32_t)t539;
+      int32_t t541 = v_x1522_d[t540];
+      int32_t t542;
+      if ((uint64_t)(int64_t)t541 < (uint64_t)v_sd_1535_n) {
+        t542 = (int32_t)v_sd_1535_off[t541];
       } else {
-        NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t542, v_sd_1535_n, 0.0, 0);
+        NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_sd_1535_n, 0.0, 0);
+        t542 = 0;
+      }
+      int32_t t543;
+      if ((uint64_t)(int64_t)t541 < (uint64_t)v_sd_1523_n) {
+        t543 = (int32_t)(v_sd_1523_off[t541 + 1] - v_sd_1523_off[t541]);
+      } else {
+        NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_sd_1523_n, 0.0, 1);
         t543 = 0;
       }
-      int32_t t544;
-      if ((uint64_t)(int64_t)t542 < (uint64_t)v_sd_1523_n) {
-        t544 = (int32_t)(v_sd_1523_off[t542 + 1] - v_sd_1523_off[t542]);
-      } else {
-        NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t542, v_sd_1523_n, 0.0, 1);
-        t544 = 0;
-      }
-      int32_t t546 = rt_add_i(t543, t544);
-      v_x1529_d[t540] = t543;
-      v_x1530_d[t540] = t546;
-      v_x1531_d[t540] = 1;
+      int32_t t545 = rt_add_i(t542, t543);
+      v_x1529_d[t539] = t542;
+      v_x1530_d[t539] = t545;
+      v_x1531_d[t539] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2777,9 +2777,9 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, R
     const int64_t v_x1531_n = v_x1531->len;
     /* LIBRARY */
     {
-      RtValue *t547 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t547, v_x1525);
-      v_x1532 = t547;
+      RtValue *t546 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
+      rt_seg_known_total(t546, v_x1525);
+      v_x1532 = t546;
       const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
       const int64_t v_x1532_n = v_x1532->len;
     }
@@ -2827,34 +2827,34 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t550 = 0; /* nonzero: a check below failed */
-    int32_t t548 = A.v_x1522_d[ix];
-    int t551 = (uint64_t)(int64_t)t548 < (uint64_t)A.v_sd_1535_n;
-    int32_t t549 = t551 ? (int32_t)A.v_sd_1535_off[t548] : 0;
-    t550 |= !t551;
-    int t553 = (uint64_t)(int64_t)t548 < (uint64_t)A.v_sd_1523_n;
-    int32_t t552 = t553 ? (int32_t)(A.v_sd_1523_off[t548 + 1] - A.v_sd_1523_off[t548]) : 0;
-    t550 |= !t553;
-    int32_t t555 = rt_add_i(t549, t552);
-    if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
-      int32_t t556 = A.v_x1522_d[ix];
-      int32_t t557;
-      if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_sd_1535_n) {
-        t557 = (int32_t)A.v_sd_1535_off[t556];
+    int t549 = 0; /* nonzero: a check below failed */
+    int32_t t547 = A.v_x1522_d[ix];
+    int t550 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_sd_1535_n;
+    int32_t t548 = t550 ? (int32_t)A.v_sd_1535_off[t547] : 0;
+    t549 |= !t550;
+    int t552 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_sd_1523_n;
+    int32_t t551 = t552 ? (int32_t)(A.v_sd_1523_off[t547 + 1] - A.v_sd_1523_off[t547]) : 0;
+    t549 |= !t552;
+    int32_t t554 = rt_add_i(t548, t551);
+    if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
+      int32_t t555 = A.v_x1522_d[ix];
+      int32_t t556;
+      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_sd_1535_n) {
+        t556 = (int32_t)A.v_sd_1535_off[t555];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_sd_1535_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_sd_1535_n, 0.0, 0);
+        t556 = 0;
+      }
+      int32_t t557;
+      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_sd_1523_n) {
+        t557 = (int32_t)(A.v_sd_1523_off[t555 + 1] - A.v_sd_1523_off[t555]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_sd_1523_n, 0.0, 1);
         t557 = 0;
       }
-      int32_t t558;
-      if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_sd_1523_n) {
-        t558 = (int32_t)(A.v_sd_1523_off[t556 + 1] - A.v_sd_1523_off[t556]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_sd_1523_n, 0.0, 1);
-        t558 = 0;
-      }
-      int32_t t560 = rt_add_i(t557, t558);
+      int32_t t559 = rt_add_i(t556, t557);
     }
-    return K11_0_V{t549, t555, 1};
+    return K11_0_V{t548, t554, 1};
   }
 };
 struct K11_0_store {
@@ -2893,23 +2893,23 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, Rt
   RtValue *v_x1534 = NULL;
   /* MAP */
   {
-    const int64_t t561 = v_x1522->len;
-    v_x1529 = rtg_vec_new(RT_INT, t561);
+    const int64_t t560 = v_x1522->len;
+    v_x1529 = rtg_vec_new(RT_INT, t560);
     A.v_x1529_d = v_x1529->data.i;
     A.v_x1529_n = v_x1529->len;
-    v_x1530 = rtg_vec_new(RT_INT, t561);
+    v_x1530 = rtg_vec_new(RT_INT, t560);
     A.v_x1530_d = v_x1530->data.i;
     A.v_x1530_n = v_x1530->len;
-    v_x1531 = rtg_vec_new(RT_INT, t561);
+    v_x1531 = rtg_vec_new(RT_INT, t560);
     A.v_x1531_d = v_x1531->data.i;
     A.v_x1531_n = v_x1531->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t562 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
-    rtg_seg_known_total(t562, v_x1525);
-    v_x1532 = t562;
+    RtValue *t561 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
+    rtg_seg_known_total(t561, v_x1525);
+    v_x1532 = t561;
     A.v_x1532_off = rtg_seg_offsets(v_x1532);
     A.v_x1532_n = v_x1532->len;
   }
@@ -2959,42 +2959,42 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, R
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t563 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t563);
+    const int64_t t562 = v_x1507_n;
+    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t562);
     int32_t *v_x1514_d = v_x1514->data.i;
     const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t563);
+    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t562);
     int32_t *v_x1515_d = v_x1515->data.i;
     const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t563);
+    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t562);
     int32_t *v_x1516_d = v_x1516->data.i;
     const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t563);
+    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t562);
     int32_t *v_x1517_d = v_x1517->data.i;
     const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t563 >= RT_PARALLEL_MIN)
-    for (int64_t t564 = 0; t564 < t563; t564++) {
-      const int32_t t565 = (int32_t)t564;
-      int32_t t566 = v_x1507_d[t565];
-      int32_t t567;
-      if ((uint64_t)(int64_t)t566 < (uint64_t)v_sd_1521_n) {
-        t567 = (int32_t)v_sd_1521_off[t566];
+    RT_PARALLEL_FOR_IF(t562 >= RT_PARALLEL_MIN)
+    for (int64_t t563 = 0; t563 < t562; t563++) {
+      const int32_t t564 = (int32_t)t563;
+      int32_t t565 = v_x1507_d[t564];
+      int32_t t566;
+      if ((uint64_t)(int64_t)t565 < (uint64_t)v_sd_1521_n) {
+        t566 = (int32_t)v_sd_1521_off[t565];
       } else {
-        NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_sd_1521_n, 0.0, 0);
+        NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_sd_1521_n, 0.0, 0);
+        t566 = 0;
+      }
+      int32_t t567;
+      if ((uint64_t)(int64_t)t565 < (uint64_t)v_sd_1508_n) {
+        t567 = (int32_t)(v_sd_1508_off[t565 + 1] - v_sd_1508_off[t565]);
+      } else {
+        NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_sd_1508_n, 0.0, 1);
         t567 = 0;
       }
-      int32_t t568;
-      if ((uint64_t)(int64_t)t566 < (uint64_t)v_sd_1508_n) {
-        t568 = (int32_t)(v_sd_1508_off[t566 + 1] - v_sd_1508_off[t566]);
-      } else {
-        NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_sd_1508_n, 0.0, 1);
-        t568 = 0;
-      }
-      int32_t t570 = rt_add_i(t567, t568);
-      v_x1514_d[t564] = t567;
-      v_x1515_d[t564] = t568;
-      v_x1516_d[t564] = t570;
-      v_x1517_d[t564] = 1;
+      int32_t t569 = rt_add_i(t566, t567);
+      v_x1514_d[t563] = t566;
+      v_x1515_d[t563] = t567;
+      v_x1516_d[t563] = t569;
+      v_x1517_d[t563] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3010,9 +3010,9 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, R
     const int64_t v_x1517_n = v_x1517->len;
     /* LIBRARY */
     {
-      RtValue *t571 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t571, v_x1510);
-      v_x1518 = t571;
+      RtValue *t570 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
+      rt_seg_known_total(t570, v_x1510);
+      v_x1518 = t570;
       const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
       const int64_t v_x1518_n = v_x1518->len;
     }
@@ -3064,34 +3064,34 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t574 = 0; /* nonzero: a check below failed */
-    int32_t t572 = A.v_x1507_d[ix];
-    int t575 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_sd_1521_n;
-    int32_t t573 = t575 ? (int32_t)A.v_sd_1521_off[t572] : 0;
-    t574 |= !t575;
-    int t577 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_sd_1508_n;
-    int32_t t576 = t577 ? (int32_t)(A.v_sd_1508_off[t572 + 1] - A.v_sd_1508_off[t572]) : 0;
-    t574 |= !t577;
-    int32_t t579 = rt_add_i(t573, t576);
-    if (__builtin_expect(t574 != 0, 0)) { /* again, recording the error */
-      int32_t t580 = A.v_x1507_d[ix];
-      int32_t t581;
-      if ((uint64_t)(int64_t)t580 < (uint64_t)A.v_sd_1521_n) {
-        t581 = (int32_t)A.v_sd_1521_off[t580];
+    int t573 = 0; /* nonzero: a check below failed */
+    int32_t t571 = A.v_x1507_d[ix];
+    int t574 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_sd_1521_n;
+    int32_t t572 = t574 ? (int32_t)A.v_sd_1521_off[t571] : 0;
+    t573 |= !t574;
+    int t576 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_sd_1508_n;
+    int32_t t575 = t576 ? (int32_t)(A.v_sd_1508_off[t571 + 1] - A.v_sd_1508_off[t571]) : 0;
+    t573 |= !t576;
+    int32_t t578 = rt_add_i(t572, t575);
+    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
+      int32_t t579 = A.v_x1507_d[ix];
+      int32_t t580;
+      if ((uint64_t)(int64_t)t579 < (uint64_t)A.v_sd_1521_n) {
+        t580 = (int32_t)A.v_sd_1521_off[t579];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, A.v_sd_1521_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, A.v_sd_1521_n, 0.0, 0);
+        t580 = 0;
+      }
+      int32_t t581;
+      if ((uint64_t)(int64_t)t579 < (uint64_t)A.v_sd_1508_n) {
+        t581 = (int32_t)(A.v_sd_1508_off[t579 + 1] - A.v_sd_1508_off[t579]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, A.v_sd_1508_n, 0.0, 1);
         t581 = 0;
       }
-      int32_t t582;
-      if ((uint64_t)(int64_t)t580 < (uint64_t)A.v_sd_1508_n) {
-        t582 = (int32_t)(A.v_sd_1508_off[t580 + 1] - A.v_sd_1508_off[t580]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, A.v_sd_1508_n, 0.0, 1);
-        t582 = 0;
-      }
-      int32_t t584 = rt_add_i(t581, t582);
+      int32_t t583 = rt_add_i(t580, t581);
     }
-    return K12_0_V{t573, t576, t579, 1};
+    return K12_0_V{t572, t575, t578, 1};
   }
 };
 struct K12_0_store {
@@ -3132,26 +3132,26 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, Rt
   RtValue *v_x1520 = NULL;
   /* MAP */
   {
-    const int64_t t585 = v_x1507->len;
-    v_x1514 = rtg_vec_new(RT_INT, t585);
+    const int64_t t584 = v_x1507->len;
+    v_x1514 = rtg_vec_new(RT_INT, t584);
     A.v_x1514_d = v_x1514->data.i;
     A.v_x1514_n = v_x1514->len;
-    v_x1515 = rtg_vec_new(RT_INT, t585);
+    v_x1515 = rtg_vec_new(RT_INT, t584);
     A.v_x1515_d = v_x1515->data.i;
     A.v_x1515_n = v_x1515->len;
-    v_x1516 = rtg_vec_new(RT_INT, t585);
+    v_x1516 = rtg_vec_new(RT_INT, t584);
     A.v_x1516_d = v_x1516->data.i;
     A.v_x1516_n = v_x1516->len;
-    v_x1517 = rtg_vec_new(RT_INT, t585);
+    v_x1517 = rtg_vec_new(RT_INT, t584);
     A.v_x1517_d = v_x1517->data.i;
     A.v_x1517_n = v_x1517->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t586 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
-    rtg_seg_known_total(t586, v_x1510);
-    v_x1518 = t586;
+    RtValue *t585 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
+    rtg_seg_known_total(t585, v_x1510);
+    v_x1518 = t585;
     A.v_x1518_off = rtg_seg_offsets(v_x1518);
     A.v_x1518_n = v_x1518->len;
   }
@@ -3203,48 +3203,48 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, i
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t587 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t587);
+    const int64_t t586 = v_x1301_n;
+    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t586);
     int32_t *v_x1315_d = v_x1315->data.i;
     const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
-    for (int64_t t588 = 0; t588 < t587; t588++) {
-      const int32_t t589 = (int32_t)t588;
-      int32_t t590 = v_x1301_d[t589];
-      int32_t t592 = rt_add_i(t590, v_x1302);
-      uint8_t t593 = v_x1305_d[t589];
-      int32_t t594 = v_x1306_d[t589];
-      int32_t t596 = (t593 ? t594 : t592);
-      int32_t t597;
-      if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1311) {
-        t597 = t596;
+    RT_PARALLEL_FOR_IF(t586 >= RT_PARALLEL_MIN)
+    for (int64_t t587 = 0; t587 < t586; t587++) {
+      const int32_t t588 = (int32_t)t587;
+      int32_t t589 = v_x1301_d[t588];
+      int32_t t591 = rt_add_i(t589, v_x1302);
+      uint8_t t592 = v_x1305_d[t588];
+      int32_t t593 = v_x1306_d[t588];
+      int32_t t595 = (t592 ? t593 : t591);
+      int32_t t596;
+      if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1311) {
+        t596 = t595;
       } else {
-        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1311, 0.0, 0);
-        t597 = 0;
+        NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1311, 0.0, 0);
+        t596 = 0;
       }
-      uint8_t t599 = rt_lt_i(t597, (int32_t)v_x1309_n);
-      int32_t t600;
-      if (t599) {
-        int32_t t601;
-        if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1309_n) {
-          t601 = v_x1309_d[t597];
+      uint8_t t598 = rt_lt_i(t596, (int32_t)v_x1309_n);
+      int32_t t599;
+      if (t598) {
+        int32_t t600;
+        if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1309_n) {
+          t600 = v_x1309_d[t596];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1309_n, 0.0, 1);
-          t601 = 0;
+          NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1309_n, 0.0, 1);
+          t600 = 0;
         }
-        t600 = t601;
+        t599 = t600;
       } else {
-        int32_t t603 = rt_sub_i(t597, (int32_t)v_x1309_n);
-        int32_t t604;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1310_n) {
-          t604 = v_x1310_d[t603];
+        int32_t t602 = rt_sub_i(t596, (int32_t)v_x1309_n);
+        int32_t t603;
+        if ((uint64_t)(int64_t)t602 < (uint64_t)v_x1310_n) {
+          t603 = v_x1310_d[t602];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1310_n, 0.0, 2);
-          t604 = 0;
+          NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_x1310_n, 0.0, 2);
+          t603 = 0;
         }
-        t600 = t604;
+        t599 = t603;
       }
-      v_x1315_d[t588] = t600;
+      v_x1315_d[t587] = t599;
     }
   }
   if (err->index != INT64_MAX)
@@ -3276,66 +3276,66 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t613 = 0; /* nonzero: a check below failed */
-    int32_t t605 = rtg::ld_stream(&A.v_x1301_d[ix]);
-    int32_t t607 = rt_add_i(t605, A.v_x1302);
-    uint8_t t608 = rtg::ld_stream(&A.v_x1305_d[ix]);
-    int32_t t609 = rtg::ld_stream(&A.v_x1306_d[ix]);
-    int32_t t611 = (t608 ? t609 : t607);
-    int t614 = (uint64_t)(int64_t)t611 < (uint64_t)A.v_x1311;
-    int32_t t612 = t614 ? t611 : 0;
-    t613 |= !t614;
-    uint8_t t616 = rt_lt_i(t612, (int32_t)A.v_x1309_n);
-    int32_t t617;
-    if (t616) {
-      int t619 = (uint64_t)(int64_t)t612 < (uint64_t)A.v_x1309_n;
-      int32_t t618 = t619 ? A.v_x1309_d[t612] : 0;
-      t613 |= !t619;
-      t617 = t618;
+    int t612 = 0; /* nonzero: a check below failed */
+    int32_t t604 = rtg::ld_stream(&A.v_x1301_d[ix]);
+    int32_t t606 = rt_add_i(t604, A.v_x1302);
+    uint8_t t607 = rtg::ld_stream(&A.v_x1305_d[ix]);
+    int32_t t608 = rtg::ld_stream(&A.v_x1306_d[ix]);
+    int32_t t610 = (t607 ? t608 : t606);
+    int t613 = (uint64_t)(int64_t)t610 < (uint64_t)A.v_x1311;
+    int32_t t611 = t613 ? t610 : 0;
+    t612 |= !t613;
+    uint8_t t615 = rt_lt_i(t611, (int32_t)A.v_x1309_n);
+    int32_t t616;
+    if (t615) {
+      int t618 = (uint64_t)(int64_t)t611 < (uint64_t)A.v_x1309_n;
+      int32_t t617 = t618 ? A.v_x1309_d[t611] : 0;
+      t612 |= !t618;
+      t616 = t617;
     } else {
-      int32_t t621 = rt_sub_i(t612, (int32_t)A.v_x1309_n);
-      int t623 = (uint64_t)(int64_t)t621 < (uint64_t)A.v_x1310_n;
-      int32_t t622 = t623 ? A.v_x1310_d[t621] : 0;
-      t613 |= !t623;
-      t617 = t622;
+      int32_t t620 = rt_sub_i(t611, (int32_t)A.v_x1309_n);
+      int t622 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_x1310_n;
+      int32_t t621 = t622 ? A.v_x1310_d[t620] : 0;
+      t612 |= !t622;
+      t616 = t621;
     }
-    if (__builtin_expect(t613 != 0, 0)) { /* again, recording the error */
-      int32_t t624 = rtg::ld_stream(&A.v_x1301_d[ix]);
-      int32_t t626 = rt_add_i(t624, A.v_x1302);
-      uint8_t t627 = rtg::ld_stream(&A.v_x1305_d[ix]);
-      int32_t t628 = rtg::ld_stream(&A.v_x1306_d[ix]);
-      int32_t t630 = (t627 ? t628 : t626);
-      int32_t t631;
-      if ((uint64_t)(int64_t)t630 < (uint64_t)A.v_x1311) {
-        t631 = t630;
+    if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
+      int32_t t623 = rtg::ld_stream(&A.v_x1301_d[ix]);
+      int32_t t625 = rt_add_i(t623, A.v_x1302);
+      uint8_t t626 = rtg::ld_stream(&A.v_x1305_d[ix]);
+      int32_t t627 = rtg::ld_stream(&A.v_x1306_d[ix]);
+      int32_t t629 = (t626 ? t627 : t625);
+      int32_t t630;
+      if ((uint64_t)(int64_t)t629 < (uint64_t)A.v_x1311) {
+        t630 = t629;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, A.v_x1311, 0.0, 0);
-        t631 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, A.v_x1311, 0.0, 0);
+        t630 = 0;
       }
-      uint8_t t633 = rt_lt_i(t631, (int32_t)A.v_x1309_n);
-      int32_t t634;
-      if (t633) {
-        int32_t t635;
-        if ((uint64_t)(int64_t)t631 < (uint64_t)A.v_x1309_n) {
-          t635 = A.v_x1309_d[t631];
+      uint8_t t632 = rt_lt_i(t630, (int32_t)A.v_x1309_n);
+      int32_t t633;
+      if (t632) {
+        int32_t t634;
+        if ((uint64_t)(int64_t)t630 < (uint64_t)A.v_x1309_n) {
+          t634 = A.v_x1309_d[t630];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, A.v_x1309_n, 0.0, 1);
-          t635 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, A.v_x1309_n, 0.0, 1);
+          t634 = 0;
         }
-        t634 = t635;
+        t633 = t634;
       } else {
-        int32_t t637 = rt_sub_i(t631, (int32_t)A.v_x1309_n);
-        int32_t t638;
-        if ((uint64_t)(int64_t)t637 < (uint64_t)A.v_x1310_n) {
-          t638 = A.v_x1310_d[t637];
+        int32_t t636 = rt_sub_i(t630, (int32_t)A.v_x1309_n);
+        int32_t t637;
+        if ((uint64_t)(int64_t)t636 < (uint64_t)A.v_x1310_n) {
+          t637 = A.v_x1310_d[t636];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, A.v_x1310_n, 0.0, 2);
-          t638 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, A.v_x1310_n, 0.0, 2);
+          t637 = 0;
         }
-        t634 = t638;
+        t633 = t637;
       }
     }
-    return K13_0_V{t617};
+    return K13_0_V{t616};
   }
 };
 struct K13_0_store {
@@ -3366,11 +3366,11 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, in
   RtValue *v_x1315 = NULL;
   /* MAP */
   {
-    const int64_t t639 = v_x1305->len;
-    v_x1315 = rtg_vec_new(RT_INT, t639);
+    const int64_t t638 = v_x1305->len;
+    v_x1315 = rtg_vec_new(RT_INT, t638);
     A.v_x1315_d = v_x1315->data.i;
     A.v_x1315_n = v_x1315->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t639);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t638);
   }
   *out_v_x1315 = v_x1315;
   return;
@@ -3399,28 +3399,28 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, R
   RtValue *v_x1539 = NULL;
   /* ONCE */
   {
-    int32_t t640;
+    int32_t t639;
     if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-      t640 = v_x1536_d[0];
+      t639 = v_x1536_d[0];
     } else {
       NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
-      t640 = 0;
+      t639 = 0;
     }
-    v_x1537 = t640;
+    v_x1537 = t639;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t641 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t641);
+      const int64_t t640 = 1;
+      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t640);
       int32_t *v_x1539_d = v_x1539->data.i;
       const int64_t v_x1539_n = v_x1539->len;
-      RT_PARALLEL_FOR_IF(t641 >= RT_PARALLEL_MIN)
-      for (int64_t t642 = 0; t642 < t641; t642++) {
-        const int32_t t643 = (int32_t)t642;
-        v_x1539_d[t642] = v_x1537;
+      RT_PARALLEL_FOR_IF(t640 >= RT_PARALLEL_MIN)
+      for (int64_t t641 = 0; t641 < t640; t641++) {
+        const int32_t t642 = (int32_t)t641;
+        v_x1539_d[t641] = v_x1537;
       }
     }
     if (err->index != INT64_MAX)
@@ -3449,20 +3449,20 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t645 = 0; /* nonzero: a check below failed */
-    int t646 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
-    int32_t t644 = t646 ? A.v_x1536_d[0] : 0;
-    t645 |= !t646;
-    if (__builtin_expect(t645 != 0, 0)) { /* again, recording the error */
-      int32_t t647;
+    int t644 = 0; /* nonzero: a check below failed */
+    int t645 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
+    int32_t t643 = t645 ? A.v_x1536_d[0] : 0;
+    t644 |= !t645;
+    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
+      int32_t t646;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n) {
-        t647 = A.v_x1536_d[0];
+        t646 = A.v_x1536_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1536_n, 0.0, 0);
-        t647 = 0;
+        t646 = 0;
       }
     }
-    return K14_0_V{t644};
+    return K14_0_V{t643};
   }
 };
 struct alignas(8) K14_1_V {
@@ -3500,11 +3500,11 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, Rt
   }
   /* MAP */
   {
-    const int64_t t648 = 1;
-    v_x1539 = rtg_vec_new(RT_INT, t648);
+    const int64_t t647 = 1;
+    v_x1539 = rtg_vec_new(RT_INT, t647);
     A.v_x1539_d = v_x1539->data.i;
     A.v_x1539_n = v_x1539->len;
-    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t648);
+    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t647);
   }
   rtg_free(K14_0_value);
   K14_0_value = NULL;
@@ -3538,91 +3538,91 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
   RtValue *v_x1547 = NULL;
   /* SPLIT */
   {
-    const int64_t t649 = v_x1541_n;
-    const int64_t t650 = t649 > 0 ? (t649 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t651 = (uint8_t *)rt_alloc_atomic((size_t)t649 + 1);
-    int64_t *t652 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t650 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t650 > 1)
-    for (int64_t t653 = 0; t653 < t650; t653++) {
+    const int64_t t648 = v_x1541_n;
+    const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t650 = (uint8_t *)rt_alloc_atomic((size_t)t648 + 1);
+    int64_t *t651 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t649 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t649 > 1)
+    for (int64_t t652 = 0; t652 < t649; t652++) {
       int64_t kept[2] = {0};
-      const int64_t t653_end = (t653 + 1) * RT_CHUNK < t649 ? (t653 + 1) * RT_CHUNK : t649;
-      for (int64_t t654 = t653 * RT_CHUNK; t654 < t653_end; t654++) {
-        const int32_t t655 = (int32_t)t654;
-        int32_t t653x0;
-        int32_t t653x1;
-        int32_t t658 = v_x1541_d[t655];
-        t653x0 = t658;
-        t653x1 = t658;
+      const int64_t t652_end = (t652 + 1) * RT_CHUNK < t648 ? (t652 + 1) * RT_CHUNK : t648;
+      for (int64_t t653 = t652 * RT_CHUNK; t653 < t652_end; t653++) {
+        const int32_t t654 = (int32_t)t653;
+        int32_t t652x0;
+        int32_t t652x1;
+        int32_t t657 = v_x1541_d[t654];
+        t652x0 = t657;
+        t652x1 = t657;
+        uint8_t t658;
         uint8_t t659;
-        uint8_t t660;
-        int32_t t661;
+        int32_t t660;
         if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-          t661 = v_dev_1548_d[0];
+          t660 = v_dev_1548_d[0];
         } else {
-          NESSIE_RECORD(err, t654, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
-          t661 = 0;
+          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          t660 = 0;
         }
-        uint8_t t663 = rt_lt_i(t653x0, t661);
-        uint8_t t665 = rt_gt_i(t653x1, t661);
-        t659 = t663;
-        t660 = t665;
-        kept[0] += t659 != 0;
-        kept[1] += t660 != 0;
-        t651[t654] = (uint8_t)((t659 != 0) << 0 | (t660 != 0) << 1);
+        uint8_t t662 = rt_lt_i(t652x0, t660);
+        uint8_t t664 = rt_gt_i(t652x1, t660);
+        t658 = t662;
+        t659 = t664;
+        kept[0] += t658 != 0;
+        kept[1] += t659 != 0;
+        t650[t653] = (uint8_t)((t658 != 0) << 0 | (t659 != 0) << 1);
       }
-      t652[0 * t650 + t653] = kept[0];
-      t652[1 * t650 + t653] = kept[1];
+      t651[0 * t649 + t652] = kept[0];
+      t651[1 * t649 + t652] = kept[1];
     }
     if (err->index != INT64_MAX) {
+      rt_free(t650);
       rt_free(t651);
-      rt_free(t652);
       goto fail;
     }
-    int64_t t666 = 0;
-    for (int64_t t653 = 0; t653 < t650; t653++) {
-      const int64_t k = t652[0 * t650 + t653];
-      t652[0 * t650 + t653] = t666;
-      t666 += k;
+    int64_t t665 = 0;
+    for (int64_t t652 = 0; t652 < t649; t652++) {
+      const int64_t k = t651[0 * t649 + t652];
+      t651[0 * t649 + t652] = t665;
+      t665 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t666);
+    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t665);
     int32_t *v_x1546_d = v_x1546->data.i;
     const int64_t v_x1546_n = v_x1546->len;
-    int64_t t667 = 0;
-    for (int64_t t653 = 0; t653 < t650; t653++) {
-      const int64_t k = t652[1 * t650 + t653];
-      t652[1 * t650 + t653] = t667;
-      t667 += k;
+    int64_t t666 = 0;
+    for (int64_t t652 = 0; t652 < t649; t652++) {
+      const int64_t k = t651[1 * t649 + t652];
+      t651[1 * t649 + t652] = t666;
+      t666 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t667);
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t666);
     int32_t *v_x1547_d = v_x1547->data.i;
     const int64_t v_x1547_n = v_x1547->len;
-    RT_PARALLEL_FOR_IF(t650 > 1)
-    for (int64_t t653 = 0; t653 < t650; t653++) {
+    RT_PARALLEL_FOR_IF(t649 > 1)
+    for (int64_t t652 = 0; t652 < t649; t652++) {
       int64_t at[2];
-      at[0] = t652[0 * t650 + t653];
-      at[1] = t652[1 * t650 + t653];
-      const int64_t t653_end = (t653 + 1) * RT_CHUNK < t649 ? (t653 + 1) * RT_CHUNK : t649;
-      for (int64_t t654 = t653 * RT_CHUNK; t654 < t653_end; t654++) {
-        const int32_t t655 = (int32_t)t654;
-        if (!t651[t654])
+      at[0] = t651[0 * t649 + t652];
+      at[1] = t651[1 * t649 + t652];
+      const int64_t t652_end = (t652 + 1) * RT_CHUNK < t648 ? (t652 + 1) * RT_CHUNK : t648;
+      for (int64_t t653 = t652 * RT_CHUNK; t653 < t652_end; t653++) {
+        const int32_t t654 = (int32_t)t653;
+        if (!t650[t653])
           continue;
-        int32_t t653y0;
-        int32_t t653y1;
-        int32_t t668 = v_x1541_d[t655];
-        t653y0 = t668;
-        t653y1 = t668;
-        if (t651[t654] >> 0 & 1) {
-          v_x1546_d[at[0]] = t653y0;
+        int32_t t652y0;
+        int32_t t652y1;
+        int32_t t667 = v_x1541_d[t654];
+        t652y0 = t667;
+        t652y1 = t667;
+        if (t650[t653] >> 0 & 1) {
+          v_x1546_d[at[0]] = t652y0;
           at[0]++;
         }
-        if (t651[t654] >> 1 & 1) {
-          v_x1547_d[at[1]] = t653y1;
+        if (t650[t653] >> 1 & 1) {
+          v_x1547_d[at[1]] = t652y1;
           at[1]++;
         }
       }
     }
+    rt_free(t650);
     rt_free(t651);
-    rt_free(t652);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3652,8 +3652,8 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t669 = A.v_x1541_d[ix];
-    return K15_0_V{t669};
+    int32_t t668 = A.v_x1541_d[ix];
+    return K15_0_V{t668};
   }
 };
 struct K15_0_store {
@@ -3672,24 +3672,24 @@ struct K15_0_store {
 struct K15_0_pred {
   K15_A A;
   __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
-    int t671 = 0; /* nonzero: a check below failed */
-    int t672 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
-    int32_t t670 = t672 ? A.v_dev_1548_d[0] : 0;
-    t671 |= !t672;
-    uint8_t t674 = rt_lt_i(v.v0, t670);
-    uint8_t t676 = rt_gt_i(v.v0, t670);
-    if (__builtin_expect(t671 != 0, 0)) { /* again, recording the error */
-      int32_t t677;
+    int t670 = 0; /* nonzero: a check below failed */
+    int t671 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
+    int32_t t669 = t671 ? A.v_dev_1548_d[0] : 0;
+    t670 |= !t671;
+    uint8_t t673 = rt_lt_i(v.v0, t669);
+    uint8_t t675 = rt_gt_i(v.v0, t669);
+    if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
+      int32_t t676;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
-        t677 = A.v_dev_1548_d[0];
+        t676 = A.v_dev_1548_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1548_n, 0.0, 0);
-        t677 = 0;
+        t676 = 0;
       }
-      uint8_t t679 = rt_lt_i(v.v0, t677);
-      uint8_t t681 = rt_gt_i(v.v0, t677);
+      uint8_t t678 = rt_lt_i(v.v0, t676);
+      uint8_t t680 = rt_gt_i(v.v0, t676);
     }
-    return ((unsigned)((t674) != 0) << 0) | ((unsigned)((t676) != 0) << 1);
+    return ((unsigned)((t673) != 0) << 0) | ((unsigned)((t675) != 0) << 1);
   }
 };
 static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
@@ -3706,27 +3706,27 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, Rt
   RtValue *v_x1546 = NULL;
   RtValue *v_x1547 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t682; /* the slots of its classes' counts */
-  int64_t t683; /* its size */
+  rtg::SplitCounts t681; /* the slots of its classes' counts */
+  int64_t t682; /* its size */
   {
-    const int64_t t684 = v_x1541->len;
-    v_x1546 = rtg_vec_new(RT_INT, t684);
+    const int64_t t683 = v_x1541->len;
+    v_x1546 = rtg_vec_new(RT_INT, t683);
     A.v_x1546_d = v_x1546->data.i;
     A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_new(RT_INT, t684);
+    v_x1547 = rtg_vec_new(RT_INT, t683);
     A.v_x1547_d = v_x1547->data.i;
     A.v_x1547_n = v_x1547->len;
-    t683 = t684;
-    t682 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t684, K15_0_store{A});
+    t682 = t683;
+    t681 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t683, K15_0_store{A});
   }
   {
-    int64_t t685[2];
-    t685[0] = rtg::filter_count(t682.at[0]);
-    t685[1] = rtg::filter_count(t682.at[1]);
-    v_x1546 = rtg_vec_fit(v_x1546, t685[0]);
+    int64_t t684[2];
+    t684[0] = rtg::filter_count(t681.at[0]);
+    t684[1] = rtg::filter_count(t681.at[1]);
+    v_x1546 = rtg_vec_fit(v_x1546, t684[0]);
     A.v_x1546_d = v_x1546->data.i;
     A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t685[1]);
+    v_x1547 = rtg_vec_fit(v_x1547, t684[1]);
     A.v_x1547_d = v_x1547->data.i;
     A.v_x1547_n = v_x1547->len;
   }
@@ -3771,10 +3771,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t686 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t686->data.i[0] = v_x62;
-    t686->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t686);
+    RtValue *t685 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t685->data.i[0] = v_x62;
+    t685->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t685);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
@@ -4060,16 +4060,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t687 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t687->data.i[0] = 3;
-  t687->data.i[1] = 1;
-  t687->data.i[2] = 4;
-  t687->data.i[3] = 1;
-  t687->data.i[4] = 5;
-  t687->data.i[5] = 9;
-  t687->data.i[6] = 2;
-  t687->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t687);
+  RtValue *t686 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t686->data.i[0] = 3;
+  t686->data.i[1] = 1;
+  t686->data.i[2] = 4;
+  t686->data.i[3] = 1;
+  t686->data.i[4] = 5;
+  t686->data.i[5] = 9;
+  t686->data.i[6] = 2;
+  t686->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t686);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
