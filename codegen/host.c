@@ -1058,6 +1058,28 @@ static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, const CgTex
   return kept;
 }
 
+/* Unit 'u' of 'f', of kind 'kind' ('what' in words): the scalar
+   functions and the texts [first, last) of 'texts' (freed), which name
+   what 'uses' [first, last) and 'scalar_uses' record. */
+static void write_kernel_unit(CgFiles *f, int u, CgUnitKind kind, const char *what, Cg *cg, const char *source_name,
+                              const CgText *scalar, PtrMap *scalar_uses, CgText *texts, PtrMap *uses, int first,
+                              int last) {
+  CgText *t = &f->text[u];
+  *t = (CgText){0};
+  f->kind[u] = kind;
+  f->what[u] = what;
+  Vec all = {0};
+  vec_push(&all, scalar_uses);
+  for (int i = first; i < last; i++)
+    vec_push(&all, &uses[i]);
+  write_head(t, cg, source_name, u + 1, f->n, what, true, false, &all);
+  cg_text_write(t, scalar->data, scalar->len);
+  for (int i = first; i < last; i++) {
+    cg_text_write(t, texts[i].data, texts[i].len);
+    cg_text_free(&texts[i]);
+  }
+}
+
 /* Does any of kernels [first, last) have a recording version? */
 static bool part_has_records(const CgText *record_text, int first, int last) {
   for (int i = first; i < last; i++)
@@ -1397,43 +1419,20 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   }
   for (int j = 0; j < nparts; j++) {
     const LcuKernel *first = kernels[start[j]], *last = kernels[start[j + 1] - 1];
-    int u = 1 + nfunc_parts + ntop_parts + j;
-    CgText *t = &f.text[u];
-    *t = (CgText){0};
-    f.kind[u] = CG_UNIT_KERNELS;
-    f.what[u] = first == last ? xprintf("kernel %s", first->name) : xprintf("kernels %s to %s", first->name, last->name);
-    uses.len = 0;
-    vec_push(&uses, &scalar_uses);
-    for (int i = start[j]; i < start[j + 1]; i++)
-      vec_push(&uses, &kernel_uses[i]);
-    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], true, false, &uses);
-    cg_text_write(t, scalar.data, scalar.len);
-    for (int i = start[j]; i < start[j + 1]; i++) {
-      cg_text_write(t, kernel_text[i].data, kernel_text[i].len);
-      cg_text_free(&kernel_text[i]);
-    }
+    write_kernel_unit(&f, 1 + nfunc_parts + ntop_parts + j, CG_UNIT_KERNELS,
+                      first == last ? xprintf("kernel %s", first->name)
+                                    : xprintf("kernels %s to %s", first->name, last->name),
+                      &cg, source_name, &scalar, &scalar_uses, kernel_text, kernel_uses, start[j], start[j + 1]);
   }
   for (int j = 0, u = 1 + nfunc_parts + ntop_parts + nparts; j < nparts; j++) {
     if (!part_has_records(record_text, start[j], start[j + 1]))
       continue;
     const LcuKernel *first = kernels[start[j]], *last = kernels[start[j + 1] - 1];
-    CgText *t = &f.text[u];
-    *t = (CgText){0};
-    f.kind[u] = CG_UNIT_RECORDS;
     /* (short: the progress line shows it) */
-    f.what[u] = first == last ? xprintf("error path of kernel %s", first->name)
-                              : xprintf("error paths of kernels %s to %s", first->name, last->name);
-    uses.len = 0;
-    vec_push(&uses, &scalar_uses);
-    for (int i = start[j]; i < start[j + 1]; i++)
-      vec_push(&uses, &record_uses[i]);
-    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], true, false, &uses);
-    cg_text_write(t, scalar.data, scalar.len);
-    for (int i = start[j]; i < start[j + 1]; i++) {
-      cg_text_write(t, record_text[i].data, record_text[i].len);
-      cg_text_free(&record_text[i]);
-    }
-    u++;
+    write_kernel_unit(&f, u++, CG_UNIT_RECORDS,
+                      first == last ? xprintf("error path of kernel %s", first->name)
+                                    : xprintf("error paths of kernels %s to %s", first->name, last->name),
+                      &cg, source_name, &scalar, &scalar_uses, record_text, record_uses, start[j], start[j + 1]);
   }
   cg_text_free(&scalar);
   if (lib) {
