@@ -127,14 +127,12 @@ struct Cg {
                          the GPU target's host kernels, which run on small
                          vectors, where the fast pass only doubled the
                          code */
-  bool record_apart;  /* the CPU target's kernels: a thunk's fast pass
-                         marks a failed element (rt_kernel_again) and the
-                         kernel's recording version, written apart
-                         (record_out), runs it again in one pass; set
-                         while a kernel's fast version is written */
-  bool record_used;   /* some thunk of that kernel marked so */
   CgText *record_out; /* where the CPU target writes a kernel's recording
-                         version, or NULL: the recording pass inline */
+                         version, or NULL: the recording pass inline.
+                         Set, a fast pass (not cg->one_pass) marks a
+                         failed element (rt_kernel_again), and the
+                         kernel runs its recording version (cpu.c) */
+  bool record_used;   /* some thunk of the kernel being written marked so */
   PtrMap *record_uses; /* what it names (uses), where uses are recorded */
   const char *invariants; /* set by cg_thunk_invariants until the next
                          cg_thunk, which reuses the values it wrote: ""

@@ -617,10 +617,12 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
   CgChecks ck = checks_at(x, i, ix);
   Buf before = {0}; /* the chunk's counts before the segment's piece */
-  buf_printf(&before, "const int64_t before[%d] = {", nc);
-  for (int k = 0; k < nc; k++)
-    buf_printf(&before, "%skept[%d]", k ? ", " : "", k);
-  buf_puts(&before, "}; /* the segment's piece: what it adds to kept */");
+  if (counted) {
+    buf_printf(&before, "const int64_t before[%d] = {", nc);
+    for (int k = 0; k < nc; k++)
+      buf_printf(&before, "%skept[%d]", k ? ", " : "", k);
+    buf_puts(&before, "}; /* the segment's piece: what it adds to kept */");
+  }
   open_segment_elements(x, c, i, ix, n, seg, g, gx, s->pull, &ck, NULL, counted ? buf_str(&before) : NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, pull_args, &ck, val);
@@ -1212,7 +1214,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
     cg_line(cg, "}");
   }
   cg_kernel_exits(cg, k, &x.vectors);
-  if (cg->record_apart && cg->record_used) {
+  if (cg->record_out && !cg->one_pass && cg->record_used) {
     /* an element failed a check in a fast pass: the kernel again, in
        its recording version (cpu_kernel), from its parameters, which
        it only reads */
@@ -1305,10 +1307,8 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   CgText fast = {0};
   CgText *out = cg->out;
   cg->out = &fast;
-  cg->record_apart = true;
   cg->record_used = false;
   cg_cpu_kernel(cg, k, k->name);
-  cg->record_apart = false;
   cg->out = out;
   if (cg->record_used)
     cg_line(cg, "%s;", cg_kernel_signature(cg, k, cg_record_name(k), false));

@@ -1012,8 +1012,8 @@ static const char *kernel_canon(const CgText *t, const char *name) {
    lowest number) is kept, with a comment naming the others, and every
    `run` of the others runs it (Cg.kernel_alias).  Returns the indices of
    the kernels kept, in order, in 'kept' (their number in '*nkept'); the
-   others' texts are freed. */
-static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, const CgText *records, int *nkept) {
+   others' texts and recording versions are freed. */
+static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, CgText *records, int *nkept) {
   int n = kernels->len;
   int *kept = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   Vec *aliases = xmalloc(sizeof(Vec) * (size_t)(n + 1));
@@ -1035,6 +1035,7 @@ static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, const CgTex
     ptrmap_put(&cg->kernel_alias, k, kernels->data[f - 1]);
     vec_push(&aliases[f - 1], (void *)k->name);
     cg_text_free(&text[i]);
+    cg_text_free(&records[i]);
   }
   for (int j = 0; j < m; j++) {
     const Vec *a = &aliases[kept[j]];
@@ -1248,12 +1249,6 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
     record_text[j] = all_records[kept[j]];
     record_uses[j] = all_record_uses[kept[j]];
     kernels[j] = p->kernels.data[kept[j]];
-  }
-  for (int i = 0, j = 0; i < p->kernels.len; i++) {
-    if (j < nk && kept[j] == i)
-      j++;
-    else
-      cg_text_free(&all_records[i]);
   }
   cg.out = &body;
   if (!split) {

@@ -553,7 +553,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   if (fast.failed)
     cg_line(cg, "int %s = %s; /* nonzero: a check below failed */", fast.failed, before && *before ? before : "0");
   cg_text_write(cg->out, text.data, text.len);
-  if (fast.failed && cg->record_apart) {
+  if (fast.failed && cg->record_out) { /* (this is not one_pass: above) */
     /* the CPU target: the kernel's recording version, compiled apart
        without optimization, runs the kernel again (cpu.c); most of a
        kernel's code was its recording passes, which run only where an
