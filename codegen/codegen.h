@@ -456,9 +456,15 @@ const LcuVar *cg_loop_count(const LcuSoac *s, const CgLoopArg *a);
    'args', one per parameter (a vector's "pointer, length" of the
    element's segment), recording its errors into 'record' for element
    'index' (always: an element that updates its state in place cannot run
-   again), 'failed' the name of an int it sets when one fails. */
-const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char *record, const char *index,
-                         const char *failed);
+   again), 'failed' the name of an int it sets when one fails.  Where the
+   function gives several scalars (cg_each_gives_tuple), 'outs' are the
+   C names of the locals it stores them into, one a result, and the call
+   gives 0. */
+const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char **outs, const char *record,
+                         const char *index, const char *failed);
+/* Does LIBRARY loop 's''s element function give several scalars, through
+   out-parameters (a tuple's components, flatten.c's f.all)? */
+bool cg_each_gives_tuple(const LcuSoac *s);
 
 
 /* ---- cpu.c, cuda.c ---- */

@@ -822,8 +822,10 @@ static void gen_loop_functors(Gx *x) {
   const CgLoopArg *a = cg_loop_args(s);
   const LcuVar *res = s->results.data[0];
   bool scalar = f->each_result < 0;
+  bool tuple = cg_each_gives_tuple(s); /* several scalars: v0, v1, ... */
   cg_line(cg, "struct alignas(8) %s {", kname(x, "V"));
-  cg_line(cg, "  %s v0;", scalar ? cg_ctype(res->type.base) : "int");
+  for (int r = 0; r < (tuple ? s->results.len : 1); r++)
+    cg_line(cg, "  %s v%d;", scalar ? cg_ctype(((const LcuVar *)s->results.data[r])->type.base) : "int", r);
   cg_line(cg, "};");
   cg_line(cg, "struct %s {", kname(x, "pull"));
   cg->indent++;
@@ -852,13 +854,26 @@ static void gen_loop_functors(Gx *x) {
     args[j] = xprintf("%s + %s[i], %s[i + 1] - %s[i]", data, off, off, off);
   }
   cg_line(cg, "int failed = 0; /* set when a check fails: recorded already */");
-  cg_line(cg, "const %s v = {%s};", kname(x, "V"), cg_each_call(cg, s, args, "A.err", "i", "failed"));
+  if (tuple) {
+    /* the components, from one walk of the element's loop */
+    const char **outs = xmalloc(sizeof(char *) * (size_t)s->results.len);
+    Buf fields = {0};
+    for (int r = 0; r < s->results.len; r++) {
+      outs[r] = xprintf("out%d", r);
+      cg_line(cg, "%s %s = 0;", cg_ctype(((const LcuVar *)s->results.data[r])->type.base), outs[r]);
+      buf_printf(&fields, "%s%s", r ? ", " : "", outs[r]);
+    }
+    cg_line(cg, "(void)%s;", cg_each_call(cg, s, args, outs, "A.err", "i", "failed"));
+    cg_line(cg, "const %s v = {%s};", kname(x, "V"), buf_str(&fields));
+  } else
+    cg_line(cg, "const %s v = {%s};", kname(x, "V"), cg_each_call(cg, s, args, NULL, "A.err", "i", "failed"));
   cg_line(cg, "(void)failed;");
   cg_line(cg, "return v;");
   close_functor(cg);
   open_functor(x, "store", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   if (scalar)
-    cg_line(cg, "A.%s_d[i] = v.v0;", cg_name(res));
+    for (int r = 0; r < (tuple ? s->results.len : 1); r++)
+      cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(s->results.data[r]), r);
   else {
     cg_line(cg, "/* %s: updated in place */", cg_name(res));
     cg_line(cg, "(void)i;");
@@ -1533,8 +1548,8 @@ static void host_loop(Gx *x) {
       buf_printf(&pull, ", %s->data.%s", copy, cg_member(a[j].values->type.base));
   }
   buf_puts(&pull, "}");
-  if (f->each_result < 0)
-    new_vector(x, res, n);
+  for (int r = 0; f->each_result < 0 && r < (cg_each_gives_tuple(x->s) ? x->s->results.len : 1); r++)
+    new_vector(x, x->s->results.data[r], n);
   cg_line(cg, "rtg::map_uneven(%s, loc, %s, %s, %s);", kernel_string(x), buf_str(&pull), functor(x, "store"), n);
   for (int j = 0; j < scratch.len; j++)
     cg_line(cg, "rt_value_free(%s);", (const char *)scratch.data[j]);

@@ -32,9 +32,11 @@
  * keeps the vectors' pointers, whose elements the iteration updated.  It
  * has no fast pass: a second run of an element would start from the
  * state the first one left, so the loop always passes the record, and a
- * check records its error where it fails.  Its result is a scalar, or
- * its vector parameter 'each_result', returned in place (the C function
- * returns 0).  cpu.c and cuda.c write the loop that calls it
+ * check records its error where it fails.  Its result is a scalar; or
+ * several (a tuple's components: flatten.c's f.all), stored through
+ * out-parameters after the others; or its vector parameter
+ * 'each_result', returned in place (the C function returns 0 for
+ * both).  cpu.c and cuda.c write the loop that calls it
  * (cg_each_call).
  */
 #include <string.h>
@@ -165,18 +167,26 @@ static const char **atoms(const Vec *v) {
   return a;
 }
 
-static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest);
+static void block(Sx *x, const LcuBlock *b, bool tail, const char **dests);
 
 /* Is 's', the last statement of a block in tail position, one whose
-   result is the block's?  (In an element function every vector is the
+   results are the block's?  (In an element function every vector is the
    parameter it returns.) */
 static bool gives_block_result(const LcuStmt *s, const LcuBlock *b) {
-  const LcuAtom *r = b->results.len == 1 ? b->results.data[0] : NULL;
-  if (!r || !r->var || s->results.len != 1)
+  if (b->results.len == 0 || s->results.len != b->results.len)
     return false;
-  const LcuVar *v = s->results.data[0];
-  return v == r->var || (is_vec(v) && is_vec(r->var));
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *r = b->results.data[i];
+    const LcuVar *v = s->results.data[i];
+    if (!r->var || !(v == r->var || (is_vec(v) && is_vec(r->var))))
+      return false;
+  }
+  return true;
 }
+
+/* Does element function 'f' give its results through out-parameters
+   (several scalars: a tuple's components, flatten.c's f.all)? */
+static bool gives_tuple(const LcuFunc *f) { return f->each && f->each_result < 0 && f->body->results.len > 1; }
 
 /* r = p[i] (LS_ELT): a subscript out of range fails as a thunk's does. */
 static void elt_stmt(Sx *x, const LcuStmt *s) {
@@ -214,17 +224,22 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
     return;
   case LS_IF: {
     /* a vector result is the parameter the branches update: no local */
-    const LcuVar *r = s->results.len ? s->results.data[0] : NULL;
-    const char *dest = tail || !r || is_vec(r) ? NULL : cg_name(r);
-    if (dest)
-      cg_line(cg, "%s %s;", cg_ctype(r->type.base), dest);
+    const char **dests = NULL;
+    if (!tail && s->results.len && !is_vec(s->results.data[0])) {
+      dests = xmalloc(sizeof(char *) * (size_t)s->results.len);
+      for (int i = 0; i < s->results.len; i++) {
+        const LcuVar *r = s->results.data[i];
+        dests[i] = cg_name(r);
+        cg_line(cg, "%s %s;", cg_ctype(r->type.base), dests[i]);
+      }
+    }
     cg_line(cg, "if (%s) {", atom(s->args.data[0]));
     cg->indent++;
-    block(x, s->then, tail, dest);
+    block(x, s->then, tail, dests);
     cg->indent--;
     cg_line(cg, "} else {");
     cg->indent++;
-    block(x, s->els, tail, dest);
+    block(x, s->els, tail, dests);
     cg->indent--;
     cg_line(cg, "}");
     return;
@@ -283,9 +298,10 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
   die("codegen: %s, called from a kernel, holds a statement of kind %d", x->f->name, (int)s->kind);
 }
 
-/* Block 'b': in tail position its result is returned (or its last
-   statement gives it), else stored into 'dest'. */
-static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
+/* Block 'b': in tail position its results are returned (or its last
+   statement gives them; an element function of several results stores
+   them through its out-parameters), else stored into 'dests'. */
+static void block(Sx *x, const LcuBlock *b, bool tail, const char **dests) {
   int n = b->stmts.len;
   const LcuStmt *last = n ? b->stmts.data[n - 1] : NULL;
   bool last_gives = tail && last && (last->kind == LS_IF || last->kind == LS_CALL) && gives_block_result(last, b);
@@ -302,20 +318,30 @@ static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
     }
     return;
   }
-  const char *r = atom(result);
+  if (tail && gives_tuple(x->f)) {
+    settle(x);
+    for (int i = 0; i < b->results.len; i++)
+      cg_line(x->cg, "*out%d = %s;", i, atom(b->results.data[i]));
+    cg_line(x->cg, "return 0;");
+    return;
+  }
   if (tail) {
     settle(x);
-    cg_line(x->cg, "return %s;", r);
-  } else if (dest)
-    cg_line(x->cg, "%s = %s;", dest, r);
+    cg_line(x->cg, "return %s;", atom(result));
+  } else if (dests)
+    for (int i = 0; i < b->results.len; i++)
+      cg_line(x->cg, "%s = %s;", dests[i], atom(b->results.data[i]));
 }
 
 static bool inlined(const LcuFunc *f);
 
 static const char *signature(const LcuFunc *f) {
   Buf b = {0};
-  /* an element function that returns its vector parameter returns 0 */
-  const char *rt = f->each && f->each_result >= 0 ? "int" : cg_ctype(lcu_atom_type(f->body->results.data[0]).base);
+  /* an element function that returns its vector parameter, or gives
+     several scalars through out-parameters, returns 0 */
+  const char *rt = (f->each && f->each_result >= 0) || gives_tuple(f)
+                       ? "int"
+                       : cg_ctype(lcu_atom_type(f->body->results.data[0]).base);
   buf_printf(&b, "%s %s %s(", inlined(f) ? "NESSIE_FN_INLINE" : "NESSIE_FN", rt, cg_scalar_func_name(f));
   for (int i = 0; i < f->params.len; i++) {
     const LcuVar *p = f->params.data[i];
@@ -325,6 +351,8 @@ static const char *signature(const LcuFunc *f) {
     else
       buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
   }
+  for (int i = 0; gives_tuple(f) && i < f->body->results.len; i++)
+    buf_printf(&b, "%s *out%d, ", cg_ctype(lcu_atom_type(f->body->results.data[i]).base), i);
   buf_puts(&b, "RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed)");
   return buf_str(&b);
 }
@@ -538,13 +566,24 @@ const LcuVar *cg_loop_count(const LcuSoac *s, const CgLoopArg *a) {
   die("codegen: a LIBRARY loop of %s whose every argument is shared", s->callee->name);
 }
 
-const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char *record, const char *index,
-                         const char *failed) {
+bool cg_each_gives_tuple(const LcuSoac *s) { return gives_tuple(s->callee); }
+
+const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char **outs, const char *record,
+                         const char *index, const char *failed) {
   const char *run = strcmp(cg->record_fn, "NESSIE_DEVICE_RECORD") == 0 ? "A.run" : "run";
   /* the call stands at the SOAC's own place, so its errors are reported
      at the run's (as cg_exp_site has it for such an expression): site 0;
      its checks are one operation of the kernel, in the kernel's order */
   int call = cg_site(cg, no_loc, NULL, NULL);
   const char *rest = xprintf("%s, %s, %s, %d, %d, &%s", record, index, run, call, cg->check_order++, failed);
-  return call_text(s->callee, args, s->callee->params.len, rest);
+  int n = s->callee->params.len;
+  if (!gives_tuple(s->callee))
+    return call_text(s->callee, args, n, rest);
+  int k = s->callee->body->results.len;
+  const char **all = xmalloc(sizeof(char *) * (size_t)(n + k));
+  for (int i = 0; i < n; i++)
+    all[i] = args[i];
+  for (int i = 0; i < k; i++)
+    all[n + i] = xprintf("&%s", outs[i]);
+  return call_text(s->callee, all, n + k, rest);
 }

@@ -250,9 +250,14 @@ static void check_stmt(Checker *c, const void *stmt) {
     if (s->each) {
       /* the function on each element: a scalar loop's scalars come as
          vectors; a sequence loop's sequences (flatten.c) as a segdes and
-         its values, one segment an element */
-      if (f->lifted || f->result_types.len != 1 || ((FlatType *)f->result_types.data[0])->kind == FT_SEGDES)
-        fail(c, s->loc, "call of %s on each element: it must be a function of one scalar or vector result", f->name);
+         its values, one segment an element.  A sequence loop may give
+         several scalars (f.all: a tuple's components) */
+      bool scalars = f->result_types.len >= 1;
+      for (int i = 0; i < f->result_types.len; i++)
+        scalars &= ((FlatType *)f->result_types.data[i])->kind == FT_SCALAR;
+      if (f->lifted || !(f->result_types.len == 1 || (scalars && flat_func_takes_vectors(f))) ||
+          ((FlatType *)f->result_types.data[0])->kind == FT_SEGDES)
+        fail(c, s->loc, "call of %s on each element: it must be a function of one scalar or vector result, or a sequence loop of scalar results", f->name);
       int k = 0;
       for (int i = 0; i < f->params.len; i++) {
         FlatType pt = ((FlatVar *)f->params.data[i])->type;
@@ -282,9 +287,11 @@ static void check_stmt(Checker *c, const void *stmt) {
         *d = flat_segdes();
         vec_push(&types, d);
       }
-      FlatType *r = NEW(FlatType);
-      *r = flat_vec(rt.base);
-      vec_push(&types, r);
+      for (int i = 0; i < f->result_types.len; i++) {
+        FlatType *r = NEW(FlatType);
+        *r = flat_vec(((FlatType *)f->result_types.data[i])->base);
+        vec_push(&types, r);
+      }
       check_result_types(c, s->loc, xprintf("call of %s on each element", f->name), &s->results, &types);
       break;
     }

@@ -291,6 +291,12 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
   RtType rbase = rt_vec_type(flat_rt_base(rt.base));
   size_t size = rt_base_size(flat_rt_base(rt.base));
   RtValue *out = rt_value_new(rbase, rt.kind == FT_VEC ? 0 : n);
+  /* a tuple of scalars (f.all): a vector a component, 'out' the first */
+  int nr = rt.kind == FT_VEC ? 1 : f->result_types.len;
+  RtValue **outs = xmalloc(sizeof(RtValue *) * (size_t)(nr + 1));
+  outs[0] = out;
+  for (int k = 1; k < nr; k++)
+    outs[k] = rt_value_new(rt_vec_type(flat_rt_base(((FlatType *)f->result_types.data[k])->base)), n);
   RtValue *lengths = rt_value_new(rt_vec_type(RT_INT), rt.kind == FT_VEC ? n : 0);
   RtValue **parts = rt.kind == FT_VEC ? xmalloc(sizeof(RtValue *) * (size_t)(n + 1)) : NULL;
   int64_t total = 0;
@@ -330,8 +336,12 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
       lengths->data.i[j] = (int32_t)r[0]->len;
       total += r[0]->len;
     } else
-      memcpy((char *)out->data.any + (size_t)j * size, r[0]->data.any, size);
+      for (int k = 0; k < nr; k++)
+        memcpy((char *)outs[k]->data.any + (size_t)j * rt_base_size(outs[k]->type.base), r[k]->data.any,
+               rt_base_size(outs[k]->type.base));
   }
+  if (rt.kind != FT_VEC)
+    return outs;
   RtValue **results = xmalloc(sizeof(RtValue *) * 2);
   if (rt.kind == FT_VEC) {
     /* the elements' sequences end to end, copied once */

@@ -59,6 +59,9 @@ typedef struct Fl {
                         result (get_part): its calls of itself are calls
                         of the part */
   int part;
+  MonoFunc *whole_of; /* making this sequence loop's element function of
+                         its whole tuple result (get_whole): its calls of
+                         itself are calls of that function */
   Invariants inv;  /* which expressions are closed (frontend/invariant.h) */
   bool cost;       /* for --cost: FS_COST statements, and none of the
                       translations that compute other than the model
@@ -905,6 +908,7 @@ static void closed_parts(Fl *fl, Expr *e, PtrMap *seen);
 static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e);
 static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted);
 static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component);
+static FlatFunc *get_whole(Fl *fl, MonoFunc *mf);
 
 /* ---- NESL's cost model (docs/cost.md) ----
 
@@ -1059,6 +1063,20 @@ static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
   Vec types = {0};
   flatten_host_layout(res(mf->type)->snd, &types);
   Vals r = {0};
+  if (fl->whole_of == mf) {
+    /* the next iteration of the loop's element function of the whole
+       tuple: one call, every component */
+    FlatStmt *s = stmt(fl, FS_CALL);
+    s->callee = get_whole(fl, mf);
+    for (int j = 0; j < args.len; j++)
+      vec_push(&s->args, args.data[j]);
+    for (int i = 0; i < types.len; i++) {
+      FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+      vec_push(&s->results, v);
+      vec_push(&r, flat_var_atom(v));
+    }
+    return r;
+  }
   for (int i = 0; i < types.len; i++) {
     bool self = fl->part_of == mf;
     if (self && i != fl->part - 1) {
@@ -1529,7 +1547,7 @@ static bool self_tail(Fl *fl, Expr *e) {
 }
 
 /* Does a path of 'e' through its ifs and lets end in the recursive call
-   of the loop whose part is being made? */
+   of the loop whose part (or whole element function) is being made? */
 static bool reaches_self(Fl *fl, Expr *e) {
   switch (e->kind) {
   case EX_LET:
@@ -1537,7 +1555,7 @@ static bool reaches_self(Fl *fl, Expr *e) {
   case EX_IF:
     return reaches_self(fl, e->u.ifx.then) || reaches_self(fl, e->u.ifx.els);
   case EX_CALL:
-    return e->callee == fl->part_of;
+    return e->callee == (fl->part_of ? fl->part_of : fl->whole_of);
   default:
     return false;
   }
@@ -1590,11 +1608,15 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
 
 /* if c then a else b at the host.  In scalar code (Fl.scalar_code) an if
    of a tuple is one if per component: the interpreters' and codegen's
-   scalar functions take ifs of one result. */
+   scalar functions take ifs of one result.  But in a sequence loop's
+   element function of its whole tuple (Fl.whole_of), an if with a path
+   to the next iteration stays one if of k results, so that the one call
+   of the iteration ends that path (element functions are statements,
+   whose ifs give any number of results). */
 static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   int k = host_count(e->type);
-  if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type)) {
+  if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type) && !(fl->whole_of && reaches_self(fl, e))) {
     fl->loc = e->loc;
     /* in part p of a loop (call_parts), the if that holds its tail call
        puts component p's if last: that call must end the part's body */
@@ -2650,17 +2672,18 @@ static Vals each_seq_args(Fl *fl, MonoFunc *mf, Vals args) {
 }
 
 /* A sequence loop applied to each element of lifted 'args' (FS_CALL
-   with 'each'): its lifted result.  A scalar, or a tuple of scalars (one
-   loop a component, get_part), as a scalar function's (call_each); the
-   sequence it returns as the segdes of that state (the argument's) and
-   its values. */
+   with 'each'): its lifted result.  A scalar, as a scalar function's
+   (call_each); a tuple of scalars, a vector a component, from one
+   element function of the whole tuple (get_whole), which walks each
+   element's loop once; the sequence it returns as the segdes of that
+   state (the argument's) and its values. */
 static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
   Vals a = each_seq_args(fl, mf, args);
   Type *rt = res(mf->type)->snd;
-  if (scalar_tuple(rt))
+  if (is_base(rt))
     return call_each(fl, mf, a);
   FlatStmt *s = stmt(fl, FS_CALL);
-  s->callee = get_func(fl, mf, false);
+  s->callee = scalar_tuple(rt) ? get_whole(fl, mf) : get_func(fl, mf, false);
   s->each = true;
   for (int i = 0; i < a.len; i++)
     vec_push(&s->args, a.data[i]);
@@ -2680,9 +2703,13 @@ static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
 /* The flat function of instance 'mf': at the host, or lifted; made
    when first asked for, its body later (make_pending).  'component'
    (1..k) asks for the host function giving component k of the tuple
-   result alone, named f.k. */
+   result alone, named f.k; COMPONENT_ALL for a sequence loop's element
+   function giving every component of its tuple result, named f.all. */
+enum { COMPONENT_ALL = -1 };
 static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
-  const char *key = component ? xprintf("%s.%d", mf->name, component) : xprintf("%s%s", mf->name, lifted ? "^" : "");
+  const char *key = component > 0 ? xprintf("%s.%d", mf->name, component)
+                    : component ? xprintf("%s.all", mf->name)
+                                : xprintf("%s%s", mf->name, lifted ? "^" : "");
   FlatFunc *f = map_get(&fl->funcs, key);
   if (f)
     return f;
@@ -2718,12 +2745,16 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
   flatten_layout_groups(ft->snd, !lifted, lifted ? 1 : 0, &next, &f->result_groups);
   int next_param = lifted ? 1 : 0;
   flatten_layout_groups(ft->fst, !lifted, lifted ? 1 : 0, &next_param, &f->param_groups);
-  if (component) {
+  if (component > 0) {
     FlatType *part = rt.data[component - 1];
     rt = (Vec){0};
     vec_push(&rt, part);
     f->result_groups = (Vec){0};
     vec_push(&f->result_groups, (void *)0); /* a scalar */
+  } else if (component) {
+    f->result_groups = (Vec){0};
+    for (int i = 0; i < rt.len; i++)
+      vec_push(&f->result_groups, (void *)0); /* scalars */
   }
   f->result_types = rt;
   map_put(&fl->funcs, f->name, f);
@@ -2739,6 +2770,8 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
 static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) { return func_of(fl, mf, lifted, 0); }
 
 static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component) { return func_of(fl, mf, false, component); }
+
+static FlatFunc *get_whole(Fl *fl, MonoFunc *mf) { return func_of(fl, mf, false, COMPONENT_ALL); }
 
 /* Computes, at the host and for their errors alone, the closed
    expressions (frontend/invariant.h) that lifted code for 'e' computes
@@ -2828,21 +2861,23 @@ static void make_body_in(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
        at the host it is an ordinary function) */
     fl->scalar_code = !fl->cost && (component || (host_count(rt) == 1 && (scalar_kind(fl, mf) != LOOP_NOT ||
                                                                           seq_loop(fl, mf, NULL))));
-    MonoFunc *saved_part_of = fl->part_of;
+    MonoFunc *saved_part_of = fl->part_of, *saved_whole_of = fl->whole_of;
     int saved_part = fl->part;
     /* a loop's part is a loop of its own (call_parts); a plain
        function's computes as the function does */
-    fl->part_of = component && (scalar_kind(fl, mf) == LOOP_YES || seq_loop(fl, mf, NULL)) ? mf : NULL;
+    fl->part_of = component > 0 && (scalar_kind(fl, mf) == LOOP_YES || seq_loop(fl, mf, NULL)) ? mf : NULL;
     fl->part = component;
+    fl->whole_of = component < 0 ? mf : NULL;
     Vals r = tr(fl, &host, env, mf->body);
     fl->part_of = saved_part_of;
+    fl->whole_of = saved_whole_of;
     fl->part = saved_part;
     /* f.k computes every component, returns the kth: what the others
        need alone and cannot fail is dropped later as dead code, what can
        fail stays, so that each f.k fails where f fails, with f's error,
        and the first failing element is the first one of f */
     for (int i = 0; i < r.len; i++)
-      if (!component || i == component - 1)
+      if (component <= 0 || i == component - 1)
         vec_push(&f->body->results, r.data[i]);
     fl->scalar_code = false;
     return;

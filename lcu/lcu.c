@@ -278,11 +278,17 @@ const char *lcu_element_func(const LcuFunc *f) {
   for (int i = 0; i < f->params.len; i++)
     if (((const LcuVar *)f->params.data[i])->type.kind == LT_SEGDES)
       return xprintf("%s has a sd parameter", f->name);
-  if (f->body->results.len != 1)
-    return xprintf("%s does not give one result", f->name);
-  LcuType rt = lcu_atom_type(f->body->results.data[0]);
-  if ((rt.kind == LT_VEC) != (f->each_result >= 0))
-    return xprintf("%s gives a %s, its each_result is %d", f->name, lcu_type_name(rt), f->each_result);
+  if (f->body->results.len < 1)
+    return xprintf("%s gives no result", f->name);
+  /* one result: a scalar, or its vector parameter each_result; several:
+     scalars (a tuple's components) */
+  for (int i = 0; i < f->body->results.len; i++) {
+    LcuType rt = lcu_atom_type(f->body->results.data[i]);
+    if ((rt.kind == LT_VEC) != (f->each_result >= 0))
+      return xprintf("%s gives a %s, its each_result is %d", f->name, lcu_type_name(rt), f->each_result);
+  }
+  if (f->each_result >= 0 && f->body->results.len != 1)
+    return xprintf("%s gives its vector parameter and more", f->name);
   if (f->each_result >= f->params.len ||
       (f->each_result >= 0 && ((const LcuVar *)f->params.data[f->each_result])->type.kind != LT_VEC))
     return xprintf("%s's each_result is not a vector parameter", f->name);

@@ -291,9 +291,10 @@ typedef enum LcuLibrary {
    vector parameter that f only reads and that is not its result may
    have one vector argument instead (no sd), which every element reads
    whole: a sequence the same for every element (shared).  The
-   one result is f's lifted: a vector of n scalars, or, where f returns
-   its vector parameter 'each_result', that parameter's updated copy
-   (its sd is the argument's).  The error of the lowest element that
+   result is f's lifted: a vector of n scalars for each scalar f gives
+   (a tuple's components, from one walk of the element's loop), or,
+   where f returns its vector parameter 'each_result', that parameter's
+   updated copy (its sd is the argument's).  The error of the lowest element that
    fails is reported, as a MAP's call's. */
 
 /* SPLIT A P [w1, ..., wc] n: c FILTERs of the same n elements in one
@@ -492,7 +493,8 @@ typedef struct LcuBlock {
    a segment of a vector of the loop, which it may update in place by
    LS_UPDATE), and its body holds only LS_SCALAR, LS_IF, LS_LENGTH (of a
    vector parameter), LS_ELT, LS_UPDATE and LS_CALL, of itself in tail
-   position or of scalar functions.  Its one result is a scalar, or its
+   position or of scalar functions.  Its results are scalars (several: a
+   tuple's components, flatten.c's f.all), or its one result is its
    vector parameter 'each_result', updated in place: every vector its
    blocks return is that parameter. */
 typedef struct LcuFunc {

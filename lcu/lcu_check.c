@@ -573,9 +573,12 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
       fail(c, s->loc, "LIBRARY loop %s: every argument shared: how many elements?", f->name);
     if (k != n)
       fail(c, s->loc, "LIBRARY loop %s takes %d arguments, not %d", f->name, k, n);
-    if (!f->body || f->body->results.len != 1)
-      fail(c, s->loc, "LIBRARY loop %s: its function does not give one result", f->name);
-    push_type(results, lcu_vec(lcu_atom_type(f->body->results.data[0]).base));
+    if (!f->body || f->body->results.len < 1 || (f->each_result >= 0 && f->body->results.len != 1))
+      fail(c, s->loc, "LIBRARY loop %s: its function gives neither one result nor scalars", f->name);
+    /* a vector of each scalar it gives (a tuple's components), or the
+       vector it updates */
+    for (int i = 0; i < f->body->results.len; i++)
+      push_type(results, lcu_vec(lcu_atom_type(f->body->results.data[i]).base));
     return;
   }
   case LIB_RAND:

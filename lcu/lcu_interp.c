@@ -1411,9 +1411,12 @@ static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
     }
   }
   int64_t n = first >= 0 ? firsts[first]->len : 0;
-  LcuType rt = lcu_atom_type(f->body->results.data[0]);
-  RtValue *result = f->each_result >= 0 ? vectors[f->each_result] : rt_value_new(rt_vec_type(flat_rt_base(rt.base)), n);
-  size_t size = rt_base_size(result->type.base);
+  /* the updated vector, or a vector of each scalar the function gives */
+  int nr = f->each_result >= 0 ? 1 : f->body->results.len;
+  for (int r = 0; r < nr; r++) {
+    LcuType rt = lcu_atom_type(f->body->results.data[r]);
+    out[r] = f->each_result >= 0 ? vectors[f->each_result] : rt_value_new(rt_vec_type(flat_rt_base(rt.base)), n);
+  }
   RtValue **call = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
   for (int64_t j = 0; j < n; j++) {
     for (int i = 0; i < np; i++)
@@ -1421,11 +1424,12 @@ static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
                 : vectors[i] ? segment_view(vectors[i], rt_seg_offsets(firsts[i])[j], firsts[i]->lengths[j])
                              : rt_scalar_at(firsts[i], j);
     RtValue **r = call_func(k->in, f, call, k->loc);
-    if (f->each_result < 0)
-      memcpy((char *)result->data.any + (size_t)j * size, r[0]->data.any, size);
+    for (int q = 0; f->each_result < 0 && q < nr; q++) {
+      size_t size = rt_base_size(out[q]->type.base);
+      memcpy((char *)out[q]->data.any + (size_t)j * size, r[q]->data.any, size);
+    }
   }
-  k->in->stats.elements += (uint64_t)result->len;
-  out[0] = result;
+  k->in->stats.elements += (uint64_t)out[0]->len;
 }
 
 /* A library kernel: the flat operation of the same name on its

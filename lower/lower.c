@@ -1766,7 +1766,8 @@ static LcuFunc *each_func_of(Lw *lw, FlatFunc *f) {
 
 /* `call each f` of a sequence loop: LIBRARY loop f.each on the lifted
    arguments.  Its result where f returns a vector is the state's values;
-   their segdes is the state argument's. */
+   their segdes is the state argument's.  Where f gives several scalars
+   (flatten.c's f.all), the loop gives a vector of each. */
 static void lower_each_loop(Lw *lw, FlatStmt *fs) {
   LcuFunc *lf = each_func_of(lw, fs->callee);
   LcuKernelBuilder *kb = kernel_begin(lw);
@@ -1777,13 +1778,15 @@ static void lower_each_loop(Lw *lw, FlatStmt *fs) {
     LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a);
     vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
-  FlatVar *values = fs->results.data[fs->results.len - 1];
-  lcu_soac_result(lw->lp, s, lcu_type_of_flat(values->type));
+  int first = lf->each_result >= 0 ? fs->results.len - 1 : 0; /* the values' results */
+  for (int i = first; i < fs->results.len; i++)
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
   Vec out;
   kernel_run(lw, kb, s, &out);
-  if (fs->results.len == 2) /* the state's segdes: its argument's (never shared) */
+  if (lf->each_result >= 0 && fs->results.len == 2) /* the state's segdes: its argument's (never shared) */
     bind_var(lw, fs->results.data[0], var_of(lw, ((FlatAtom *)fs->args.data[flat_each_arg(fs, lf->each_result, NULL)])->u.var));
-  bind_var(lw, values, out.data[0]);
+  for (int i = first; i < fs->results.len; i++)
+    bind_var(lw, fs->results.data[i], out.data[i - first]);
 }
 
 static void lower_element_block(Lw *lw, FlatFunc *f, FlatBlock *b, LcuBlock *out);
