@@ -493,8 +493,14 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, c
 
 /* ---- host.c ---- */
 
-/* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted. */
+/* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted;
+   where that identifier is another function's of the program too (a
+   user's q_lifted beside q^), the later one in the program's order has
+   _X2, _X3, ... after it (cg_name_funcs). */
 const char *cg_func_name(const char *prefix, const LcuFunc *f);
+/* Numbers the functions of 'p' whose identifiers would be another's
+   (above); before any of its code is written. */
+void cg_name_funcs(const LcuProgram *p);
 
 /* A program of more than CG_SPLIT_KERNELS kernels, CG_SPLIT_FUNCS host
    functions or CG_SPLIT_TOPS top-level statements is generated as

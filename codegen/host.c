@@ -26,20 +26,54 @@
 
 /* ---- names ---- */
 
+/* The λcu name of 'f' made an identifier, without a prefix or what
+   cg_name_funcs adds; an element function's without its .each. */
+static void mangle(Buf *b, const LcuFunc *f) {
+  size_t n = strlen(f->name);
+  const char *end = f->each && n > 5 && strcmp(f->name + n - 5, ".each") == 0 ? f->name + n - 5 : f->name + n;
+  for (const char *p = f->name; p < end; p++) {
+    unsigned char c = (unsigned char)*p;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')
+      buf_putc(b, (char)c);
+    else if (c == '^')
+      buf_puts(b, "_lifted");
+    else if (c == '.')
+      buf_puts(b, "_part"); /* f.k: component k of f's result (flatten.c) */
+    else
+      buf_printf(b, "_%02x", c);
+  }
+}
+
+/* LcuFunc -> the number cg_name_funcs gives it (intptr_t), where the
+   identifier of its name alone is another function's too */
+static PtrMap name_numbers;
+
+void cg_name_funcs(const LcuProgram *p) {
+  name_numbers = (PtrMap){0};
+  Map seen = {0}; /* identifiers given so far (element functions apart:
+                     ef_, without .each) */
+  for (int i = 0; i < p->funcs.len; i++) {
+    const LcuFunc *f = p->funcs.data[i];
+    Buf b = {0};
+    buf_puts(&b, f->each ? "e:" : "f:");
+    mangle(&b, f);
+    const char *id = buf_str(&b);
+    /* an uppercase X never comes of a name: NESL folds names to lower case */
+    for (int k = 2; map_get(&seen, id); k++) {
+      id = xprintf("%s_X%d", buf_str(&b), k);
+      ptrmap_put(&name_numbers, f, (void *)(intptr_t)k);
+    }
+    map_put(&seen, id, (void *)1);
+  }
+}
+
 const char *cg_func_name(const char *prefix, const LcuFunc *f) {
   Buf b = {0};
   buf_puts(&b, prefix);
-  for (const char *p = f->name; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')
-      buf_putc(&b, (char)c);
-    else if (c == '^')
-      buf_puts(&b, "_lifted");
-    else if (c == '.')
-      buf_puts(&b, "_part"); /* f.k: component k of f's result (flatten.c) */
-    else
-      buf_printf(&b, "_%02x", c);
-  }
+  mangle(&b, f);
+  intptr_t k = (intptr_t)ptrmap_get(&name_numbers, f);
+  if (k)
+    buf_printf(&b, "_X%d", (int)k);
   return buf_str(&b);
 }
 
@@ -1180,6 +1214,7 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
      fill are written before them */
   CgText body = {0};
   cg_forget_names();
+  cg_name_funcs(p);
   int ntops = 0;
   for (int i = 0; i < p->tops.len; i++)
     ntops += ((LcuTop *)p->tops.data[i])->body != NULL;

@@ -46,15 +46,7 @@
 /* The C name of scalar function 'f': sf_ and its λcu name made an
    identifier; an element function's ef_ and its name without ".each"
    (ef_count_loop). */
-const char *cg_scalar_func_name(const LcuFunc *f) {
-  if (!f->each)
-    return cg_func_name("sf_", f);
-  LcuFunc g = *f;
-  size_t n = strlen(f->name);
-  if (n > 5 && strcmp(f->name + n - 5, ".each") == 0)
-    g.name = xstrndup(f->name, n - 5);
-  return cg_func_name("ef_", &g);
-}
+const char *cg_scalar_func_name(const LcuFunc *f) { return cg_func_name(f->each ? "ef_" : "sf_", f); }
 
 typedef struct Sx {
   Cg *cg;

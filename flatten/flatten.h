@@ -49,6 +49,9 @@ typedef struct MonoProgram {
   PtrMap defined;   /* Def -> its TopLevel: the values 'prog' defines */
   Map named;        /* a function's name -> how many instances of that
                        name 'funcs' holds (intptr_t) */
+  Map taken;        /* the names of the instances in 'funcs': each is
+                       one's alone (a user's function may be called
+                       what another's instance would be, f_2) */
 } MonoProgram;
 
 /* Top-level values that the program reads but none of its statements

@@ -556,6 +556,12 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   int n = (int)(intptr_t)map_get(&mp->named, def->name);
   map_put(&mp->named, def->name, (void *)(intptr_t)(n + 1));
   f->name = n == 0 ? def->name : intern(xprintf("%s_%d", def->name, n + 1));
+  /* a user's function called twice_2 beside twice's second instance:
+     the later one takes the next free number, since the stages after
+     this one know functions by name */
+  for (int k = n + 2; map_get(&mp->taken, f->name); k++)
+    f->name = intern(xprintf("%s_%d", def->name, k));
+  map_put(&mp->taken, f->name, f);
   /* registered before its body is copied: recursion finds it */
   map_put(of_def, xstrdup(buf_str(&key)), f);
   vec_push(&mp->funcs, f);
