@@ -520,11 +520,18 @@ class Gen:
             return "function %s(ds, st, i) = %s;" % (name, body)
         if k == 9 and self.chance(0.4):
             # a sequence loop over a sequence of pairs with a pair result
-            # (flatten.c's loops of tuples: one loop per component)
+            # (flatten.c's loops of tuples: one element function giving
+            # the pair); its next iteration sometimes under an if of its
+            # own, or after an if of a pair that does not reach it
             step1 = self.scalar_exp(["x", "y", "a", "b"], 3)
             step2 = self.scalar_exp(["x", "y", "a", "b"], 3)
-            body = ("if i >= #ps then (a, b) else let (x, y) = ps[i] in %s(ps, i + 1, mod(%s, 1000), mod(%s, 1000))"
-                    % (name, step1, step2))
+            call = "%s(ps, i + 1, mod(%s, 1000), mod(%s, 1000))" % (name, step1, step2)
+            form = self.r.randrange(3)
+            if form == 1:
+                call = "if x > y then %s else %s(ps, i + 1, mod(%s, 1000), a)" % (call, name, step2)
+            elif form == 2:
+                call = "let (x, y) = if x > y then (y, x) else (x, y) in " + call
+            body = "if i >= #ps then (a, b) else let (x, y) = ps[i] in %s" % call
             self.funcs.append((name, ["loop_pairs"], pair(INT, INT)))
             return "function %s(ps, i, a, b) = %s;" % (name, body)
         if k == 9:
