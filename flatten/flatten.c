@@ -719,25 +719,39 @@ static Vals host_values(Fl *fl, Vals *elems, int k, Type *t) {
    known (merged_total). */
 static FlatAtom *merged_total(Fl *fl, Vals same, const Vals *rest, Vals other, Type *t);
 
-static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a, const Vals *same_a,
-                           const Vals *same_b, const Vals *rest_a, const Vals *rest_b) {
+/* Where a lifted if's branches go back (combine_values): the index of
+   each element in a ++ b, a and b the merge's parts (a branch's result,
+   or the context's value it is: 'same'). */
+typedef struct Merge {
+  Vals a, b;
+  FlatAtom *flags, *n, *count_a, *at_a, *at_b; /* the index's parts (merge_gather) */
+} Merge;
+
+static Merge merge_index(Fl *fl, FlatAtom *flags, Vals a, Vals b, FlatAtom *count_a, const Vals *same_a,
+                         const Vals *same_b) {
   FlatAtom *n = length(fl, flags);
-  FlatAtom *at_a, *at_b;
+  FlatAtom *at_a = NULL, *at_b = NULL; /* NULL: the place itself (iota, made by merge_gather) */
   if (same_a) {
     a = *same_a;
     count_a = n;
-    at_a = iota(fl, n);
   } else {
     at_a = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
   }
   if (same_b) {
     b = *same_b;
-    at_b = iota(fl, n);
   } else {
     FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
     at_b = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, not_flags));
   }
-  FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, flags, at_a, binary(fl, FLAT_ADD, at_b, dist(fl, count_a, n)));
+  return (Merge){a, b, flags, n, count_a, at_a, at_b};
+}
+
+/* The merge itself: the elements of m.a ++ m.b at m.idx. */
+static Vals merge_gather(Fl *fl, Merge m, Type *t, const Vals *same_a, const Vals *same_b, const Vals *rest_a,
+                         const Vals *rest_b) {
+  Vals a = m.a, b = m.b;
+  FlatAtom *at_a = m.at_a ? m.at_a : iota(fl, m.n), *at_b = m.at_b ? m.at_b : iota(fl, m.n);
+  FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, m.flags, at_a, binary(fl, FLAT_ADD, at_b, dist(fl, m.count_a, m.n)));
   /* without a same branch, idx is a permutation of a ++ b: a's elements
      at their ranks among the flags, b's after them */
   Vals both = append_values(fl, a, b, t);
@@ -749,6 +763,11 @@ static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, Fla
   Vals r = gather_values(fl, both, t, idx);
   fl->known_total = NULL;
   return r;
+}
+
+static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a, const Vals *same_a,
+                           const Vals *same_b, const Vals *rest_a, const Vals *rest_b) {
+  return merge_gather(fl, merge_index(fl, flags, a, b, count_a, same_a, same_b), t, same_a, same_b, rest_a, rest_b);
 }
 
 /* The merge's total where one branch is the context's value 'same' and
@@ -1513,7 +1532,51 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       rest[b] = other ? &other->vals : NULL;
     }
   }
-  return combine_values(fl, flags, branch[0], branch[1], t, counts[0], same[0], same[1], rest[0], rest[1]);
+  if (fl->cost) /* the model charges the merge, as NESL's if does */
+    return combine_values(fl, flags, branch[0], branch[1], t, counts[0], same[0], same[1], rest[0], rest[1]);
+  /* where one branch took every element its result is the if's, in
+     order, and the merge would only copy it: the top levels of a divide
+     and conquer, where no piece is small yet.  The merge's index is
+     made out here (fusion computes it with the if's test), the merge in
+     the branch that needs it. */
+  Merge m = merge_index(fl, flags, branch[0], branch[1], counts[0], same[0], same[1]);
+  Vec types = {0};
+  flatten_vector_layout(t, &types);
+  FlatAtom *no_a = binary(fl, FLAT_EQ, counts[0], int_const(0));
+  FlatStmt *all_b = stmt(fl, FS_IF);
+  vec_push(&all_b->args, no_a);
+  FlatBlock *saved;
+  all_b->then = enter_block(fl, &saved);
+  for (int i = 0; i < m.b.len; i++)
+    vec_push(&fl->block->results, m.b.data[i]);
+  all_b->els = NEW(FlatBlock);
+  fl->block = all_b->els;
+  FlatAtom *no_b = binary(fl, FLAT_EQ, counts[1], int_const(0));
+  FlatStmt *all_a = stmt(fl, FS_IF);
+  vec_push(&all_a->args, no_b);
+  FlatBlock *outer = fl->block;
+  all_a->then = enter_block(fl, &outer);
+  for (int i = 0; i < m.a.len; i++)
+    vec_push(&fl->block->results, m.a.data[i]);
+  all_a->els = NEW(FlatBlock);
+  fl->block = all_a->els;
+  Vals merged = merge_gather(fl, m, t, same[0], same[1], rest[0], rest[1]);
+  for (int i = 0; i < merged.len; i++)
+    vec_push(&fl->block->results, merged.data[i]);
+  fl->block = outer;
+  Vals r = {0};
+  for (int i = 0; i < types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+    vec_push(&all_a->results, v);
+    vec_push(&fl->block->results, flat_var_atom(v));
+  }
+  fl->block = saved;
+  for (int i = 0; i < types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+    vec_push(&all_b->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
 }
 
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i);

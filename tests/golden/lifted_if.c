@@ -197,25 +197,25 @@ fail:
   }
 }
 
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159);
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163);
 /* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
-  int32_t *v_x148_d = v_x148->data.i;
-  const int64_t v_x148_n = v_x148->len;
-  uint8_t *v_x149_d = v_x149->data.b;
-  const int64_t v_x149_n = v_x149->len;
-  int32_t *v_x155_d = v_x155->data.i;
-  const int64_t v_x155_n = v_x155->len;
-  (void)v_x155_n; /* v_x155's length is v_x149's */
-  RtValue *v_x153 = NULL;
-  RtValue *v_x154 = NULL;
-  RtValue *v_x159 = NULL;
-  RtValue *v_x160 = NULL;
+  int32_t *v_x152_d = v_x152->data.i;
+  const int64_t v_x152_n = v_x152->len;
+  uint8_t *v_x153_d = v_x153->data.b;
+  const int64_t v_x153_n = v_x153->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  (void)v_x159_n; /* v_x159's length is v_x153's */
+  RtValue *v_x157 = NULL;
+  RtValue *v_x158 = NULL;
+  RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
   /* FILTER */
   {
-    const int64_t t22 = v_x148_n;
+    const int64_t t22 = v_x152_n;
     const int64_t t23 = t22 > 0 ? (t22 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t24 = (uint8_t *)rt_alloc_atomic((size_t)t22 + 1);
     int64_t *t25 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t23 + 1));
@@ -230,11 +230,11 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
         int32_t t26x2;
         uint8_t t26x3;
         int t31 = 0; /* nonzero: a check below failed */
-        int32_t t29 = v_x148_d[t28];
-        int t32 = (uint64_t)(int64_t)t28 < (uint64_t)v_x149_n;
-        uint8_t t30 = t32 ? v_x149_d[t28] : 0;
+        int32_t t29 = v_x152_d[t28];
+        int t32 = (uint64_t)(int64_t)t28 < (uint64_t)v_x153_n;
+        uint8_t t30 = t32 ? v_x153_d[t28] : 0;
         t31 |= !t32;
-        int32_t t33 = t32 ? v_x155_d[t28] : 0;
+        int32_t t33 = t32 ? v_x159_d[t28] : 0;
         if (__builtin_expect(t31 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
         t26x0 = t29;
@@ -259,12 +259,12 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
       t25[t26] = t35;
       t35 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x153_d = v_x153->data.i;
-    const int64_t v_x153_n = v_x153->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x159_d = v_x159->data.i;
-    const int64_t v_x159_n = v_x159->len;
+    v_x157 = rt_value_new(rt_vec_type(RT_INT), t35);
+    int32_t *v_x157_d = v_x157->data.i;
+    const int64_t v_x157_n = v_x157->len;
+    v_x163 = rt_value_new(rt_vec_type(RT_INT), t35);
+    int32_t *v_x163_d = v_x163->data.i;
+    const int64_t v_x163_n = v_x163->len;
     RT_PARALLEL_FOR_IF(t23 > 1)
     for (int64_t t26 = 0; t26 < t23; t26++) {
       int64_t at = t25[t26];
@@ -278,11 +278,11 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
         int32_t t26y2;
         uint8_t t26y3;
         int t38 = 0; /* nonzero: a check below failed */
-        int32_t t36 = v_x148_d[t28];
-        int t39 = (uint64_t)(int64_t)t28 < (uint64_t)v_x149_n;
-        uint8_t t37 = t39 ? v_x149_d[t28] : 0;
+        int32_t t36 = v_x152_d[t28];
+        int t39 = (uint64_t)(int64_t)t28 < (uint64_t)v_x153_n;
+        uint8_t t37 = t39 ? v_x153_d[t28] : 0;
         t38 |= !t39;
-        int32_t t40 = t39 ? v_x155_d[t28] : 0;
+        int32_t t40 = t39 ? v_x159_d[t28] : 0;
         if (__builtin_expect(t38 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
         t26y0 = t36;
@@ -290,8 +290,8 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
         t26y2 = t40;
         t26y3 = t37;
         if (t24[t27]) {
-          v_x153_d[at] = t26y0;
-          v_x159_d[at] = t26y2;
+          v_x157_d[at] = t26y0;
+          v_x163_d[at] = t26y2;
           at++;
         }
       }
@@ -301,265 +301,265 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x153 = v_x153;
-  *out_v_x159 = v_x159;
-  rt_release(v_x154);
-  rt_release(v_x160);
+  *out_v_x157 = v_x157;
+  *out_v_x163 = v_x163;
+  rt_release(v_x158);
+  rt_release(v_x164);
   return;
 fail:
-  rt_release(v_x153);
-  rt_release(v_x154);
-  rt_release(v_x159);
-  rt_release(v_x160);
+  rt_release(v_x157);
+  rt_release(v_x158);
+  rt_release(v_x163);
+  rt_release(v_x164);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K4_record(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+    K4_record(err, loc, run, v_x152, v_x153, v_x159, out_v_x157, out_v_x163);
   }
 }
 
-/* K5: REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184);
+/* K5: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
   (void)loc;
   (void)run;
-  int32_t *v_x166_d = v_x166->data.i;
-  const int64_t v_x166_n = v_x166->len;
-  int32_t v_x176 = 0;
-  int32_t v_x182 = 0;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
-  RtValue *v_x186 = NULL;
-  RtValue *v_x190 = NULL;
+  int32_t *v_x170_d = v_x170->data.i;
+  const int64_t v_x170_n = v_x170->len;
+  uint8_t *v_x174_d = v_x174->data.b;
+  const int64_t v_x174_n = v_x174->len;
+  (void)v_x174_n; /* v_x174's length is v_x170's */
+  int32_t *v_x175_d = v_x175->data.i;
+  const int64_t v_x175_n = v_x175->len;
+  (void)v_x175_n; /* v_x175's length is v_x170's */
+  int32_t *v_x178_d = v_x178->data.i;
+  const int64_t v_x178_n = v_x178->len;
+  int32_t *v_x179_d = v_x179->data.i;
+  const int64_t v_x179_n = v_x179->len;
+  RtValue *v_x184 = NULL;
+  /* MAP */
+  {
+    const int64_t t56 = v_x170_n;
+    v_x184 = rt_value_new(rt_vec_type(RT_INT), t56);
+    int32_t *v_x184_d = v_x184->data.i;
+    const int64_t v_x184_n = v_x184->len;
+    RT_PARALLEL_FOR_IF(t56 >= RT_PARALLEL_MIN)
+    for (int64_t t57 = 0; t57 < t56; t57++) {
+      const int32_t t58 = (int32_t)t57;
+      int t67 = 0; /* nonzero: a check below failed */
+      int32_t t59 = v_x170_d[t58];
+      int32_t t61 = rt_add_i(t59, v_x171);
+      uint8_t t62 = v_x174_d[t58];
+      int32_t t63 = v_x175_d[t58];
+      int32_t t65 = (t62 ? t63 : t61);
+      int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x180;
+      int32_t t66 = t68 ? t65 : 0;
+      t67 |= !t68;
+      uint8_t t70 = rt_lt_i(t66, (int32_t)v_x178_n);
+      int32_t t71;
+      if (t70) {
+        int t73 = (uint64_t)(int64_t)t66 < (uint64_t)v_x178_n;
+        int32_t t72 = t73 ? v_x178_d[t66] : 0;
+        t67 |= !t73;
+        t71 = t72;
+      } else {
+        int32_t t75 = rt_sub_i(t66, (int32_t)v_x178_n);
+        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x179_n;
+        int32_t t76 = t77 ? v_x179_d[t75] : 0;
+        t67 |= !t77;
+        t71 = t76;
+      }
+      if (__builtin_expect(t67 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x184_d[t57] = t71;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x184 = v_x184;
+  return;
+fail:
+  rt_release(v_x184);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K5_record(err, loc, run, v_x170, v_x171, v_x174, v_x175, v_x178, v_x179, v_x180, out_v_x184);
+  }
+}
+
+/* K6: REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x194, RtValue **out_v_x196, RtValue **out_v_x198, int32_t *out_v_x204, int32_t *out_v_x210, RtValue **out_v_x214, RtValue **out_v_x218) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x194_d = v_x194->data.i;
+  const int64_t v_x194_n = v_x194->len;
+  int32_t v_x204 = 0;
+  int32_t v_x210 = 0;
+  RtValue *v_x196 = NULL;
+  RtValue *v_x198 = NULL;
+  RtValue *v_x214 = NULL;
+  RtValue *v_x218 = NULL;
   /* REDUCE */
   {
-    const int64_t t56 = v_x166_n;
-    const int64_t t57 = t56 > 0 ? (t56 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
-    int32_t *t59 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t56);
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t56);
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t57 > 1)
-    for (int64_t t60 = 0; t60 < t57; t60++) {
-      int32_t t60a0;
-      int32_t t60a1;
-      t60a0 = 0;
-      t60a1 = 0;
-      const int64_t t60_end = (t60 + 1) * RT_CHUNK < t56 ? (t60 + 1) * RT_CHUNK : t56;
-      for (int64_t t61 = t60 * RT_CHUNK; t61 < t60_end; t61++) {
-        const int32_t t62 = (int32_t)t61;
-        int32_t t60x0;
-        int32_t t60x1;
-        uint8_t t60x2;
-        uint8_t t60x3;
-        int32_t t63 = v_x166_d[t62];
-        uint8_t t65 = rt_eq_i(t63, 0);
-        uint8_t t67 = rt_not_b(t65);
-        int32_t t69 = rt_btoi_b(t65);
-        int32_t t71 = rt_btoi_b(t67);
-        t60x0 = t69;
-        t60x1 = t71;
-        t60x2 = t65;
-        t60x3 = t67;
-        v_x168_d[t61] = t60x2; /* a map column */
-        v_x170_d[t61] = t60x3; /* a map column */
-        int32_t t73 = rt_add_i(t60a0, t60x0);
-        int32_t t75 = rt_add_i(t60a1, t60x1);
-        t60a0 = t73;
-        t60a1 = t75;
+    const int64_t t96 = v_x194_n;
+    const int64_t t97 = t96 > 0 ? (t96 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t98 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    v_x196 = rt_value_new(rt_vec_type(RT_BOOL), t96);
+    uint8_t *v_x196_d = v_x196->data.b;
+    const int64_t v_x196_n = v_x196->len;
+    v_x198 = rt_value_new(rt_vec_type(RT_BOOL), t96);
+    uint8_t *v_x198_d = v_x198->data.b;
+    const int64_t v_x198_n = v_x198->len;
+    RT_PARALLEL_FOR_IF(t97 > 1)
+    for (int64_t t100 = 0; t100 < t97; t100++) {
+      int32_t t100a0;
+      int32_t t100a1;
+      t100a0 = 0;
+      t100a1 = 0;
+      const int64_t t100_end = (t100 + 1) * RT_CHUNK < t96 ? (t100 + 1) * RT_CHUNK : t96;
+      for (int64_t t101 = t100 * RT_CHUNK; t101 < t100_end; t101++) {
+        const int32_t t102 = (int32_t)t101;
+        int32_t t100x0;
+        int32_t t100x1;
+        uint8_t t100x2;
+        uint8_t t100x3;
+        int32_t t103 = v_x194_d[t102];
+        uint8_t t105 = rt_eq_i(t103, 0);
+        uint8_t t107 = rt_not_b(t105);
+        int32_t t109 = rt_btoi_b(t105);
+        int32_t t111 = rt_btoi_b(t107);
+        t100x0 = t109;
+        t100x1 = t111;
+        t100x2 = t105;
+        t100x3 = t107;
+        v_x196_d[t101] = t100x2; /* a map column */
+        v_x198_d[t101] = t100x3; /* a map column */
+        int32_t t113 = rt_add_i(t100a0, t100x0);
+        int32_t t115 = rt_add_i(t100a1, t100x1);
+        t100a0 = t113;
+        t100a1 = t115;
       }
-      t58[t60] = t60a0;
-      t59[t60] = t60a1;
+      t98[t100] = t100a0;
+      t99[t100] = t100a1;
     }
-    int32_t t60t0;
-    int32_t t60t1;
-    t60t0 = 0;
-    t60t1 = 0;
-    for (int64_t t60 = 0; t60 < t57; t60++) {
-      const int32_t t76 = t58[t60];
-      const int32_t t77 = t59[t60];
-      int32_t t79 = rt_add_i(t60t0, t76);
-      int32_t t81 = rt_add_i(t60t1, t77);
-      t60t0 = t79;
-      t60t1 = t81;
+    int32_t t100t0;
+    int32_t t100t1;
+    t100t0 = 0;
+    t100t1 = 0;
+    for (int64_t t100 = 0; t100 < t97; t100++) {
+      const int32_t t116 = t98[t100];
+      const int32_t t117 = t99[t100];
+      int32_t t119 = rt_add_i(t100t0, t116);
+      int32_t t121 = rt_add_i(t100t1, t117);
+      t100t0 = t119;
+      t100t1 = t121;
     }
-    v_x176 = t60t0;
-    rt_free(t58);
-    v_x182 = t60t1;
-    rt_free(t59);
+    v_x204 = t100t0;
+    rt_free(t98);
+    v_x210 = t100t1;
+    rt_free(t99);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
+    uint8_t *v_x196_d = v_x196->data.b;
+    const int64_t v_x196_n = v_x196->len;
+    uint8_t *v_x198_d = v_x198->data.b;
+    const int64_t v_x198_n = v_x198->len;
     /* SCAN */
     {
-      const int64_t t82 = v_x166_n;
-      const int64_t t83 = t82 > 0 ? (t82 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t83);
-      int32_t *t85 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t83);
-      RT_PARALLEL_FOR_IF(t83 > 1)
-      for (int64_t t86 = 0; t86 < t83; t86++) {
-        int32_t t86a0;
-        int32_t t86a1;
-        t86a0 = 0;
-        t86a1 = 0;
-        const int64_t t86_end = (t86 + 1) * RT_CHUNK < t82 ? (t86 + 1) * RT_CHUNK : t82;
-        for (int64_t t87 = t86 * RT_CHUNK; t87 < t86_end; t87++) {
-          const int32_t t88 = (int32_t)t87;
-          int32_t t86x0;
-          int32_t t86x1;
-          int32_t t89 = v_x166_d[t88];
-          uint8_t t91 = rt_eq_i(t89, 0);
-          int32_t t93 = rt_btoi_b(t91);
-          uint8_t t95 = rt_not_b(t91);
-          int32_t t97 = rt_btoi_b(t95);
-          t86x0 = t93;
-          t86x1 = t97;
-          int32_t t99 = rt_add_i(t86a0, t86x0);
-          int32_t t101 = rt_add_i(t86a1, t86x1);
-          t86a0 = t99;
-          t86a1 = t101;
+      const int64_t t122 = v_x194_n;
+      const int64_t t123 = t122 > 0 ? (t122 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
+      int32_t *t125 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
+      RT_PARALLEL_FOR_IF(t123 > 1)
+      for (int64_t t126 = 0; t126 < t123; t126++) {
+        int32_t t126a0;
+        int32_t t126a1;
+        t126a0 = 0;
+        t126a1 = 0;
+        const int64_t t126_end = (t126 + 1) * RT_CHUNK < t122 ? (t126 + 1) * RT_CHUNK : t122;
+        for (int64_t t127 = t126 * RT_CHUNK; t127 < t126_end; t127++) {
+          const int32_t t128 = (int32_t)t127;
+          int32_t t126x0;
+          int32_t t126x1;
+          int32_t t129 = v_x194_d[t128];
+          uint8_t t131 = rt_eq_i(t129, 0);
+          int32_t t133 = rt_btoi_b(t131);
+          uint8_t t135 = rt_not_b(t131);
+          int32_t t137 = rt_btoi_b(t135);
+          t126x0 = t133;
+          t126x1 = t137;
+          int32_t t139 = rt_add_i(t126a0, t126x0);
+          int32_t t141 = rt_add_i(t126a1, t126x1);
+          t126a0 = t139;
+          t126a1 = t141;
         }
-        t84[t86] = t86a0;
-        t85[t86] = t86a1;
+        t124[t126] = t126a0;
+        t125[t126] = t126a1;
       }
-      int32_t t86t0;
-      int32_t t86t1;
-      t86t0 = 0;
-      t86t1 = 0;
-      for (int64_t t86 = 0; t86 < t83; t86++) {
-        const int32_t t102 = t84[t86];
-        t84[t86] = t86t0;
-        const int32_t t103 = t85[t86];
-        t85[t86] = t86t1;
-        int32_t t105 = rt_add_i(t86t0, t102);
-        int32_t t107 = rt_add_i(t86t1, t103);
-        t86t0 = t105;
-        t86t1 = t107;
+      int32_t t126t0;
+      int32_t t126t1;
+      t126t0 = 0;
+      t126t1 = 0;
+      for (int64_t t126 = 0; t126 < t123; t126++) {
+        const int32_t t142 = t124[t126];
+        t124[t126] = t126t0;
+        const int32_t t143 = t125[t126];
+        t125[t126] = t126t1;
+        int32_t t145 = rt_add_i(t126t0, t142);
+        int32_t t147 = rt_add_i(t126t1, t143);
+        t126t0 = t145;
+        t126t1 = t147;
       }
-      v_x186 = rt_value_new(rt_vec_type(RT_INT), t82);
-      int32_t *v_x186_d = v_x186->data.i;
-      const int64_t v_x186_n = v_x186->len;
-      v_x190 = rt_value_new(rt_vec_type(RT_INT), t82);
-      int32_t *v_x190_d = v_x190->data.i;
-      const int64_t v_x190_n = v_x190->len;
-      RT_PARALLEL_FOR_IF(t83 > 1)
-      for (int64_t t86 = 0; t86 < t83; t86++) {
-        int32_t t86p0;
-        int32_t t86p1;
-        t86p0 = t84[t86];
-        t86p1 = t85[t86];
-        const int64_t t86_end = (t86 + 1) * RT_CHUNK < t82 ? (t86 + 1) * RT_CHUNK : t82;
-        for (int64_t t87 = t86 * RT_CHUNK; t87 < t86_end; t87++) {
-          const int32_t t88 = (int32_t)t87;
-          v_x186_d[t87] = t86p0;
-          v_x190_d[t87] = t86p1;
-          int32_t t86y0;
-          int32_t t86y1;
-          int32_t t108 = v_x166_d[t88];
-          uint8_t t110 = rt_eq_i(t108, 0);
-          int32_t t112 = rt_btoi_b(t110);
-          uint8_t t114 = rt_not_b(t110);
-          int32_t t116 = rt_btoi_b(t114);
-          t86y0 = t112;
-          t86y1 = t116;
-          int32_t t118 = rt_add_i(t86p0, t86y0);
-          int32_t t120 = rt_add_i(t86p1, t86y1);
-          t86p0 = t118;
-          t86p1 = t120;
+      v_x214 = rt_value_new(rt_vec_type(RT_INT), t122);
+      int32_t *v_x214_d = v_x214->data.i;
+      const int64_t v_x214_n = v_x214->len;
+      v_x218 = rt_value_new(rt_vec_type(RT_INT), t122);
+      int32_t *v_x218_d = v_x218->data.i;
+      const int64_t v_x218_n = v_x218->len;
+      RT_PARALLEL_FOR_IF(t123 > 1)
+      for (int64_t t126 = 0; t126 < t123; t126++) {
+        int32_t t126p0;
+        int32_t t126p1;
+        t126p0 = t124[t126];
+        t126p1 = t125[t126];
+        const int64_t t126_end = (t126 + 1) * RT_CHUNK < t122 ? (t126 + 1) * RT_CHUNK : t122;
+        for (int64_t t127 = t126 * RT_CHUNK; t127 < t126_end; t127++) {
+          const int32_t t128 = (int32_t)t127;
+          v_x214_d[t127] = t126p0;
+          v_x218_d[t127] = t126p1;
+          int32_t t126y0;
+          int32_t t126y1;
+          int32_t t148 = v_x194_d[t128];
+          uint8_t t150 = rt_eq_i(t148, 0);
+          int32_t t152 = rt_btoi_b(t150);
+          uint8_t t154 = rt_not_b(t150);
+          int32_t t156 = rt_btoi_b(t154);
+          t126y0 = t152;
+          t126y1 = t156;
+          int32_t t158 = rt_add_i(t126p0, t126y0);
+          int32_t t160 = rt_add_i(t126p1, t126y1);
+          t126p0 = t158;
+          t126p1 = t160;
         }
       }
-      rt_free(t84);
-      rt_free(t85);
+      rt_free(t124);
+      rt_free(t125);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x168 = v_x168;
-  *out_v_x170 = v_x170;
-  *out_v_x176 = v_x176;
-  *out_v_x182 = v_x182;
-  *out_v_x186 = v_x186;
-  *out_v_x190 = v_x190;
+  *out_v_x196 = v_x196;
+  *out_v_x198 = v_x198;
+  *out_v_x204 = v_x204;
+  *out_v_x210 = v_x210;
+  *out_v_x214 = v_x214;
+  *out_v_x218 = v_x218;
   return;
 fail:
-  rt_release(v_x168);
-  rt_release(v_x170);
-  rt_release(v_x186);
-  rt_release(v_x190);
-}
-
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205);
-/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x191_d = v_x191->data.i;
-  const int64_t v_x191_n = v_x191->len;
-  uint8_t *v_x195_d = v_x195->data.b;
-  const int64_t v_x195_n = v_x195->len;
-  (void)v_x195_n; /* v_x195's length is v_x191's */
-  int32_t *v_x196_d = v_x196->data.i;
-  const int64_t v_x196_n = v_x196->len;
-  (void)v_x196_n; /* v_x196's length is v_x191's */
-  int32_t *v_x199_d = v_x199->data.i;
-  const int64_t v_x199_n = v_x199->len;
-  int32_t *v_x200_d = v_x200->data.i;
-  const int64_t v_x200_n = v_x200->len;
-  RtValue *v_x205 = NULL;
-  /* MAP */
-  {
-    const int64_t t121 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t121);
-    int32_t *v_x205_d = v_x205->data.i;
-    const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t121 >= RT_PARALLEL_MIN)
-    for (int64_t t122 = 0; t122 < t121; t122++) {
-      const int32_t t123 = (int32_t)t122;
-      int t132 = 0; /* nonzero: a check below failed */
-      int32_t t124 = v_x191_d[t123];
-      int32_t t126 = rt_add_i(t124, v_x192);
-      uint8_t t127 = v_x195_d[t123];
-      int32_t t128 = v_x196_d[t123];
-      int32_t t130 = (t127 ? t128 : t126);
-      int t133 = (uint64_t)(int64_t)t130 < (uint64_t)v_x201;
-      int32_t t131 = t133 ? t130 : 0;
-      t132 |= !t133;
-      uint8_t t135 = rt_lt_i(t131, (int32_t)v_x199_n);
-      int32_t t136;
-      if (t135) {
-        int t138 = (uint64_t)(int64_t)t131 < (uint64_t)v_x199_n;
-        int32_t t137 = t138 ? v_x199_d[t131] : 0;
-        t132 |= !t138;
-        t136 = t137;
-      } else {
-        int32_t t140 = rt_sub_i(t131, (int32_t)v_x199_n);
-        int t142 = (uint64_t)(int64_t)t140 < (uint64_t)v_x200_n;
-        int32_t t141 = t142 ? v_x200_d[t140] : 0;
-        t132 |= !t142;
-        t136 = t141;
-      }
-      if (__builtin_expect(t132 != 0, 0))
-        rt_kernel_again(err); /* the recording version finds the error */
-      v_x205_d[t122] = t136;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x205 = v_x205;
-  return;
-fail:
-  rt_release(v_x205);
-  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
-    *err = (RtKernelError)RT_NO_ERROR;
-    K6_record(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
-  }
+  rt_release(v_x196);
+  rt_release(v_x198);
+  rt_release(v_x214);
+  rt_release(v_x218);
 }
 
 /* K3: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
@@ -600,23 +600,23 @@ fail:
 }
 
 /* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
-  int32_t *v_x148_d = v_x148->data.i;
-  const int64_t v_x148_n = v_x148->len;
-  uint8_t *v_x149_d = v_x149->data.b;
-  const int64_t v_x149_n = v_x149->len;
-  int32_t *v_x155_d = v_x155->data.i;
-  const int64_t v_x155_n = v_x155->len;
-  (void)v_x155_n; /* v_x155's length is v_x149's */
-  RtValue *v_x153 = NULL;
-  RtValue *v_x154 = NULL;
-  RtValue *v_x159 = NULL;
-  RtValue *v_x160 = NULL;
+  int32_t *v_x152_d = v_x152->data.i;
+  const int64_t v_x152_n = v_x152->len;
+  uint8_t *v_x153_d = v_x153->data.b;
+  const int64_t v_x153_n = v_x153->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  (void)v_x159_n; /* v_x159's length is v_x153's */
+  RtValue *v_x157 = NULL;
+  RtValue *v_x158 = NULL;
+  RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
   /* FILTER */
   {
-    const int64_t t41 = v_x148_n;
+    const int64_t t41 = v_x152_n;
     const int64_t t42 = t41 > 0 ? (t41 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t43 = (uint8_t *)rt_alloc_atomic((size_t)t41 + 1);
     int64_t *t44 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t42 + 1));
@@ -630,19 +630,19 @@ __attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int r
         uint8_t t45x1;
         int32_t t45x2;
         uint8_t t45x3;
-        int32_t t48 = v_x148_d[t47];
+        int32_t t48 = v_x152_d[t47];
         uint8_t t49;
-        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
-          t49 = v_x149_d[t47];
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x153_n) {
+          t49 = v_x153_d[t47];
         } else {
-          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 0);
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x153_n, 0.0, 0);
           t49 = 0;
         }
         int32_t t50;
-        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
-          t50 = v_x155_d[t47];
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x153_n) {
+          t50 = v_x159_d[t47];
         } else {
-          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 1);
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x153_n, 0.0, 1);
           t50 = 0;
         }
         t45x0 = t48;
@@ -667,12 +667,12 @@ __attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int r
       t44[t45] = t52;
       t52 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t52);
-    int32_t *v_x153_d = v_x153->data.i;
-    const int64_t v_x153_n = v_x153->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t52);
-    int32_t *v_x159_d = v_x159->data.i;
-    const int64_t v_x159_n = v_x159->len;
+    v_x157 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x157_d = v_x157->data.i;
+    const int64_t v_x157_n = v_x157->len;
+    v_x163 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x163_d = v_x163->data.i;
+    const int64_t v_x163_n = v_x163->len;
     RT_PARALLEL_FOR_IF(t42 > 1)
     for (int64_t t45 = 0; t45 < t42; t45++) {
       int64_t at = t44[t45];
@@ -685,19 +685,19 @@ __attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int r
         uint8_t t45y1;
         int32_t t45y2;
         uint8_t t45y3;
-        int32_t t53 = v_x148_d[t47];
+        int32_t t53 = v_x152_d[t47];
         uint8_t t54;
-        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
-          t54 = v_x149_d[t47];
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x153_n) {
+          t54 = v_x153_d[t47];
         } else {
-          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 2);
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x153_n, 0.0, 2);
           t54 = 0;
         }
         int32_t t55;
-        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x149_n) {
-          t55 = v_x155_d[t47];
+        if ((uint64_t)(int64_t)t47 < (uint64_t)v_x153_n) {
+          t55 = v_x159_d[t47];
         } else {
-          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x149_n, 0.0, 3);
+          NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x153_n, 0.0, 3);
           t55 = 0;
         }
         t45y0 = t53;
@@ -705,8 +705,8 @@ __attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int r
         t45y2 = t55;
         t45y3 = t54;
         if (t43[t46]) {
-          v_x153_d[at] = t45y0;
-          v_x159_d[at] = t45y2;
+          v_x157_d[at] = t45y0;
+          v_x163_d[at] = t45y2;
           at++;
         }
       }
@@ -716,87 +716,87 @@ __attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int r
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x153 = v_x153;
-  *out_v_x159 = v_x159;
-  rt_release(v_x154);
-  rt_release(v_x160);
+  *out_v_x157 = v_x157;
+  *out_v_x163 = v_x163;
+  rt_release(v_x158);
+  rt_release(v_x164);
   return;
 fail:
-  rt_release(v_x153);
-  rt_release(v_x154);
-  rt_release(v_x159);
-  rt_release(v_x160);
+  rt_release(v_x157);
+  rt_release(v_x158);
+  rt_release(v_x163);
+  rt_release(v_x164);
 }
 
-/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
+/* K5: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
   (void)loc;
   (void)run;
-  int32_t *v_x191_d = v_x191->data.i;
-  const int64_t v_x191_n = v_x191->len;
-  uint8_t *v_x195_d = v_x195->data.b;
-  const int64_t v_x195_n = v_x195->len;
-  (void)v_x195_n; /* v_x195's length is v_x191's */
-  int32_t *v_x196_d = v_x196->data.i;
-  const int64_t v_x196_n = v_x196->len;
-  (void)v_x196_n; /* v_x196's length is v_x191's */
-  int32_t *v_x199_d = v_x199->data.i;
-  const int64_t v_x199_n = v_x199->len;
-  int32_t *v_x200_d = v_x200->data.i;
-  const int64_t v_x200_n = v_x200->len;
-  RtValue *v_x205 = NULL;
+  int32_t *v_x170_d = v_x170->data.i;
+  const int64_t v_x170_n = v_x170->len;
+  uint8_t *v_x174_d = v_x174->data.b;
+  const int64_t v_x174_n = v_x174->len;
+  (void)v_x174_n; /* v_x174's length is v_x170's */
+  int32_t *v_x175_d = v_x175->data.i;
+  const int64_t v_x175_n = v_x175->len;
+  (void)v_x175_n; /* v_x175's length is v_x170's */
+  int32_t *v_x178_d = v_x178->data.i;
+  const int64_t v_x178_n = v_x178->len;
+  int32_t *v_x179_d = v_x179->data.i;
+  const int64_t v_x179_n = v_x179->len;
+  RtValue *v_x184 = NULL;
   /* MAP */
   {
-    const int64_t t143 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t143);
-    int32_t *v_x205_d = v_x205->data.i;
-    const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
-    for (int64_t t144 = 0; t144 < t143; t144++) {
-      const int32_t t145 = (int32_t)t144;
-      int32_t t146 = v_x191_d[t145];
-      int32_t t148 = rt_add_i(t146, v_x192);
-      uint8_t t149 = v_x195_d[t145];
-      int32_t t150 = v_x196_d[t145];
-      int32_t t152 = (t149 ? t150 : t148);
-      int32_t t153;
-      if ((uint64_t)(int64_t)t152 < (uint64_t)v_x201) {
-        t153 = t152;
+    const int64_t t78 = v_x170_n;
+    v_x184 = rt_value_new(rt_vec_type(RT_INT), t78);
+    int32_t *v_x184_d = v_x184->data.i;
+    const int64_t v_x184_n = v_x184->len;
+    RT_PARALLEL_FOR_IF(t78 >= RT_PARALLEL_MIN)
+    for (int64_t t79 = 0; t79 < t78; t79++) {
+      const int32_t t80 = (int32_t)t79;
+      int32_t t81 = v_x170_d[t80];
+      int32_t t83 = rt_add_i(t81, v_x171);
+      uint8_t t84 = v_x174_d[t80];
+      int32_t t85 = v_x175_d[t80];
+      int32_t t87 = (t84 ? t85 : t83);
+      int32_t t88;
+      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x180) {
+        t88 = t87;
       } else {
-        NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t152, v_x201, 0.0, 0);
-        t153 = 0;
+        NESSIE_RECORD(err, t79, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, v_x180, 0.0, 0);
+        t88 = 0;
       }
-      uint8_t t155 = rt_lt_i(t153, (int32_t)v_x199_n);
-      int32_t t156;
-      if (t155) {
-        int32_t t157;
-        if ((uint64_t)(int64_t)t153 < (uint64_t)v_x199_n) {
-          t157 = v_x199_d[t153];
+      uint8_t t90 = rt_lt_i(t88, (int32_t)v_x178_n);
+      int32_t t91;
+      if (t90) {
+        int32_t t92;
+        if ((uint64_t)(int64_t)t88 < (uint64_t)v_x178_n) {
+          t92 = v_x178_d[t88];
         } else {
-          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x199_n, 0.0, 1);
-          t157 = 0;
+          NESSIE_RECORD(err, t79, RT_CHECK_INDEX, 0, 0, RT_GATHER, t88, v_x178_n, 0.0, 1);
+          t92 = 0;
         }
-        t156 = t157;
+        t91 = t92;
       } else {
-        int32_t t159 = rt_sub_i(t153, (int32_t)v_x199_n);
-        int32_t t160;
-        if ((uint64_t)(int64_t)t159 < (uint64_t)v_x200_n) {
-          t160 = v_x200_d[t159];
+        int32_t t94 = rt_sub_i(t88, (int32_t)v_x178_n);
+        int32_t t95;
+        if ((uint64_t)(int64_t)t94 < (uint64_t)v_x179_n) {
+          t95 = v_x179_d[t94];
         } else {
-          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x200_n, 0.0, 2);
-          t160 = 0;
+          NESSIE_RECORD(err, t79, RT_CHECK_INDEX, 0, 0, RT_GATHER, t94, v_x179_n, 0.0, 2);
+          t95 = 0;
         }
-        t156 = t160;
+        t91 = t95;
       }
-      v_x205_d[t144] = t156;
+      v_x184_d[t79] = t91;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x205 = v_x205;
+  *out_v_x184 = v_x184;
   return;
 fail:
-  rt_release(v_x205);
+  rt_release(v_x184);
 }
 
 /* function safe_div -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
@@ -812,7 +812,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x64 = 0;
   RtValue *v_x103 = NULL;
   RtValue *v_x117 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x103, &v_x117);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K6, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x103, &v_x117);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
@@ -845,20 +845,34 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   rt_release(v_x20);
   rt_release(v_x21);
   rt_release(v_x35);
-  int32_t v_x135 = 0;
-  v_x135 = (int32_t)v_x92->len;
-  int32_t v_x134 = 0;
-  v_x134 = (int32_t)v_x54->len;
-  int32_t v_x136 = 0;
-  v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
-  RtValue *v_x147 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x117, v_x45, v_x31, v_x103, v_x54, v_x92, v_x136, &v_x147);
+  RtValue *v_x151 = NULL;
+  if (v_x46) {
+    v_x151 = v_x92;
+    rt_retain(v_x92);
+  } else {
+    RtValue *v_x150 = NULL;
+    if (v_x65) {
+      v_x150 = v_x54;
+      rt_retain(v_x54);
+    } else {
+      int32_t v_x137 = 0;
+      v_x137 = (int32_t)v_x92->len;
+      int32_t v_x136 = 0;
+      v_x136 = (int32_t)v_x54->len;
+      int32_t v_x138 = 0;
+      v_x138 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x136, v_x137);
+      RtValue *v_x149 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K5, 2, v_x117, v_x45, v_x31, v_x103, v_x54, v_x92, v_x138, &v_x149);
+      v_x150 = v_x149;
+    }
+    v_x151 = v_x150;
+  }
   rt_release(v_x31);
   rt_release(v_x103);
   rt_release(v_x117);
   rt_release(v_x54);
   rt_release(v_x92);
-  *out_0 = v_x147;
+  *out_0 = v_x151;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

@@ -399,23 +399,23 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
 }
 
 /* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
-  int32_t *v_x148_d = v_x148->data.i;
-  const int64_t v_x148_n = v_x148->len;
-  uint8_t *v_x149_d = v_x149->data.b;
-  const int64_t v_x149_n = v_x149->len;
-  int32_t *v_x155_d = v_x155->data.i;
-  const int64_t v_x155_n = v_x155->len;
-  (void)v_x155_n; /* v_x155's length is v_x149's */
-  RtValue *v_x153 = NULL;
-  RtValue *v_x154 = NULL;
-  RtValue *v_x159 = NULL;
-  RtValue *v_x160 = NULL;
+  int32_t *v_x152_d = v_x152->data.i;
+  const int64_t v_x152_n = v_x152->len;
+  uint8_t *v_x153_d = v_x153->data.b;
+  const int64_t v_x153_n = v_x153->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  (void)v_x159_n; /* v_x159's length is v_x153's */
+  RtValue *v_x157 = NULL;
+  RtValue *v_x158 = NULL;
+  RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
   /* FILTER */
   {
-    const int64_t t26 = v_x148_n;
+    const int64_t t26 = v_x152_n;
     const int64_t t27 = t26 > 0 ? (t26 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t28 = (uint8_t *)rt_alloc_atomic((size_t)t26 + 1);
     int64_t *t29 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t27 + 1));
@@ -429,19 +429,19 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
         uint8_t t30x1;
         int32_t t30x2;
         uint8_t t30x3;
-        int32_t t33 = v_x148_d[t32];
+        int32_t t33 = v_x152_d[t32];
         uint8_t t34;
-        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
-          t34 = v_x149_d[t32];
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x153_n) {
+          t34 = v_x153_d[t32];
         } else {
-          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 0);
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x153_n, 0.0, 0);
           t34 = 0;
         }
         int32_t t35;
-        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
-          t35 = v_x155_d[t32];
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x153_n) {
+          t35 = v_x159_d[t32];
         } else {
-          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 1);
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x153_n, 0.0, 1);
           t35 = 0;
         }
         t30x0 = t33;
@@ -466,12 +466,12 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
       t29[t30] = t37;
       t37 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t37);
-    int32_t *v_x153_d = v_x153->data.i;
-    const int64_t v_x153_n = v_x153->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t37);
-    int32_t *v_x159_d = v_x159->data.i;
-    const int64_t v_x159_n = v_x159->len;
+    v_x157 = rt_value_new(rt_vec_type(RT_INT), t37);
+    int32_t *v_x157_d = v_x157->data.i;
+    const int64_t v_x157_n = v_x157->len;
+    v_x163 = rt_value_new(rt_vec_type(RT_INT), t37);
+    int32_t *v_x163_d = v_x163->data.i;
+    const int64_t v_x163_n = v_x163->len;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t30 = 0; t30 < t27; t30++) {
       int64_t at = t29[t30];
@@ -484,19 +484,19 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
         uint8_t t30y1;
         int32_t t30y2;
         uint8_t t30y3;
-        int32_t t38 = v_x148_d[t32];
+        int32_t t38 = v_x152_d[t32];
         uint8_t t39;
-        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
-          t39 = v_x149_d[t32];
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x153_n) {
+          t39 = v_x153_d[t32];
         } else {
-          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 2);
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x153_n, 0.0, 2);
           t39 = 0;
         }
         int32_t t40;
-        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x149_n) {
-          t40 = v_x155_d[t32];
+        if ((uint64_t)(int64_t)t32 < (uint64_t)v_x153_n) {
+          t40 = v_x159_d[t32];
         } else {
-          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x149_n, 0.0, 3);
+          NESSIE_RECORD(err, t31, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x153_n, 0.0, 3);
           t40 = 0;
         }
         t30y0 = t38;
@@ -504,8 +504,8 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
         t30y2 = t40;
         t30y3 = t39;
         if (t28[t31]) {
-          v_x153_d[at] = t30y0;
-          v_x159_d[at] = t30y2;
+          v_x157_d[at] = t30y0;
+          v_x163_d[at] = t30y2;
           at++;
         }
       }
@@ -515,29 +515,29 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x153 = v_x153;
-  *out_v_x159 = v_x159;
-  rt_release(v_x154);
-  rt_release(v_x160);
+  *out_v_x157 = v_x157;
+  *out_v_x163 = v_x163;
+  rt_release(v_x158);
+  rt_release(v_x164);
   return;
 fail:
-  rt_release(v_x153);
-  rt_release(v_x154);
-  rt_release(v_x159);
-  rt_release(v_x160);
+  rt_release(v_x157);
+  rt_release(v_x158);
+  rt_release(v_x163);
+  rt_release(v_x164);
 }
 
 /* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x148_d; int64_t v_x148_n;
-  uint8_t *v_x149_d; int64_t v_x149_n;
-  int32_t *v_x155_d; int64_t v_x155_n;
-  int32_t *v_x153_d; int64_t v_x153_n;
-  uint8_t *v_x154_d; int64_t v_x154_n;
+  int32_t *v_x152_d; int64_t v_x152_n;
+  uint8_t *v_x153_d; int64_t v_x153_n;
   int32_t *v_x159_d; int64_t v_x159_n;
-  uint8_t *v_x160_d; int64_t v_x160_n;
+  int32_t *v_x157_d; int64_t v_x157_n;
+  uint8_t *v_x158_d; int64_t v_x158_n;
+  int32_t *v_x163_d; int64_t v_x163_n;
+  uint8_t *v_x164_d; int64_t v_x164_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -551,25 +551,25 @@ struct K4_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t43 = 0; /* nonzero: a check below failed */
-    int32_t t41 = A.v_x148_d[ix];
-    int t44 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
-    uint8_t t42 = t44 ? A.v_x149_d[ix] : 0;
+    int32_t t41 = A.v_x152_d[ix];
+    int t44 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x153_n;
+    uint8_t t42 = t44 ? A.v_x153_d[ix] : 0;
     t43 |= !t44;
-    int32_t t45 = t44 ? A.v_x155_d[ix] : 0;
+    int32_t t45 = t44 ? A.v_x159_d[ix] : 0;
     if (__builtin_expect(t43 != 0, 0)) { /* again, recording the error */
-      int32_t t46 = A.v_x148_d[ix];
+      int32_t t46 = A.v_x152_d[ix];
       uint8_t t47;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t47 = A.v_x149_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x153_n) {
+        t47 = A.v_x153_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x153_n, 0.0, 0);
         t47 = 0;
       }
       int32_t t48;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t48 = A.v_x155_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x153_n) {
+        t48 = A.v_x159_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x153_n, 0.0, 1);
         t48 = 0;
       }
     }
@@ -585,10 +585,10 @@ struct K4_0_store {
   typedef K4_0_S staged;
   __device__ static K4_0_S stage(const K4_0_V &v) { return K4_0_S{v.v0, v.v2}; }
   __device__ void operator()(int64_t i, const K4_0_S &v) const {
-    A.v_x153_d[i] = v.v0;
-    /* v.v1: v_x154, read by nothing (its checks are the pull's) */
-    A.v_x159_d[i] = v.v2;
-    /* v.v3: v_x160, read by nothing (its checks are the pull's) */
+    A.v_x157_d[i] = v.v0;
+    /* v.v1: v_x158, read by nothing (its checks are the pull's) */
+    A.v_x163_d[i] = v.v2;
+    /* v.v3: v_x164, read by nothing (its checks are the pull's) */
   }
 };
 struct K4_0_pred {
@@ -597,628 +597,628 @@ struct K4_0_pred {
     return (bool)v.v1;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x148_d = v_x148->data.i;
-  A.v_x148_n = v_x148->len;
-  A.v_x149_d = v_x149->data.b;
-  A.v_x149_n = v_x149->len;
-  A.v_x155_d = v_x155->data.i;
-  A.v_x155_n = v_x155->len;
-  RtValue *v_x153 = NULL;
-  RtValue *v_x154 = NULL;
-  RtValue *v_x159 = NULL;
-  RtValue *v_x160 = NULL;
+  A.v_x152_d = v_x152->data.i;
+  A.v_x152_n = v_x152->len;
+  A.v_x153_d = v_x153->data.b;
+  A.v_x153_n = v_x153->len;
+  A.v_x159_d = v_x159->data.i;
+  A.v_x159_n = v_x159->len;
+  RtValue *v_x157 = NULL;
+  RtValue *v_x158 = NULL;
+  RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
   /* FILTER */
   int64_t *t49, t50; /* the slot of its count, its size */
   {
-    const int64_t t51 = v_x148->len;
-    v_x153 = rtg_vec_new(RT_INT, t51);
-    A.v_x153_d = v_x153->data.i;
-    A.v_x153_n = v_x153->len;
-    v_x159 = rtg_vec_new(RT_INT, t51);
-    A.v_x159_d = v_x159->data.i;
-    A.v_x159_n = v_x159->len;
+    const int64_t t51 = v_x152->len;
+    v_x157 = rtg_vec_new(RT_INT, t51);
+    A.v_x157_d = v_x157->data.i;
+    A.v_x157_n = v_x157->len;
+    v_x163 = rtg_vec_new(RT_INT, t51);
+    A.v_x163_d = v_x163->data.i;
+    A.v_x163_n = v_x163->len;
     t50 = t51;
     t49 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t51, K4_0_store{A}, K4_0_store{A}, false);
   }
   {
     const int64_t t52 = rtg::filter_count(t49);
-    v_x153 = rtg_vec_fit(v_x153, t52);
-    A.v_x153_d = v_x153->data.i;
-    A.v_x153_n = v_x153->len;
-    v_x159 = rtg_vec_fit(v_x159, t52);
-    A.v_x159_d = v_x159->data.i;
-    A.v_x159_n = v_x159->len;
+    v_x157 = rtg_vec_fit(v_x157, t52);
+    A.v_x157_d = v_x157->data.i;
+    A.v_x157_n = v_x157->len;
+    v_x163 = rtg_vec_fit(v_x163, t52);
+    A.v_x163_d = v_x163->data.i;
+    A.v_x163_n = v_x163->len;
   }
-  *out_v_x153 = v_x153;
-  *out_v_x159 = v_x159;
-  rt_release(v_x154);
-  rt_release(v_x160);
+  *out_v_x157 = v_x157;
+  *out_v_x163 = v_x163;
+  rt_release(v_x158);
+  rt_release(v_x164);
   return;
 fail:
-  rt_release(v_x153);
-  rt_release(v_x154);
-  rt_release(v_x159);
-  rt_release(v_x160);
+  rt_release(v_x157);
+  rt_release(v_x158);
+  rt_release(v_x163);
+  rt_release(v_x164);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
-  RtValue *vals[] = {v_x148, v_x149, v_x155};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
+  RtValue *vals[] = {v_x152, v_x153, v_x159};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K4_host(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+    K4_host(err, loc, run, v_x152, v_x153, v_x159, out_v_x157, out_v_x163);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+    K4_gpu(err, loc, run, v_x152, v_x153, v_x159, out_v_x157, out_v_x163);
   }
 }
 
-/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+/* K5: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
   (void)loc;
   (void)run;
-  int32_t *v_x166_d = v_x166->data.i;
-  const int64_t v_x166_n = v_x166->len;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
-  int32_t v_x176 = 0;
-  int32_t v_x182 = 0;
-  RtValue *v_x186 = NULL;
-  RtValue *v_x190 = NULL;
+  int32_t *v_x170_d = v_x170->data.i;
+  const int64_t v_x170_n = v_x170->len;
+  uint8_t *v_x174_d = v_x174->data.b;
+  const int64_t v_x174_n = v_x174->len;
+  (void)v_x174_n; /* v_x174's length is v_x170's */
+  int32_t *v_x175_d = v_x175->data.i;
+  const int64_t v_x175_n = v_x175->len;
+  (void)v_x175_n; /* v_x175's length is v_x170's */
+  int32_t *v_x178_d = v_x178->data.i;
+  const int64_t v_x178_n = v_x178->len;
+  int32_t *v_x179_d = v_x179->data.i;
+  const int64_t v_x179_n = v_x179->len;
+  RtValue *v_x184 = NULL;
   /* MAP */
   {
-    const int64_t t53 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t53);
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t53);
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
+    const int64_t t53 = v_x170_n;
+    v_x184 = rt_value_new(rt_vec_type(RT_INT), t53);
+    int32_t *v_x184_d = v_x184->data.i;
+    const int64_t v_x184_n = v_x184->len;
     RT_PARALLEL_FOR_IF(t53 >= RT_PARALLEL_MIN)
     for (int64_t t54 = 0; t54 < t53; t54++) {
       const int32_t t55 = (int32_t)t54;
-      int32_t t56 = v_x166_d[t55];
-      uint8_t t58 = rt_eq_i(t56, 0);
-      uint8_t t60 = rt_not_b(t58);
-      v_x168_d[t54] = t58;
-      v_x170_d[t54] = t60;
+      int32_t t56 = v_x170_d[t55];
+      int32_t t58 = rt_add_i(t56, v_x171);
+      uint8_t t59 = v_x174_d[t55];
+      int32_t t60 = v_x175_d[t55];
+      int32_t t62 = (t59 ? t60 : t58);
+      int32_t t63;
+      if ((uint64_t)(int64_t)t62 < (uint64_t)v_x180) {
+        t63 = t62;
+      } else {
+        NESSIE_RECORD(err, t54, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x180, 0.0, 0);
+        t63 = 0;
+      }
+      uint8_t t65 = rt_lt_i(t63, (int32_t)v_x178_n);
+      int32_t t66;
+      if (t65) {
+        int32_t t67;
+        if ((uint64_t)(int64_t)t63 < (uint64_t)v_x178_n) {
+          t67 = v_x178_d[t63];
+        } else {
+          NESSIE_RECORD(err, t54, RT_CHECK_INDEX, 0, 0, RT_GATHER, t63, v_x178_n, 0.0, 1);
+          t67 = 0;
+        }
+        t66 = t67;
+      } else {
+        int32_t t69 = rt_sub_i(t63, (int32_t)v_x178_n);
+        int32_t t70;
+        if ((uint64_t)(int64_t)t69 < (uint64_t)v_x179_n) {
+          t70 = v_x179_d[t69];
+        } else {
+          NESSIE_RECORD(err, t54, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x179_n, 0.0, 2);
+          t70 = 0;
+        }
+        t66 = t70;
+      }
+      v_x184_d[t54] = t66;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    /* REDUCE */
-    {
-      const int64_t t61 = v_x166_n;
-      const int64_t t62 = t61 > 0 ? (t61 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t63 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t62);
-      int32_t *t64 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t62);
-      RT_PARALLEL_FOR_IF(t62 > 1)
-      for (int64_t t65 = 0; t65 < t62; t65++) {
-        int32_t t65a0;
-        int32_t t65a1;
-        t65a0 = 0;
-        t65a1 = 0;
-        const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
-        for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
-          const int32_t t67 = (int32_t)t66;
-          int32_t t65x0;
-          int32_t t65x1;
-          int32_t t68 = v_x166_d[t67];
-          uint8_t t70 = rt_eq_i(t68, 0);
-          int32_t t72 = rt_btoi_b(t70);
-          uint8_t t74 = rt_not_b(t70);
-          int32_t t76 = rt_btoi_b(t74);
-          t65x0 = t72;
-          t65x1 = t76;
-          int32_t t78 = rt_add_i(t65a0, t65x0);
-          int32_t t80 = rt_add_i(t65a1, t65x1);
-          t65a0 = t78;
-          t65a1 = t80;
-        }
-        t63[t65] = t65a0;
-        t64[t65] = t65a1;
-      }
-      int32_t t65t0;
-      int32_t t65t1;
-      t65t0 = 0;
-      t65t1 = 0;
-      for (int64_t t65 = 0; t65 < t62; t65++) {
-        const int32_t t81 = t63[t65];
-        const int32_t t82 = t64[t65];
-        int32_t t84 = rt_add_i(t65t0, t81);
-        int32_t t86 = rt_add_i(t65t1, t82);
-        t65t0 = t84;
-        t65t1 = t86;
-      }
-      v_x176 = t65t0;
-      rt_free(t63);
-      v_x182 = t65t1;
-      rt_free(t64);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      /* SCAN */
-      {
-        const int64_t t87 = v_x166_n;
-        const int64_t t88 = t87 > 0 ? (t87 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t89 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t88);
-        int32_t *t90 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t88);
-        RT_PARALLEL_FOR_IF(t88 > 1)
-        for (int64_t t91 = 0; t91 < t88; t91++) {
-          int32_t t91a0;
-          int32_t t91a1;
-          t91a0 = 0;
-          t91a1 = 0;
-          const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-          for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
-            const int32_t t93 = (int32_t)t92;
-            int32_t t91x0;
-            int32_t t91x1;
-            int32_t t94 = v_x166_d[t93];
-            uint8_t t96 = rt_eq_i(t94, 0);
-            int32_t t98 = rt_btoi_b(t96);
-            uint8_t t100 = rt_not_b(t96);
-            int32_t t102 = rt_btoi_b(t100);
-            t91x0 = t98;
-            t91x1 = t102;
-            int32_t t104 = rt_add_i(t91a0, t91x0);
-            int32_t t106 = rt_add_i(t91a1, t91x1);
-            t91a0 = t104;
-            t91a1 = t106;
-          }
-          t89[t91] = t91a0;
-          t90[t91] = t91a1;
-        }
-        int32_t t91t0;
-        int32_t t91t1;
-        t91t0 = 0;
-        t91t1 = 0;
-        for (int64_t t91 = 0; t91 < t88; t91++) {
-          const int32_t t107 = t89[t91];
-          t89[t91] = t91t0;
-          const int32_t t108 = t90[t91];
-          t90[t91] = t91t1;
-          int32_t t110 = rt_add_i(t91t0, t107);
-          int32_t t112 = rt_add_i(t91t1, t108);
-          t91t0 = t110;
-          t91t1 = t112;
-        }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t87);
-        int32_t *v_x186_d = v_x186->data.i;
-        const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t87);
-        int32_t *v_x190_d = v_x190->data.i;
-        const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t88 > 1)
-        for (int64_t t91 = 0; t91 < t88; t91++) {
-          int32_t t91p0;
-          int32_t t91p1;
-          t91p0 = t89[t91];
-          t91p1 = t90[t91];
-          const int64_t t91_end = (t91 + 1) * RT_CHUNK < t87 ? (t91 + 1) * RT_CHUNK : t87;
-          for (int64_t t92 = t91 * RT_CHUNK; t92 < t91_end; t92++) {
-            const int32_t t93 = (int32_t)t92;
-            v_x186_d[t92] = t91p0;
-            v_x190_d[t92] = t91p1;
-            int32_t t91y0;
-            int32_t t91y1;
-            int32_t t113 = v_x166_d[t93];
-            uint8_t t115 = rt_eq_i(t113, 0);
-            int32_t t117 = rt_btoi_b(t115);
-            uint8_t t119 = rt_not_b(t115);
-            int32_t t121 = rt_btoi_b(t119);
-            t91y0 = t117;
-            t91y1 = t121;
-            int32_t t123 = rt_add_i(t91p0, t91y0);
-            int32_t t125 = rt_add_i(t91p1, t91y1);
-            t91p0 = t123;
-            t91p1 = t125;
-          }
-        }
-        rt_free(t89);
-        rt_free(t90);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x168 = v_x168;
-  *out_v_x170 = v_x170;
-  *out_v_x176 = v_x176;
-  *out_v_x182 = v_x182;
-  *out_v_x186 = v_x186;
-  *out_v_x190 = v_x190;
+  *out_v_x184 = v_x184;
   return;
 fail:
-  rt_release(v_x168);
-  rt_release(v_x170);
-  rt_release(v_x186);
-  rt_release(v_x190);
+  rt_release(v_x184);
 }
 
-/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x166_d; int64_t v_x166_n;
-  uint8_t *v_x168_d; int64_t v_x168_n;
-  uint8_t *v_x170_d; int64_t v_x170_n;
-  int32_t v_x176;
-  int32_t v_x182;
-  int32_t *v_x186_d; int64_t v_x186_n;
-  int32_t *v_x190_d; int64_t v_x190_n;
+  int32_t *v_x170_d; int64_t v_x170_n;
+  int32_t v_x171;
+  uint8_t *v_x174_d; int64_t v_x174_n;
+  int32_t *v_x175_d; int64_t v_x175_n;
+  int32_t *v_x178_d; int64_t v_x178_n;
+  int32_t *v_x179_d; int64_t v_x179_n;
+  int32_t v_x180;
+  int32_t *v_x184_d; int64_t v_x184_n;
 };
 struct alignas(8) K5_0_V {
-  uint8_t v0;
-  uint8_t v1;
+  int32_t v0;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t126 = A.v_x166_d[ix];
-    uint8_t t128 = rt_eq_i(t126, 0);
-    uint8_t t130 = rt_not_b(t128);
-    return K5_0_V{t128, t130};
+    int t79 = 0; /* nonzero: a check below failed */
+    int32_t t71 = rtg::ld_stream(&A.v_x170_d[ix]);
+    int32_t t73 = rt_add_i(t71, A.v_x171);
+    uint8_t t74 = rtg::ld_stream(&A.v_x174_d[ix]);
+    int32_t t75 = rtg::ld_stream(&A.v_x175_d[ix]);
+    int32_t t77 = (t74 ? t75 : t73);
+    int t80 = (uint64_t)(int64_t)t77 < (uint64_t)A.v_x180;
+    int32_t t78 = t80 ? t77 : 0;
+    t79 |= !t80;
+    uint8_t t82 = rt_lt_i(t78, (int32_t)A.v_x178_n);
+    int32_t t83;
+    if (t82) {
+      int t85 = (uint64_t)(int64_t)t78 < (uint64_t)A.v_x178_n;
+      int32_t t84 = t85 ? A.v_x178_d[t78] : 0;
+      t79 |= !t85;
+      t83 = t84;
+    } else {
+      int32_t t87 = rt_sub_i(t78, (int32_t)A.v_x178_n);
+      int t89 = (uint64_t)(int64_t)t87 < (uint64_t)A.v_x179_n;
+      int32_t t88 = t89 ? A.v_x179_d[t87] : 0;
+      t79 |= !t89;
+      t83 = t88;
+    }
+    if (__builtin_expect(t79 != 0, 0)) { /* again, recording the error */
+      int32_t t90 = rtg::ld_stream(&A.v_x170_d[ix]);
+      int32_t t92 = rt_add_i(t90, A.v_x171);
+      uint8_t t93 = rtg::ld_stream(&A.v_x174_d[ix]);
+      int32_t t94 = rtg::ld_stream(&A.v_x175_d[ix]);
+      int32_t t96 = (t93 ? t94 : t92);
+      int32_t t97;
+      if ((uint64_t)(int64_t)t96 < (uint64_t)A.v_x180) {
+        t97 = t96;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t96, A.v_x180, 0.0, 0);
+        t97 = 0;
+      }
+      uint8_t t99 = rt_lt_i(t97, (int32_t)A.v_x178_n);
+      int32_t t100;
+      if (t99) {
+        int32_t t101;
+        if ((uint64_t)(int64_t)t97 < (uint64_t)A.v_x178_n) {
+          t101 = A.v_x178_d[t97];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t97, A.v_x178_n, 0.0, 1);
+          t101 = 0;
+        }
+        t100 = t101;
+      } else {
+        int32_t t103 = rt_sub_i(t97, (int32_t)A.v_x178_n);
+        int32_t t104;
+        if ((uint64_t)(int64_t)t103 < (uint64_t)A.v_x179_n) {
+          t104 = A.v_x179_d[t103];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t103, A.v_x179_n, 0.0, 2);
+          t104 = 0;
+        }
+        t100 = t104;
+      }
+    }
+    return K5_0_V{t83};
   }
 };
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x168_d[i] = v.v0;
-    A.v_x170_d[i] = v.v1;
+    A.v_x184_d[i] = v.v0;
   }
 };
-struct alignas(8) K5_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K5_1_pull {
-  K5_A A;
-  __device__ K5_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t131 = A.v_x166_d[ix];
-    uint8_t t133 = rt_eq_i(t131, 0);
-    int32_t t135 = rt_btoi_b(t133);
-    uint8_t t137 = rt_not_b(t133);
-    int32_t t139 = rt_btoi_b(t137);
-    return K5_1_V{t135, t139};
-  }
-};
-struct K5_1_op {
-  K5_A A;
-  __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
-    int32_t t141 = rt_add_i(a.v0, b.v0);
-    int32_t t143 = rt_add_i(a.v1, b.v1);
-    return K5_1_V{t141, t143};
-  }
-};
-struct K5_1_ride {
-  K5_A A;
-  __device__ K5_1_V operator()(int64_t i) const {
-    K5_0_store{A}(i, K5_0_pull{A}(i)); /* MAP 0 rides here */
-    return K5_1_pull{A}(i);
-  }
-};
-struct alignas(8) K5_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K5_2_pull {
-  K5_A A;
-  __device__ K5_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t144 = A.v_x166_d[ix];
-    uint8_t t146 = rt_eq_i(t144, 0);
-    int32_t t148 = rt_btoi_b(t146);
-    uint8_t t150 = rt_not_b(t146);
-    int32_t t152 = rt_btoi_b(t150);
-    return K5_2_V{t148, t152};
-  }
-};
-struct K5_2_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_2_V &v) const {
-    A.v_x186_d[i] = v.v0;
-    A.v_x190_d[i] = v.v1;
-  }
-};
-struct K5_2_op {
-  K5_A A;
-  __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
-    int32_t t154 = rt_add_i(a.v0, b.v0);
-    int32_t t156 = rt_add_i(a.v1, b.v1);
-    return K5_2_V{t154, t156};
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x166_d = v_x166->data.i;
-  A.v_x166_n = v_x166->len;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
-  int32_t v_x176 = 0;
-  int32_t v_x182 = 0;
-  RtValue *v_x186 = NULL;
-  RtValue *v_x190 = NULL;
+  A.v_x170_d = v_x170->data.i;
+  A.v_x170_n = v_x170->len;
+  A.v_x171 = v_x171;
+  A.v_x174_d = v_x174->data.b;
+  A.v_x174_n = v_x174->len;
+  A.v_x175_d = v_x175->data.i;
+  A.v_x175_n = v_x175->len;
+  A.v_x178_d = v_x178->data.i;
+  A.v_x178_n = v_x178->len;
+  A.v_x179_d = v_x179->data.i;
+  A.v_x179_n = v_x179->len;
+  A.v_x180 = v_x180;
+  RtValue *v_x184 = NULL;
   /* MAP */
   {
-    const int64_t t157 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t157);
-    A.v_x168_d = v_x168->data.b;
-    A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t157);
-    A.v_x170_d = v_x170->data.b;
-    A.v_x170_n = v_x170->len;
-    /* computed in the launch of SOAC 1 (K5_1_ride) */
+    const int64_t t105 = v_x174->len;
+    v_x184 = rtg_vec_new(RT_INT, t105);
+    A.v_x184_d = v_x184->data.i;
+    A.v_x184_n = v_x184->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t105);
   }
-  /* SOACs 1 to 2: in one launch */
-  K5_1_V *t158; /* the slot of SOAC 1's values */
-  {
-    const int64_t t159 = v_x166->len;
-    const int64_t t160 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t160);
-    A.v_x186_d = v_x186->data.i;
-    A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t160);
-    A.v_x190_d = v_x190->data.i;
-    A.v_x190_n = v_x190->len;
-    rtg::parts_launch("K5", loc, t160, rtg::reduce_tiles<K5_1_V>(K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, &t158), rtg::scan_tiles<K5_2_V>(K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, K5_2_store{A}));
-  }
-  {
-    const K5_1_V t161 = rtg::reduce_read(t158, K5_1_V{0, 0});
-    v_x176 = t161.v0;
-    A.v_x176 = v_x176;
-    v_x182 = t161.v1;
-    A.v_x182 = v_x182;
-  }
-  *out_v_x168 = v_x168;
-  *out_v_x170 = v_x170;
-  *out_v_x176 = v_x176;
-  *out_v_x182 = v_x182;
-  *out_v_x186 = v_x186;
-  *out_v_x190 = v_x190;
+  *out_v_x184 = v_x184;
   return;
 fail:
-  rt_release(v_x168);
-  rt_release(v_x170);
-  rt_release(v_x186);
-  rt_release(v_x190);
+  rt_release(v_x184);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
-  RtValue *vals[] = {v_x166};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
+  RtValue *vals[] = {v_x170, v_x174, v_x175, v_x178, v_x179};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K5_host(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K5_host(err, loc, run, v_x170, v_x171, v_x174, v_x175, v_x178, v_x179, v_x180, out_v_x184);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
+    K5_gpu(err, loc, run, v_x170, v_x171, v_x174, v_x175, v_x178, v_x179, v_x180, out_v_x184);
   }
 }
 
-/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
+/* K6: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x194, RtValue **out_v_x196, RtValue **out_v_x198, int32_t *out_v_x204, int32_t *out_v_x210, RtValue **out_v_x214, RtValue **out_v_x218) {
   (void)loc;
   (void)run;
-  int32_t *v_x191_d = v_x191->data.i;
-  const int64_t v_x191_n = v_x191->len;
-  uint8_t *v_x195_d = v_x195->data.b;
-  const int64_t v_x195_n = v_x195->len;
-  (void)v_x195_n; /* v_x195's length is v_x191's */
-  int32_t *v_x196_d = v_x196->data.i;
-  const int64_t v_x196_n = v_x196->len;
-  (void)v_x196_n; /* v_x196's length is v_x191's */
-  int32_t *v_x199_d = v_x199->data.i;
-  const int64_t v_x199_n = v_x199->len;
-  int32_t *v_x200_d = v_x200->data.i;
-  const int64_t v_x200_n = v_x200->len;
-  RtValue *v_x205 = NULL;
+  int32_t *v_x194_d = v_x194->data.i;
+  const int64_t v_x194_n = v_x194->len;
+  RtValue *v_x196 = NULL;
+  RtValue *v_x198 = NULL;
+  int32_t v_x204 = 0;
+  int32_t v_x210 = 0;
+  RtValue *v_x214 = NULL;
+  RtValue *v_x218 = NULL;
   /* MAP */
   {
-    const int64_t t162 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t162);
-    int32_t *v_x205_d = v_x205->data.i;
-    const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
-    for (int64_t t163 = 0; t163 < t162; t163++) {
-      const int32_t t164 = (int32_t)t163;
-      int32_t t165 = v_x191_d[t164];
-      int32_t t167 = rt_add_i(t165, v_x192);
-      uint8_t t168 = v_x195_d[t164];
-      int32_t t169 = v_x196_d[t164];
-      int32_t t171 = (t168 ? t169 : t167);
-      int32_t t172;
-      if ((uint64_t)(int64_t)t171 < (uint64_t)v_x201) {
-        t172 = t171;
-      } else {
-        NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t171, v_x201, 0.0, 0);
-        t172 = 0;
-      }
-      uint8_t t174 = rt_lt_i(t172, (int32_t)v_x199_n);
-      int32_t t175;
-      if (t174) {
-        int32_t t176;
-        if ((uint64_t)(int64_t)t172 < (uint64_t)v_x199_n) {
-          t176 = v_x199_d[t172];
-        } else {
-          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, v_x199_n, 0.0, 1);
-          t176 = 0;
-        }
-        t175 = t176;
-      } else {
-        int32_t t178 = rt_sub_i(t172, (int32_t)v_x199_n);
-        int32_t t179;
-        if ((uint64_t)(int64_t)t178 < (uint64_t)v_x200_n) {
-          t179 = v_x200_d[t178];
-        } else {
-          NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x200_n, 0.0, 2);
-          t179 = 0;
-        }
-        t175 = t179;
-      }
-      v_x205_d[t163] = t175;
+    const int64_t t106 = v_x194_n;
+    v_x196 = rt_value_new(rt_vec_type(RT_BOOL), t106);
+    uint8_t *v_x196_d = v_x196->data.b;
+    const int64_t v_x196_n = v_x196->len;
+    v_x198 = rt_value_new(rt_vec_type(RT_BOOL), t106);
+    uint8_t *v_x198_d = v_x198->data.b;
+    const int64_t v_x198_n = v_x198->len;
+    RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
+    for (int64_t t107 = 0; t107 < t106; t107++) {
+      const int32_t t108 = (int32_t)t107;
+      int32_t t109 = v_x194_d[t108];
+      uint8_t t111 = rt_eq_i(t109, 0);
+      uint8_t t113 = rt_not_b(t111);
+      v_x196_d[t107] = t111;
+      v_x198_d[t107] = t113;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x205 = v_x205;
+  {
+    uint8_t *v_x196_d = v_x196->data.b;
+    const int64_t v_x196_n = v_x196->len;
+    uint8_t *v_x198_d = v_x198->data.b;
+    const int64_t v_x198_n = v_x198->len;
+    /* REDUCE */
+    {
+      const int64_t t114 = v_x194_n;
+      const int64_t t115 = t114 > 0 ? (t114 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
+      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
+      RT_PARALLEL_FOR_IF(t115 > 1)
+      for (int64_t t118 = 0; t118 < t115; t118++) {
+        int32_t t118a0;
+        int32_t t118a1;
+        t118a0 = 0;
+        t118a1 = 0;
+        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t114 ? (t118 + 1) * RT_CHUNK : t114;
+        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
+          const int32_t t120 = (int32_t)t119;
+          int32_t t118x0;
+          int32_t t118x1;
+          int32_t t121 = v_x194_d[t120];
+          uint8_t t123 = rt_eq_i(t121, 0);
+          int32_t t125 = rt_btoi_b(t123);
+          uint8_t t127 = rt_not_b(t123);
+          int32_t t129 = rt_btoi_b(t127);
+          t118x0 = t125;
+          t118x1 = t129;
+          int32_t t131 = rt_add_i(t118a0, t118x0);
+          int32_t t133 = rt_add_i(t118a1, t118x1);
+          t118a0 = t131;
+          t118a1 = t133;
+        }
+        t116[t118] = t118a0;
+        t117[t118] = t118a1;
+      }
+      int32_t t118t0;
+      int32_t t118t1;
+      t118t0 = 0;
+      t118t1 = 0;
+      for (int64_t t118 = 0; t118 < t115; t118++) {
+        const int32_t t134 = t116[t118];
+        const int32_t t135 = t117[t118];
+        int32_t t137 = rt_add_i(t118t0, t134);
+        int32_t t139 = rt_add_i(t118t1, t135);
+        t118t0 = t137;
+        t118t1 = t139;
+      }
+      v_x204 = t118t0;
+      rt_free(t116);
+      v_x210 = t118t1;
+      rt_free(t117);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      /* SCAN */
+      {
+        const int64_t t140 = v_x194_n;
+        const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t142 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t141);
+        int32_t *t143 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t141);
+        RT_PARALLEL_FOR_IF(t141 > 1)
+        for (int64_t t144 = 0; t144 < t141; t144++) {
+          int32_t t144a0;
+          int32_t t144a1;
+          t144a0 = 0;
+          t144a1 = 0;
+          const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+          for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+            const int32_t t146 = (int32_t)t145;
+            int32_t t144x0;
+            int32_t t144x1;
+            int32_t t147 = v_x194_d[t146];
+            uint8_t t149 = rt_eq_i(t147, 0);
+            int32_t t151 = rt_btoi_b(t149);
+            uint8_t t153 = rt_not_b(t149);
+            int32_t t155 = rt_btoi_b(t153);
+            t144x0 = t151;
+            t144x1 = t155;
+            int32_t t157 = rt_add_i(t144a0, t144x0);
+            int32_t t159 = rt_add_i(t144a1, t144x1);
+            t144a0 = t157;
+            t144a1 = t159;
+          }
+          t142[t144] = t144a0;
+          t143[t144] = t144a1;
+        }
+        int32_t t144t0;
+        int32_t t144t1;
+        t144t0 = 0;
+        t144t1 = 0;
+        for (int64_t t144 = 0; t144 < t141; t144++) {
+          const int32_t t160 = t142[t144];
+          t142[t144] = t144t0;
+          const int32_t t161 = t143[t144];
+          t143[t144] = t144t1;
+          int32_t t163 = rt_add_i(t144t0, t160);
+          int32_t t165 = rt_add_i(t144t1, t161);
+          t144t0 = t163;
+          t144t1 = t165;
+        }
+        v_x214 = rt_value_new(rt_vec_type(RT_INT), t140);
+        int32_t *v_x214_d = v_x214->data.i;
+        const int64_t v_x214_n = v_x214->len;
+        v_x218 = rt_value_new(rt_vec_type(RT_INT), t140);
+        int32_t *v_x218_d = v_x218->data.i;
+        const int64_t v_x218_n = v_x218->len;
+        RT_PARALLEL_FOR_IF(t141 > 1)
+        for (int64_t t144 = 0; t144 < t141; t144++) {
+          int32_t t144p0;
+          int32_t t144p1;
+          t144p0 = t142[t144];
+          t144p1 = t143[t144];
+          const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+          for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+            const int32_t t146 = (int32_t)t145;
+            v_x214_d[t145] = t144p0;
+            v_x218_d[t145] = t144p1;
+            int32_t t144y0;
+            int32_t t144y1;
+            int32_t t166 = v_x194_d[t146];
+            uint8_t t168 = rt_eq_i(t166, 0);
+            int32_t t170 = rt_btoi_b(t168);
+            uint8_t t172 = rt_not_b(t168);
+            int32_t t174 = rt_btoi_b(t172);
+            t144y0 = t170;
+            t144y1 = t174;
+            int32_t t176 = rt_add_i(t144p0, t144y0);
+            int32_t t178 = rt_add_i(t144p1, t144y1);
+            t144p0 = t176;
+            t144p1 = t178;
+          }
+        }
+        rt_free(t142);
+        rt_free(t143);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x196 = v_x196;
+  *out_v_x198 = v_x198;
+  *out_v_x204 = v_x204;
+  *out_v_x210 = v_x210;
+  *out_v_x214 = v_x214;
+  *out_v_x218 = v_x218;
   return;
 fail:
-  rt_release(v_x205);
+  rt_release(v_x196);
+  rt_release(v_x198);
+  rt_release(v_x214);
+  rt_release(v_x218);
 }
 
-/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K6: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x191_d; int64_t v_x191_n;
-  int32_t v_x192;
-  uint8_t *v_x195_d; int64_t v_x195_n;
-  int32_t *v_x196_d; int64_t v_x196_n;
-  int32_t *v_x199_d; int64_t v_x199_n;
-  int32_t *v_x200_d; int64_t v_x200_n;
-  int32_t v_x201;
-  int32_t *v_x205_d; int64_t v_x205_n;
+  int32_t *v_x194_d; int64_t v_x194_n;
+  uint8_t *v_x196_d; int64_t v_x196_n;
+  uint8_t *v_x198_d; int64_t v_x198_n;
+  int32_t v_x204;
+  int32_t v_x210;
+  int32_t *v_x214_d; int64_t v_x214_n;
+  int32_t *v_x218_d; int64_t v_x218_n;
 };
 struct alignas(8) K6_0_V {
-  int32_t v0;
+  uint8_t v0;
+  uint8_t v1;
 };
 struct K6_0_pull {
   K6_A A;
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t188 = 0; /* nonzero: a check below failed */
-    int32_t t180 = rtg::ld_stream(&A.v_x191_d[ix]);
-    int32_t t182 = rt_add_i(t180, A.v_x192);
-    uint8_t t183 = rtg::ld_stream(&A.v_x195_d[ix]);
-    int32_t t184 = rtg::ld_stream(&A.v_x196_d[ix]);
-    int32_t t186 = (t183 ? t184 : t182);
-    int t189 = (uint64_t)(int64_t)t186 < (uint64_t)A.v_x201;
-    int32_t t187 = t189 ? t186 : 0;
-    t188 |= !t189;
-    uint8_t t191 = rt_lt_i(t187, (int32_t)A.v_x199_n);
-    int32_t t192;
-    if (t191) {
-      int t194 = (uint64_t)(int64_t)t187 < (uint64_t)A.v_x199_n;
-      int32_t t193 = t194 ? A.v_x199_d[t187] : 0;
-      t188 |= !t194;
-      t192 = t193;
-    } else {
-      int32_t t196 = rt_sub_i(t187, (int32_t)A.v_x199_n);
-      int t198 = (uint64_t)(int64_t)t196 < (uint64_t)A.v_x200_n;
-      int32_t t197 = t198 ? A.v_x200_d[t196] : 0;
-      t188 |= !t198;
-      t192 = t197;
-    }
-    if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
-      int32_t t199 = rtg::ld_stream(&A.v_x191_d[ix]);
-      int32_t t201 = rt_add_i(t199, A.v_x192);
-      uint8_t t202 = rtg::ld_stream(&A.v_x195_d[ix]);
-      int32_t t203 = rtg::ld_stream(&A.v_x196_d[ix]);
-      int32_t t205 = (t202 ? t203 : t201);
-      int32_t t206;
-      if ((uint64_t)(int64_t)t205 < (uint64_t)A.v_x201) {
-        t206 = t205;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, A.v_x201, 0.0, 0);
-        t206 = 0;
-      }
-      uint8_t t208 = rt_lt_i(t206, (int32_t)A.v_x199_n);
-      int32_t t209;
-      if (t208) {
-        int32_t t210;
-        if ((uint64_t)(int64_t)t206 < (uint64_t)A.v_x199_n) {
-          t210 = A.v_x199_d[t206];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t206, A.v_x199_n, 0.0, 1);
-          t210 = 0;
-        }
-        t209 = t210;
-      } else {
-        int32_t t212 = rt_sub_i(t206, (int32_t)A.v_x199_n);
-        int32_t t213;
-        if ((uint64_t)(int64_t)t212 < (uint64_t)A.v_x200_n) {
-          t213 = A.v_x200_d[t212];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, A.v_x200_n, 0.0, 2);
-          t213 = 0;
-        }
-        t209 = t213;
-      }
-    }
-    return K6_0_V{t192};
+    int32_t t179 = A.v_x194_d[ix];
+    uint8_t t181 = rt_eq_i(t179, 0);
+    uint8_t t183 = rt_not_b(t181);
+    return K6_0_V{t181, t183};
   }
 };
 struct K6_0_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x205_d[i] = v.v0;
+    A.v_x196_d[i] = v.v0;
+    A.v_x198_d[i] = v.v1;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
+struct alignas(8) K6_1_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K6_1_pull {
+  K6_A A;
+  __device__ K6_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t184 = A.v_x194_d[ix];
+    uint8_t t186 = rt_eq_i(t184, 0);
+    int32_t t188 = rt_btoi_b(t186);
+    uint8_t t190 = rt_not_b(t186);
+    int32_t t192 = rt_btoi_b(t190);
+    return K6_1_V{t188, t192};
+  }
+};
+struct K6_1_op {
+  K6_A A;
+  __device__ K6_1_V operator()(const K6_1_V &a, const K6_1_V &b) const {
+    int32_t t194 = rt_add_i(a.v0, b.v0);
+    int32_t t196 = rt_add_i(a.v1, b.v1);
+    return K6_1_V{t194, t196};
+  }
+};
+struct K6_1_ride {
+  K6_A A;
+  __device__ K6_1_V operator()(int64_t i) const {
+    K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
+    return K6_1_pull{A}(i);
+  }
+};
+struct alignas(8) K6_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K6_2_pull {
+  K6_A A;
+  __device__ K6_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t197 = A.v_x194_d[ix];
+    uint8_t t199 = rt_eq_i(t197, 0);
+    int32_t t201 = rt_btoi_b(t199);
+    uint8_t t203 = rt_not_b(t199);
+    int32_t t205 = rt_btoi_b(t203);
+    return K6_2_V{t201, t205};
+  }
+};
+struct K6_2_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_2_V &v) const {
+    A.v_x214_d[i] = v.v0;
+    A.v_x218_d[i] = v.v1;
+  }
+};
+struct K6_2_op {
+  K6_A A;
+  __device__ K6_2_V operator()(const K6_2_V &a, const K6_2_V &b) const {
+    int32_t t207 = rt_add_i(a.v0, b.v0);
+    int32_t t209 = rt_add_i(a.v1, b.v1);
+    return K6_2_V{t207, t209};
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x194, RtValue **out_v_x196, RtValue **out_v_x198, int32_t *out_v_x204, int32_t *out_v_x210, RtValue **out_v_x214, RtValue **out_v_x218) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x191_d = v_x191->data.i;
-  A.v_x191_n = v_x191->len;
-  A.v_x192 = v_x192;
-  A.v_x195_d = v_x195->data.b;
-  A.v_x195_n = v_x195->len;
-  A.v_x196_d = v_x196->data.i;
-  A.v_x196_n = v_x196->len;
-  A.v_x199_d = v_x199->data.i;
-  A.v_x199_n = v_x199->len;
-  A.v_x200_d = v_x200->data.i;
-  A.v_x200_n = v_x200->len;
-  A.v_x201 = v_x201;
-  RtValue *v_x205 = NULL;
+  A.v_x194_d = v_x194->data.i;
+  A.v_x194_n = v_x194->len;
+  RtValue *v_x196 = NULL;
+  RtValue *v_x198 = NULL;
+  int32_t v_x204 = 0;
+  int32_t v_x210 = 0;
+  RtValue *v_x214 = NULL;
+  RtValue *v_x218 = NULL;
   /* MAP */
   {
-    const int64_t t214 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t214);
-    A.v_x205_d = v_x205->data.i;
-    A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t214);
+    const int64_t t210 = v_x194->len;
+    v_x196 = rtg_vec_new(RT_BOOL, t210);
+    A.v_x196_d = v_x196->data.b;
+    A.v_x196_n = v_x196->len;
+    v_x198 = rtg_vec_new(RT_BOOL, t210);
+    A.v_x198_d = v_x198->data.b;
+    A.v_x198_n = v_x198->len;
+    /* computed in the launch of SOAC 1 (K6_1_ride) */
   }
-  *out_v_x205 = v_x205;
+  /* SOACs 1 to 2: in one launch */
+  K6_1_V *t211; /* the slot of SOAC 1's values */
+  {
+    const int64_t t212 = v_x194->len;
+    const int64_t t213 = v_x194->len;
+    v_x214 = rtg_vec_new(RT_INT, t213);
+    A.v_x214_d = v_x214->data.i;
+    A.v_x214_n = v_x214->len;
+    v_x218 = rtg_vec_new(RT_INT, t213);
+    A.v_x218_d = v_x218->data.i;
+    A.v_x218_n = v_x218->len;
+    rtg::parts_launch("K6", loc, t213, rtg::reduce_tiles<K6_1_V>(K6_1_ride{A}, K6_1_op{A}, K6_1_V{0, 0}, &t211), rtg::scan_tiles<K6_2_V>(K6_2_pull{A}, K6_2_op{A}, K6_2_V{0, 0}, K6_2_store{A}));
+  }
+  {
+    const K6_1_V t214 = rtg::reduce_read(t211, K6_1_V{0, 0});
+    v_x204 = t214.v0;
+    A.v_x204 = v_x204;
+    v_x210 = t214.v1;
+    A.v_x210 = v_x210;
+  }
+  *out_v_x196 = v_x196;
+  *out_v_x198 = v_x198;
+  *out_v_x204 = v_x204;
+  *out_v_x210 = v_x210;
+  *out_v_x214 = v_x214;
+  *out_v_x218 = v_x218;
   return;
 fail:
-  rt_release(v_x205);
+  rt_release(v_x196);
+  rt_release(v_x198);
+  rt_release(v_x214);
+  rt_release(v_x218);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
-  RtValue *vals[] = {v_x191, v_x195, v_x196, v_x199, v_x200};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x194, RtValue **out_v_x196, RtValue **out_v_x198, int32_t *out_v_x204, int32_t *out_v_x210, RtValue **out_v_x214, RtValue **out_v_x218) {
+  RtValue *vals[] = {v_x194};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K6_host(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K6_host(err, loc, run, v_x194, out_v_x196, out_v_x198, out_v_x204, out_v_x210, out_v_x214, out_v_x218);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
+    K6_gpu(err, loc, run, v_x194, out_v_x196, out_v_x198, out_v_x204, out_v_x210, out_v_x214, out_v_x218);
   }
 }
 
@@ -1235,7 +1235,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x64 = 0;
   RtValue *v_x103 = NULL;
   RtValue *v_x117 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x103, &v_x117);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K6, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x103, &v_x117);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
@@ -1268,20 +1268,34 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   rt_release(v_x20);
   rt_release(v_x21);
   rt_release(v_x35);
-  int32_t v_x135 = 0;
-  v_x135 = (int32_t)v_x92->len;
-  int32_t v_x134 = 0;
-  v_x134 = (int32_t)v_x54->len;
-  int32_t v_x136 = 0;
-  v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
-  RtValue *v_x147 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x117, v_x45, v_x31, v_x103, v_x54, v_x92, v_x136, &v_x147);
+  RtValue *v_x151 = NULL;
+  if (v_x46) {
+    v_x151 = v_x92;
+    rt_retain(v_x92);
+  } else {
+    RtValue *v_x150 = NULL;
+    if (v_x65) {
+      v_x150 = v_x54;
+      rt_retain(v_x54);
+    } else {
+      int32_t v_x137 = 0;
+      v_x137 = (int32_t)v_x92->len;
+      int32_t v_x136 = 0;
+      v_x136 = (int32_t)v_x54->len;
+      int32_t v_x138 = 0;
+      v_x138 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x136, v_x137);
+      RtValue *v_x149 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K5, 2, v_x117, v_x45, v_x31, v_x103, v_x54, v_x92, v_x138, &v_x149);
+      v_x150 = v_x149;
+    }
+    v_x151 = v_x150;
+  }
   rt_release(v_x31);
   rt_release(v_x103);
   rt_release(v_x117);
   rt_release(v_x54);
   rt_release(v_x92);
-  *out_0 = v_x147;
+  *out_0 = v_x151;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

@@ -207,45 +207,45 @@ fail:
   rt_release(v_x93);
 }
 
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386);
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390);
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
-  const int64_t v_sd_1387_n = v_sd_1387->len;
-  int32_t *v_x1381_d = v_x1381->data.i;
-  const int64_t v_x1381_n = v_x1381->len;
-  int32_t *v_x1382_d = v_x1382->data.i;
-  const int64_t v_x1382_n = v_x1382->len;
-  int32_t *v_x1383_d = v_x1383->data.i;
-  const int64_t v_x1383_n = v_x1383->len;
-  RtValue *v_x1386 = NULL;
+  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
+  const int64_t v_sd_1391_n = v_sd_1391->len;
+  int32_t *v_x1385_d = v_x1385->data.i;
+  const int64_t v_x1385_n = v_x1385->len;
+  int32_t *v_x1386_d = v_x1386->data.i;
+  const int64_t v_x1386_n = v_x1386->len;
+  int32_t *v_x1387_d = v_x1387->data.i;
+  const int64_t v_x1387_n = v_x1387->len;
+  RtValue *v_x1390 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t28 = v_sd_1387_off[v_sd_1387_n];
-    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t28);
-    int32_t *v_x1386_d = v_x1386->data.i;
-    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t28 = v_sd_1391_off[v_sd_1391_n];
+    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t28);
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
     const int64_t t29 = (t28 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t29 > 1)
     for (int64_t t30 = 0; t30 < t29; t30++) {
-      int64_t t33 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t30 * RT_CHUNK);
+      int64_t t33 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t30 * RT_CHUNK);
       const int64_t t30_end = (t30 + 1) * RT_CHUNK < t28 ? (t30 + 1) * RT_CHUNK : t28;
       for (int64_t t31 = t30 * RT_CHUNK; t31 < t30_end; t33++) {
-        const int64_t t33_end = v_sd_1387_off[t33 + 1] < t30_end ? v_sd_1387_off[t33 + 1] : t30_end;
+        const int64_t t33_end = v_sd_1391_off[t33 + 1] < t30_end ? v_sd_1391_off[t33 + 1] : t30_end;
         const int32_t t34 = (int32_t)t33;
         if (t31 >= t33_end)
           continue; /* none of the chunk's elements */
         int t36 = 0; /* nonzero: a check of the segment's values failed */
-        int t37 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1383_n;
-        int32_t t35 = t37 ? v_x1383_d[t34] : 0;
+        int t37 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1387_n;
+        int32_t t35 = t37 ? v_x1387_d[t34] : 0;
         t36 |= !t37;
-        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1381_n;
-        int32_t t38 = t39 ? v_x1381_d[t34] : 0;
+        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1385_n;
+        int32_t t38 = t39 ? v_x1385_d[t34] : 0;
         t36 |= !t39;
-        int t41 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1382_n;
-        int32_t t40 = t41 ? v_x1382_d[t34] : 0;
+        int t41 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1386_n;
+        int32_t t40 = t41 ? v_x1386_d[t34] : 0;
         t36 |= !t41;
         for (; t31 < t33_end; t31++) {
           const int32_t t32 = (int32_t)t31;
@@ -255,112 +255,112 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtVal
           int32_t t48 = rt_add_i(t35, t46);
           if (__builtin_expect(t42 != 0, 0))
             rt_kernel_again(err); /* the recording version finds the error */
-          v_x1386_d[t31] = t48;
+          v_x1390_d[t31] = t48;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1386 = v_x1386;
+  *out_v_x1390 = v_x1390;
   return;
 fail:
-  rt_release(v_x1386);
+  rt_release(v_x1390);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K4_record(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+    K4_record(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
   }
 }
 
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852);
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856);
 /* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
   (void)loc;
   (void)run;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t v_x851 = 0;
-  int32_t v_x852 = 0;
+  int32_t *v_x854_d = v_x854->data.i;
+  const int64_t v_x854_n = v_x854->len;
+  int32_t v_x855 = 0;
+  int32_t v_x856 = 0;
   /* ONCE */
   {
     int t66 = 0; /* nonzero: a check below failed */
-    int t67 = (uint64_t)(int64_t)0 < (uint64_t)v_x850_n;
-    int32_t t65 = t67 ? v_x850_d[0] : 0;
+    int t67 = (uint64_t)(int64_t)0 < (uint64_t)v_x854_n;
+    int32_t t65 = t67 ? v_x854_d[0] : 0;
     t66 |= !t67;
-    int t69 = (uint64_t)(int64_t)1 < (uint64_t)v_x850_n;
-    int32_t t68 = t69 ? v_x850_d[1] : 0;
+    int t69 = (uint64_t)(int64_t)1 < (uint64_t)v_x854_n;
+    int32_t t68 = t69 ? v_x854_d[1] : 0;
     t66 |= !t69;
     if (__builtin_expect(t66 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x851 = t65;
-    v_x852 = t68;
+    v_x855 = t65;
+    v_x856 = t68;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x851 = v_x851;
-  *out_v_x852 = v_x852;
+  *out_v_x855 = v_x855;
+  *out_v_x856 = v_x856;
   return;
 fail:
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K5_record(err, loc, run, v_x850, out_v_x851, out_v_x852);
+    K5_record(err, loc, run, v_x854, out_v_x855, out_v_x856);
   }
 }
 
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426);
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430);
 /* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
   (void)loc;
   (void)run;
-  int32_t *v_x1389_d = v_x1389->data.i;
-  const int64_t v_x1389_n = v_x1389->len;
-  int32_t *v_x1390_d = v_x1390->data.i;
-  const int64_t v_x1390_n = v_x1390->len;
-  int32_t *v_x1391_d = v_x1391->data.i;
-  const int64_t v_x1391_n = v_x1391->len;
   int32_t *v_x1393_d = v_x1393->data.i;
   const int64_t v_x1393_n = v_x1393->len;
-  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
-  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  int32_t *v_x1394_d = v_x1394->data.i;
+  const int64_t v_x1394_n = v_x1394->len;
+  int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  RtValue *v_x1403 = NULL;
-  RtValue *v_x1404 = NULL;
-  RtValue *v_x1419 = NULL;
-  RtValue *v_x1420 = NULL;
-  RtValue *v_x1421 = NULL;
-  RtValue *v_x1422 = NULL;
+  int32_t *v_x1397_d = v_x1397->data.i;
+  const int64_t v_x1397_n = v_x1397->len;
+  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
+  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
+  const int64_t v_x1399_n = v_x1399->len;
+  RtValue *v_x1407 = NULL;
+  RtValue *v_x1408 = NULL;
   RtValue *v_x1423 = NULL;
   RtValue *v_x1424 = NULL;
   RtValue *v_x1425 = NULL;
   RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
   /* MAP */
   {
-    const int64_t t72 = v_x1392;
+    const int64_t t72 = v_x1396;
     if (t72 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t72, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t72);
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t72);
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t72);
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t72);
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
     for (int64_t t73 = 0; t73 < t72; t73++) {
       const int32_t t74 = (int32_t)t73;
       int t76 = 0; /* nonzero: a check below failed */
-      int t77 = (uint64_t)(int64_t)t74 < (uint64_t)v_x1391_n;
-      int32_t t75 = t77 ? v_x1393_d[t74] : 0;
+      int t77 = (uint64_t)(int64_t)t74 < (uint64_t)v_x1395_n;
+      int32_t t75 = t77 ? v_x1397_d[t74] : 0;
       t76 |= !t77;
-      int32_t t78 = t77 ? v_x1391_d[t74] : 0;
+      int32_t t78 = t77 ? v_x1395_d[t74] : 0;
       uint8_t t80 = rt_lt_i(0, t78);
       int32_t t82 = (t80 ? t75 : -1);
       uint8_t t84 = rt_ge_i(t82, 0);
       int32_t t85;
       if (t84) {
-        int t87 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1390_n;
-        int32_t t86 = t87 ? v_x1390_d[t82] : 0;
+        int t87 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1394_n;
+        int32_t t86 = t87 ? v_x1394_d[t82] : 0;
         t76 |= !t87;
         t85 = t86;
       } else {
@@ -368,44 +368,44 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
       }
       if (__builtin_expect(t76 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1403_d[t73] = 1;
-      v_x1404_d[t73] = t85;
+      v_x1407_d[t73] = 1;
+      v_x1408_d[t73] = t85;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     /* SPLIT */
     {
-      const int64_t t88 = v_x1389_n;
+      const int64_t t88 = v_x1393_n;
       const int64_t t89 = t88 > 0 ? (t88 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t90 = (uint8_t *)rt_alloc_atomic((size_t)t88 + 1);
       int64_t *t91 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t89 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
-      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1424_d = v_x1424->data.i;
-      const int64_t v_x1424_n = v_x1424->len;
-      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
+      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
       RT_PARALLEL_FOR_IF(t89 > 1)
       for (int64_t t92 = 0; t92 < t89; t92++) {
         int64_t kept[2] = {0};
-        int64_t t95 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t92 * RT_CHUNK);
+        int64_t t95 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t92 * RT_CHUNK);
         const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
         for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
-          const int64_t t95_end = v_x1395_off[t95 + 1] < t92_end ? v_x1395_off[t95 + 1] : t92_end;
+          const int64_t t95_end = v_x1399_off[t95 + 1] < t92_end ? v_x1399_off[t95 + 1] : t92_end;
           const int32_t t96 = (int32_t)t95;
           if (t93 >= t95_end)
             continue; /* none of the chunk's elements */
           int t98 = 0; /* nonzero: a check of the segment's values failed */
-          int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
-          int32_t t97 = t99 ? v_x1404_d[t96] : 0;
+          int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1408_n;
+          int32_t t97 = t99 ? v_x1408_d[t96] : 0;
           t98 |= !t99;
           const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
           for (; t93 < t95_end; t93++) {
@@ -415,9 +415,9 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             int32_t t92x2;
             uint8_t t92x3;
             int t100 = t98; /* nonzero: a check below failed */
-            int32_t t101 = v_x1389_d[t94];
-            int t103 = (uint64_t)(int64_t)t101 < (uint64_t)v_x1390_n;
-            int32_t t102 = t103 ? v_x1390_d[t101] : 0;
+            int32_t t101 = v_x1393_d[t94];
+            int t103 = (uint64_t)(int64_t)t101 < (uint64_t)v_x1394_n;
+            int32_t t102 = t103 ? v_x1394_d[t101] : 0;
             t100 |= !t103;
             uint8_t t105 = rt_lt_i(t102, t97);
             uint8_t t107 = rt_gt_i(t102, t97);
@@ -435,12 +435,12 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             kept[1] += t109 != 0;
             t90[t93] = (uint8_t)((t108 != 0) << 0 | (t109 != 0) << 1);
           }
-          if (v_x1395_off[t95] >= t92 * RT_CHUNK && v_x1395_off[t95 + 1] <= t92_end) { /* the whole segment */
-            v_x1423_d[t95] = (int32_t)(kept[0] - before[0]);
-            v_x1424_d[t95] = (int32_t)(kept[1] - before[1]);
+          if (v_x1399_off[t95] >= t92 * RT_CHUNK && v_x1399_off[t95 + 1] <= t92_end) { /* the whole segment */
+            v_x1427_d[t95] = (int32_t)(kept[0] - before[0]);
+            v_x1428_d[t95] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1423_d[t95], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1424_d[t95], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1427_d[t95], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1428_d[t95], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t91[0 * t89 + t92] = kept[0];
@@ -457,47 +457,47 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
         t91[0 * t89 + t92] = t110;
         t110 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t110);
-      int32_t *v_x1419_d = v_x1419->data.i;
-      const int64_t v_x1419_n = v_x1419->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t110);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
       int64_t t111 = 0;
       for (int64_t t92 = 0; t92 < t89; t92++) {
         const int64_t k = t91[1 * t89 + t92];
         t91[1 * t89 + t92] = t111;
         t111 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t111);
-      int32_t *v_x1421_d = v_x1421->data.i;
-      const int64_t v_x1421_n = v_x1421->len;
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t111);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t112 = 0, t113 = 0; t112 < v_x1395_n; t112++) {
-        v_x1425_d[t112] = (int32_t)t113;
-        t113 += v_x1423_d[t112];
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1429_d = v_x1429->data.i;
+      const int64_t v_x1429_n = v_x1429->len;
+      for (int64_t t112 = 0, t113 = 0; t112 < v_x1399_n; t112++) {
+        v_x1429_d[t112] = (int32_t)t113;
+        t113 += v_x1427_d[t112];
       }
-      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1426_d = v_x1426->data.i;
-      const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t112 = 0, t114 = 0; t112 < v_x1395_n; t112++) {
-        v_x1426_d[t112] = (int32_t)t114;
-        t114 += v_x1424_d[t112];
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      for (int64_t t112 = 0, t114 = 0; t112 < v_x1399_n; t112++) {
+        v_x1430_d[t112] = (int32_t)t114;
+        t114 += v_x1428_d[t112];
       }
       RT_PARALLEL_FOR_IF(t89 > 1)
       for (int64_t t92 = 0; t92 < t89; t92++) {
         int64_t at[2];
         at[0] = t91[0 * t89 + t92];
         at[1] = t91[1 * t89 + t92];
-        int64_t t95 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t92 * RT_CHUNK);
+        int64_t t95 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t92 * RT_CHUNK);
         const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
         for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
-          const int64_t t95_end = v_x1395_off[t95 + 1] < t92_end ? v_x1395_off[t95 + 1] : t92_end;
+          const int64_t t95_end = v_x1399_off[t95 + 1] < t92_end ? v_x1399_off[t95 + 1] : t92_end;
           const int32_t t96 = (int32_t)t95;
           if (t93 >= t95_end)
             continue; /* none of the chunk's elements */
           int t116 = 0; /* nonzero: a check of the segment's values failed */
-          int t117 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1404_n;
-          int32_t t115 = t117 ? v_x1404_d[t96] : 0;
+          int t117 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1408_n;
+          int32_t t115 = t117 ? v_x1408_d[t96] : 0;
           t116 |= !t117;
           for (; t93 < t95_end; t93++) {
             const int32_t t94 = (int32_t)t93;
@@ -508,9 +508,9 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             int32_t t92y2;
             uint8_t t92y3;
             int t118 = t116; /* nonzero: a check below failed */
-            int32_t t119 = v_x1389_d[t94];
-            int t121 = (uint64_t)(int64_t)t119 < (uint64_t)v_x1390_n;
-            int32_t t120 = t121 ? v_x1390_d[t119] : 0;
+            int32_t t119 = v_x1393_d[t94];
+            int t121 = (uint64_t)(int64_t)t119 < (uint64_t)v_x1394_n;
+            int32_t t120 = t121 ? v_x1394_d[t119] : 0;
             t118 |= !t121;
             uint8_t t123 = rt_lt_i(t120, t115);
             uint8_t t125 = rt_gt_i(t120, t115);
@@ -521,11 +521,11 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
             t92y2 = t120;
             t92y3 = t125;
             if (t90[t93] >> 0 & 1) {
-              v_x1419_d[at[0]] = t92y0;
+              v_x1423_d[at[0]] = t92y0;
               at[0]++;
             }
             if (t90[t93] >> 1 & 1) {
-              v_x1421_d[at[1]] = t92y2;
+              v_x1425_d[at[1]] = t92y2;
               at[1]++;
             }
           }
@@ -537,72 +537,72 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1403 = v_x1403;
-  *out_v_x1419 = v_x1419;
+  *out_v_x1407 = v_x1407;
   *out_v_x1423 = v_x1423;
+  *out_v_x1427 = v_x1427;
+  *out_v_x1429 = v_x1429;
   *out_v_x1425 = v_x1425;
-  *out_v_x1421 = v_x1421;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  rt_release(v_x1404);
-  rt_release(v_x1420);
-  rt_release(v_x1422);
+  *out_v_x1428 = v_x1428;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1408);
+  rt_release(v_x1424);
+  rt_release(v_x1426);
   return;
 fail:
-  rt_release(v_x1403);
-  rt_release(v_x1404);
-  rt_release(v_x1419);
-  rt_release(v_x1420);
-  rt_release(v_x1421);
-  rt_release(v_x1422);
+  rt_release(v_x1407);
+  rt_release(v_x1408);
   rt_release(v_x1423);
   rt_release(v_x1424);
   rt_release(v_x1425);
   rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K6_record(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+    K6_record(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
   }
 }
 
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949);
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953);
 /* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
   (void)loc;
   (void)run;
-  int32_t *v_x914_d = v_x914->data.i;
-  const int64_t v_x914_n = v_x914->len;
-  int32_t *v_x915_d = v_x915->data.i;
-  const int64_t v_x915_n = v_x915->len;
-  (void)v_x915_n; /* v_x915's length is v_x914's */
-  int32_t *v_x933_d = v_x933->data.i;
-  const int64_t v_x933_n = v_x933->len;
-  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x918_d = v_x918->data.i;
+  const int64_t v_x918_n = v_x918->len;
+  int32_t *v_x919_d = v_x919->data.i;
+  const int64_t v_x919_n = v_x919->len;
+  (void)v_x919_n; /* v_x919's length is v_x918's */
   int32_t *v_x937_d = v_x937->data.i;
   const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x914's */
-  RtValue *v_x941 = NULL;
-  RtValue *v_x943 = NULL;
+  (void)v_x937_n; /* v_x937's length is v_x918's */
+  int32_t *v_x941_d = v_x941->data.i;
+  const int64_t v_x941_n = v_x941->len;
+  (void)v_x941_n; /* v_x941's length is v_x918's */
   RtValue *v_x945 = NULL;
   RtValue *v_x947 = NULL;
-  RtValue *v_x948 = NULL;
   RtValue *v_x949 = NULL;
+  RtValue *v_x951 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x953 = NULL;
   /* MAP */
   {
-    const int64_t t169 = v_x919;
+    const int64_t t169 = v_x923;
     if (t169 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     v_x945 = rt_value_new(rt_vec_type(RT_INT), t169);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    v_x947 = rt_value_new(rt_vec_type(RT_INT), t169);
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    v_x949 = rt_value_new(rt_vec_type(RT_INT), t169);
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     const int64_t t173 = (t169 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t173 > 1)
     for (int64_t t172 = 0; t172 < t173; t172++) {
@@ -617,134 +617,134 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue 
       for (int64_t t170 = t172 * RT_CHUNK; t170 < t172_end; t170++, (++t174 == t174_d ? (t174 = 0, t174_q += t174_s) : 0)) {
         const int32_t t171 = (int32_t)t170;
         int t176 = t175; /* nonzero: a check below failed */
-        int32_t t178 = rt_mul_i(t174, v_x926);
+        int32_t t178 = rt_mul_i(t174, v_x930);
         int32_t t180 = rt_add_i(t178, t174_q);
-        int t182 = (uint64_t)(int64_t)t180 < (uint64_t)v_x916;
+        int t182 = (uint64_t)(int64_t)t180 < (uint64_t)v_x920;
         int32_t t181 = t182 ? t180 : 0;
         t176 |= !t182;
-        uint8_t t184 = rt_lt_i(t181, (int32_t)v_x914_n);
+        uint8_t t184 = rt_lt_i(t181, (int32_t)v_x918_n);
         int32_t t185;
         if (t184) {
-          int t187 = (uint64_t)(int64_t)t181 < (uint64_t)v_x914_n;
-          int32_t t186 = t187 ? v_x914_d[t181] : 0;
+          int t187 = (uint64_t)(int64_t)t181 < (uint64_t)v_x918_n;
+          int32_t t186 = t187 ? v_x918_d[t181] : 0;
           t176 |= !t187;
           t185 = t186;
         } else {
-          int32_t t189 = rt_sub_i(t181, (int32_t)v_x914_n);
-          int t191 = (uint64_t)(int64_t)t189 < (uint64_t)v_x914_n;
-          int32_t t190 = t191 ? v_x915_d[t189] : 0;
+          int32_t t189 = rt_sub_i(t181, (int32_t)v_x918_n);
+          int t191 = (uint64_t)(int64_t)t189 < (uint64_t)v_x918_n;
+          int32_t t190 = t191 ? v_x919_d[t189] : 0;
           t176 |= !t191;
           t185 = t190;
         }
         int32_t t192;
         if (t184) {
-          int t194 = (uint64_t)(int64_t)t181 < (uint64_t)v_x914_n;
-          int32_t t193 = t194 ? v_x937_d[t181] : 0;
+          int t194 = (uint64_t)(int64_t)t181 < (uint64_t)v_x918_n;
+          int32_t t193 = t194 ? v_x941_d[t181] : 0;
           t176 |= !t194;
           t192 = t193;
         } else {
-          int32_t t196 = rt_sub_i(t181, (int32_t)v_x914_n);
-          int t198 = (uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x914_n;
+          int32_t t196 = rt_sub_i(t181, (int32_t)v_x918_n);
+          int t198 = (uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x918_n;
           int32_t t197 = t198 ? t196 : 0;
           t176 |= !t198;
-          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x914_n;
-          int32_t t199 = t200 ? v_x933_d[t197] : 0;
+          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x918_n;
+          int32_t t199 = t200 ? v_x937_d[t197] : 0;
           t176 |= !t200;
-          int32_t t202 = rt_add_i(t199, v_x934);
+          int32_t t202 = rt_add_i(t199, v_x938);
           t192 = t202;
         }
         int32_t t204 = rt_add_i(t192, t185);
         if (__builtin_expect(t176 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        v_x941_d[t170] = t192;
-        v_x943_d[t170] = t204;
-        v_x945_d[t170] = 1;
+        v_x945_d[t170] = t192;
+        v_x947_d[t170] = t204;
+        v_x949_d[t170] = 1;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     /* LIBRARY */
     {
-      RtValue *t205 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t205, v_x946);
-      v_x947 = t205;
-      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
-      const int64_t v_x947_n = v_x947->len;
+      RtValue *t205 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
+      rt_seg_known_total(t205, v_x950);
+      v_x951 = t205;
+      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
+      const int64_t v_x951_n = v_x951->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x941 = v_x941;
   *out_v_x945 = v_x945;
-  *out_v_x947 = v_x947;
   *out_v_x949 = v_x949;
-  rt_release(v_x943);
-  rt_release(v_x948);
+  *out_v_x951 = v_x951;
+  *out_v_x953 = v_x953;
+  rt_release(v_x947);
+  rt_release(v_x952);
   return;
 fail:
-  rt_release(v_x941);
-  rt_release(v_x943);
   rt_release(v_x945);
   rt_release(v_x947);
-  rt_release(v_x948);
   rt_release(v_x949);
+  rt_release(v_x951);
+  rt_release(v_x952);
+  rt_release(v_x953);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K7_record(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+    K7_record(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
   }
 }
 
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440);
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444);
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
   (void)loc;
   (void)run;
-  int32_t *v_x1429_d = v_x1429->data.i;
-  const int64_t v_x1429_n = v_x1429->len;
-  int32_t *v_x1430_d = v_x1430->data.i;
-  const int64_t v_x1430_n = v_x1430->len;
-  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
-  const int64_t v_sd_1441_n = v_sd_1441->len;
   int32_t *v_x1433_d = v_x1433->data.i;
   const int64_t v_x1433_n = v_x1433->len;
   int32_t *v_x1434_d = v_x1434->data.i;
   const int64_t v_x1434_n = v_x1434->len;
-  int32_t *v_x1435_d = v_x1435->data.i;
-  const int64_t v_x1435_n = v_x1435->len;
-  RtValue *v_x1440 = NULL;
+  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
+  const int64_t v_sd_1445_n = v_sd_1445->len;
+  int32_t *v_x1437_d = v_x1437->data.i;
+  const int64_t v_x1437_n = v_x1437->len;
+  int32_t *v_x1438_d = v_x1438->data.i;
+  const int64_t v_x1438_n = v_x1438->len;
+  int32_t *v_x1439_d = v_x1439->data.i;
+  const int64_t v_x1439_n = v_x1439->len;
+  RtValue *v_x1444 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t236 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t236);
-    int32_t *v_x1440_d = v_x1440->data.i;
-    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t236 = v_sd_1445_off[v_sd_1445_n];
+    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t236);
+    int32_t *v_x1444_d = v_x1444->data.i;
+    const int64_t v_x1444_n = v_x1444->len;
     const int64_t t237 = (t236 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t237 > 1)
     for (int64_t t238 = 0; t238 < t237; t238++) {
-      int64_t t241 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t238 * RT_CHUNK);
+      int64_t t241 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t238 * RT_CHUNK);
       const int64_t t238_end = (t238 + 1) * RT_CHUNK < t236 ? (t238 + 1) * RT_CHUNK : t236;
       for (int64_t t239 = t238 * RT_CHUNK; t239 < t238_end; t241++) {
-        const int64_t t241_end = v_sd_1441_off[t241 + 1] < t238_end ? v_sd_1441_off[t241 + 1] : t238_end;
+        const int64_t t241_end = v_sd_1445_off[t241 + 1] < t238_end ? v_sd_1445_off[t241 + 1] : t238_end;
         const int32_t t242 = (int32_t)t241;
         if (t239 >= t241_end)
           continue; /* none of the chunk's elements */
         int t244 = 0; /* nonzero: a check of the segment's values failed */
-        int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1435_n;
-        int32_t t243 = t245 ? v_x1435_d[t242] : 0;
+        int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1439_n;
+        int32_t t243 = t245 ? v_x1439_d[t242] : 0;
         t244 |= !t245;
-        int t247 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1433_n;
-        int32_t t246 = t247 ? v_x1433_d[t242] : 0;
+        int t247 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1437_n;
+        int32_t t246 = t247 ? v_x1437_d[t242] : 0;
         t244 |= !t247;
-        int t249 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1434_n;
-        int32_t t248 = t249 ? v_x1434_d[t242] : 0;
+        int t249 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1438_n;
+        int32_t t248 = t249 ? v_x1438_d[t242] : 0;
         t244 |= !t249;
         while (t239 < t241_end) {
           int64_t t239_stop = t241_end;
@@ -759,44 +759,44 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
             const int32_t *t250_src0 = NULL;
             int64_t t250_len0 = 0;
             /* at the run's first element */
-            const int64_t t250_v0 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v0 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v1 = rt_run_int(t250_a0, &t250_ok0);
-            const int64_t t250_v2 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v2 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v3 = rt_run_sub(t250_v1, t250_v2, &t250_ok0);
-            const int64_t t250_v4 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v4 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v5 = rt_run_mul(t250_v3, t250_v4, &t250_ok0);
             const int64_t t250_v6 = rt_run_add(t250_v0, t250_v5, &t250_ok0);
-            const int64_t t250_v7 = rt_run_bound(t250_v6, (int64_t)v_x1431, &t250_ok0);
-            const int64_t t250_v8 = rt_run_cmp(RT_LT, t250_v7, (int64_t)v_x1429_n, &t250_d0, &t250_seen0);
+            const int64_t t250_v7 = rt_run_bound(t250_v6, (int64_t)v_x1435, &t250_ok0);
+            const int64_t t250_v8 = rt_run_cmp(RT_LT, t250_v7, (int64_t)v_x1433_n, &t250_d0, &t250_seen0);
             t250_c0 = (int)t250_v8;
             int64_t t250_v9;
             if (t250_c0) {
-              t250_src0 = v_x1429_d;
-              t250_len0 = v_x1429_n;
+              t250_src0 = v_x1433_d;
+              t250_len0 = v_x1433_n;
               t250_v9 = t250_v7;
             } else {
-              const int64_t t250_v10 = rt_run_sub(t250_v7, (int64_t)v_x1429_n, &t250_ok0);
-              t250_src0 = v_x1430_d;
-              t250_len0 = v_x1430_n;
+              const int64_t t250_v10 = rt_run_sub(t250_v7, (int64_t)v_x1433_n, &t250_ok0);
+              t250_src0 = v_x1434_d;
+              t250_len0 = v_x1434_n;
               t250_v9 = t250_v10;
             }
             int64_t t250_end0 = t241_end;
             { /* at the next: where each comparison changes */
               const int64_t t250_next0 = t250_a0 + 1;
-              const int64_t t250_v11 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v11 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_skip0);
               const int64_t t250_v12 = rt_run_int(t250_next0, &t250_skip0);
-              const int64_t t250_v13 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v13 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_skip0);
               const int64_t t250_v14 = rt_run_sub(t250_v12, t250_v13, &t250_skip0);
-              const int64_t t250_v15 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_skip0);
+              const int64_t t250_v15 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_skip0);
               const int64_t t250_v16 = rt_run_mul(t250_v14, t250_v15, &t250_skip0);
               const int64_t t250_v17 = rt_run_add(t250_v11, t250_v16, &t250_skip0);
-              const int64_t t250_v18 = rt_run_bound(t250_v17, (int64_t)v_x1431, &t250_skip0);
-              const int64_t t250_v19 = rt_run_cmp(RT_LT, t250_v18, (int64_t)v_x1429_n, &t250_dn0, &t250_scratch_seen0);
+              const int64_t t250_v18 = rt_run_bound(t250_v17, (int64_t)v_x1435, &t250_skip0);
+              const int64_t t250_v19 = rt_run_cmp(RT_LT, t250_v18, (int64_t)v_x1433_n, &t250_dn0, &t250_scratch_seen0);
               int64_t t250_v20;
               if (t250_c0) {
                 t250_v20 = t250_v18;
               } else {
-                const int64_t t250_v21 = rt_run_sub(t250_v18, (int64_t)v_x1429_n, &t250_skip0);
+                const int64_t t250_v21 = rt_run_sub(t250_v18, (int64_t)v_x1433_n, &t250_skip0);
                 t250_v20 = t250_v21;
               }
               (void)t250_v20;
@@ -810,36 +810,36 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
             const int32_t *t250_first_src0 = t250_src0;
             const int64_t t250_last0 = t250_end0 - 1;
             /* at the run's last element */
-            const int64_t t250_v22 = rt_run_get_i(v_x1435_d, v_x1435_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v22 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v23 = rt_run_int(t250_last0, &t250_ok0);
-            const int64_t t250_v24 = rt_run_get_i(v_x1433_d, v_x1433_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v24 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v25 = rt_run_sub(t250_v23, t250_v24, &t250_ok0);
-            const int64_t t250_v26 = rt_run_get_i(v_x1434_d, v_x1434_n, (int64_t)t242, &t250_ok0);
+            const int64_t t250_v26 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_ok0);
             const int64_t t250_v27 = rt_run_mul(t250_v25, t250_v26, &t250_ok0);
             const int64_t t250_v28 = rt_run_add(t250_v22, t250_v27, &t250_ok0);
-            const int64_t t250_v29 = rt_run_bound(t250_v28, (int64_t)v_x1431, &t250_ok0);
-            const int64_t t250_v30 = rt_run_cmp(RT_LT, t250_v29, (int64_t)v_x1429_n, &t250_scratch0, &t250_scratch_seen0);
+            const int64_t t250_v29 = rt_run_bound(t250_v28, (int64_t)v_x1435, &t250_ok0);
+            const int64_t t250_v30 = rt_run_cmp(RT_LT, t250_v29, (int64_t)v_x1433_n, &t250_scratch0, &t250_scratch_seen0);
             if (t250_v30 != t250_c0)
               t250_ok0 = 0;
             int64_t t250_v31;
             if (t250_c0) {
-              t250_src0 = v_x1429_d;
-              t250_len0 = v_x1429_n;
+              t250_src0 = v_x1433_d;
+              t250_len0 = v_x1433_n;
               t250_v31 = t250_v29;
             } else {
-              const int64_t t250_v32 = rt_run_sub(t250_v29, (int64_t)v_x1429_n, &t250_ok0);
-              t250_src0 = v_x1430_d;
-              t250_len0 = v_x1430_n;
+              const int64_t t250_v32 = rt_run_sub(t250_v29, (int64_t)v_x1433_n, &t250_ok0);
+              t250_src0 = v_x1434_d;
+              t250_len0 = v_x1434_n;
               t250_v31 = t250_v32;
             }
             const int64_t t250_step0 = t250_v31 == t250_v9 ? 0 : 1;
             if (t250_ok0 && t250_src0 == t250_first_src0 && t250_v31 - t250_v9 == t250_step0 * (t250_last0 - t250_a0) && t250_v9 >= 0 && t250_v31 < t250_len0) {
               if (t250_end0 - t250_a0 >= RT_RUN_MIN) {
                 if (t250_step0)
-                  memcpy(v_x1440_d + t250_a0, t250_src0 + t250_v9, sizeof(int32_t) * (size_t)(t250_end0 - t250_a0));
+                  memcpy(v_x1444_d + t250_a0, t250_src0 + t250_v9, sizeof(int32_t) * (size_t)(t250_end0 - t250_a0));
                 else
                   for (int64_t k = t250_a0; k < t250_end0; k++)
-                    v_x1440_d[k] = t250_src0[t250_v9];
+                    v_x1444_d[k] = t250_src0[t250_v9];
                 t239 = t250_end0;
                 continue;
               }
@@ -852,26 +852,26 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
             int32_t t253 = rt_sub_i(t240, t246);
             int32_t t255 = rt_mul_i(t253, t248);
             int32_t t257 = rt_add_i(t243, t255);
-            int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1431;
+            int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1435;
             int32_t t258 = t259 ? t257 : 0;
             t251 |= !t259;
-            uint8_t t261 = rt_lt_i(t258, (int32_t)v_x1429_n);
+            uint8_t t261 = rt_lt_i(t258, (int32_t)v_x1433_n);
             int32_t t262;
             if (t261) {
-              int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1429_n;
-              int32_t t263 = t264 ? v_x1429_d[t258] : 0;
+              int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1433_n;
+              int32_t t263 = t264 ? v_x1433_d[t258] : 0;
               t251 |= !t264;
               t262 = t263;
             } else {
-              int32_t t266 = rt_sub_i(t258, (int32_t)v_x1429_n);
-              int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1430_n;
-              int32_t t267 = t268 ? v_x1430_d[t266] : 0;
+              int32_t t266 = rt_sub_i(t258, (int32_t)v_x1433_n);
+              int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1434_n;
+              int32_t t267 = t268 ? v_x1434_d[t266] : 0;
               t251 |= !t268;
               t262 = t267;
             }
             if (__builtin_expect(t251 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            v_x1440_d[t239] = t262;
+            v_x1444_d[t239] = t262;
           }
         }
       }
@@ -879,34 +879,34 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1440 = v_x1440;
+  *out_v_x1444 = v_x1444;
   return;
 fail:
-  rt_release(v_x1440);
+  rt_release(v_x1444);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K8_record(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+    K8_record(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
   }
 }
 
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996);
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000);
 /* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
   (void)loc;
   (void)run;
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  RtValue *v_x996 = NULL;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  RtValue *v_x1000 = NULL;
   /* MAP */
   {
-    const int64_t t293 = v_x964;
+    const int64_t t293 = v_x968;
     if (t293 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t293, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t293);
-    int32_t *v_x996_d = v_x996->data.i;
-    const int64_t v_x996_n = v_x996->len;
+    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t293);
+    int32_t *v_x1000_d = v_x1000->data.i;
+    const int64_t v_x1000_n = v_x1000->len;
     RT_PARALLEL_FOR_IF(t293 >= RT_PARALLEL_MIN)
     for (int64_t t294 = 0; t294 < t293; t294++) {
       const int32_t t295 = (int32_t)t294;
@@ -916,8 +916,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
       uint8_t t301 = rt_ge_i(t299, 0);
       int32_t t302;
       if (t301) {
-        int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x978_n;
-        int32_t t303 = t305 ? v_x978_d[t299] : 0;
+        int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x982_n;
+        int32_t t303 = t305 ? v_x982_d[t299] : 0;
         t304 |= !t305;
         t302 = t303;
       } else {
@@ -929,8 +929,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
       uint8_t t313 = rt_ge_i(t311, 0);
       int32_t t314;
       if (t313) {
-        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x978_n;
-        int32_t t315 = t316 ? v_x978_d[t311] : 0;
+        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x982_n;
+        int32_t t315 = t316 ? v_x982_d[t311] : 0;
         t304 |= !t316;
         t314 = t315;
       } else {
@@ -939,568 +939,568 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *
       int32_t t318 = rt_add_i(t307, t314);
       if (__builtin_expect(t304 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x996_d[t294] = t318;
+      v_x1000_d[t294] = t318;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x996 = v_x996;
+  *out_v_x1000 = v_x1000;
   return;
 fail:
-  rt_release(v_x996);
+  rt_release(v_x1000);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K9_record(err, loc, run, v_x964, v_x978, out_v_x996);
+    K9_record(err, loc, run, v_x968, v_x982, out_v_x1000);
   }
 }
 
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476);
-/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254);
+/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
-  const int64_t v_sd_1477_n = v_sd_1477->len;
-  RtValue *v_x1451 = NULL;
-  RtValue *v_x1452 = NULL;
-  RtValue *v_x1453 = NULL;
-  RtValue *v_x1454 = NULL;
-  int32_t v_x1462 = 0;
-  RtValue *v_x1463 = NULL;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
+  const int64_t v_x1244_n = v_x1244->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
+  int32_t *v_x1248_d = v_x1248->data.i;
+  const int64_t v_x1248_n = v_x1248->len;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
+  /* MAP */
+  {
+    const int64_t t342 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t342);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
+    RT_PARALLEL_FOR_IF(t342 >= RT_PARALLEL_MIN)
+    for (int64_t t343 = 0; t343 < t342; t343++) {
+      const int32_t t344 = (int32_t)t343;
+      int t353 = 0; /* nonzero: a check below failed */
+      int32_t t345 = v_x1240_d[t344];
+      int32_t t347 = rt_add_i(t345, v_x1241);
+      uint8_t t348 = v_x1244_d[t344];
+      int32_t t349 = v_x1245_d[t344];
+      int32_t t351 = (t348 ? t349 : t347);
+      int t354 = (uint64_t)(int64_t)t351 < (uint64_t)v_x1250;
+      int32_t t352 = t354 ? t351 : 0;
+      t353 |= !t354;
+      uint8_t t356 = rt_lt_i(t352, (int32_t)v_x1248_n);
+      int32_t t357;
+      if (t356) {
+        int t359 = (uint64_t)(int64_t)t352 < (uint64_t)v_x1248_n;
+        int32_t t358 = t359 ? v_x1248_d[t352] : 0;
+        t353 |= !t359;
+        t357 = t358;
+      } else {
+        int32_t t361 = rt_sub_i(t352, (int32_t)v_x1248_n);
+        int t363 = (uint64_t)(int64_t)t361 < (uint64_t)v_x1249_n;
+        int32_t t362 = t363 ? v_x1249_d[t361] : 0;
+        t353 |= !t363;
+        t357 = t362;
+      }
+      if (__builtin_expect(t353 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1254_d[t343] = t357;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1254 = v_x1254;
+  return;
+fail:
+  rt_release(v_x1254);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K10_record(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+  }
+}
+
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480);
+/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
+  const int64_t v_sd_1481_n = v_sd_1481->len;
+  RtValue *v_x1455 = NULL;
+  RtValue *v_x1456 = NULL;
+  RtValue *v_x1457 = NULL;
+  RtValue *v_x1458 = NULL;
+  int32_t v_x1466 = 0;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1479 = NULL;
+  RtValue *v_x1480 = NULL;
   /* PARTITION */
   {
-    const int64_t t342 = v_x1446;
-    if (t342 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t342, 0.0, 0);
+    const int64_t t382 = v_x1450;
+    if (t382 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t382, 0.0, 0);
       goto fail;
     }
-    const int64_t t343 = t342 > 0 ? (t342 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t344 = (uint8_t *)rt_alloc_atomic((size_t)t342 + 1);
-    int64_t *t345 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t343 + 1));
-    RT_PARALLEL_FOR_IF(t343 > 1)
-    for (int64_t t346 = 0; t346 < t343; t346++) {
+    const int64_t t383 = t382 > 0 ? (t382 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t384 = (uint8_t *)rt_alloc_atomic((size_t)t382 + 1);
+    int64_t *t385 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t383 + 1));
+    RT_PARALLEL_FOR_IF(t383 > 1)
+    for (int64_t t386 = 0; t386 < t383; t386++) {
       int64_t kept = 0;
-      const int64_t t346_end = (t346 + 1) * RT_CHUNK < t342 ? (t346 + 1) * RT_CHUNK : t342;
-      for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
-        const int32_t t348 = (int32_t)t347;
-        int32_t t346x0;
-        uint8_t t346x1;
-        int t350 = 0; /* nonzero: a check below failed */
-        int t351 = (uint64_t)(int64_t)t348 < (uint64_t)v_sd_1477_n;
-        int32_t t349 = t351 ? (int32_t)(v_sd_1477_off[t348 + 1] - v_sd_1477_off[t348]) : 0;
-        t350 |= !t351;
-        uint8_t t353 = rt_le_i(t349, 1);
-        if (__builtin_expect(t350 != 0, 0))
+      const int64_t t386_end = (t386 + 1) * RT_CHUNK < t382 ? (t386 + 1) * RT_CHUNK : t382;
+      for (int64_t t387 = t386 * RT_CHUNK; t387 < t386_end; t387++) {
+        const int32_t t388 = (int32_t)t387;
+        int32_t t386x0;
+        uint8_t t386x1;
+        int t390 = 0; /* nonzero: a check below failed */
+        int t391 = (uint64_t)(int64_t)t388 < (uint64_t)v_sd_1481_n;
+        int32_t t389 = t391 ? (int32_t)(v_sd_1481_off[t388 + 1] - v_sd_1481_off[t388]) : 0;
+        t390 |= !t391;
+        uint8_t t393 = rt_le_i(t389, 1);
+        if (__builtin_expect(t390 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t346x0 = t348;
-        t346x1 = t353;
-        uint8_t t354;
-        t354 = t346x1;
-        t344[t347] = t354 != 0;
-        kept += t354 != 0;
+        t386x0 = t388;
+        t386x1 = t393;
+        uint8_t t394;
+        t394 = t386x1;
+        t384[t387] = t394 != 0;
+        kept += t394 != 0;
       }
-      t345[t346] = kept;
+      t385[t386] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t344);
-      rt_free(t345);
+      rt_free(t384);
+      rt_free(t385);
       goto fail;
     }
-    int64_t t355 = 0;
-    for (int64_t t346 = 0; t346 < t343; t346++) {
-      const int64_t k = t345[t346];
-      t345[t346] = t355;
-      t355 += k;
+    int64_t t395 = 0;
+    for (int64_t t386 = 0; t386 < t383; t386++) {
+      const int64_t k = t385[t386];
+      t385[t386] = t395;
+      t395 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t355);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t342 - t355));
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t343 > 1)
-    for (int64_t t346 = 0; t346 < t343; t346++) {
-      int64_t at = t345[t346];
-      int64_t at_not = t346 * RT_CHUNK - t345[t346];
-      const int64_t t346_end = (t346 + 1) * RT_CHUNK < t342 ? (t346 + 1) * RT_CHUNK : t342;
-      for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
-        const int32_t t348 = (int32_t)t347;
-        int32_t t346y0;
-        uint8_t t346y1;
-        int t357 = 0; /* nonzero: a check below failed */
-        int t358 = (uint64_t)(int64_t)t348 < (uint64_t)v_sd_1477_n;
-        int32_t t356 = t358 ? (int32_t)(v_sd_1477_off[t348 + 1] - v_sd_1477_off[t348]) : 0;
-        t357 |= !t358;
-        uint8_t t360 = rt_le_i(t356, 1);
-        if (__builtin_expect(t357 != 0, 0))
+    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t395);
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t382 - t395));
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
+    RT_PARALLEL_FOR_IF(t383 > 1)
+    for (int64_t t386 = 0; t386 < t383; t386++) {
+      int64_t at = t385[t386];
+      int64_t at_not = t386 * RT_CHUNK - t385[t386];
+      const int64_t t386_end = (t386 + 1) * RT_CHUNK < t382 ? (t386 + 1) * RT_CHUNK : t382;
+      for (int64_t t387 = t386 * RT_CHUNK; t387 < t386_end; t387++) {
+        const int32_t t388 = (int32_t)t387;
+        int32_t t386y0;
+        uint8_t t386y1;
+        int t397 = 0; /* nonzero: a check below failed */
+        int t398 = (uint64_t)(int64_t)t388 < (uint64_t)v_sd_1481_n;
+        int32_t t396 = t398 ? (int32_t)(v_sd_1481_off[t388 + 1] - v_sd_1481_off[t388]) : 0;
+        t397 |= !t398;
+        uint8_t t400 = rt_le_i(t396, 1);
+        if (__builtin_expect(t397 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t346y0 = t348;
-        t346y1 = t360;
-        if (t344[t347]) {
-          v_x1451_d[at] = t346y0;
+        t386y0 = t388;
+        t386y1 = t400;
+        if (t384[t387]) {
+          v_x1455_d[at] = t386y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t346y0;
+          v_x1457_d[at_not] = t386y0;
           at_not++;
         }
       }
     }
-    rt_free(t344);
-    rt_free(t345);
+    rt_free(t384);
+    rt_free(t385);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
     /* REDUCE */
     {
-      const int64_t t361 = v_x1446;
-      if (t361 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t361, 0.0, 1);
+      const int64_t t401 = v_x1450;
+      if (t401 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0, 1);
         goto fail;
       }
-      const int64_t t362 = t361 > 0 ? (t361 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t363 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t362);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t361);
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t362 > 1)
-      for (int64_t t364 = 0; t364 < t362; t364++) {
-        int32_t t364a0;
-        t364a0 = 0;
-        const int64_t t364_end = (t364 + 1) * RT_CHUNK < t361 ? (t364 + 1) * RT_CHUNK : t361;
-        for (int64_t t365 = t364 * RT_CHUNK; t365 < t364_end; t365++) {
-          const int32_t t366 = (int32_t)t365;
-          int32_t t364x0;
-          uint8_t t364x1;
-          int t368 = 0; /* nonzero: a check below failed */
-          int t369 = (uint64_t)(int64_t)t366 < (uint64_t)v_sd_1477_n;
-          int32_t t367 = t369 ? (int32_t)(v_sd_1477_off[t366 + 1] - v_sd_1477_off[t366]) : 0;
-          t368 |= !t369;
-          uint8_t t371 = rt_le_i(t367, 1);
-          int32_t t373 = (t371 ? 0 : t367);
-          if (__builtin_expect(t368 != 0, 0))
+      const int64_t t402 = t401 > 0 ? (t401 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t403 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t402);
+      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t401);
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
+      RT_PARALLEL_FOR_IF(t402 > 1)
+      for (int64_t t404 = 0; t404 < t402; t404++) {
+        int32_t t404a0;
+        t404a0 = 0;
+        const int64_t t404_end = (t404 + 1) * RT_CHUNK < t401 ? (t404 + 1) * RT_CHUNK : t401;
+        for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
+          const int32_t t406 = (int32_t)t405;
+          int32_t t404x0;
+          uint8_t t404x1;
+          int t408 = 0; /* nonzero: a check below failed */
+          int t409 = (uint64_t)(int64_t)t406 < (uint64_t)v_sd_1481_n;
+          int32_t t407 = t409 ? (int32_t)(v_sd_1481_off[t406 + 1] - v_sd_1481_off[t406]) : 0;
+          t408 |= !t409;
+          uint8_t t411 = rt_le_i(t407, 1);
+          int32_t t413 = (t411 ? 0 : t407);
+          if (__builtin_expect(t408 != 0, 0))
             rt_kernel_again(err); /* the recording version finds the error */
-          t364x0 = t373;
-          t364x1 = t371;
-          v_x1463_d[t365] = t364x1; /* a map column */
-          int32_t t375 = rt_add_i(t364a0, t364x0);
-          t364a0 = t375;
+          t404x0 = t413;
+          t404x1 = t411;
+          v_x1467_d[t405] = t404x1; /* a map column */
+          int32_t t415 = rt_add_i(t404a0, t404x0);
+          t404a0 = t415;
         }
-        t363[t364] = t364a0;
+        t403[t404] = t404a0;
       }
-      int32_t t364t0;
-      t364t0 = 0;
-      for (int64_t t364 = 0; t364 < t362; t364++) {
-        const int32_t t376 = t363[t364];
-        int32_t t378 = rt_add_i(t364t0, t376);
-        t364t0 = t378;
+      int32_t t404t0;
+      t404t0 = 0;
+      for (int64_t t404 = 0; t404 < t402; t404++) {
+        const int32_t t416 = t403[t404];
+        int32_t t418 = rt_add_i(t404t0, t416);
+        t404t0 = t418;
       }
-      v_x1462 = t364t0;
-      rt_free(t363);
+      v_x1466 = t404t0;
+      rt_free(t403);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
       /* SCAN */
       {
-        const int64_t t379 = v_x1446;
-        if (t379 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t379, 0.0, 2);
+        const int64_t t419 = v_x1450;
+        if (t419 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t419, 0.0, 2);
           goto fail;
         }
-        const int64_t t380 = t379 > 0 ? (t379 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t381 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t380);
-        int32_t *t382 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t380);
-        RT_PARALLEL_FOR_IF(t380 > 1)
-        for (int64_t t383 = 0; t383 < t380; t383++) {
-          int32_t t383a0;
-          int32_t t383a1;
-          t383a0 = 0;
-          t383a1 = 0;
-          const int64_t t383_end = (t383 + 1) * RT_CHUNK < t379 ? (t383 + 1) * RT_CHUNK : t379;
-          for (int64_t t384 = t383 * RT_CHUNK; t384 < t383_end; t384++) {
-            const int32_t t385 = (int32_t)t384;
-            int32_t t383x0;
-            int32_t t383x1;
-            int t387 = 0; /* nonzero: a check below failed */
-            int t388 = (uint64_t)(int64_t)t385 < (uint64_t)v_sd_1477_n;
-            int32_t t386 = t388 ? (int32_t)(v_sd_1477_off[t385 + 1] - v_sd_1477_off[t385]) : 0;
-            t387 |= !t388;
-            uint8_t t390 = rt_le_i(t386, 1);
-            int32_t t392 = rt_btoi_b(t390);
-            uint8_t t394 = rt_not_b(t390);
-            int32_t t396 = rt_btoi_b(t394);
-            if (__builtin_expect(t387 != 0, 0))
+        const int64_t t420 = t419 > 0 ? (t419 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t421 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t420);
+        int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t420);
+        RT_PARALLEL_FOR_IF(t420 > 1)
+        for (int64_t t423 = 0; t423 < t420; t423++) {
+          int32_t t423a0;
+          int32_t t423a1;
+          t423a0 = 0;
+          t423a1 = 0;
+          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t419 ? (t423 + 1) * RT_CHUNK : t419;
+          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
+            const int32_t t425 = (int32_t)t424;
+            int32_t t423x0;
+            int32_t t423x1;
+            int t427 = 0; /* nonzero: a check below failed */
+            int t428 = (uint64_t)(int64_t)t425 < (uint64_t)v_sd_1481_n;
+            int32_t t426 = t428 ? (int32_t)(v_sd_1481_off[t425 + 1] - v_sd_1481_off[t425]) : 0;
+            t427 |= !t428;
+            uint8_t t430 = rt_le_i(t426, 1);
+            int32_t t432 = rt_btoi_b(t430);
+            uint8_t t434 = rt_not_b(t430);
+            int32_t t436 = rt_btoi_b(t434);
+            if (__builtin_expect(t427 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t383x0 = t392;
-            t383x1 = t396;
-            int32_t t398 = rt_add_i(t383a0, t383x0);
-            int32_t t400 = rt_add_i(t383a1, t383x1);
-            t383a0 = t398;
-            t383a1 = t400;
+            t423x0 = t432;
+            t423x1 = t436;
+            int32_t t438 = rt_add_i(t423a0, t423x0);
+            int32_t t440 = rt_add_i(t423a1, t423x1);
+            t423a0 = t438;
+            t423a1 = t440;
           }
-          t381[t383] = t383a0;
-          t382[t383] = t383a1;
+          t421[t423] = t423a0;
+          t422[t423] = t423a1;
         }
-        int32_t t383t0;
-        int32_t t383t1;
-        t383t0 = 0;
-        t383t1 = 0;
-        for (int64_t t383 = 0; t383 < t380; t383++) {
-          const int32_t t401 = t381[t383];
-          t381[t383] = t383t0;
-          const int32_t t402 = t382[t383];
-          t382[t383] = t383t1;
-          int32_t t404 = rt_add_i(t383t0, t401);
-          int32_t t406 = rt_add_i(t383t1, t402);
-          t383t0 = t404;
-          t383t1 = t406;
+        int32_t t423t0;
+        int32_t t423t1;
+        t423t0 = 0;
+        t423t1 = 0;
+        for (int64_t t423 = 0; t423 < t420; t423++) {
+          const int32_t t441 = t421[t423];
+          t421[t423] = t423t0;
+          const int32_t t442 = t422[t423];
+          t422[t423] = t423t1;
+          int32_t t444 = rt_add_i(t423t0, t441);
+          int32_t t446 = rt_add_i(t423t1, t442);
+          t423t0 = t444;
+          t423t1 = t446;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t379);
-        int32_t *v_x1475_d = v_x1475->data.i;
-        const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t379);
-        int32_t *v_x1476_d = v_x1476->data.i;
-        const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t380 > 1)
-        for (int64_t t383 = 0; t383 < t380; t383++) {
-          int32_t t383p0;
-          int32_t t383p1;
-          t383p0 = t381[t383];
-          t383p1 = t382[t383];
-          const int64_t t383_end = (t383 + 1) * RT_CHUNK < t379 ? (t383 + 1) * RT_CHUNK : t379;
-          for (int64_t t384 = t383 * RT_CHUNK; t384 < t383_end; t384++) {
-            const int32_t t385 = (int32_t)t384;
-            v_x1475_d[t384] = t383p0;
-            v_x1476_d[t384] = t383p1;
-            int32_t t383y0;
-            int32_t t383y1;
-            int t408 = 0; /* nonzero: a check below failed */
-            int t409 = (uint64_t)(int64_t)t385 < (uint64_t)v_sd_1477_n;
-            int32_t t407 = t409 ? (int32_t)(v_sd_1477_off[t385 + 1] - v_sd_1477_off[t385]) : 0;
-            t408 |= !t409;
-            uint8_t t411 = rt_le_i(t407, 1);
-            int32_t t413 = rt_btoi_b(t411);
-            uint8_t t415 = rt_not_b(t411);
-            int32_t t417 = rt_btoi_b(t415);
-            if (__builtin_expect(t408 != 0, 0))
+        v_x1479 = rt_value_new(rt_vec_type(RT_INT), t419);
+        int32_t *v_x1479_d = v_x1479->data.i;
+        const int64_t v_x1479_n = v_x1479->len;
+        v_x1480 = rt_value_new(rt_vec_type(RT_INT), t419);
+        int32_t *v_x1480_d = v_x1480->data.i;
+        const int64_t v_x1480_n = v_x1480->len;
+        RT_PARALLEL_FOR_IF(t420 > 1)
+        for (int64_t t423 = 0; t423 < t420; t423++) {
+          int32_t t423p0;
+          int32_t t423p1;
+          t423p0 = t421[t423];
+          t423p1 = t422[t423];
+          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t419 ? (t423 + 1) * RT_CHUNK : t419;
+          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
+            const int32_t t425 = (int32_t)t424;
+            v_x1479_d[t424] = t423p0;
+            v_x1480_d[t424] = t423p1;
+            int32_t t423y0;
+            int32_t t423y1;
+            int t448 = 0; /* nonzero: a check below failed */
+            int t449 = (uint64_t)(int64_t)t425 < (uint64_t)v_sd_1481_n;
+            int32_t t447 = t449 ? (int32_t)(v_sd_1481_off[t425 + 1] - v_sd_1481_off[t425]) : 0;
+            t448 |= !t449;
+            uint8_t t451 = rt_le_i(t447, 1);
+            int32_t t453 = rt_btoi_b(t451);
+            uint8_t t455 = rt_not_b(t451);
+            int32_t t457 = rt_btoi_b(t455);
+            if (__builtin_expect(t448 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t383y0 = t413;
-            t383y1 = t417;
-            int32_t t419 = rt_add_i(t383p0, t383y0);
-            int32_t t421 = rt_add_i(t383p1, t383y1);
-            t383p0 = t419;
-            t383p1 = t421;
+            t423y0 = t453;
+            t423y1 = t457;
+            int32_t t459 = rt_add_i(t423p0, t423y0);
+            int32_t t461 = rt_add_i(t423p1, t423y1);
+            t423p0 = t459;
+            t423p1 = t461;
           }
         }
-        rt_free(t381);
-        rt_free(t382);
+        rt_free(t421);
+        rt_free(t422);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1463 = v_x1463;
-  *out_v_x1451 = v_x1451;
-  *out_v_x1453 = v_x1453;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1476 = v_x1476;
-  rt_release(v_x1452);
-  rt_release(v_x1454);
+  *out_v_x1467 = v_x1467;
+  *out_v_x1455 = v_x1455;
+  *out_v_x1457 = v_x1457;
+  *out_v_x1466 = v_x1466;
+  *out_v_x1479 = v_x1479;
+  *out_v_x1480 = v_x1480;
+  rt_release(v_x1456);
+  rt_release(v_x1458);
   return;
 fail:
-  rt_release(v_x1451);
-  rt_release(v_x1452);
-  rt_release(v_x1453);
-  rt_release(v_x1454);
-  rt_release(v_x1463);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
+  rt_release(v_x1455);
+  rt_release(v_x1456);
+  rt_release(v_x1457);
+  rt_release(v_x1458);
+  rt_release(v_x1467);
+  rt_release(v_x1479);
+  rt_release(v_x1480);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K10_record(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
+    K11_record(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
   }
 }
 
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533);
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537);
+/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
   (void)loc;
   (void)run;
-  int32_t *v_x1522_d = v_x1522->data.i;
-  const int64_t v_x1522_n = v_x1522->len;
-  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
-  const int64_t v_sd_1523_n = v_sd_1523->len;
-  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
-  const int64_t v_sd_1535_n = v_sd_1535->len;
-  RtValue *v_x1529 = NULL;
-  RtValue *v_x1530 = NULL;
-  RtValue *v_x1531 = NULL;
-  RtValue *v_x1532 = NULL;
+  int32_t *v_x1526_d = v_x1526->data.i;
+  const int64_t v_x1526_n = v_x1526->len;
+  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
+  const int64_t v_sd_1527_n = v_sd_1527->len;
+  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
+  const int64_t v_sd_1539_n = v_sd_1539->len;
   RtValue *v_x1533 = NULL;
   RtValue *v_x1534 = NULL;
+  RtValue *v_x1535 = NULL;
+  RtValue *v_x1536 = NULL;
+  RtValue *v_x1537 = NULL;
+  RtValue *v_x1538 = NULL;
   /* MAP */
   {
-    const int64_t t492 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t492);
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t492 >= RT_PARALLEL_MIN)
-    for (int64_t t493 = 0; t493 < t492; t493++) {
-      const int32_t t494 = (int32_t)t493;
-      int t497 = 0; /* nonzero: a check below failed */
-      int32_t t495 = v_x1522_d[t494];
-      int t498 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1535_n;
-      int32_t t496 = t498 ? (int32_t)v_sd_1535_off[t495] : 0;
-      t497 |= !t498;
-      int t500 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1523_n;
-      int32_t t499 = t500 ? (int32_t)(v_sd_1523_off[t495 + 1] - v_sd_1523_off[t495]) : 0;
-      t497 |= !t500;
-      int32_t t502 = rt_add_i(t496, t499);
-      if (__builtin_expect(t497 != 0, 0))
+    const int64_t t532 = v_x1526_n;
+    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t532);
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t532);
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t532);
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
+    RT_PARALLEL_FOR_IF(t532 >= RT_PARALLEL_MIN)
+    for (int64_t t533 = 0; t533 < t532; t533++) {
+      const int32_t t534 = (int32_t)t533;
+      int t537 = 0; /* nonzero: a check below failed */
+      int32_t t535 = v_x1526_d[t534];
+      int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_sd_1539_n;
+      int32_t t536 = t538 ? (int32_t)v_sd_1539_off[t535] : 0;
+      t537 |= !t538;
+      int t540 = (uint64_t)(int64_t)t535 < (uint64_t)v_sd_1527_n;
+      int32_t t539 = t540 ? (int32_t)(v_sd_1527_off[t535 + 1] - v_sd_1527_off[t535]) : 0;
+      t537 |= !t540;
+      int32_t t542 = rt_add_i(t536, t539);
+      if (__builtin_expect(t537 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1529_d[t493] = t496;
-      v_x1530_d[t493] = t502;
-      v_x1531_d[t493] = 1;
+      v_x1533_d[t533] = t536;
+      v_x1534_d[t533] = t542;
+      v_x1535_d[t533] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
     /* LIBRARY */
     {
-      RtValue *t503 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t503, v_x1525);
-      v_x1532 = t503;
-      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
-      const int64_t v_x1532_n = v_x1532->len;
+      RtValue *t543 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
+      rt_seg_known_total(t543, v_x1529);
+      v_x1536 = t543;
+      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
+      const int64_t v_x1536_n = v_x1536->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1533 = v_x1533;
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1534);
-  return;
-fail:
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
+  *out_v_x1537 = v_x1537;
   rt_release(v_x1533);
   rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1538);
+  return;
+fail:
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1537);
+  rt_release(v_x1538);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K11_record(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+    K12_record(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
   }
 }
 
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520);
-/* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524);
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
   (void)loc;
   (void)run;
-  int32_t *v_x1507_d = v_x1507->data.i;
-  const int64_t v_x1507_n = v_x1507->len;
-  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
-  const int64_t v_sd_1508_n = v_sd_1508->len;
-  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
-  const int64_t v_sd_1521_n = v_sd_1521->len;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
-  RtValue *v_x1517 = NULL;
+  int32_t *v_x1511_d = v_x1511->data.i;
+  const int64_t v_x1511_n = v_x1511->len;
+  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
+  const int64_t v_sd_1512_n = v_sd_1512->len;
+  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
+  const int64_t v_sd_1525_n = v_sd_1525->len;
   RtValue *v_x1518 = NULL;
   RtValue *v_x1519 = NULL;
   RtValue *v_x1520 = NULL;
+  RtValue *v_x1521 = NULL;
+  RtValue *v_x1522 = NULL;
+  RtValue *v_x1523 = NULL;
+  RtValue *v_x1524 = NULL;
   /* MAP */
   {
-    const int64_t t513 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t513);
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t513);
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t513);
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t513);
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
-    for (int64_t t514 = 0; t514 < t513; t514++) {
-      const int32_t t515 = (int32_t)t514;
-      int t518 = 0; /* nonzero: a check below failed */
-      int32_t t516 = v_x1507_d[t515];
-      int t519 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1521_n;
-      int32_t t517 = t519 ? (int32_t)v_sd_1521_off[t516] : 0;
-      t518 |= !t519;
-      int t521 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1508_n;
-      int32_t t520 = t521 ? (int32_t)(v_sd_1508_off[t516 + 1] - v_sd_1508_off[t516]) : 0;
-      t518 |= !t521;
-      int32_t t523 = rt_add_i(t517, t520);
-      if (__builtin_expect(t518 != 0, 0))
+    const int64_t t553 = v_x1511_n;
+    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t553);
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t553);
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t553);
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t553);
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
+    RT_PARALLEL_FOR_IF(t553 >= RT_PARALLEL_MIN)
+    for (int64_t t554 = 0; t554 < t553; t554++) {
+      const int32_t t555 = (int32_t)t554;
+      int t558 = 0; /* nonzero: a check below failed */
+      int32_t t556 = v_x1511_d[t555];
+      int t559 = (uint64_t)(int64_t)t556 < (uint64_t)v_sd_1525_n;
+      int32_t t557 = t559 ? (int32_t)v_sd_1525_off[t556] : 0;
+      t558 |= !t559;
+      int t561 = (uint64_t)(int64_t)t556 < (uint64_t)v_sd_1512_n;
+      int32_t t560 = t561 ? (int32_t)(v_sd_1512_off[t556 + 1] - v_sd_1512_off[t556]) : 0;
+      t558 |= !t561;
+      int32_t t563 = rt_add_i(t557, t560);
+      if (__builtin_expect(t558 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1514_d[t514] = t517;
-      v_x1515_d[t514] = t520;
-      v_x1516_d[t514] = t523;
-      v_x1517_d[t514] = 1;
+      v_x1518_d[t554] = t557;
+      v_x1519_d[t554] = t560;
+      v_x1520_d[t554] = t563;
+      v_x1521_d[t554] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
     /* LIBRARY */
     {
-      RtValue *t524 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t524, v_x1510);
-      v_x1518 = t524;
-      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
-      const int64_t v_x1518_n = v_x1518->len;
+      RtValue *t564 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
+      rt_seg_known_total(t564, v_x1514);
+      v_x1522 = t564;
+      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
+      const int64_t v_x1522_n = v_x1522->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1515 = v_x1515;
-  *out_v_x1514 = v_x1514;
-  *out_v_x1517 = v_x1517;
+  *out_v_x1519 = v_x1519;
   *out_v_x1518 = v_x1518;
-  *out_v_x1520 = v_x1520;
-  rt_release(v_x1516);
-  rt_release(v_x1519);
+  *out_v_x1521 = v_x1521;
+  *out_v_x1522 = v_x1522;
+  *out_v_x1524 = v_x1524;
+  rt_release(v_x1520);
+  rt_release(v_x1523);
   return;
 fail:
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
-  rt_release(v_x1517);
   rt_release(v_x1518);
   rt_release(v_x1519);
   rt_release(v_x1520);
+  rt_release(v_x1521);
+  rt_release(v_x1522);
+  rt_release(v_x1523);
+  rt_release(v_x1524);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K12_record(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
+    K13_record(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
   }
 }
 
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315);
-/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1301_d = v_x1301->data.i;
-  const int64_t v_x1301_n = v_x1301->len;
-  uint8_t *v_x1305_d = v_x1305->data.b;
-  const int64_t v_x1305_n = v_x1305->len;
-  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
-  int32_t *v_x1306_d = v_x1306->data.i;
-  const int64_t v_x1306_n = v_x1306->len;
-  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
-  int32_t *v_x1309_d = v_x1309->data.i;
-  const int64_t v_x1309_n = v_x1309->len;
-  int32_t *v_x1310_d = v_x1310->data.i;
-  const int64_t v_x1310_n = v_x1310->len;
-  RtValue *v_x1315 = NULL;
-  /* MAP */
-  {
-    const int64_t t534 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t534);
-    int32_t *v_x1315_d = v_x1315->data.i;
-    const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t534 >= RT_PARALLEL_MIN)
-    for (int64_t t535 = 0; t535 < t534; t535++) {
-      const int32_t t536 = (int32_t)t535;
-      int t545 = 0; /* nonzero: a check below failed */
-      int32_t t537 = v_x1301_d[t536];
-      int32_t t539 = rt_add_i(t537, v_x1302);
-      uint8_t t540 = v_x1305_d[t536];
-      int32_t t541 = v_x1306_d[t536];
-      int32_t t543 = (t540 ? t541 : t539);
-      int t546 = (uint64_t)(int64_t)t543 < (uint64_t)v_x1311;
-      int32_t t544 = t546 ? t543 : 0;
-      t545 |= !t546;
-      uint8_t t548 = rt_lt_i(t544, (int32_t)v_x1309_n);
-      int32_t t549;
-      if (t548) {
-        int t551 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1309_n;
-        int32_t t550 = t551 ? v_x1309_d[t544] : 0;
-        t545 |= !t551;
-        t549 = t550;
-      } else {
-        int32_t t553 = rt_sub_i(t544, (int32_t)v_x1309_n);
-        int t555 = (uint64_t)(int64_t)t553 < (uint64_t)v_x1310_n;
-        int32_t t554 = t555 ? v_x1310_d[t553] : 0;
-        t545 |= !t555;
-        t549 = t554;
-      }
-      if (__builtin_expect(t545 != 0, 0))
-        rt_kernel_again(err); /* the recording version finds the error */
-      v_x1315_d[t535] = t549;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1315 = v_x1315;
-  return;
-fail:
-  rt_release(v_x1315);
-  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
-    *err = (RtKernelError)RT_NO_ERROR;
-    K13_record(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
-  }
-}
-
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539);
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543);
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
   (void)loc;
   (void)run;
-  int32_t *v_x1536_d = v_x1536->data.i;
-  const int64_t v_x1536_n = v_x1536->len;
-  int32_t v_x1537 = 0;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1540_d = v_x1540->data.i;
+  const int64_t v_x1540_n = v_x1540->len;
+  int32_t v_x1541 = 0;
+  RtValue *v_x1543 = NULL;
   /* ONCE */
   {
     int t575 = 0; /* nonzero: a check below failed */
-    int t576 = (uint64_t)(int64_t)0 < (uint64_t)v_x1536_n;
-    int32_t t574 = t576 ? v_x1536_d[0] : 0;
+    int t576 = (uint64_t)(int64_t)0 < (uint64_t)v_x1540_n;
+    int32_t t574 = t576 ? v_x1540_d[0] : 0;
     t575 |= !t576;
     if (__builtin_expect(t575 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x1537 = t574;
+    v_x1541 = t574;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1508,42 +1508,42 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValu
     /* MAP */
     {
       const int64_t t577 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t577);
-      int32_t *v_x1539_d = v_x1539->data.i;
-      const int64_t v_x1539_n = v_x1539->len;
+      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t577);
+      int32_t *v_x1543_d = v_x1543->data.i;
+      const int64_t v_x1543_n = v_x1543->len;
       RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
       for (int64_t t578 = 0; t578 < t577; t578++) {
         const int32_t t579 = (int32_t)t578;
-        v_x1539_d[t578] = v_x1537;
+        v_x1543_d[t578] = v_x1541;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1539 = v_x1539;
+  *out_v_x1543 = v_x1543;
   return;
 fail:
-  rt_release(v_x1539);
+  rt_release(v_x1543);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K14_record(err, loc, run, v_x1536, out_v_x1539);
+    K14_record(err, loc, run, v_x1540, out_v_x1543);
   }
 }
 
-__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547);
+__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551);
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1541_d = v_x1541->data.i;
-  const int64_t v_x1541_n = v_x1541->len;
-  int32_t *v_dev_1548_d = v_dev_1548->data.i;
-  const int64_t v_dev_1548_n = v_dev_1548->len;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
+  int32_t *v_x1545_d = v_x1545->data.i;
+  const int64_t v_x1545_n = v_x1545->len;
+  int32_t *v_dev_1552_d = v_dev_1552->data.i;
+  const int64_t v_dev_1552_n = v_dev_1552->len;
+  RtValue *v_x1550 = NULL;
+  RtValue *v_x1551 = NULL;
   /* SPLIT */
   {
-    const int64_t t584 = v_x1541_n;
+    const int64_t t584 = v_x1545_n;
     const int64_t t585 = t584 > 0 ? (t584 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t586 = (uint8_t *)rt_alloc_atomic((size_t)t584 + 1);
     int64_t *t587 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t585 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -1555,14 +1555,14 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
         const int32_t t590 = (int32_t)t589;
         int32_t t588x0;
         int32_t t588x1;
-        int32_t t593 = v_x1541_d[t590];
+        int32_t t593 = v_x1545_d[t590];
         t588x0 = t593;
         t588x1 = t593;
         uint8_t t594;
         uint8_t t595;
         int t597 = 0; /* nonzero: a check below failed */
-        int t598 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n;
-        int32_t t596 = t598 ? v_dev_1548_d[0] : 0;
+        int t598 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n;
+        int32_t t596 = t598 ? v_dev_1552_d[0] : 0;
         t597 |= !t598;
         uint8_t t600 = rt_lt_i(t588x0, t596);
         uint8_t t602 = rt_gt_i(t588x1, t596);
@@ -1588,18 +1588,18 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
       t587[0 * t585 + t588] = t603;
       t603 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t603);
-    int32_t *v_x1546_d = v_x1546->data.i;
-    const int64_t v_x1546_n = v_x1546->len;
+    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t603);
+    int32_t *v_x1550_d = v_x1550->data.i;
+    const int64_t v_x1550_n = v_x1550->len;
     int64_t t604 = 0;
     for (int64_t t588 = 0; t588 < t585; t588++) {
       const int64_t k = t587[1 * t585 + t588];
       t587[1 * t585 + t588] = t604;
       t604 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t604);
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t604);
+    int32_t *v_x1551_d = v_x1551->data.i;
+    const int64_t v_x1551_n = v_x1551->len;
     RT_PARALLEL_FOR_IF(t585 > 1)
     for (int64_t t588 = 0; t588 < t585; t588++) {
       int64_t at[2];
@@ -1612,15 +1612,15 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
           continue;
         int32_t t588y0;
         int32_t t588y1;
-        int32_t t605 = v_x1541_d[t590];
+        int32_t t605 = v_x1545_d[t590];
         t588y0 = t605;
         t588y1 = t605;
         if (t586[t589] >> 0 & 1) {
-          v_x1546_d[at[0]] = t588y0;
+          v_x1550_d[at[0]] = t588y0;
           at[0]++;
         }
         if (t586[t589] >> 1 & 1) {
-          v_x1547_d[at[1]] = t588y1;
+          v_x1551_d[at[1]] = t588y1;
           at[1]++;
         }
       }
@@ -1630,15 +1630,15 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValu
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1546 = v_x1546;
-  *out_v_x1547 = v_x1547;
+  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1546);
-  rt_release(v_x1547);
+  rt_release(v_x1550);
+  rt_release(v_x1551);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K15_record(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
+    K15_record(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
   }
 }
 
@@ -1698,161 +1698,161 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
-  const int64_t v_sd_1387_n = v_sd_1387->len;
-  int32_t *v_x1381_d = v_x1381->data.i;
-  const int64_t v_x1381_n = v_x1381->len;
-  int32_t *v_x1382_d = v_x1382->data.i;
-  const int64_t v_x1382_n = v_x1382->len;
-  int32_t *v_x1383_d = v_x1383->data.i;
-  const int64_t v_x1383_n = v_x1383->len;
-  RtValue *v_x1386 = NULL;
+  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
+  const int64_t v_sd_1391_n = v_sd_1391->len;
+  int32_t *v_x1385_d = v_x1385->data.i;
+  const int64_t v_x1385_n = v_x1385->len;
+  int32_t *v_x1386_d = v_x1386->data.i;
+  const int64_t v_x1386_n = v_x1386->len;
+  int32_t *v_x1387_d = v_x1387->data.i;
+  const int64_t v_x1387_n = v_x1387->len;
+  RtValue *v_x1390 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t49 = v_sd_1387_off[v_sd_1387_n];
-    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t49);
-    int32_t *v_x1386_d = v_x1386->data.i;
-    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t49 = v_sd_1391_off[v_sd_1391_n];
+    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t49);
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
     const int64_t t50 = (t49 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t50 > 1)
     for (int64_t t51 = 0; t51 < t50; t51++) {
-      int64_t t54 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t51 * RT_CHUNK);
+      int64_t t54 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t51 * RT_CHUNK);
       const int64_t t51_end = (t51 + 1) * RT_CHUNK < t49 ? (t51 + 1) * RT_CHUNK : t49;
       for (int64_t t52 = t51 * RT_CHUNK; t52 < t51_end; t54++) {
-        const int64_t t54_end = v_sd_1387_off[t54 + 1] < t51_end ? v_sd_1387_off[t54 + 1] : t51_end;
+        const int64_t t54_end = v_sd_1391_off[t54 + 1] < t51_end ? v_sd_1391_off[t54 + 1] : t51_end;
         const int32_t t55 = (int32_t)t54;
         if (t52 >= t54_end)
           continue; /* none of the chunk's elements */
         for (; t52 < t54_end; t52++) {
           const int32_t t53 = (int32_t)t52;
           int32_t t56;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1383_n) {
-            t56 = v_x1383_d[t55];
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1387_n) {
+            t56 = v_x1387_d[t55];
           } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1383_n, 0.0, 0);
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1387_n, 0.0, 0);
             t56 = 0;
           }
           int32_t t57;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1381_n) {
-            t57 = v_x1381_d[t55];
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1385_n) {
+            t57 = v_x1385_d[t55];
           } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1381_n, 0.0, 1);
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1385_n, 0.0, 1);
             t57 = 0;
           }
           int32_t t59 = rt_sub_i(t53, t57);
           int32_t t60;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1382_n) {
-            t60 = v_x1382_d[t55];
+          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1386_n) {
+            t60 = v_x1386_d[t55];
           } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1382_n, 0.0, 2);
+            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1386_n, 0.0, 2);
             t60 = 0;
           }
           int32_t t62 = rt_mul_i(t59, t60);
           int32_t t64 = rt_add_i(t56, t62);
-          v_x1386_d[t52] = t64;
+          v_x1390_d[t52] = t64;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1386 = v_x1386;
+  *out_v_x1390 = v_x1390;
   return;
 fail:
-  rt_release(v_x1386);
+  rt_release(v_x1390);
 }
 
 /* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
   (void)loc;
   (void)run;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t v_x851 = 0;
-  int32_t v_x852 = 0;
+  int32_t *v_x854_d = v_x854->data.i;
+  const int64_t v_x854_n = v_x854->len;
+  int32_t v_x855 = 0;
+  int32_t v_x856 = 0;
   /* ONCE */
   {
     int32_t t70;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
-      t70 = v_x850_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x854_n) {
+      t70 = v_x854_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x854_n, 0.0, 0);
       t70 = 0;
     }
     int32_t t71;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
-      t71 = v_x850_d[1];
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x854_n) {
+      t71 = v_x854_d[1];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x854_n, 0.0, 1);
       t71 = 0;
     }
-    v_x851 = t70;
-    v_x852 = t71;
+    v_x855 = t70;
+    v_x856 = t71;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x851 = v_x851;
-  *out_v_x852 = v_x852;
+  *out_v_x855 = v_x855;
+  *out_v_x856 = v_x856;
   return;
 fail:
 }
 
 /* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
   (void)loc;
   (void)run;
-  int32_t *v_x1389_d = v_x1389->data.i;
-  const int64_t v_x1389_n = v_x1389->len;
-  int32_t *v_x1390_d = v_x1390->data.i;
-  const int64_t v_x1390_n = v_x1390->len;
-  int32_t *v_x1391_d = v_x1391->data.i;
-  const int64_t v_x1391_n = v_x1391->len;
   int32_t *v_x1393_d = v_x1393->data.i;
   const int64_t v_x1393_n = v_x1393->len;
-  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
-  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  int32_t *v_x1394_d = v_x1394->data.i;
+  const int64_t v_x1394_n = v_x1394->len;
+  int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  RtValue *v_x1403 = NULL;
-  RtValue *v_x1404 = NULL;
-  RtValue *v_x1419 = NULL;
-  RtValue *v_x1420 = NULL;
-  RtValue *v_x1421 = NULL;
-  RtValue *v_x1422 = NULL;
+  int32_t *v_x1397_d = v_x1397->data.i;
+  const int64_t v_x1397_n = v_x1397->len;
+  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
+  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
+  const int64_t v_x1399_n = v_x1399->len;
+  RtValue *v_x1407 = NULL;
+  RtValue *v_x1408 = NULL;
   RtValue *v_x1423 = NULL;
   RtValue *v_x1424 = NULL;
   RtValue *v_x1425 = NULL;
   RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
   /* MAP */
   {
-    const int64_t t126 = v_x1392;
+    const int64_t t126 = v_x1396;
     if (t126 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t126, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t126);
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t126);
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t126);
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t126);
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     RT_PARALLEL_FOR_IF(t126 >= RT_PARALLEL_MIN)
     for (int64_t t127 = 0; t127 < t126; t127++) {
       const int32_t t128 = (int32_t)t127;
       int32_t t129;
-      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1391_n) {
-        t129 = v_x1393_d[t128];
+      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1395_n) {
+        t129 = v_x1397_d[t128];
       } else {
-        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1391_n, 0.0, 1);
+        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1395_n, 0.0, 1);
         t129 = 0;
       }
       int32_t t130;
-      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1391_n) {
-        t130 = v_x1391_d[t128];
+      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1395_n) {
+        t130 = v_x1395_d[t128];
       } else {
-        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1391_n, 0.0, 2);
+        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1395_n, 0.0, 2);
         t130 = 0;
       }
       uint8_t t132 = rt_lt_i(0, t130);
@@ -1861,48 +1861,48 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
       int32_t t137;
       if (t136) {
         int32_t t138;
-        if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1390_n) {
-          t138 = v_x1390_d[t134];
+        if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1394_n) {
+          t138 = v_x1394_d[t134];
         } else {
-          NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1390_n, 0.0, 3);
+          NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1394_n, 0.0, 3);
           t138 = 0;
         }
         t137 = t138;
       } else {
         t137 = 0;
       }
-      v_x1403_d[t127] = 1;
-      v_x1404_d[t127] = t137;
+      v_x1407_d[t127] = 1;
+      v_x1408_d[t127] = t137;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     /* SPLIT */
     {
-      const int64_t t139 = v_x1389_n;
+      const int64_t t139 = v_x1393_n;
       const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
       int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
-      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1424_d = v_x1424->data.i;
-      const int64_t v_x1424_n = v_x1424->len;
-      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
+      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
       RT_PARALLEL_FOR_IF(t140 > 1)
       for (int64_t t143 = 0; t143 < t140; t143++) {
         int64_t kept[2] = {0};
-        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        int64_t t146 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t143 * RT_CHUNK);
         const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
         for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
-          const int64_t t146_end = v_x1395_off[t146 + 1] < t143_end ? v_x1395_off[t146 + 1] : t143_end;
+          const int64_t t146_end = v_x1399_off[t146 + 1] < t143_end ? v_x1399_off[t146 + 1] : t143_end;
           const int32_t t147 = (int32_t)t146;
           if (t144 >= t146_end)
             continue; /* none of the chunk's elements */
@@ -1914,18 +1914,18 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
             int32_t t143x2;
             uint8_t t143x3;
             int32_t t148;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
-              t148 = v_x1404_d[t147];
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1408_n) {
+              t148 = v_x1408_d[t147];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 4);
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1408_n, 0.0, 4);
               t148 = 0;
             }
-            int32_t t149 = v_x1389_d[t145];
+            int32_t t149 = v_x1393_d[t145];
             int32_t t150;
-            if ((uint64_t)(int64_t)t149 < (uint64_t)v_x1390_n) {
-              t150 = v_x1390_d[t149];
+            if ((uint64_t)(int64_t)t149 < (uint64_t)v_x1394_n) {
+              t150 = v_x1394_d[t149];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t149, v_x1390_n, 0.0, 5);
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t149, v_x1394_n, 0.0, 5);
               t150 = 0;
             }
             uint8_t t152 = rt_lt_i(t150, t148);
@@ -1942,12 +1942,12 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
             kept[1] += t156 != 0;
             t141[t144] = (uint8_t)((t155 != 0) << 0 | (t156 != 0) << 1);
           }
-          if (v_x1395_off[t146] >= t143 * RT_CHUNK && v_x1395_off[t146 + 1] <= t143_end) { /* the whole segment */
-            v_x1423_d[t146] = (int32_t)(kept[0] - before[0]);
-            v_x1424_d[t146] = (int32_t)(kept[1] - before[1]);
+          if (v_x1399_off[t146] >= t143 * RT_CHUNK && v_x1399_off[t146 + 1] <= t143_end) { /* the whole segment */
+            v_x1427_d[t146] = (int32_t)(kept[0] - before[0]);
+            v_x1428_d[t146] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1423_d[t146], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1424_d[t146], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1427_d[t146], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1428_d[t146], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t142[0 * t140 + t143] = kept[0];
@@ -1964,41 +1964,41 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
         t142[0 * t140 + t143] = t157;
         t157 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t157);
-      int32_t *v_x1419_d = v_x1419->data.i;
-      const int64_t v_x1419_n = v_x1419->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t157);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
       int64_t t158 = 0;
       for (int64_t t143 = 0; t143 < t140; t143++) {
         const int64_t k = t142[1 * t140 + t143];
         t142[1 * t140 + t143] = t158;
         t158 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t158);
-      int32_t *v_x1421_d = v_x1421->data.i;
-      const int64_t v_x1421_n = v_x1421->len;
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t158);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t159 = 0, t160 = 0; t159 < v_x1395_n; t159++) {
-        v_x1425_d[t159] = (int32_t)t160;
-        t160 += v_x1423_d[t159];
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1429_d = v_x1429->data.i;
+      const int64_t v_x1429_n = v_x1429->len;
+      for (int64_t t159 = 0, t160 = 0; t159 < v_x1399_n; t159++) {
+        v_x1429_d[t159] = (int32_t)t160;
+        t160 += v_x1427_d[t159];
       }
-      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1426_d = v_x1426->data.i;
-      const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t159 = 0, t161 = 0; t159 < v_x1395_n; t159++) {
-        v_x1426_d[t159] = (int32_t)t161;
-        t161 += v_x1424_d[t159];
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      for (int64_t t159 = 0, t161 = 0; t159 < v_x1399_n; t159++) {
+        v_x1430_d[t159] = (int32_t)t161;
+        t161 += v_x1428_d[t159];
       }
       RT_PARALLEL_FOR_IF(t140 > 1)
       for (int64_t t143 = 0; t143 < t140; t143++) {
         int64_t at[2];
         at[0] = t142[0 * t140 + t143];
         at[1] = t142[1 * t140 + t143];
-        int64_t t146 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t143 * RT_CHUNK);
+        int64_t t146 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t143 * RT_CHUNK);
         const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
         for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
-          const int64_t t146_end = v_x1395_off[t146 + 1] < t143_end ? v_x1395_off[t146 + 1] : t143_end;
+          const int64_t t146_end = v_x1399_off[t146 + 1] < t143_end ? v_x1399_off[t146 + 1] : t143_end;
           const int32_t t147 = (int32_t)t146;
           if (t144 >= t146_end)
             continue; /* none of the chunk's elements */
@@ -2011,18 +2011,18 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
             int32_t t143y2;
             uint8_t t143y3;
             int32_t t162;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1404_n) {
-              t162 = v_x1404_d[t147];
+            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1408_n) {
+              t162 = v_x1408_d[t147];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1404_n, 0.0, 6);
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1408_n, 0.0, 6);
               t162 = 0;
             }
-            int32_t t163 = v_x1389_d[t145];
+            int32_t t163 = v_x1393_d[t145];
             int32_t t164;
-            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1390_n) {
-              t164 = v_x1390_d[t163];
+            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1394_n) {
+              t164 = v_x1394_d[t163];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x1390_n, 0.0, 7);
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x1394_n, 0.0, 7);
               t164 = 0;
             }
             uint8_t t166 = rt_lt_i(t164, t162);
@@ -2032,11 +2032,11 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
             t143y2 = t164;
             t143y3 = t168;
             if (t141[t144] >> 0 & 1) {
-              v_x1419_d[at[0]] = t143y0;
+              v_x1423_d[at[0]] = t143y0;
               at[0]++;
             }
             if (t141[t144] >> 1 & 1) {
-              v_x1421_d[at[1]] = t143y2;
+              v_x1425_d[at[1]] = t143y2;
               at[1]++;
             }
           }
@@ -2048,67 +2048,67 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1403 = v_x1403;
-  *out_v_x1419 = v_x1419;
+  *out_v_x1407 = v_x1407;
   *out_v_x1423 = v_x1423;
+  *out_v_x1427 = v_x1427;
+  *out_v_x1429 = v_x1429;
   *out_v_x1425 = v_x1425;
-  *out_v_x1421 = v_x1421;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  rt_release(v_x1404);
-  rt_release(v_x1420);
-  rt_release(v_x1422);
+  *out_v_x1428 = v_x1428;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1408);
+  rt_release(v_x1424);
+  rt_release(v_x1426);
   return;
 fail:
-  rt_release(v_x1403);
-  rt_release(v_x1404);
-  rt_release(v_x1419);
-  rt_release(v_x1420);
-  rt_release(v_x1421);
-  rt_release(v_x1422);
+  rt_release(v_x1407);
+  rt_release(v_x1408);
   rt_release(v_x1423);
   rt_release(v_x1424);
   rt_release(v_x1425);
   rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
 }
 
 /* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
   (void)loc;
   (void)run;
-  int32_t *v_x914_d = v_x914->data.i;
-  const int64_t v_x914_n = v_x914->len;
-  int32_t *v_x915_d = v_x915->data.i;
-  const int64_t v_x915_n = v_x915->len;
-  (void)v_x915_n; /* v_x915's length is v_x914's */
-  int32_t *v_x933_d = v_x933->data.i;
-  const int64_t v_x933_n = v_x933->len;
-  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x918_d = v_x918->data.i;
+  const int64_t v_x918_n = v_x918->len;
+  int32_t *v_x919_d = v_x919->data.i;
+  const int64_t v_x919_n = v_x919->len;
+  (void)v_x919_n; /* v_x919's length is v_x918's */
   int32_t *v_x937_d = v_x937->data.i;
   const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x914's */
-  RtValue *v_x941 = NULL;
-  RtValue *v_x943 = NULL;
+  (void)v_x937_n; /* v_x937's length is v_x918's */
+  int32_t *v_x941_d = v_x941->data.i;
+  const int64_t v_x941_n = v_x941->len;
+  (void)v_x941_n; /* v_x941's length is v_x918's */
   RtValue *v_x945 = NULL;
   RtValue *v_x947 = NULL;
-  RtValue *v_x948 = NULL;
   RtValue *v_x949 = NULL;
+  RtValue *v_x951 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x953 = NULL;
   /* MAP */
   {
-    const int64_t t206 = v_x919;
+    const int64_t t206 = v_x923;
     if (t206 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t206, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t206);
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t206);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     v_x945 = rt_value_new(rt_vec_type(RT_INT), t206);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    v_x947 = rt_value_new(rt_vec_type(RT_INT), t206);
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    v_x949 = rt_value_new(rt_vec_type(RT_INT), t206);
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     RT_PARALLEL_FOR_IF(t206 >= RT_PARALLEL_MIN)
     for (int64_t t207 = 0; t207 < t206; t207++) {
       const int32_t t208 = (int32_t)t207;
@@ -2122,33 +2122,33 @@ __attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int r
       if (t211) {
         NESSIE_RECORD(err, t207, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t214 = rt_mul_i(t212, v_x926);
+      int32_t t214 = rt_mul_i(t212, v_x930);
       int32_t t216 = rt_add_i(t214, t210);
       int32_t t217;
-      if ((uint64_t)(int64_t)t216 < (uint64_t)v_x916) {
+      if ((uint64_t)(int64_t)t216 < (uint64_t)v_x920) {
         t217 = t216;
       } else {
-        NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x916, 0.0, 3);
+        NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x920, 0.0, 3);
         t217 = 0;
       }
-      uint8_t t219 = rt_lt_i(t217, (int32_t)v_x914_n);
+      uint8_t t219 = rt_lt_i(t217, (int32_t)v_x918_n);
       int32_t t220;
       if (t219) {
         int32_t t221;
-        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x914_n) {
-          t221 = v_x914_d[t217];
+        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x918_n) {
+          t221 = v_x918_d[t217];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x914_n, 0.0, 4);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x918_n, 0.0, 4);
           t221 = 0;
         }
         t220 = t221;
       } else {
-        int32_t t223 = rt_sub_i(t217, (int32_t)v_x914_n);
+        int32_t t223 = rt_sub_i(t217, (int32_t)v_x918_n);
         int32_t t224;
-        if ((uint64_t)(int64_t)t223 < (uint64_t)v_x914_n) {
-          t224 = v_x915_d[t223];
+        if ((uint64_t)(int64_t)t223 < (uint64_t)v_x918_n) {
+          t224 = v_x919_d[t223];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t223, v_x914_n, 0.0, 5);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t223, v_x918_n, 0.0, 5);
           t224 = 0;
         }
         t220 = t224;
@@ -2156,192 +2156,192 @@ __attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int r
       int32_t t225;
       if (t219) {
         int32_t t226;
-        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x914_n) {
-          t226 = v_x937_d[t217];
+        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x918_n) {
+          t226 = v_x941_d[t217];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x914_n, 0.0, 6);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x918_n, 0.0, 6);
           t226 = 0;
         }
         t225 = t226;
       } else {
-        int32_t t228 = rt_sub_i(t217, (int32_t)v_x914_n);
+        int32_t t228 = rt_sub_i(t217, (int32_t)v_x918_n);
         int32_t t229;
-        if ((uint64_t)(int64_t)t228 < (uint64_t)(int32_t)v_x914_n) {
+        if ((uint64_t)(int64_t)t228 < (uint64_t)(int32_t)v_x918_n) {
           t229 = t228;
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, (int32_t)v_x914_n, 0.0, 7);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, (int32_t)v_x918_n, 0.0, 7);
           t229 = 0;
         }
         int32_t t230;
-        if ((uint64_t)(int64_t)t229 < (uint64_t)v_x914_n) {
-          t230 = v_x933_d[t229];
+        if ((uint64_t)(int64_t)t229 < (uint64_t)v_x918_n) {
+          t230 = v_x937_d[t229];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, v_x914_n, 0.0, 8);
+          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, v_x918_n, 0.0, 8);
           t230 = 0;
         }
-        int32_t t232 = rt_add_i(t230, v_x934);
+        int32_t t232 = rt_add_i(t230, v_x938);
         t225 = t232;
       }
       int32_t t234 = rt_add_i(t225, t220);
-      v_x941_d[t207] = t225;
-      v_x943_d[t207] = t234;
-      v_x945_d[t207] = 1;
+      v_x945_d[t207] = t225;
+      v_x947_d[t207] = t234;
+      v_x949_d[t207] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     /* LIBRARY */
     {
-      RtValue *t235 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t235, v_x946);
-      v_x947 = t235;
-      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
-      const int64_t v_x947_n = v_x947->len;
+      RtValue *t235 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
+      rt_seg_known_total(t235, v_x950);
+      v_x951 = t235;
+      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
+      const int64_t v_x951_n = v_x951->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x941 = v_x941;
   *out_v_x945 = v_x945;
-  *out_v_x947 = v_x947;
   *out_v_x949 = v_x949;
-  rt_release(v_x943);
-  rt_release(v_x948);
+  *out_v_x951 = v_x951;
+  *out_v_x953 = v_x953;
+  rt_release(v_x947);
+  rt_release(v_x952);
   return;
 fail:
-  rt_release(v_x941);
-  rt_release(v_x943);
   rt_release(v_x945);
   rt_release(v_x947);
-  rt_release(v_x948);
   rt_release(v_x949);
+  rt_release(v_x951);
+  rt_release(v_x952);
+  rt_release(v_x953);
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
   (void)loc;
   (void)run;
-  int32_t *v_x1429_d = v_x1429->data.i;
-  const int64_t v_x1429_n = v_x1429->len;
-  int32_t *v_x1430_d = v_x1430->data.i;
-  const int64_t v_x1430_n = v_x1430->len;
-  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
-  const int64_t v_sd_1441_n = v_sd_1441->len;
   int32_t *v_x1433_d = v_x1433->data.i;
   const int64_t v_x1433_n = v_x1433->len;
   int32_t *v_x1434_d = v_x1434->data.i;
   const int64_t v_x1434_n = v_x1434->len;
-  int32_t *v_x1435_d = v_x1435->data.i;
-  const int64_t v_x1435_n = v_x1435->len;
-  RtValue *v_x1440 = NULL;
+  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
+  const int64_t v_sd_1445_n = v_sd_1445->len;
+  int32_t *v_x1437_d = v_x1437->data.i;
+  const int64_t v_x1437_n = v_x1437->len;
+  int32_t *v_x1438_d = v_x1438->data.i;
+  const int64_t v_x1438_n = v_x1438->len;
+  int32_t *v_x1439_d = v_x1439->data.i;
+  const int64_t v_x1439_n = v_x1439->len;
+  RtValue *v_x1444 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t269 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t269);
-    int32_t *v_x1440_d = v_x1440->data.i;
-    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t269 = v_sd_1445_off[v_sd_1445_n];
+    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t269);
+    int32_t *v_x1444_d = v_x1444->data.i;
+    const int64_t v_x1444_n = v_x1444->len;
     const int64_t t270 = (t269 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t270 > 1)
     for (int64_t t271 = 0; t271 < t270; t271++) {
-      int64_t t274 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t271 * RT_CHUNK);
+      int64_t t274 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t271 * RT_CHUNK);
       const int64_t t271_end = (t271 + 1) * RT_CHUNK < t269 ? (t271 + 1) * RT_CHUNK : t269;
       for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t274++) {
-        const int64_t t274_end = v_sd_1441_off[t274 + 1] < t271_end ? v_sd_1441_off[t274 + 1] : t271_end;
+        const int64_t t274_end = v_sd_1445_off[t274 + 1] < t271_end ? v_sd_1445_off[t274 + 1] : t271_end;
         const int32_t t275 = (int32_t)t274;
         if (t272 >= t274_end)
           continue; /* none of the chunk's elements */
         for (; t272 < t274_end; t272++) {
           const int32_t t273 = (int32_t)t272;
           int32_t t276;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1435_n) {
-            t276 = v_x1435_d[t275];
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1439_n) {
+            t276 = v_x1439_d[t275];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1435_n, 0.0, 0);
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1439_n, 0.0, 0);
             t276 = 0;
           }
           int32_t t277;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1433_n) {
-            t277 = v_x1433_d[t275];
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1437_n) {
+            t277 = v_x1437_d[t275];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1433_n, 0.0, 1);
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1437_n, 0.0, 1);
             t277 = 0;
           }
           int32_t t279 = rt_sub_i(t273, t277);
           int32_t t280;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1434_n) {
-            t280 = v_x1434_d[t275];
+          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1438_n) {
+            t280 = v_x1438_d[t275];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1434_n, 0.0, 2);
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1438_n, 0.0, 2);
             t280 = 0;
           }
           int32_t t282 = rt_mul_i(t279, t280);
           int32_t t284 = rt_add_i(t276, t282);
           int32_t t285;
-          if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1431) {
+          if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1435) {
             t285 = t284;
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1431, 0.0, 3);
+            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1435, 0.0, 3);
             t285 = 0;
           }
-          uint8_t t287 = rt_lt_i(t285, (int32_t)v_x1429_n);
+          uint8_t t287 = rt_lt_i(t285, (int32_t)v_x1433_n);
           int32_t t288;
           if (t287) {
             int32_t t289;
-            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1429_n) {
-              t289 = v_x1429_d[t285];
+            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1433_n) {
+              t289 = v_x1433_d[t285];
             } else {
-              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1429_n, 0.0, 4);
+              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1433_n, 0.0, 4);
               t289 = 0;
             }
             t288 = t289;
           } else {
-            int32_t t291 = rt_sub_i(t285, (int32_t)v_x1429_n);
+            int32_t t291 = rt_sub_i(t285, (int32_t)v_x1433_n);
             int32_t t292;
-            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1430_n) {
-              t292 = v_x1430_d[t291];
+            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1434_n) {
+              t292 = v_x1434_d[t291];
             } else {
-              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1430_n, 0.0, 5);
+              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1434_n, 0.0, 5);
               t292 = 0;
             }
             t288 = t292;
           }
-          v_x1440_d[t272] = t288;
+          v_x1444_d[t272] = t288;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1440 = v_x1440;
+  *out_v_x1444 = v_x1444;
   return;
 fail:
-  rt_release(v_x1440);
+  rt_release(v_x1444);
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
   (void)loc;
   (void)run;
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  RtValue *v_x996 = NULL;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  RtValue *v_x1000 = NULL;
   /* MAP */
   {
-    const int64_t t319 = v_x964;
+    const int64_t t319 = v_x968;
     if (t319 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t319, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t319);
-    int32_t *v_x996_d = v_x996->data.i;
-    const int64_t v_x996_n = v_x996->len;
+    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t319);
+    int32_t *v_x1000_d = v_x1000->data.i;
+    const int64_t v_x1000_n = v_x1000->len;
     RT_PARALLEL_FOR_IF(t319 >= RT_PARALLEL_MIN)
     for (int64_t t320 = 0; t320 < t319; t320++) {
       const int32_t t321 = (int32_t)t320;
@@ -2351,10 +2351,10 @@ __attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int r
       int32_t t328;
       if (t327) {
         int32_t t329;
-        if ((uint64_t)(int64_t)t325 < (uint64_t)v_x978_n) {
-          t329 = v_x978_d[t325];
+        if ((uint64_t)(int64_t)t325 < (uint64_t)v_x982_n) {
+          t329 = v_x982_d[t325];
         } else {
-          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 4, 0, RT_GATHER, t325, v_x978_n, 0.0, 1);
+          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 4, 0, RT_GATHER, t325, v_x982_n, 0.0, 1);
           t329 = 0;
         }
         t328 = t329;
@@ -2368,10 +2368,10 @@ __attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int r
       int32_t t338;
       if (t337) {
         int32_t t339;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x978_n) {
-          t339 = v_x978_d[t335];
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x982_n) {
+          t339 = v_x982_d[t335];
         } else {
-          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 1, 0, RT_GATHER, t335, v_x978_n, 0.0, 2);
+          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 1, 0, RT_GATHER, t335, v_x982_n, 0.0, 2);
           t339 = 0;
         }
         t338 = t339;
@@ -2379,568 +2379,568 @@ __attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int r
         t338 = 0;
       }
       int32_t t341 = rt_add_i(t331, t338);
-      v_x996_d[t320] = t341;
+      v_x1000_d[t320] = t341;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x996 = v_x996;
+  *out_v_x1000 = v_x1000;
   return;
 fail:
-  rt_release(v_x996);
+  rt_release(v_x1000);
 }
 
-/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
-  const int64_t v_sd_1477_n = v_sd_1477->len;
-  RtValue *v_x1451 = NULL;
-  RtValue *v_x1452 = NULL;
-  RtValue *v_x1453 = NULL;
-  RtValue *v_x1454 = NULL;
-  int32_t v_x1462 = 0;
-  RtValue *v_x1463 = NULL;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
+  const int64_t v_x1244_n = v_x1244->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
+  int32_t *v_x1248_d = v_x1248->data.i;
+  const int64_t v_x1248_n = v_x1248->len;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
+  /* MAP */
+  {
+    const int64_t t364 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t364);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
+    RT_PARALLEL_FOR_IF(t364 >= RT_PARALLEL_MIN)
+    for (int64_t t365 = 0; t365 < t364; t365++) {
+      const int32_t t366 = (int32_t)t365;
+      int32_t t367 = v_x1240_d[t366];
+      int32_t t369 = rt_add_i(t367, v_x1241);
+      uint8_t t370 = v_x1244_d[t366];
+      int32_t t371 = v_x1245_d[t366];
+      int32_t t373 = (t370 ? t371 : t369);
+      int32_t t374;
+      if ((uint64_t)(int64_t)t373 < (uint64_t)v_x1250) {
+        t374 = t373;
+      } else {
+        NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x1250, 0.0, 0);
+        t374 = 0;
+      }
+      uint8_t t376 = rt_lt_i(t374, (int32_t)v_x1248_n);
+      int32_t t377;
+      if (t376) {
+        int32_t t378;
+        if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1248_n) {
+          t378 = v_x1248_d[t374];
+        } else {
+          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1248_n, 0.0, 1);
+          t378 = 0;
+        }
+        t377 = t378;
+      } else {
+        int32_t t380 = rt_sub_i(t374, (int32_t)v_x1248_n);
+        int32_t t381;
+        if ((uint64_t)(int64_t)t380 < (uint64_t)v_x1249_n) {
+          t381 = v_x1249_d[t380];
+        } else {
+          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x1249_n, 0.0, 2);
+          t381 = 0;
+        }
+        t377 = t381;
+      }
+      v_x1254_d[t365] = t377;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1254 = v_x1254;
+  return;
+fail:
+  rt_release(v_x1254);
+}
+
+/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
+  const int64_t v_sd_1481_n = v_sd_1481->len;
+  RtValue *v_x1455 = NULL;
+  RtValue *v_x1456 = NULL;
+  RtValue *v_x1457 = NULL;
+  RtValue *v_x1458 = NULL;
+  int32_t v_x1466 = 0;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1479 = NULL;
+  RtValue *v_x1480 = NULL;
   /* PARTITION */
   {
-    const int64_t t422 = v_x1446;
-    if (t422 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t422, 0.0, 0);
+    const int64_t t462 = v_x1450;
+    if (t462 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t462, 0.0, 0);
       goto fail;
     }
-    const int64_t t423 = t422 > 0 ? (t422 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t424 = (uint8_t *)rt_alloc_atomic((size_t)t422 + 1);
-    int64_t *t425 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t423 + 1));
-    RT_PARALLEL_FOR_IF(t423 > 1)
-    for (int64_t t426 = 0; t426 < t423; t426++) {
+    const int64_t t463 = t462 > 0 ? (t462 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t464 = (uint8_t *)rt_alloc_atomic((size_t)t462 + 1);
+    int64_t *t465 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t463 + 1));
+    RT_PARALLEL_FOR_IF(t463 > 1)
+    for (int64_t t466 = 0; t466 < t463; t466++) {
       int64_t kept = 0;
-      const int64_t t426_end = (t426 + 1) * RT_CHUNK < t422 ? (t426 + 1) * RT_CHUNK : t422;
-      for (int64_t t427 = t426 * RT_CHUNK; t427 < t426_end; t427++) {
-        const int32_t t428 = (int32_t)t427;
-        int32_t t426x0;
-        uint8_t t426x1;
-        int32_t t429;
-        if ((uint64_t)(int64_t)t428 < (uint64_t)v_sd_1477_n) {
-          t429 = (int32_t)(v_sd_1477_off[t428 + 1] - v_sd_1477_off[t428]);
+      const int64_t t466_end = (t466 + 1) * RT_CHUNK < t462 ? (t466 + 1) * RT_CHUNK : t462;
+      for (int64_t t467 = t466 * RT_CHUNK; t467 < t466_end; t467++) {
+        const int32_t t468 = (int32_t)t467;
+        int32_t t466x0;
+        uint8_t t466x1;
+        int32_t t469;
+        if ((uint64_t)(int64_t)t468 < (uint64_t)v_sd_1481_n) {
+          t469 = (int32_t)(v_sd_1481_off[t468 + 1] - v_sd_1481_off[t468]);
         } else {
-          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_sd_1477_n, 0.0, 1);
-          t429 = 0;
+          NESSIE_RECORD(err, t467, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_sd_1481_n, 0.0, 1);
+          t469 = 0;
         }
-        uint8_t t431 = rt_le_i(t429, 1);
-        t426x0 = t428;
-        t426x1 = t431;
-        uint8_t t432;
-        t432 = t426x1;
-        t424[t427] = t432 != 0;
-        kept += t432 != 0;
+        uint8_t t471 = rt_le_i(t469, 1);
+        t466x0 = t468;
+        t466x1 = t471;
+        uint8_t t472;
+        t472 = t466x1;
+        t464[t467] = t472 != 0;
+        kept += t472 != 0;
       }
-      t425[t426] = kept;
+      t465[t466] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t424);
-      rt_free(t425);
+      rt_free(t464);
+      rt_free(t465);
       goto fail;
     }
-    int64_t t433 = 0;
-    for (int64_t t426 = 0; t426 < t423; t426++) {
-      const int64_t k = t425[t426];
-      t425[t426] = t433;
-      t433 += k;
+    int64_t t473 = 0;
+    for (int64_t t466 = 0; t466 < t463; t466++) {
+      const int64_t k = t465[t466];
+      t465[t466] = t473;
+      t473 += k;
     }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t433);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t422 - t433));
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t423 > 1)
-    for (int64_t t426 = 0; t426 < t423; t426++) {
-      int64_t at = t425[t426];
-      int64_t at_not = t426 * RT_CHUNK - t425[t426];
-      const int64_t t426_end = (t426 + 1) * RT_CHUNK < t422 ? (t426 + 1) * RT_CHUNK : t422;
-      for (int64_t t427 = t426 * RT_CHUNK; t427 < t426_end; t427++) {
-        const int32_t t428 = (int32_t)t427;
-        int32_t t426y0;
-        uint8_t t426y1;
-        int32_t t434;
-        if ((uint64_t)(int64_t)t428 < (uint64_t)v_sd_1477_n) {
-          t434 = (int32_t)(v_sd_1477_off[t428 + 1] - v_sd_1477_off[t428]);
+    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t473);
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t462 - t473));
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
+    RT_PARALLEL_FOR_IF(t463 > 1)
+    for (int64_t t466 = 0; t466 < t463; t466++) {
+      int64_t at = t465[t466];
+      int64_t at_not = t466 * RT_CHUNK - t465[t466];
+      const int64_t t466_end = (t466 + 1) * RT_CHUNK < t462 ? (t466 + 1) * RT_CHUNK : t462;
+      for (int64_t t467 = t466 * RT_CHUNK; t467 < t466_end; t467++) {
+        const int32_t t468 = (int32_t)t467;
+        int32_t t466y0;
+        uint8_t t466y1;
+        int32_t t474;
+        if ((uint64_t)(int64_t)t468 < (uint64_t)v_sd_1481_n) {
+          t474 = (int32_t)(v_sd_1481_off[t468 + 1] - v_sd_1481_off[t468]);
         } else {
-          NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_sd_1477_n, 0.0, 2);
-          t434 = 0;
+          NESSIE_RECORD(err, t467, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_sd_1481_n, 0.0, 2);
+          t474 = 0;
         }
-        uint8_t t436 = rt_le_i(t434, 1);
-        t426y0 = t428;
-        t426y1 = t436;
-        if (t424[t427]) {
-          v_x1451_d[at] = t426y0;
+        uint8_t t476 = rt_le_i(t474, 1);
+        t466y0 = t468;
+        t466y1 = t476;
+        if (t464[t467]) {
+          v_x1455_d[at] = t466y0;
           at++;
         } else {
-          v_x1453_d[at_not] = t426y0;
+          v_x1457_d[at_not] = t466y0;
           at_not++;
         }
       }
     }
-    rt_free(t424);
-    rt_free(t425);
+    rt_free(t464);
+    rt_free(t465);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
     /* REDUCE */
     {
-      const int64_t t437 = v_x1446;
-      if (t437 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
+      const int64_t t477 = v_x1450;
+      if (t477 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t477, 0.0, 3);
         goto fail;
       }
-      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t437);
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t438 > 1)
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        int32_t t440a0;
-        t440a0 = 0;
-        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
-        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-          const int32_t t442 = (int32_t)t441;
-          int32_t t440x0;
-          uint8_t t440x1;
-          int32_t t443;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
-            t443 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
+      const int64_t t478 = t477 > 0 ? (t477 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t479 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
+      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t477);
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
+      RT_PARALLEL_FOR_IF(t478 > 1)
+      for (int64_t t480 = 0; t480 < t478; t480++) {
+        int32_t t480a0;
+        t480a0 = 0;
+        const int64_t t480_end = (t480 + 1) * RT_CHUNK < t477 ? (t480 + 1) * RT_CHUNK : t477;
+        for (int64_t t481 = t480 * RT_CHUNK; t481 < t480_end; t481++) {
+          const int32_t t482 = (int32_t)t481;
+          int32_t t480x0;
+          uint8_t t480x1;
+          int32_t t483;
+          if ((uint64_t)(int64_t)t482 < (uint64_t)v_sd_1481_n) {
+            t483 = (int32_t)(v_sd_1481_off[t482 + 1] - v_sd_1481_off[t482]);
           } else {
-            NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 4);
-            t443 = 0;
+            NESSIE_RECORD(err, t481, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_sd_1481_n, 0.0, 4);
+            t483 = 0;
           }
-          uint8_t t445 = rt_le_i(t443, 1);
-          int32_t t447 = (t445 ? 0 : t443);
-          t440x0 = t447;
-          t440x1 = t445;
-          v_x1463_d[t441] = t440x1; /* a map column */
-          int32_t t449 = rt_add_i(t440a0, t440x0);
-          t440a0 = t449;
+          uint8_t t485 = rt_le_i(t483, 1);
+          int32_t t487 = (t485 ? 0 : t483);
+          t480x0 = t487;
+          t480x1 = t485;
+          v_x1467_d[t481] = t480x1; /* a map column */
+          int32_t t489 = rt_add_i(t480a0, t480x0);
+          t480a0 = t489;
         }
-        t439[t440] = t440a0;
+        t479[t480] = t480a0;
       }
-      int32_t t440t0;
-      t440t0 = 0;
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        const int32_t t450 = t439[t440];
-        int32_t t452 = rt_add_i(t440t0, t450);
-        t440t0 = t452;
+      int32_t t480t0;
+      t480t0 = 0;
+      for (int64_t t480 = 0; t480 < t478; t480++) {
+        const int32_t t490 = t479[t480];
+        int32_t t492 = rt_add_i(t480t0, t490);
+        t480t0 = t492;
       }
-      v_x1462 = t440t0;
-      rt_free(t439);
+      v_x1466 = t480t0;
+      rt_free(t479);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
       /* SCAN */
       {
-        const int64_t t453 = v_x1446;
-        if (t453 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t453, 0.0, 5);
+        const int64_t t493 = v_x1450;
+        if (t493 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t493, 0.0, 5);
           goto fail;
         }
-        const int64_t t454 = t453 > 0 ? (t453 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t455 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t454);
-        int32_t *t456 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t454);
-        RT_PARALLEL_FOR_IF(t454 > 1)
-        for (int64_t t457 = 0; t457 < t454; t457++) {
-          int32_t t457a0;
-          int32_t t457a1;
-          t457a0 = 0;
-          t457a1 = 0;
-          const int64_t t457_end = (t457 + 1) * RT_CHUNK < t453 ? (t457 + 1) * RT_CHUNK : t453;
-          for (int64_t t458 = t457 * RT_CHUNK; t458 < t457_end; t458++) {
-            const int32_t t459 = (int32_t)t458;
-            int32_t t457x0;
-            int32_t t457x1;
-            int32_t t460;
-            if ((uint64_t)(int64_t)t459 < (uint64_t)v_sd_1477_n) {
-              t460 = (int32_t)(v_sd_1477_off[t459 + 1] - v_sd_1477_off[t459]);
+        const int64_t t494 = t493 > 0 ? (t493 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t495 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t494);
+        int32_t *t496 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t494);
+        RT_PARALLEL_FOR_IF(t494 > 1)
+        for (int64_t t497 = 0; t497 < t494; t497++) {
+          int32_t t497a0;
+          int32_t t497a1;
+          t497a0 = 0;
+          t497a1 = 0;
+          const int64_t t497_end = (t497 + 1) * RT_CHUNK < t493 ? (t497 + 1) * RT_CHUNK : t493;
+          for (int64_t t498 = t497 * RT_CHUNK; t498 < t497_end; t498++) {
+            const int32_t t499 = (int32_t)t498;
+            int32_t t497x0;
+            int32_t t497x1;
+            int32_t t500;
+            if ((uint64_t)(int64_t)t499 < (uint64_t)v_sd_1481_n) {
+              t500 = (int32_t)(v_sd_1481_off[t499 + 1] - v_sd_1481_off[t499]);
             } else {
-              NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_sd_1477_n, 0.0, 6);
-              t460 = 0;
+              NESSIE_RECORD(err, t498, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_sd_1481_n, 0.0, 6);
+              t500 = 0;
             }
-            uint8_t t462 = rt_le_i(t460, 1);
-            int32_t t464 = rt_btoi_b(t462);
-            uint8_t t466 = rt_not_b(t462);
-            int32_t t468 = rt_btoi_b(t466);
-            t457x0 = t464;
-            t457x1 = t468;
-            int32_t t470 = rt_add_i(t457a0, t457x0);
-            int32_t t472 = rt_add_i(t457a1, t457x1);
-            t457a0 = t470;
-            t457a1 = t472;
+            uint8_t t502 = rt_le_i(t500, 1);
+            int32_t t504 = rt_btoi_b(t502);
+            uint8_t t506 = rt_not_b(t502);
+            int32_t t508 = rt_btoi_b(t506);
+            t497x0 = t504;
+            t497x1 = t508;
+            int32_t t510 = rt_add_i(t497a0, t497x0);
+            int32_t t512 = rt_add_i(t497a1, t497x1);
+            t497a0 = t510;
+            t497a1 = t512;
           }
-          t455[t457] = t457a0;
-          t456[t457] = t457a1;
+          t495[t497] = t497a0;
+          t496[t497] = t497a1;
         }
-        int32_t t457t0;
-        int32_t t457t1;
-        t457t0 = 0;
-        t457t1 = 0;
-        for (int64_t t457 = 0; t457 < t454; t457++) {
-          const int32_t t473 = t455[t457];
-          t455[t457] = t457t0;
-          const int32_t t474 = t456[t457];
-          t456[t457] = t457t1;
-          int32_t t476 = rt_add_i(t457t0, t473);
-          int32_t t478 = rt_add_i(t457t1, t474);
-          t457t0 = t476;
-          t457t1 = t478;
+        int32_t t497t0;
+        int32_t t497t1;
+        t497t0 = 0;
+        t497t1 = 0;
+        for (int64_t t497 = 0; t497 < t494; t497++) {
+          const int32_t t513 = t495[t497];
+          t495[t497] = t497t0;
+          const int32_t t514 = t496[t497];
+          t496[t497] = t497t1;
+          int32_t t516 = rt_add_i(t497t0, t513);
+          int32_t t518 = rt_add_i(t497t1, t514);
+          t497t0 = t516;
+          t497t1 = t518;
         }
-        v_x1475 = rt_value_new(rt_vec_type(RT_INT), t453);
-        int32_t *v_x1475_d = v_x1475->data.i;
-        const int64_t v_x1475_n = v_x1475->len;
-        v_x1476 = rt_value_new(rt_vec_type(RT_INT), t453);
-        int32_t *v_x1476_d = v_x1476->data.i;
-        const int64_t v_x1476_n = v_x1476->len;
-        RT_PARALLEL_FOR_IF(t454 > 1)
-        for (int64_t t457 = 0; t457 < t454; t457++) {
-          int32_t t457p0;
-          int32_t t457p1;
-          t457p0 = t455[t457];
-          t457p1 = t456[t457];
-          const int64_t t457_end = (t457 + 1) * RT_CHUNK < t453 ? (t457 + 1) * RT_CHUNK : t453;
-          for (int64_t t458 = t457 * RT_CHUNK; t458 < t457_end; t458++) {
-            const int32_t t459 = (int32_t)t458;
-            v_x1475_d[t458] = t457p0;
-            v_x1476_d[t458] = t457p1;
-            int32_t t457y0;
-            int32_t t457y1;
-            int32_t t479;
-            if ((uint64_t)(int64_t)t459 < (uint64_t)v_sd_1477_n) {
-              t479 = (int32_t)(v_sd_1477_off[t459 + 1] - v_sd_1477_off[t459]);
+        v_x1479 = rt_value_new(rt_vec_type(RT_INT), t493);
+        int32_t *v_x1479_d = v_x1479->data.i;
+        const int64_t v_x1479_n = v_x1479->len;
+        v_x1480 = rt_value_new(rt_vec_type(RT_INT), t493);
+        int32_t *v_x1480_d = v_x1480->data.i;
+        const int64_t v_x1480_n = v_x1480->len;
+        RT_PARALLEL_FOR_IF(t494 > 1)
+        for (int64_t t497 = 0; t497 < t494; t497++) {
+          int32_t t497p0;
+          int32_t t497p1;
+          t497p0 = t495[t497];
+          t497p1 = t496[t497];
+          const int64_t t497_end = (t497 + 1) * RT_CHUNK < t493 ? (t497 + 1) * RT_CHUNK : t493;
+          for (int64_t t498 = t497 * RT_CHUNK; t498 < t497_end; t498++) {
+            const int32_t t499 = (int32_t)t498;
+            v_x1479_d[t498] = t497p0;
+            v_x1480_d[t498] = t497p1;
+            int32_t t497y0;
+            int32_t t497y1;
+            int32_t t519;
+            if ((uint64_t)(int64_t)t499 < (uint64_t)v_sd_1481_n) {
+              t519 = (int32_t)(v_sd_1481_off[t499 + 1] - v_sd_1481_off[t499]);
             } else {
-              NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t459, v_sd_1477_n, 0.0, 7);
-              t479 = 0;
+              NESSIE_RECORD(err, t498, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_sd_1481_n, 0.0, 7);
+              t519 = 0;
             }
-            uint8_t t481 = rt_le_i(t479, 1);
-            int32_t t483 = rt_btoi_b(t481);
-            uint8_t t485 = rt_not_b(t481);
-            int32_t t487 = rt_btoi_b(t485);
-            t457y0 = t483;
-            t457y1 = t487;
-            int32_t t489 = rt_add_i(t457p0, t457y0);
-            int32_t t491 = rt_add_i(t457p1, t457y1);
-            t457p0 = t489;
-            t457p1 = t491;
+            uint8_t t521 = rt_le_i(t519, 1);
+            int32_t t523 = rt_btoi_b(t521);
+            uint8_t t525 = rt_not_b(t521);
+            int32_t t527 = rt_btoi_b(t525);
+            t497y0 = t523;
+            t497y1 = t527;
+            int32_t t529 = rt_add_i(t497p0, t497y0);
+            int32_t t531 = rt_add_i(t497p1, t497y1);
+            t497p0 = t529;
+            t497p1 = t531;
           }
         }
-        rt_free(t455);
-        rt_free(t456);
+        rt_free(t495);
+        rt_free(t496);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1463 = v_x1463;
-  *out_v_x1451 = v_x1451;
-  *out_v_x1453 = v_x1453;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1476 = v_x1476;
-  rt_release(v_x1452);
-  rt_release(v_x1454);
+  *out_v_x1467 = v_x1467;
+  *out_v_x1455 = v_x1455;
+  *out_v_x1457 = v_x1457;
+  *out_v_x1466 = v_x1466;
+  *out_v_x1479 = v_x1479;
+  *out_v_x1480 = v_x1480;
+  rt_release(v_x1456);
+  rt_release(v_x1458);
   return;
 fail:
-  rt_release(v_x1451);
-  rt_release(v_x1452);
-  rt_release(v_x1453);
-  rt_release(v_x1454);
-  rt_release(v_x1463);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-}
-
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1522_d = v_x1522->data.i;
-  const int64_t v_x1522_n = v_x1522->len;
-  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
-  const int64_t v_sd_1523_n = v_sd_1523->len;
-  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
-  const int64_t v_sd_1535_n = v_sd_1535->len;
-  RtValue *v_x1529 = NULL;
-  RtValue *v_x1530 = NULL;
-  RtValue *v_x1531 = NULL;
-  RtValue *v_x1532 = NULL;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  /* MAP */
-  {
-    const int64_t t504 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t504);
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t504);
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t504);
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t504 >= RT_PARALLEL_MIN)
-    for (int64_t t505 = 0; t505 < t504; t505++) {
-      const int32_t t506 = (int32_t)t505;
-      int32_t t507 = v_x1522_d[t506];
-      int32_t t508;
-      if ((uint64_t)(int64_t)t507 < (uint64_t)v_sd_1535_n) {
-        t508 = (int32_t)v_sd_1535_off[t507];
-      } else {
-        NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_sd_1535_n, 0.0, 0);
-        t508 = 0;
-      }
-      int32_t t509;
-      if ((uint64_t)(int64_t)t507 < (uint64_t)v_sd_1523_n) {
-        t509 = (int32_t)(v_sd_1523_off[t507 + 1] - v_sd_1523_off[t507]);
-      } else {
-        NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_sd_1523_n, 0.0, 1);
-        t509 = 0;
-      }
-      int32_t t511 = rt_add_i(t508, t509);
-      v_x1529_d[t505] = t508;
-      v_x1530_d[t505] = t511;
-      v_x1531_d[t505] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
-    /* LIBRARY */
-    {
-      RtValue *t512 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t512, v_x1525);
-      v_x1532 = t512;
-      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
-      const int64_t v_x1532_n = v_x1532->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1533 = v_x1533;
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1534);
-  return;
-fail:
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1533);
-  rt_release(v_x1534);
+  rt_release(v_x1455);
+  rt_release(v_x1456);
+  rt_release(v_x1457);
+  rt_release(v_x1458);
+  rt_release(v_x1467);
+  rt_release(v_x1479);
+  rt_release(v_x1480);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
   (void)loc;
   (void)run;
-  int32_t *v_x1507_d = v_x1507->data.i;
-  const int64_t v_x1507_n = v_x1507->len;
-  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
-  const int64_t v_sd_1508_n = v_sd_1508->len;
-  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
-  const int64_t v_sd_1521_n = v_sd_1521->len;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
-  RtValue *v_x1517 = NULL;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
+  int32_t *v_x1526_d = v_x1526->data.i;
+  const int64_t v_x1526_n = v_x1526->len;
+  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
+  const int64_t v_sd_1527_n = v_sd_1527->len;
+  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
+  const int64_t v_sd_1539_n = v_sd_1539->len;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  RtValue *v_x1535 = NULL;
+  RtValue *v_x1536 = NULL;
+  RtValue *v_x1537 = NULL;
+  RtValue *v_x1538 = NULL;
   /* MAP */
   {
-    const int64_t t525 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t525 >= RT_PARALLEL_MIN)
-    for (int64_t t526 = 0; t526 < t525; t526++) {
-      const int32_t t527 = (int32_t)t526;
-      int32_t t528 = v_x1507_d[t527];
-      int32_t t529;
-      if ((uint64_t)(int64_t)t528 < (uint64_t)v_sd_1521_n) {
-        t529 = (int32_t)v_sd_1521_off[t528];
+    const int64_t t544 = v_x1526_n;
+    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
+    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
+    for (int64_t t545 = 0; t545 < t544; t545++) {
+      const int32_t t546 = (int32_t)t545;
+      int32_t t547 = v_x1526_d[t546];
+      int32_t t548;
+      if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1539_n) {
+        t548 = (int32_t)v_sd_1539_off[t547];
       } else {
-        NESSIE_RECORD(err, t526, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_sd_1521_n, 0.0, 0);
-        t529 = 0;
+        NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1539_n, 0.0, 0);
+        t548 = 0;
       }
-      int32_t t530;
-      if ((uint64_t)(int64_t)t528 < (uint64_t)v_sd_1508_n) {
-        t530 = (int32_t)(v_sd_1508_off[t528 + 1] - v_sd_1508_off[t528]);
+      int32_t t549;
+      if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1527_n) {
+        t549 = (int32_t)(v_sd_1527_off[t547 + 1] - v_sd_1527_off[t547]);
       } else {
-        NESSIE_RECORD(err, t526, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_sd_1508_n, 0.0, 1);
-        t530 = 0;
+        NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1527_n, 0.0, 1);
+        t549 = 0;
       }
-      int32_t t532 = rt_add_i(t529, t530);
-      v_x1514_d[t526] = t529;
-      v_x1515_d[t526] = t530;
-      v_x1516_d[t526] = t532;
-      v_x1517_d[t526] = 1;
+      int32_t t551 = rt_add_i(t548, t549);
+      v_x1533_d[t545] = t548;
+      v_x1534_d[t545] = t551;
+      v_x1535_d[t545] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
     /* LIBRARY */
     {
-      RtValue *t533 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t533, v_x1510);
-      v_x1518 = t533;
-      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
-      const int64_t v_x1518_n = v_x1518->len;
+      RtValue *t552 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
+      rt_seg_known_total(t552, v_x1529);
+      v_x1536 = t552;
+      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
+      const int64_t v_x1536_n = v_x1536->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1515 = v_x1515;
-  *out_v_x1514 = v_x1514;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1520 = v_x1520;
-  rt_release(v_x1516);
-  rt_release(v_x1519);
+  *out_v_x1537 = v_x1537;
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1538);
   return;
 fail:
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
-  rt_release(v_x1517);
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1537);
+  rt_release(v_x1538);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
   (void)loc;
   (void)run;
-  int32_t *v_x1301_d = v_x1301->data.i;
-  const int64_t v_x1301_n = v_x1301->len;
-  uint8_t *v_x1305_d = v_x1305->data.b;
-  const int64_t v_x1305_n = v_x1305->len;
-  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
-  int32_t *v_x1306_d = v_x1306->data.i;
-  const int64_t v_x1306_n = v_x1306->len;
-  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
-  int32_t *v_x1309_d = v_x1309->data.i;
-  const int64_t v_x1309_n = v_x1309->len;
-  int32_t *v_x1310_d = v_x1310->data.i;
-  const int64_t v_x1310_n = v_x1310->len;
-  RtValue *v_x1315 = NULL;
+  int32_t *v_x1511_d = v_x1511->data.i;
+  const int64_t v_x1511_n = v_x1511->len;
+  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
+  const int64_t v_sd_1512_n = v_sd_1512->len;
+  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
+  const int64_t v_sd_1525_n = v_sd_1525->len;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
+  RtValue *v_x1521 = NULL;
+  RtValue *v_x1522 = NULL;
+  RtValue *v_x1523 = NULL;
+  RtValue *v_x1524 = NULL;
   /* MAP */
   {
-    const int64_t t556 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t556);
-    int32_t *v_x1315_d = v_x1315->data.i;
-    const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t556 >= RT_PARALLEL_MIN)
-    for (int64_t t557 = 0; t557 < t556; t557++) {
-      const int32_t t558 = (int32_t)t557;
-      int32_t t559 = v_x1301_d[t558];
-      int32_t t561 = rt_add_i(t559, v_x1302);
-      uint8_t t562 = v_x1305_d[t558];
-      int32_t t563 = v_x1306_d[t558];
-      int32_t t565 = (t562 ? t563 : t561);
-      int32_t t566;
-      if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1311) {
-        t566 = t565;
-      } else {
-        NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1311, 0.0, 0);
-        t566 = 0;
-      }
-      uint8_t t568 = rt_lt_i(t566, (int32_t)v_x1309_n);
+    const int64_t t565 = v_x1511_n;
+    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t565);
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t565);
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t565);
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t565);
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
+    RT_PARALLEL_FOR_IF(t565 >= RT_PARALLEL_MIN)
+    for (int64_t t566 = 0; t566 < t565; t566++) {
+      const int32_t t567 = (int32_t)t566;
+      int32_t t568 = v_x1511_d[t567];
       int32_t t569;
-      if (t568) {
-        int32_t t570;
-        if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1309_n) {
-          t570 = v_x1309_d[t566];
-        } else {
-          NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1309_n, 0.0, 1);
-          t570 = 0;
-        }
-        t569 = t570;
+      if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1525_n) {
+        t569 = (int32_t)v_sd_1525_off[t568];
       } else {
-        int32_t t572 = rt_sub_i(t566, (int32_t)v_x1309_n);
-        int32_t t573;
-        if ((uint64_t)(int64_t)t572 < (uint64_t)v_x1310_n) {
-          t573 = v_x1310_d[t572];
-        } else {
-          NESSIE_RECORD(err, t557, RT_CHECK_INDEX, 0, 0, RT_GATHER, t572, v_x1310_n, 0.0, 2);
-          t573 = 0;
-        }
-        t569 = t573;
+        NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1525_n, 0.0, 0);
+        t569 = 0;
       }
-      v_x1315_d[t557] = t569;
+      int32_t t570;
+      if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1512_n) {
+        t570 = (int32_t)(v_sd_1512_off[t568 + 1] - v_sd_1512_off[t568]);
+      } else {
+        NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1512_n, 0.0, 1);
+        t570 = 0;
+      }
+      int32_t t572 = rt_add_i(t569, t570);
+      v_x1518_d[t566] = t569;
+      v_x1519_d[t566] = t570;
+      v_x1520_d[t566] = t572;
+      v_x1521_d[t566] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1315 = v_x1315;
+  {
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
+    /* LIBRARY */
+    {
+      RtValue *t573 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
+      rt_seg_known_total(t573, v_x1514);
+      v_x1522 = t573;
+      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
+      const int64_t v_x1522_n = v_x1522->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1519 = v_x1519;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
+  *out_v_x1522 = v_x1522;
+  *out_v_x1524 = v_x1524;
+  rt_release(v_x1520);
+  rt_release(v_x1523);
   return;
 fail:
-  rt_release(v_x1315);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
+  rt_release(v_x1521);
+  rt_release(v_x1522);
+  rt_release(v_x1523);
+  rt_release(v_x1524);
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
   (void)loc;
   (void)run;
-  int32_t *v_x1536_d = v_x1536->data.i;
-  const int64_t v_x1536_n = v_x1536->len;
-  int32_t v_x1537 = 0;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1540_d = v_x1540->data.i;
+  const int64_t v_x1540_n = v_x1540->len;
+  int32_t v_x1541 = 0;
+  RtValue *v_x1543 = NULL;
   /* ONCE */
   {
     int32_t t580;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-      t580 = v_x1536_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1540_n) {
+      t580 = v_x1540_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1540_n, 0.0, 0);
       t580 = 0;
     }
-    v_x1537 = t580;
+    v_x1541 = t580;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2948,37 +2948,37 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
     /* MAP */
     {
       const int64_t t581 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t581);
-      int32_t *v_x1539_d = v_x1539->data.i;
-      const int64_t v_x1539_n = v_x1539->len;
+      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t581);
+      int32_t *v_x1543_d = v_x1543->data.i;
+      const int64_t v_x1543_n = v_x1543->len;
       RT_PARALLEL_FOR_IF(t581 >= RT_PARALLEL_MIN)
       for (int64_t t582 = 0; t582 < t581; t582++) {
         const int32_t t583 = (int32_t)t582;
-        v_x1539_d[t582] = v_x1537;
+        v_x1543_d[t582] = v_x1541;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1539 = v_x1539;
+  *out_v_x1543 = v_x1543;
   return;
 fail:
-  rt_release(v_x1539);
+  rt_release(v_x1543);
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1541_d = v_x1541->data.i;
-  const int64_t v_x1541_n = v_x1541->len;
-  int32_t *v_dev_1548_d = v_dev_1548->data.i;
-  const int64_t v_dev_1548_n = v_dev_1548->len;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
+  int32_t *v_x1545_d = v_x1545->data.i;
+  const int64_t v_x1545_n = v_x1545->len;
+  int32_t *v_dev_1552_d = v_dev_1552->data.i;
+  const int64_t v_dev_1552_n = v_dev_1552->len;
+  RtValue *v_x1550 = NULL;
+  RtValue *v_x1551 = NULL;
   /* SPLIT */
   {
-    const int64_t t606 = v_x1541_n;
+    const int64_t t606 = v_x1545_n;
     const int64_t t607 = t606 > 0 ? (t606 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t608 = (uint8_t *)rt_alloc_atomic((size_t)t606 + 1);
     int64_t *t609 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t607 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -2990,16 +2990,16 @@ __attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int 
         const int32_t t612 = (int32_t)t611;
         int32_t t610x0;
         int32_t t610x1;
-        int32_t t615 = v_x1541_d[t612];
+        int32_t t615 = v_x1545_d[t612];
         t610x0 = t615;
         t610x1 = t615;
         uint8_t t616;
         uint8_t t617;
         int32_t t618;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-          t618 = v_dev_1548_d[0];
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n) {
+          t618 = v_dev_1552_d[0];
         } else {
-          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1552_n, 0.0, 0);
           t618 = 0;
         }
         uint8_t t620 = rt_lt_i(t610x0, t618);
@@ -3024,18 +3024,18 @@ __attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int 
       t609[0 * t607 + t610] = t623;
       t623 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t623);
-    int32_t *v_x1546_d = v_x1546->data.i;
-    const int64_t v_x1546_n = v_x1546->len;
+    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t623);
+    int32_t *v_x1550_d = v_x1550->data.i;
+    const int64_t v_x1550_n = v_x1550->len;
     int64_t t624 = 0;
     for (int64_t t610 = 0; t610 < t607; t610++) {
       const int64_t k = t609[1 * t607 + t610];
       t609[1 * t607 + t610] = t624;
       t624 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t624);
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t624);
+    int32_t *v_x1551_d = v_x1551->data.i;
+    const int64_t v_x1551_n = v_x1551->len;
     RT_PARALLEL_FOR_IF(t607 > 1)
     for (int64_t t610 = 0; t610 < t607; t610++) {
       int64_t at[2];
@@ -3048,15 +3048,15 @@ __attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int 
           continue;
         int32_t t610y0;
         int32_t t610y1;
-        int32_t t625 = v_x1541_d[t612];
+        int32_t t625 = v_x1545_d[t612];
         t610y0 = t625;
         t610y1 = t625;
         if (t608[t611] >> 0 & 1) {
-          v_x1546_d[at[0]] = t610y0;
+          v_x1550_d[at[0]] = t610y0;
           at[0]++;
         }
         if (t608[t611] >> 1 & 1) {
-          v_x1547_d[at[1]] = t610y1;
+          v_x1551_d[at[1]] = t610y1;
           at[1]++;
         }
       }
@@ -3066,12 +3066,12 @@ __attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1546 = v_x1546;
-  *out_v_x1547 = v_x1547;
+  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1546);
-  rt_release(v_x1547);
+  rt_release(v_x1550);
+  rt_release(v_x1551);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3084,12 +3084,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1540 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
+    RtValue *v_dev_1544 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1544);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
-    rt_release(v_dev_1540);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1544, &v_x42, &v_x60);
+    rt_release(v_dev_1544);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
@@ -3135,11 +3135,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x755 = NULL;
+  RtValue *v_x759 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x755 = v_x94;
+    v_x759 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -3149,7 +3149,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x152 = 0;
     RtValue *v_x710 = NULL;
     RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -3157,7 +3157,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
@@ -3169,7 +3169,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -3245,24 +3245,38 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x742 = 0;
-    v_x742 = (int32_t)v_x699->len;
-    int32_t v_x741 = 0;
-    v_x741 = (int32_t)v_x268->len;
-    int32_t v_x743 = 0;
-    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
-    RtValue *v_x754 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
+    RtValue *v_x758 = NULL;
+    if (v_x261) {
+      v_x758 = v_x699;
+      rt_retain(v_x699);
+    } else {
+      RtValue *v_x757 = NULL;
+      if (v_x269) {
+        v_x757 = v_x268;
+        rt_retain(v_x268);
+      } else {
+        int32_t v_x744 = 0;
+        v_x744 = (int32_t)v_x699->len;
+        int32_t v_x743 = 0;
+        v_x743 = (int32_t)v_x268->len;
+        int32_t v_x745 = 0;
+        v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
+        RtValue *v_x756 = NULL;
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
+        v_x757 = v_x756;
+      }
+      v_x758 = v_x757;
+    }
     rt_release(v_x105);
     rt_release(v_x710);
     rt_release(v_x724);
     rt_release(v_x268);
     rt_release(v_x699);
-    v_x755 = v_x754;
+    v_x759 = v_x758;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x755;
+  *out_0 = v_x759;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

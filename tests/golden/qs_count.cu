@@ -424,82 +424,82 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1387_off = rt_seg_offsets(v_sd_1387);
-  const int64_t v_sd_1387_n = v_sd_1387->len;
-  int32_t *v_x1381_d = v_x1381->data.i;
-  const int64_t v_x1381_n = v_x1381->len;
-  int32_t *v_x1382_d = v_x1382->data.i;
-  const int64_t v_x1382_n = v_x1382->len;
-  int32_t *v_x1383_d = v_x1383->data.i;
-  const int64_t v_x1383_n = v_x1383->len;
-  RtValue *v_x1386 = NULL;
+  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
+  const int64_t v_sd_1391_n = v_sd_1391->len;
+  int32_t *v_x1385_d = v_x1385->data.i;
+  const int64_t v_x1385_n = v_x1385->len;
+  int32_t *v_x1386_d = v_x1386->data.i;
+  const int64_t v_x1386_n = v_x1386->len;
+  int32_t *v_x1387_d = v_x1387->data.i;
+  const int64_t v_x1387_n = v_x1387->len;
+  RtValue *v_x1390 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t35 = v_sd_1387_off[v_sd_1387_n];
-    v_x1386 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x1386_d = v_x1386->data.i;
-    const int64_t v_x1386_n = v_x1386->len;
+    const int64_t t35 = v_sd_1391_off[v_sd_1391_n];
+    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t35);
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
     const int64_t t36 = (t35 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t36 > 1)
     for (int64_t t37 = 0; t37 < t36; t37++) {
-      int64_t t40 = rt_segment_search(v_sd_1387_off, 0, v_sd_1387_n, t37 * RT_CHUNK);
+      int64_t t40 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t37 * RT_CHUNK);
       const int64_t t37_end = (t37 + 1) * RT_CHUNK < t35 ? (t37 + 1) * RT_CHUNK : t35;
       for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t40++) {
-        const int64_t t40_end = v_sd_1387_off[t40 + 1] < t37_end ? v_sd_1387_off[t40 + 1] : t37_end;
+        const int64_t t40_end = v_sd_1391_off[t40 + 1] < t37_end ? v_sd_1391_off[t40 + 1] : t37_end;
         const int32_t t41 = (int32_t)t40;
         if (t38 >= t40_end)
           continue; /* none of the chunk's elements */
         for (; t38 < t40_end; t38++) {
           const int32_t t39 = (int32_t)t38;
           int32_t t42;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1383_n) {
-            t42 = v_x1383_d[t41];
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1387_n) {
+            t42 = v_x1387_d[t41];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1383_n, 0.0, 0);
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1387_n, 0.0, 0);
             t42 = 0;
           }
           int32_t t43;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1381_n) {
-            t43 = v_x1381_d[t41];
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1385_n) {
+            t43 = v_x1385_d[t41];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1381_n, 0.0, 1);
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1385_n, 0.0, 1);
             t43 = 0;
           }
           int32_t t45 = rt_sub_i(t39, t43);
           int32_t t46;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1382_n) {
-            t46 = v_x1382_d[t41];
+          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1386_n) {
+            t46 = v_x1386_d[t41];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1382_n, 0.0, 2);
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1386_n, 0.0, 2);
             t46 = 0;
           }
           int32_t t48 = rt_mul_i(t45, t46);
           int32_t t50 = rt_add_i(t42, t48);
-          v_x1386_d[t38] = t50;
+          v_x1390_d[t38] = t50;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1386 = v_x1386;
+  *out_v_x1390 = v_x1390;
   return;
 fail:
-  rt_release(v_x1386);
+  rt_release(v_x1390);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1387_off; int64_t v_sd_1387_n;
-  int32_t *v_x1381_d; int64_t v_x1381_n;
-  int32_t *v_x1382_d; int64_t v_x1382_n;
-  int32_t *v_x1383_d; int64_t v_x1383_n;
+  const int64_t *v_sd_1391_off; int64_t v_sd_1391_n;
+  int32_t *v_x1385_d; int64_t v_x1385_n;
   int32_t *v_x1386_d; int64_t v_x1386_n;
+  int32_t *v_x1387_d; int64_t v_x1387_n;
+  int32_t *v_x1390_d; int64_t v_x1390_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -513,39 +513,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t52 = 0; /* nonzero: a check below failed */
-    int t53 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n;
-    int32_t t51 = t53 ? A.v_x1383_d[sx] : 0;
+    int t53 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n;
+    int32_t t51 = t53 ? A.v_x1387_d[sx] : 0;
     t52 |= !t53;
-    int t55 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n;
-    int32_t t54 = t55 ? A.v_x1381_d[sx] : 0;
+    int t55 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1385_n;
+    int32_t t54 = t55 ? A.v_x1385_d[sx] : 0;
     t52 |= !t55;
     int32_t t57 = rt_sub_i(ix, t54);
-    int t59 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n;
-    int32_t t58 = t59 ? A.v_x1382_d[sx] : 0;
+    int t59 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n;
+    int32_t t58 = t59 ? A.v_x1386_d[sx] : 0;
     t52 |= !t59;
     int32_t t61 = rt_mul_i(t57, t58);
     int32_t t63 = rt_add_i(t51, t61);
     if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
       int32_t t64;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1383_n) {
-        t64 = A.v_x1383_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n) {
+        t64 = A.v_x1387_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1383_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1387_n, 0.0, 0);
         t64 = 0;
       }
       int32_t t65;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1381_n) {
-        t65 = A.v_x1381_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1385_n) {
+        t65 = A.v_x1385_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1381_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1385_n, 0.0, 1);
         t65 = 0;
       }
       int32_t t67 = rt_sub_i(ix, t65);
       int32_t t68;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1382_n) {
-        t68 = A.v_x1382_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n) {
+        t68 = A.v_x1386_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1382_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1386_n, 0.0, 2);
         t68 = 0;
       }
       int32_t t70 = rt_mul_i(t67, t68);
@@ -557,81 +557,81 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1386_d[i] = v.v0;
+    A.v_x1390_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1387_off = rtg_seg_offsets(v_sd_1387);
-  A.v_sd_1387_n = v_sd_1387->len;
-  A.v_x1381_d = v_x1381->data.i;
-  A.v_x1381_n = v_x1381->len;
-  A.v_x1382_d = v_x1382->data.i;
-  A.v_x1382_n = v_x1382->len;
-  A.v_x1383_d = v_x1383->data.i;
-  A.v_x1383_n = v_x1383->len;
-  RtValue *v_x1386 = NULL;
+  A.v_sd_1391_off = rtg_seg_offsets(v_sd_1391);
+  A.v_sd_1391_n = v_sd_1391->len;
+  A.v_x1385_d = v_x1385->data.i;
+  A.v_x1385_n = v_x1385->len;
+  A.v_x1386_d = v_x1386->data.i;
+  A.v_x1386_n = v_x1386->len;
+  A.v_x1387_d = v_x1387->data.i;
+  A.v_x1387_n = v_x1387->len;
+  RtValue *v_x1390 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t73 = rtg_seg_total(v_sd_1387);
-    v_x1386 = rtg_vec_new(RT_INT, t73);
-    A.v_x1386_d = v_x1386->data.i;
-    A.v_x1386_n = v_x1386->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1387, t73);
+    const int64_t t73 = rtg_seg_total(v_sd_1391);
+    v_x1390 = rtg_vec_new(RT_INT, t73);
+    A.v_x1390_d = v_x1390->data.i;
+    A.v_x1390_n = v_x1390->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1391, t73);
   }
-  *out_v_x1386 = v_x1386;
+  *out_v_x1390 = v_x1390;
   return;
 fail:
-  rt_release(v_x1386);
+  rt_release(v_x1390);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1387, RtValue *v_x1381, RtValue *v_x1382, RtValue *v_x1383, RtValue **out_v_x1386) {
-  RtValue *vals[] = {v_sd_1387, v_x1381, v_x1382, v_x1383};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
+  RtValue *vals[] = {v_sd_1391, v_x1385, v_x1386, v_x1387};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+    K4_host(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1387, v_x1381, v_x1382, v_x1383, out_v_x1386);
+    K4_gpu(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
   }
 }
 
 /* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
   (void)loc;
   (void)run;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t v_x851 = 0;
-  int32_t v_x852 = 0;
+  int32_t *v_x854_d = v_x854->data.i;
+  const int64_t v_x854_n = v_x854->len;
+  int32_t v_x855 = 0;
+  int32_t v_x856 = 0;
   /* ONCE */
   {
     int32_t t74;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x850_n) {
-      t74 = v_x850_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x854_n) {
+      t74 = v_x854_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x850_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x854_n, 0.0, 0);
       t74 = 0;
     }
     int32_t t75;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x850_n) {
-      t75 = v_x850_d[1];
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x854_n) {
+      t75 = v_x854_d[1];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x850_n, 0.0, 1);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x854_n, 0.0, 1);
       t75 = 0;
     }
-    v_x851 = t74;
-    v_x852 = t75;
+    v_x855 = t74;
+    v_x856 = t75;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x851 = v_x851;
-  *out_v_x852 = v_x852;
+  *out_v_x855 = v_x855;
+  *out_v_x856 = v_x856;
   return;
 fail:
 }
@@ -640,9 +640,9 @@ fail:
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x850_d; int64_t v_x850_n;
-  int32_t v_x851;
-  int32_t v_x852;
+  int32_t *v_x854_d; int64_t v_x854_n;
+  int32_t v_x855;
+  int32_t v_x856;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -654,42 +654,42 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n;
-    int32_t t76 = t78 ? A.v_x850_d[0] : 0;
+    int t78 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x854_n;
+    int32_t t76 = t78 ? A.v_x854_d[0] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n;
-    int32_t t79 = t80 ? A.v_x850_d[1] : 0;
+    int t80 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x854_n;
+    int32_t t79 = t80 ? A.v_x854_d[1] : 0;
     t77 |= !t80;
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t81;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x850_n) {
-        t81 = A.v_x850_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x854_n) {
+        t81 = A.v_x854_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x850_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x854_n, 0.0, 0);
         t81 = 0;
       }
       int32_t t82;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x850_n) {
-        t82 = A.v_x850_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x854_n) {
+        t82 = A.v_x854_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x850_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x854_n, 0.0, 1);
         t82 = 0;
       }
     }
     return K5_0_V{t76, t79};
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x850_d = v_x850->data.i;
-  A.v_x850_n = v_x850->len;
-  int32_t v_x851 = 0;
-  int32_t v_x852 = 0;
+  A.v_x854_d = v_x854->data.i;
+  A.v_x854_n = v_x854->len;
+  int32_t v_x855 = 0;
+  int32_t v_x856 = 0;
   /* ONCE */
   K5_0_V *t83; /* the slot of its values */
   {
@@ -697,81 +697,81 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int3
   }
   {
     const K5_0_V t84 = rtg::once_read(t83);
-    v_x851 = t84.v0;
-    A.v_x851 = v_x851;
-    v_x852 = t84.v1;
-    A.v_x852 = v_x852;
+    v_x855 = t84.v0;
+    A.v_x855 = v_x855;
+    v_x856 = t84.v1;
+    A.v_x856 = v_x856;
   }
-  *out_v_x851 = v_x851;
-  *out_v_x852 = v_x852;
+  *out_v_x855 = v_x855;
+  *out_v_x856 = v_x856;
   return;
 fail:
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x850, int32_t *out_v_x851, int32_t *out_v_x852) {
-  RtValue *vals[] = {v_x850};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
+  RtValue *vals[] = {v_x854};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K5_host(err, loc, run, v_x850, out_v_x851, out_v_x852);
+    K5_host(err, loc, run, v_x854, out_v_x855, out_v_x856);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x850, out_v_x851, out_v_x852);
+    K5_gpu(err, loc, run, v_x854, out_v_x855, out_v_x856);
   }
 }
 
 /* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
   (void)loc;
   (void)run;
-  int32_t *v_x1389_d = v_x1389->data.i;
-  const int64_t v_x1389_n = v_x1389->len;
-  int32_t *v_x1390_d = v_x1390->data.i;
-  const int64_t v_x1390_n = v_x1390->len;
-  int32_t *v_x1391_d = v_x1391->data.i;
-  const int64_t v_x1391_n = v_x1391->len;
   int32_t *v_x1393_d = v_x1393->data.i;
   const int64_t v_x1393_n = v_x1393->len;
-  (void)v_x1393_n; /* v_x1393's length is v_x1391's */
-  const int64_t *v_x1395_off = rt_seg_offsets(v_x1395);
+  int32_t *v_x1394_d = v_x1394->data.i;
+  const int64_t v_x1394_n = v_x1394->len;
+  int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  RtValue *v_x1403 = NULL;
-  RtValue *v_x1404 = NULL;
-  RtValue *v_x1419 = NULL;
-  RtValue *v_x1420 = NULL;
-  RtValue *v_x1421 = NULL;
-  RtValue *v_x1422 = NULL;
+  int32_t *v_x1397_d = v_x1397->data.i;
+  const int64_t v_x1397_n = v_x1397->len;
+  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
+  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
+  const int64_t v_x1399_n = v_x1399->len;
+  RtValue *v_x1407 = NULL;
+  RtValue *v_x1408 = NULL;
   RtValue *v_x1423 = NULL;
   RtValue *v_x1424 = NULL;
   RtValue *v_x1425 = NULL;
   RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
   /* MAP */
   {
-    const int64_t t85 = v_x1392;
+    const int64_t t85 = v_x1396;
     if (t85 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t85, 0.0, 0);
       goto fail;
     }
-    v_x1403 = rt_value_new(rt_vec_type(RT_BOOL), t85);
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    v_x1404 = rt_value_new(rt_vec_type(RT_INT), t85);
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t85);
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t85);
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     RT_PARALLEL_FOR_IF(t85 >= RT_PARALLEL_MIN)
     for (int64_t t86 = 0; t86 < t85; t86++) {
       const int32_t t87 = (int32_t)t86;
       int32_t t88;
-      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1391_n) {
-        t88 = v_x1393_d[t87];
+      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1395_n) {
+        t88 = v_x1397_d[t87];
       } else {
-        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1391_n, 0.0, 1);
+        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1395_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t89;
-      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1391_n) {
-        t89 = v_x1391_d[t87];
+      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1395_n) {
+        t89 = v_x1395_d[t87];
       } else {
-        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1391_n, 0.0, 2);
+        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1395_n, 0.0, 2);
         t89 = 0;
       }
       uint8_t t91 = rt_lt_i(0, t89);
@@ -780,48 +780,48 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
       int32_t t96;
       if (t95) {
         int32_t t97;
-        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1390_n) {
-          t97 = v_x1390_d[t93];
+        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1394_n) {
+          t97 = v_x1394_d[t93];
         } else {
-          NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x1390_n, 0.0, 3);
+          NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x1394_n, 0.0, 3);
           t97 = 0;
         }
         t96 = t97;
       } else {
         t96 = 0;
       }
-      v_x1403_d[t86] = 1;
-      v_x1404_d[t86] = t96;
+      v_x1407_d[t86] = 1;
+      v_x1408_d[t86] = t96;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1403_d = v_x1403->data.b;
-    const int64_t v_x1403_n = v_x1403->len;
-    int32_t *v_x1404_d = v_x1404->data.i;
-    const int64_t v_x1404_n = v_x1404->len;
+    uint8_t *v_x1407_d = v_x1407->data.b;
+    const int64_t v_x1407_n = v_x1407->len;
+    int32_t *v_x1408_d = v_x1408->data.i;
+    const int64_t v_x1408_n = v_x1408->len;
     /* SPLIT */
     {
-      const int64_t t98 = v_x1389_n;
+      const int64_t t98 = v_x1393_n;
       const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t100 = (uint8_t *)rt_alloc_atomic((size_t)t98 + 1);
       int64_t *t101 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t99 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      memset(v_x1423_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
-      v_x1424 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1424_d = v_x1424->data.i;
-      const int64_t v_x1424_n = v_x1424->len;
-      memset(v_x1424_d, 0, sizeof(int32_t) * (size_t)v_x1395_n);
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
+      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
       RT_PARALLEL_FOR_IF(t99 > 1)
       for (int64_t t102 = 0; t102 < t99; t102++) {
         int64_t kept[2] = {0};
-        int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
+        int64_t t105 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t102 * RT_CHUNK);
         const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
         for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
-          const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
+          const int64_t t105_end = v_x1399_off[t105 + 1] < t102_end ? v_x1399_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
           if (t103 >= t105_end)
             continue; /* none of the chunk's elements */
@@ -833,18 +833,18 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             int32_t t102x2;
             uint8_t t102x3;
             int32_t t107;
-            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
-              t107 = v_x1404_d[t106];
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1408_n) {
+              t107 = v_x1408_d[t106];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 4);
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1408_n, 0.0, 4);
               t107 = 0;
             }
-            int32_t t108 = v_x1389_d[t104];
+            int32_t t108 = v_x1393_d[t104];
             int32_t t109;
-            if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1390_n) {
-              t109 = v_x1390_d[t108];
+            if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1394_n) {
+              t109 = v_x1394_d[t108];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1390_n, 0.0, 5);
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1394_n, 0.0, 5);
               t109 = 0;
             }
             uint8_t t111 = rt_lt_i(t109, t107);
@@ -861,12 +861,12 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             kept[1] += t115 != 0;
             t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
           }
-          if (v_x1395_off[t105] >= t102 * RT_CHUNK && v_x1395_off[t105 + 1] <= t102_end) { /* the whole segment */
-            v_x1423_d[t105] = (int32_t)(kept[0] - before[0]);
-            v_x1424_d[t105] = (int32_t)(kept[1] - before[1]);
+          if (v_x1399_off[t105] >= t102 * RT_CHUNK && v_x1399_off[t105 + 1] <= t102_end) { /* the whole segment */
+            v_x1427_d[t105] = (int32_t)(kept[0] - before[0]);
+            v_x1428_d[t105] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1423_d[t105], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1424_d[t105], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1427_d[t105], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1428_d[t105], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t101[0 * t99 + t102] = kept[0];
@@ -883,41 +883,41 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
         t101[0 * t99 + t102] = t116;
         t116 += k;
       }
-      v_x1419 = rt_value_new(rt_vec_type(RT_INT), t116);
-      int32_t *v_x1419_d = v_x1419->data.i;
-      const int64_t v_x1419_n = v_x1419->len;
+      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t116);
+      int32_t *v_x1423_d = v_x1423->data.i;
+      const int64_t v_x1423_n = v_x1423->len;
       int64_t t117 = 0;
       for (int64_t t102 = 0; t102 < t99; t102++) {
         const int64_t k = t101[1 * t99 + t102];
         t101[1 * t99 + t102] = t117;
         t117 += k;
       }
-      v_x1421 = rt_value_new(rt_vec_type(RT_INT), t117);
-      int32_t *v_x1421_d = v_x1421->data.i;
-      const int64_t v_x1421_n = v_x1421->len;
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
+      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t117);
       int32_t *v_x1425_d = v_x1425->data.i;
       const int64_t v_x1425_n = v_x1425->len;
-      for (int64_t t118 = 0, t119 = 0; t118 < v_x1395_n; t118++) {
-        v_x1425_d[t118] = (int32_t)t119;
-        t119 += v_x1423_d[t118];
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1429_d = v_x1429->data.i;
+      const int64_t v_x1429_n = v_x1429->len;
+      for (int64_t t118 = 0, t119 = 0; t118 < v_x1399_n; t118++) {
+        v_x1429_d[t118] = (int32_t)t119;
+        t119 += v_x1427_d[t118];
       }
-      v_x1426 = rt_value_new(rt_vec_type(RT_INT), v_x1395_n);
-      int32_t *v_x1426_d = v_x1426->data.i;
-      const int64_t v_x1426_n = v_x1426->len;
-      for (int64_t t118 = 0, t120 = 0; t118 < v_x1395_n; t118++) {
-        v_x1426_d[t118] = (int32_t)t120;
-        t120 += v_x1424_d[t118];
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      for (int64_t t118 = 0, t120 = 0; t118 < v_x1399_n; t118++) {
+        v_x1430_d[t118] = (int32_t)t120;
+        t120 += v_x1428_d[t118];
       }
       RT_PARALLEL_FOR_IF(t99 > 1)
       for (int64_t t102 = 0; t102 < t99; t102++) {
         int64_t at[2];
         at[0] = t101[0 * t99 + t102];
         at[1] = t101[1 * t99 + t102];
-        int64_t t105 = rt_segment_search(v_x1395_off, 0, v_x1395_n, t102 * RT_CHUNK);
+        int64_t t105 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t102 * RT_CHUNK);
         const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
         for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
-          const int64_t t105_end = v_x1395_off[t105 + 1] < t102_end ? v_x1395_off[t105 + 1] : t102_end;
+          const int64_t t105_end = v_x1399_off[t105 + 1] < t102_end ? v_x1399_off[t105 + 1] : t102_end;
           const int32_t t106 = (int32_t)t105;
           if (t103 >= t105_end)
             continue; /* none of the chunk's elements */
@@ -930,18 +930,18 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             int32_t t102y2;
             uint8_t t102y3;
             int32_t t121;
-            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1404_n) {
-              t121 = v_x1404_d[t106];
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1408_n) {
+              t121 = v_x1408_d[t106];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1404_n, 0.0, 6);
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1408_n, 0.0, 6);
               t121 = 0;
             }
-            int32_t t122 = v_x1389_d[t104];
+            int32_t t122 = v_x1393_d[t104];
             int32_t t123;
-            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x1390_n) {
-              t123 = v_x1390_d[t122];
+            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x1394_n) {
+              t123 = v_x1394_d[t122];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x1390_n, 0.0, 7);
+              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x1394_n, 0.0, 7);
               t123 = 0;
             }
             uint8_t t125 = rt_lt_i(t123, t121);
@@ -951,11 +951,11 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
             t102y2 = t123;
             t102y3 = t127;
             if (t100[t103] >> 0 & 1) {
-              v_x1419_d[at[0]] = t102y0;
+              v_x1423_d[at[0]] = t102y0;
               at[0]++;
             }
             if (t100[t103] >> 1 & 1) {
-              v_x1421_d[at[1]] = t102y2;
+              v_x1425_d[at[1]] = t102y2;
               at[1]++;
             }
           }
@@ -967,50 +967,50 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, Rt
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1403 = v_x1403;
-  *out_v_x1419 = v_x1419;
+  *out_v_x1407 = v_x1407;
   *out_v_x1423 = v_x1423;
+  *out_v_x1427 = v_x1427;
+  *out_v_x1429 = v_x1429;
   *out_v_x1425 = v_x1425;
-  *out_v_x1421 = v_x1421;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  rt_release(v_x1404);
-  rt_release(v_x1420);
-  rt_release(v_x1422);
+  *out_v_x1428 = v_x1428;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1408);
+  rt_release(v_x1424);
+  rt_release(v_x1426);
   return;
 fail:
-  rt_release(v_x1403);
-  rt_release(v_x1404);
-  rt_release(v_x1419);
-  rt_release(v_x1420);
-  rt_release(v_x1421);
-  rt_release(v_x1422);
+  rt_release(v_x1407);
+  rt_release(v_x1408);
   rt_release(v_x1423);
   rt_release(v_x1424);
   rt_release(v_x1425);
   rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
 }
 
 /* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1389_d; int64_t v_x1389_n;
-  int32_t *v_x1390_d; int64_t v_x1390_n;
-  int32_t *v_x1391_d; int64_t v_x1391_n;
-  int32_t v_x1392;
   int32_t *v_x1393_d; int64_t v_x1393_n;
-  const int64_t *v_x1395_off; int64_t v_x1395_n;
-  uint8_t *v_x1403_d; int64_t v_x1403_n;
-  int32_t *v_x1404_d; int64_t v_x1404_n;
-  int32_t *v_x1419_d; int64_t v_x1419_n;
-  uint8_t *v_x1420_d; int64_t v_x1420_n;
-  int32_t *v_x1421_d; int64_t v_x1421_n;
-  uint8_t *v_x1422_d; int64_t v_x1422_n;
+  int32_t *v_x1394_d; int64_t v_x1394_n;
+  int32_t *v_x1395_d; int64_t v_x1395_n;
+  int32_t v_x1396;
+  int32_t *v_x1397_d; int64_t v_x1397_n;
+  const int64_t *v_x1399_off; int64_t v_x1399_n;
+  uint8_t *v_x1407_d; int64_t v_x1407_n;
+  int32_t *v_x1408_d; int64_t v_x1408_n;
   int32_t *v_x1423_d; int64_t v_x1423_n;
-  int32_t *v_x1424_d; int64_t v_x1424_n;
+  uint8_t *v_x1424_d; int64_t v_x1424_n;
   int32_t *v_x1425_d; int64_t v_x1425_n;
-  int32_t *v_x1426_d; int64_t v_x1426_n;
+  uint8_t *v_x1426_d; int64_t v_x1426_n;
+  int32_t *v_x1427_d; int64_t v_x1427_n;
+  int32_t *v_x1428_d; int64_t v_x1428_n;
+  int32_t *v_x1429_d; int64_t v_x1429_n;
+  int32_t *v_x1430_d; int64_t v_x1430_n;
 };
 struct alignas(8) K6_0_V {
   uint8_t v0;
@@ -1022,17 +1022,17 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n;
-    int32_t t128 = t130 ? rtg::ld_stream(&A.v_x1393_d[ix]) : 0;
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n;
+    int32_t t128 = t130 ? rtg::ld_stream(&A.v_x1397_d[ix]) : 0;
     t129 |= !t130;
-    int32_t t131 = t130 ? rtg::ld_stream(&A.v_x1391_d[ix]) : 0;
+    int32_t t131 = t130 ? rtg::ld_stream(&A.v_x1395_d[ix]) : 0;
     uint8_t t133 = rt_lt_i(0, t131);
     int32_t t135 = (t133 ? t128 : -1);
     uint8_t t137 = rt_ge_i(t135, 0);
     int32_t t138;
     if (t137) {
-      int t140 = (uint64_t)(int64_t)t135 < (uint64_t)A.v_x1390_n;
-      int32_t t139 = t140 ? A.v_x1390_d[t135] : 0;
+      int t140 = (uint64_t)(int64_t)t135 < (uint64_t)A.v_x1394_n;
+      int32_t t139 = t140 ? A.v_x1394_d[t135] : 0;
       t129 |= !t140;
       t138 = t139;
     } else {
@@ -1040,17 +1040,17 @@ struct K6_0_pull {
     }
     if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
       int32_t t141;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t141 = rtg::ld_stream(&A.v_x1393_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
+        t141 = rtg::ld_stream(&A.v_x1397_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 0);
         t141 = 0;
       }
       int32_t t142;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1391_n) {
-        t142 = rtg::ld_stream(&A.v_x1391_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
+        t142 = rtg::ld_stream(&A.v_x1395_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1391_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 1);
         t142 = 0;
       }
       uint8_t t144 = rt_lt_i(0, t142);
@@ -1059,10 +1059,10 @@ struct K6_0_pull {
       int32_t t149;
       if (t148) {
         int32_t t150;
-        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x1390_n) {
-          t150 = A.v_x1390_d[t146];
+        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x1394_n) {
+          t150 = A.v_x1394_d[t146];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t146, A.v_x1390_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t146, A.v_x1394_n, 0.0, 2);
           t150 = 0;
         }
         t149 = t150;
@@ -1076,8 +1076,8 @@ struct K6_0_pull {
 struct K6_0_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x1403_d[i] = v.v0;
-    A.v_x1404_d[i] = v.v1;
+    A.v_x1407_d[i] = v.v0;
+    A.v_x1408_d[i] = v.v1;
   }
 };
 struct alignas(8) K6_1_V {
@@ -1095,29 +1095,29 @@ struct K6_1_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t152 = 0; /* nonzero: a check below failed */
-    int t153 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n;
-    int32_t t151 = t153 ? A.v_x1404_d[sx] : 0;
+    int t153 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n;
+    int32_t t151 = t153 ? A.v_x1408_d[sx] : 0;
     t152 |= !t153;
-    int32_t t154 = rtg::ld_stream(&A.v_x1389_d[ix]);
-    int t156 = (uint64_t)(int64_t)t154 < (uint64_t)A.v_x1390_n;
-    int32_t t155 = t156 ? A.v_x1390_d[t154] : 0;
+    int32_t t154 = rtg::ld_stream(&A.v_x1393_d[ix]);
+    int t156 = (uint64_t)(int64_t)t154 < (uint64_t)A.v_x1394_n;
+    int32_t t155 = t156 ? A.v_x1394_d[t154] : 0;
     t152 |= !t156;
     uint8_t t158 = rt_lt_i(t155, t151);
     uint8_t t160 = rt_gt_i(t155, t151);
     if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
       int32_t t161;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1404_n) {
-        t161 = A.v_x1404_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n) {
+        t161 = A.v_x1408_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1404_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1408_n, 0.0, 3);
         t161 = 0;
       }
-      int32_t t162 = rtg::ld_stream(&A.v_x1389_d[ix]);
+      int32_t t162 = rtg::ld_stream(&A.v_x1393_d[ix]);
       int32_t t163;
-      if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x1390_n) {
-        t163 = A.v_x1390_d[t162];
+      if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x1394_n) {
+        t163 = A.v_x1394_d[t162];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x1390_n, 0.0, 4);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x1394_n, 0.0, 4);
         t163 = 0;
       }
       uint8_t t165 = rt_lt_i(t163, t161);
@@ -1131,12 +1131,12 @@ struct K6_1_store {
   __device__ void operator()(int c, int64_t i, const K6_1_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1419_d[i] = v.v0;
-      /* v.v1: v_x1420, read by nothing */
+      A.v_x1423_d[i] = v.v0;
+      /* v.v1: v_x1424, read by nothing */
       break;
     case 1:
-      A.v_x1421_d[i] = v.v0;
-      /* v.v3: v_x1422, read by nothing */
+      A.v_x1425_d[i] = v.v0;
+      /* v.v3: v_x1426, read by nothing */
       break;
     }
   }
@@ -1147,166 +1147,166 @@ struct K6_1_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1389_d = v_x1389->data.i;
-  A.v_x1389_n = v_x1389->len;
-  A.v_x1390_d = v_x1390->data.i;
-  A.v_x1390_n = v_x1390->len;
-  A.v_x1391_d = v_x1391->data.i;
-  A.v_x1391_n = v_x1391->len;
-  A.v_x1392 = v_x1392;
   A.v_x1393_d = v_x1393->data.i;
   A.v_x1393_n = v_x1393->len;
-  A.v_x1395_off = rtg_seg_offsets(v_x1395);
+  A.v_x1394_d = v_x1394->data.i;
+  A.v_x1394_n = v_x1394->len;
+  A.v_x1395_d = v_x1395->data.i;
   A.v_x1395_n = v_x1395->len;
-  RtValue *v_x1403 = NULL;
-  RtValue *v_x1404 = NULL;
-  RtValue *v_x1419 = NULL;
-  RtValue *v_x1420 = NULL;
-  RtValue *v_x1421 = NULL;
-  RtValue *v_x1422 = NULL;
+  A.v_x1396 = v_x1396;
+  A.v_x1397_d = v_x1397->data.i;
+  A.v_x1397_n = v_x1397->len;
+  A.v_x1399_off = rtg_seg_offsets(v_x1399);
+  A.v_x1399_n = v_x1399->len;
+  RtValue *v_x1407 = NULL;
+  RtValue *v_x1408 = NULL;
   RtValue *v_x1423 = NULL;
   RtValue *v_x1424 = NULL;
   RtValue *v_x1425 = NULL;
   RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
   /* MAP */
   {
-    const int64_t t168 = v_x1392;
+    const int64_t t168 = v_x1396;
     if (t168 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t168, 0.0, run, 5};
       goto fail;
     }
-    v_x1403 = rtg_vec_new(RT_BOOL, t168);
-    A.v_x1403_d = v_x1403->data.b;
-    A.v_x1403_n = v_x1403->len;
-    v_x1404 = rtg_vec_new(RT_INT, t168);
-    A.v_x1404_d = v_x1404->data.i;
-    A.v_x1404_n = v_x1404->len;
+    v_x1407 = rtg_vec_new(RT_BOOL, t168);
+    A.v_x1407_d = v_x1407->data.b;
+    A.v_x1407_n = v_x1407->len;
+    v_x1408 = rtg_vec_new(RT_INT, t168);
+    A.v_x1408_d = v_x1408->data.i;
+    A.v_x1408_n = v_x1408->len;
     rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t168);
   }
   /* SPLIT */
   rtg::SplitCounts t169; /* the slots of its classes' counts */
   int64_t t170; /* its size */
   {
-    const int64_t t171 = v_x1389->len;
-    v_x1419 = rtg_vec_new(RT_INT, t171);
-    A.v_x1419_d = v_x1419->data.i;
-    A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_new(RT_INT, t171);
-    A.v_x1421_d = v_x1421->data.i;
-    A.v_x1421_n = v_x1421->len;
-    t170 = t171;
-    v_x1423 = rtg_vec_new(RT_INT, v_x1395->len);
+    const int64_t t171 = v_x1393->len;
+    v_x1423 = rtg_vec_new(RT_INT, t171);
     A.v_x1423_d = v_x1423->data.i;
     A.v_x1423_n = v_x1423->len;
-    v_x1424 = rtg_vec_new(RT_INT, v_x1395->len);
-    A.v_x1424_d = v_x1424->data.i;
-    A.v_x1424_n = v_x1424->len;
-    RtValue *const t172[2] = {
-      v_x1423,
-      v_x1424,
-    };
-    v_x1425 = rtg_vec_new(RT_INT, v_x1395->len);
+    v_x1425 = rtg_vec_new(RT_INT, t171);
     A.v_x1425_d = v_x1425->data.i;
     A.v_x1425_n = v_x1425->len;
-    v_x1426 = rtg_vec_new(RT_INT, v_x1395->len);
-    A.v_x1426_d = v_x1426->data.i;
-    A.v_x1426_n = v_x1426->len;
-    RtValue *const t173[2] = {
-      v_x1425,
-      v_x1426,
+    t170 = t171;
+    v_x1427 = rtg_vec_new(RT_INT, v_x1399->len);
+    A.v_x1427_d = v_x1427->data.i;
+    A.v_x1427_n = v_x1427->len;
+    v_x1428 = rtg_vec_new(RT_INT, v_x1399->len);
+    A.v_x1428_d = v_x1428->data.i;
+    A.v_x1428_n = v_x1428->len;
+    RtValue *const t172[2] = {
+      v_x1427,
+      v_x1428,
     };
-    t169 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t171, K6_1_store{A}, v_x1395, t172, t173);
+    v_x1429 = rtg_vec_new(RT_INT, v_x1399->len);
+    A.v_x1429_d = v_x1429->data.i;
+    A.v_x1429_n = v_x1429->len;
+    v_x1430 = rtg_vec_new(RT_INT, v_x1399->len);
+    A.v_x1430_d = v_x1430->data.i;
+    A.v_x1430_n = v_x1430->len;
+    RtValue *const t173[2] = {
+      v_x1429,
+      v_x1430,
+    };
+    t169 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t171, K6_1_store{A}, v_x1399, t172, t173);
   }
   {
     int64_t t174[2];
     t174[0] = rtg::filter_count(t169.at[0]);
     t174[1] = rtg::filter_count(t169.at[1]);
-    v_x1419 = rtg_vec_fit(v_x1419, t174[0]);
-    A.v_x1419_d = v_x1419->data.i;
-    A.v_x1419_n = v_x1419->len;
-    v_x1421 = rtg_vec_fit(v_x1421, t174[1]);
-    A.v_x1421_d = v_x1421->data.i;
-    A.v_x1421_n = v_x1421->len;
+    v_x1423 = rtg_vec_fit(v_x1423, t174[0]);
+    A.v_x1423_d = v_x1423->data.i;
+    A.v_x1423_n = v_x1423->len;
+    v_x1425 = rtg_vec_fit(v_x1425, t174[1]);
+    A.v_x1425_d = v_x1425->data.i;
+    A.v_x1425_n = v_x1425->len;
   }
-  *out_v_x1403 = v_x1403;
-  *out_v_x1419 = v_x1419;
+  *out_v_x1407 = v_x1407;
   *out_v_x1423 = v_x1423;
+  *out_v_x1427 = v_x1427;
+  *out_v_x1429 = v_x1429;
   *out_v_x1425 = v_x1425;
-  *out_v_x1421 = v_x1421;
-  *out_v_x1424 = v_x1424;
-  *out_v_x1426 = v_x1426;
-  rt_release(v_x1404);
-  rt_release(v_x1420);
-  rt_release(v_x1422);
+  *out_v_x1428 = v_x1428;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1408);
+  rt_release(v_x1424);
+  rt_release(v_x1426);
   return;
 fail:
-  rt_release(v_x1403);
-  rt_release(v_x1404);
-  rt_release(v_x1419);
-  rt_release(v_x1420);
-  rt_release(v_x1421);
-  rt_release(v_x1422);
+  rt_release(v_x1407);
+  rt_release(v_x1408);
   rt_release(v_x1423);
   rt_release(v_x1424);
   rt_release(v_x1425);
   rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1389, RtValue *v_x1390, RtValue *v_x1391, int32_t v_x1392, RtValue *v_x1393, RtValue *v_x1395, RtValue **out_v_x1403, RtValue **out_v_x1419, RtValue **out_v_x1423, RtValue **out_v_x1425, RtValue **out_v_x1421, RtValue **out_v_x1424, RtValue **out_v_x1426) {
-  RtValue *vals[] = {v_x1389, v_x1390, v_x1391, v_x1393, v_x1395};
-  const int64_t sizes[] = {(int64_t)v_x1392};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
+  RtValue *vals[] = {v_x1393, v_x1394, v_x1395, v_x1397, v_x1399};
+  const int64_t sizes[] = {(int64_t)v_x1396};
   if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K6_host(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+    K6_host(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x1389, v_x1390, v_x1391, v_x1392, v_x1393, v_x1395, out_v_x1403, out_v_x1419, out_v_x1423, out_v_x1425, out_v_x1421, out_v_x1424, out_v_x1426);
+    K6_gpu(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
   }
 }
 
 /* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
   (void)loc;
   (void)run;
-  int32_t *v_x914_d = v_x914->data.i;
-  const int64_t v_x914_n = v_x914->len;
-  int32_t *v_x915_d = v_x915->data.i;
-  const int64_t v_x915_n = v_x915->len;
-  (void)v_x915_n; /* v_x915's length is v_x914's */
-  int32_t *v_x933_d = v_x933->data.i;
-  const int64_t v_x933_n = v_x933->len;
-  (void)v_x933_n; /* v_x933's length is v_x914's */
+  int32_t *v_x918_d = v_x918->data.i;
+  const int64_t v_x918_n = v_x918->len;
+  int32_t *v_x919_d = v_x919->data.i;
+  const int64_t v_x919_n = v_x919->len;
+  (void)v_x919_n; /* v_x919's length is v_x918's */
   int32_t *v_x937_d = v_x937->data.i;
   const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x914's */
-  RtValue *v_x941 = NULL;
-  RtValue *v_x943 = NULL;
+  (void)v_x937_n; /* v_x937's length is v_x918's */
+  int32_t *v_x941_d = v_x941->data.i;
+  const int64_t v_x941_n = v_x941->len;
+  (void)v_x941_n; /* v_x941's length is v_x918's */
   RtValue *v_x945 = NULL;
   RtValue *v_x947 = NULL;
-  RtValue *v_x948 = NULL;
   RtValue *v_x949 = NULL;
+  RtValue *v_x951 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x953 = NULL;
   /* MAP */
   {
-    const int64_t t175 = v_x919;
+    const int64_t t175 = v_x923;
     if (t175 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t175, 0.0, 0);
       goto fail;
     }
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t175);
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t175);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     v_x945 = rt_value_new(rt_vec_type(RT_INT), t175);
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    v_x947 = rt_value_new(rt_vec_type(RT_INT), t175);
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    v_x949 = rt_value_new(rt_vec_type(RT_INT), t175);
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     RT_PARALLEL_FOR_IF(t175 >= RT_PARALLEL_MIN)
     for (int64_t t176 = 0; t176 < t175; t176++) {
       const int32_t t177 = (int32_t)t176;
@@ -1320,33 +1320,33 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
       if (t180) {
         NESSIE_RECORD(err, t176, RT_CHECK_SCALAR, 0, t180, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t183 = rt_mul_i(t181, v_x926);
+      int32_t t183 = rt_mul_i(t181, v_x930);
       int32_t t185 = rt_add_i(t183, t179);
       int32_t t186;
-      if ((uint64_t)(int64_t)t185 < (uint64_t)v_x916) {
+      if ((uint64_t)(int64_t)t185 < (uint64_t)v_x920) {
         t186 = t185;
       } else {
-        NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x916, 0.0, 3);
+        NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x920, 0.0, 3);
         t186 = 0;
       }
-      uint8_t t188 = rt_lt_i(t186, (int32_t)v_x914_n);
+      uint8_t t188 = rt_lt_i(t186, (int32_t)v_x918_n);
       int32_t t189;
       if (t188) {
         int32_t t190;
-        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x914_n) {
-          t190 = v_x914_d[t186];
+        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x918_n) {
+          t190 = v_x918_d[t186];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x914_n, 0.0, 4);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x918_n, 0.0, 4);
           t190 = 0;
         }
         t189 = t190;
       } else {
-        int32_t t192 = rt_sub_i(t186, (int32_t)v_x914_n);
+        int32_t t192 = rt_sub_i(t186, (int32_t)v_x918_n);
         int32_t t193;
-        if ((uint64_t)(int64_t)t192 < (uint64_t)v_x914_n) {
-          t193 = v_x915_d[t192];
+        if ((uint64_t)(int64_t)t192 < (uint64_t)v_x918_n) {
+          t193 = v_x919_d[t192];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x914_n, 0.0, 5);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x918_n, 0.0, 5);
           t193 = 0;
         }
         t189 = t193;
@@ -1354,93 +1354,93 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtV
       int32_t t194;
       if (t188) {
         int32_t t195;
-        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x914_n) {
-          t195 = v_x937_d[t186];
+        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x918_n) {
+          t195 = v_x941_d[t186];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x914_n, 0.0, 6);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x918_n, 0.0, 6);
           t195 = 0;
         }
         t194 = t195;
       } else {
-        int32_t t197 = rt_sub_i(t186, (int32_t)v_x914_n);
+        int32_t t197 = rt_sub_i(t186, (int32_t)v_x918_n);
         int32_t t198;
-        if ((uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x914_n) {
+        if ((uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x918_n) {
           t198 = t197;
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, (int32_t)v_x914_n, 0.0, 7);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, (int32_t)v_x918_n, 0.0, 7);
           t198 = 0;
         }
         int32_t t199;
-        if ((uint64_t)(int64_t)t198 < (uint64_t)v_x914_n) {
-          t199 = v_x933_d[t198];
+        if ((uint64_t)(int64_t)t198 < (uint64_t)v_x918_n) {
+          t199 = v_x937_d[t198];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, v_x914_n, 0.0, 8);
+          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, v_x918_n, 0.0, 8);
           t199 = 0;
         }
-        int32_t t201 = rt_add_i(t199, v_x934);
+        int32_t t201 = rt_add_i(t199, v_x938);
         t194 = t201;
       }
       int32_t t203 = rt_add_i(t194, t189);
-      v_x941_d[t176] = t194;
-      v_x943_d[t176] = t203;
-      v_x945_d[t176] = 1;
+      v_x945_d[t176] = t194;
+      v_x947_d[t176] = t203;
+      v_x949_d[t176] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
     int32_t *v_x945_d = v_x945->data.i;
     const int64_t v_x945_n = v_x945->len;
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
+    int32_t *v_x949_d = v_x949->data.i;
+    const int64_t v_x949_n = v_x949->len;
     /* LIBRARY */
     {
-      RtValue *t204 = rt_range_segdes(loc, v_x941, v_x943, v_x945, &v_x948, &v_x949);
-      rt_seg_known_total(t204, v_x946);
-      v_x947 = t204;
-      const int64_t *v_x947_off = rt_seg_offsets(v_x947);
-      const int64_t v_x947_n = v_x947->len;
+      RtValue *t204 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
+      rt_seg_known_total(t204, v_x950);
+      v_x951 = t204;
+      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
+      const int64_t v_x951_n = v_x951->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x941 = v_x941;
   *out_v_x945 = v_x945;
-  *out_v_x947 = v_x947;
   *out_v_x949 = v_x949;
-  rt_release(v_x943);
-  rt_release(v_x948);
+  *out_v_x951 = v_x951;
+  *out_v_x953 = v_x953;
+  rt_release(v_x947);
+  rt_release(v_x952);
   return;
 fail:
-  rt_release(v_x941);
-  rt_release(v_x943);
   rt_release(v_x945);
   rt_release(v_x947);
-  rt_release(v_x948);
   rt_release(v_x949);
+  rt_release(v_x951);
+  rt_release(v_x952);
+  rt_release(v_x953);
 }
 
 /* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x914_d; int64_t v_x914_n;
-  int32_t *v_x915_d; int64_t v_x915_n;
-  int32_t v_x916;
-  int32_t v_x919;
-  int32_t v_x926;
-  int32_t *v_x933_d; int64_t v_x933_n;
-  int32_t v_x934;
+  int32_t *v_x918_d; int64_t v_x918_n;
+  int32_t *v_x919_d; int64_t v_x919_n;
+  int32_t v_x920;
+  int32_t v_x923;
+  int32_t v_x930;
   int32_t *v_x937_d; int64_t v_x937_n;
-  int32_t v_x946;
+  int32_t v_x938;
   int32_t *v_x941_d; int64_t v_x941_n;
-  int32_t *v_x943_d; int64_t v_x943_n;
+  int32_t v_x950;
   int32_t *v_x945_d; int64_t v_x945_n;
-  const int64_t *v_x947_off; int64_t v_x947_n;
-  int32_t *v_x948_d; int64_t v_x948_n;
+  int32_t *v_x947_d; int64_t v_x947_n;
   int32_t *v_x949_d; int64_t v_x949_n;
+  const int64_t *v_x951_off; int64_t v_x951_n;
+  int32_t *v_x952_d; int64_t v_x952_n;
+  int32_t *v_x953_d; int64_t v_x953_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1455,40 +1455,40 @@ struct K7_0_pull {
     int t207 = 0; /* nonzero: a check below failed */
     int32_t t206 = rt_div_i(ix, 2, &t207);
     int32_t t209 = rt_rem_i(ix, 2, &t207);
-    int32_t t211 = rt_mul_i(t209, A.v_x926);
+    int32_t t211 = rt_mul_i(t209, A.v_x930);
     int32_t t213 = rt_add_i(t211, t206);
-    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x916;
+    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x920;
     int32_t t214 = t215 ? t213 : 0;
     t207 |= !t215;
-    uint8_t t217 = rt_lt_i(t214, (int32_t)A.v_x914_n);
+    uint8_t t217 = rt_lt_i(t214, (int32_t)A.v_x918_n);
     int32_t t218;
     if (t217) {
-      int t220 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x914_n;
-      int32_t t219 = t220 ? A.v_x914_d[t214] : 0;
+      int t220 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x918_n;
+      int32_t t219 = t220 ? A.v_x918_d[t214] : 0;
       t207 |= !t220;
       t218 = t219;
     } else {
-      int32_t t222 = rt_sub_i(t214, (int32_t)A.v_x914_n);
-      int t224 = (uint64_t)(int64_t)t222 < (uint64_t)A.v_x914_n;
-      int32_t t223 = t224 ? A.v_x915_d[t222] : 0;
+      int32_t t222 = rt_sub_i(t214, (int32_t)A.v_x918_n);
+      int t224 = (uint64_t)(int64_t)t222 < (uint64_t)A.v_x918_n;
+      int32_t t223 = t224 ? A.v_x919_d[t222] : 0;
       t207 |= !t224;
       t218 = t223;
     }
     int32_t t225;
     if (t217) {
-      int t227 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x914_n;
-      int32_t t226 = t227 ? A.v_x937_d[t214] : 0;
+      int t227 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x918_n;
+      int32_t t226 = t227 ? A.v_x941_d[t214] : 0;
       t207 |= !t227;
       t225 = t226;
     } else {
-      int32_t t229 = rt_sub_i(t214, (int32_t)A.v_x914_n);
-      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int32_t)A.v_x914_n;
+      int32_t t229 = rt_sub_i(t214, (int32_t)A.v_x918_n);
+      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int32_t)A.v_x918_n;
       int32_t t230 = t231 ? t229 : 0;
       t207 |= !t231;
-      int t233 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x914_n;
-      int32_t t232 = t233 ? A.v_x933_d[t230] : 0;
+      int t233 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x918_n;
+      int32_t t232 = t233 ? A.v_x937_d[t230] : 0;
       t207 |= !t233;
-      int32_t t235 = rt_add_i(t232, A.v_x934);
+      int32_t t235 = rt_add_i(t232, A.v_x938);
       t225 = t235;
     }
     int32_t t237 = rt_add_i(t225, t218);
@@ -1503,33 +1503,33 @@ struct K7_0_pull {
       if (t240) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t240, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t243 = rt_mul_i(t241, A.v_x926);
+      int32_t t243 = rt_mul_i(t241, A.v_x930);
       int32_t t245 = rt_add_i(t243, t239);
       int32_t t246;
-      if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x916) {
+      if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x920) {
         t246 = t245;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x916, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x920, 0.0, 2);
         t246 = 0;
       }
-      uint8_t t248 = rt_lt_i(t246, (int32_t)A.v_x914_n);
+      uint8_t t248 = rt_lt_i(t246, (int32_t)A.v_x918_n);
       int32_t t249;
       if (t248) {
         int32_t t250;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x914_n) {
-          t250 = A.v_x914_d[t246];
+        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x918_n) {
+          t250 = A.v_x918_d[t246];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x914_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x918_n, 0.0, 3);
           t250 = 0;
         }
         t249 = t250;
       } else {
-        int32_t t252 = rt_sub_i(t246, (int32_t)A.v_x914_n);
+        int32_t t252 = rt_sub_i(t246, (int32_t)A.v_x918_n);
         int32_t t253;
-        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x914_n) {
-          t253 = A.v_x915_d[t252];
+        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x918_n) {
+          t253 = A.v_x919_d[t252];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, A.v_x914_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, A.v_x918_n, 0.0, 4);
           t253 = 0;
         }
         t249 = t253;
@@ -1537,30 +1537,30 @@ struct K7_0_pull {
       int32_t t254;
       if (t248) {
         int32_t t255;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x914_n) {
-          t255 = A.v_x937_d[t246];
+        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x918_n) {
+          t255 = A.v_x941_d[t246];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x914_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x918_n, 0.0, 5);
           t255 = 0;
         }
         t254 = t255;
       } else {
-        int32_t t257 = rt_sub_i(t246, (int32_t)A.v_x914_n);
+        int32_t t257 = rt_sub_i(t246, (int32_t)A.v_x918_n);
         int32_t t258;
-        if ((uint64_t)(int64_t)t257 < (uint64_t)(int32_t)A.v_x914_n) {
+        if ((uint64_t)(int64_t)t257 < (uint64_t)(int32_t)A.v_x918_n) {
           t258 = t257;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, (int32_t)A.v_x914_n, 0.0, 6);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, (int32_t)A.v_x918_n, 0.0, 6);
           t258 = 0;
         }
         int32_t t259;
-        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x914_n) {
-          t259 = A.v_x933_d[t258];
+        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x918_n) {
+          t259 = A.v_x937_d[t258];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x914_n, 0.0, 7);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x918_n, 0.0, 7);
           t259 = 0;
         }
-        int32_t t261 = rt_add_i(t259, A.v_x934);
+        int32_t t261 = rt_add_i(t259, A.v_x938);
         t254 = t261;
       }
       int32_t t263 = rt_add_i(t254, t249);
@@ -1571,9 +1571,9 @@ struct K7_0_pull {
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x941_d[i] = v.v0;
-    A.v_x943_d[i] = v.v1;
-    A.v_x945_d[i] = v.v2;
+    A.v_x945_d[i] = v.v0;
+    A.v_x947_d[i] = v.v1;
+    A.v_x949_d[i] = v.v2;
   }
 };
 struct K7_1_ride {
@@ -1582,198 +1582,198 @@ struct K7_1_ride {
     K7_0_store{A}(i, K7_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x914_d = v_x914->data.i;
-  A.v_x914_n = v_x914->len;
-  A.v_x915_d = v_x915->data.i;
-  A.v_x915_n = v_x915->len;
-  A.v_x916 = v_x916;
-  A.v_x919 = v_x919;
-  A.v_x926 = v_x926;
-  A.v_x933_d = v_x933->data.i;
-  A.v_x933_n = v_x933->len;
-  A.v_x934 = v_x934;
+  A.v_x918_d = v_x918->data.i;
+  A.v_x918_n = v_x918->len;
+  A.v_x919_d = v_x919->data.i;
+  A.v_x919_n = v_x919->len;
+  A.v_x920 = v_x920;
+  A.v_x923 = v_x923;
+  A.v_x930 = v_x930;
   A.v_x937_d = v_x937->data.i;
   A.v_x937_n = v_x937->len;
-  A.v_x946 = v_x946;
-  RtValue *v_x941 = NULL;
-  RtValue *v_x943 = NULL;
+  A.v_x938 = v_x938;
+  A.v_x941_d = v_x941->data.i;
+  A.v_x941_n = v_x941->len;
+  A.v_x950 = v_x950;
   RtValue *v_x945 = NULL;
   RtValue *v_x947 = NULL;
-  RtValue *v_x948 = NULL;
   RtValue *v_x949 = NULL;
+  RtValue *v_x951 = NULL;
+  RtValue *v_x952 = NULL;
+  RtValue *v_x953 = NULL;
   /* MAP */
   {
-    const int64_t t264 = v_x919;
+    const int64_t t264 = v_x923;
     if (t264 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t264, 0.0, run, 8};
       goto fail;
     }
-    v_x941 = rtg_vec_new(RT_INT, t264);
-    A.v_x941_d = v_x941->data.i;
-    A.v_x941_n = v_x941->len;
-    v_x943 = rtg_vec_new(RT_INT, t264);
-    A.v_x943_d = v_x943->data.i;
-    A.v_x943_n = v_x943->len;
     v_x945 = rtg_vec_new(RT_INT, t264);
     A.v_x945_d = v_x945->data.i;
     A.v_x945_n = v_x945->len;
+    v_x947 = rtg_vec_new(RT_INT, t264);
+    A.v_x947_d = v_x947->data.i;
+    A.v_x947_n = v_x947->len;
+    v_x949 = rtg_vec_new(RT_INT, t264);
+    A.v_x949_d = v_x949->data.i;
+    A.v_x949_n = v_x949->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t265 = rtg::range_segdes(loc, A.run, v_x941, v_x943, v_x945, &v_x948, &v_x949, K7_1_ride{A});
-    rtg_seg_known_total(t265, v_x946);
-    v_x947 = t265;
-    A.v_x947_off = rtg_seg_offsets(v_x947);
-    A.v_x947_n = v_x947->len;
+    RtValue *t265 = rtg::range_segdes(loc, A.run, v_x945, v_x947, v_x949, &v_x952, &v_x953, K7_1_ride{A});
+    rtg_seg_known_total(t265, v_x950);
+    v_x951 = t265;
+    A.v_x951_off = rtg_seg_offsets(v_x951);
+    A.v_x951_n = v_x951->len;
   }
-  *out_v_x941 = v_x941;
   *out_v_x945 = v_x945;
-  *out_v_x947 = v_x947;
   *out_v_x949 = v_x949;
-  rt_release(v_x943);
-  rt_release(v_x948);
+  *out_v_x951 = v_x951;
+  *out_v_x953 = v_x953;
+  rt_release(v_x947);
+  rt_release(v_x952);
   return;
 fail:
-  rt_release(v_x941);
-  rt_release(v_x943);
   rt_release(v_x945);
   rt_release(v_x947);
-  rt_release(v_x948);
   rt_release(v_x949);
+  rt_release(v_x951);
+  rt_release(v_x952);
+  rt_release(v_x953);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x914, RtValue *v_x915, int32_t v_x916, int32_t v_x919, int32_t v_x926, RtValue *v_x933, int32_t v_x934, RtValue *v_x937, int32_t v_x946, RtValue **out_v_x941, RtValue **out_v_x945, RtValue **out_v_x947, RtValue **out_v_x949) {
-  RtValue *vals[] = {v_x914, v_x915, v_x933, v_x937};
-  const int64_t sizes[] = {(int64_t)v_x919};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
+  RtValue *vals[] = {v_x918, v_x919, v_x937, v_x941};
+  const int64_t sizes[] = {(int64_t)v_x923};
   if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K7_host(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+    K7_host(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x914, v_x915, v_x916, v_x919, v_x926, v_x933, v_x934, v_x937, v_x946, out_v_x941, out_v_x945, out_v_x947, out_v_x949);
+    K7_gpu(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
   }
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
   (void)loc;
   (void)run;
-  int32_t *v_x1429_d = v_x1429->data.i;
-  const int64_t v_x1429_n = v_x1429->len;
-  int32_t *v_x1430_d = v_x1430->data.i;
-  const int64_t v_x1430_n = v_x1430->len;
-  const int64_t *v_sd_1441_off = rt_seg_offsets(v_sd_1441);
-  const int64_t v_sd_1441_n = v_sd_1441->len;
   int32_t *v_x1433_d = v_x1433->data.i;
   const int64_t v_x1433_n = v_x1433->len;
   int32_t *v_x1434_d = v_x1434->data.i;
   const int64_t v_x1434_n = v_x1434->len;
-  int32_t *v_x1435_d = v_x1435->data.i;
-  const int64_t v_x1435_n = v_x1435->len;
-  RtValue *v_x1440 = NULL;
+  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
+  const int64_t v_sd_1445_n = v_sd_1445->len;
+  int32_t *v_x1437_d = v_x1437->data.i;
+  const int64_t v_x1437_n = v_x1437->len;
+  int32_t *v_x1438_d = v_x1438->data.i;
+  const int64_t v_x1438_n = v_x1438->len;
+  int32_t *v_x1439_d = v_x1439->data.i;
+  const int64_t v_x1439_n = v_x1439->len;
+  RtValue *v_x1444 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t266 = v_sd_1441_off[v_sd_1441_n];
-    v_x1440 = rt_value_new(rt_vec_type(RT_INT), t266);
-    int32_t *v_x1440_d = v_x1440->data.i;
-    const int64_t v_x1440_n = v_x1440->len;
+    const int64_t t266 = v_sd_1445_off[v_sd_1445_n];
+    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t266);
+    int32_t *v_x1444_d = v_x1444->data.i;
+    const int64_t v_x1444_n = v_x1444->len;
     const int64_t t267 = (t266 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t267 > 1)
     for (int64_t t268 = 0; t268 < t267; t268++) {
-      int64_t t271 = rt_segment_search(v_sd_1441_off, 0, v_sd_1441_n, t268 * RT_CHUNK);
+      int64_t t271 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t268 * RT_CHUNK);
       const int64_t t268_end = (t268 + 1) * RT_CHUNK < t266 ? (t268 + 1) * RT_CHUNK : t266;
       for (int64_t t269 = t268 * RT_CHUNK; t269 < t268_end; t271++) {
-        const int64_t t271_end = v_sd_1441_off[t271 + 1] < t268_end ? v_sd_1441_off[t271 + 1] : t268_end;
+        const int64_t t271_end = v_sd_1445_off[t271 + 1] < t268_end ? v_sd_1445_off[t271 + 1] : t268_end;
         const int32_t t272 = (int32_t)t271;
         if (t269 >= t271_end)
           continue; /* none of the chunk's elements */
         for (; t269 < t271_end; t269++) {
           const int32_t t270 = (int32_t)t269;
           int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1435_n) {
-            t273 = v_x1435_d[t272];
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1439_n) {
+            t273 = v_x1439_d[t272];
           } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1435_n, 0.0, 0);
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1439_n, 0.0, 0);
             t273 = 0;
           }
           int32_t t274;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1433_n) {
-            t274 = v_x1433_d[t272];
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1437_n) {
+            t274 = v_x1437_d[t272];
           } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1433_n, 0.0, 1);
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1437_n, 0.0, 1);
             t274 = 0;
           }
           int32_t t276 = rt_sub_i(t270, t274);
           int32_t t277;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1434_n) {
-            t277 = v_x1434_d[t272];
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1438_n) {
+            t277 = v_x1438_d[t272];
           } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1434_n, 0.0, 2);
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1438_n, 0.0, 2);
             t277 = 0;
           }
           int32_t t279 = rt_mul_i(t276, t277);
           int32_t t281 = rt_add_i(t273, t279);
           int32_t t282;
-          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1431) {
+          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1435) {
             t282 = t281;
           } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1431, 0.0, 3);
+            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1435, 0.0, 3);
             t282 = 0;
           }
-          uint8_t t284 = rt_lt_i(t282, (int32_t)v_x1429_n);
+          uint8_t t284 = rt_lt_i(t282, (int32_t)v_x1433_n);
           int32_t t285;
           if (t284) {
             int32_t t286;
-            if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1429_n) {
-              t286 = v_x1429_d[t282];
+            if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1433_n) {
+              t286 = v_x1433_d[t282];
             } else {
-              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1429_n, 0.0, 4);
+              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1433_n, 0.0, 4);
               t286 = 0;
             }
             t285 = t286;
           } else {
-            int32_t t288 = rt_sub_i(t282, (int32_t)v_x1429_n);
+            int32_t t288 = rt_sub_i(t282, (int32_t)v_x1433_n);
             int32_t t289;
-            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1430_n) {
-              t289 = v_x1430_d[t288];
+            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1434_n) {
+              t289 = v_x1434_d[t288];
             } else {
-              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1430_n, 0.0, 5);
+              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1434_n, 0.0, 5);
               t289 = 0;
             }
             t285 = t289;
           }
-          v_x1440_d[t269] = t285;
+          v_x1444_d[t269] = t285;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1440 = v_x1440;
+  *out_v_x1444 = v_x1444;
   return;
 fail:
-  rt_release(v_x1440);
+  rt_release(v_x1444);
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1429_d; int64_t v_x1429_n;
-  int32_t *v_x1430_d; int64_t v_x1430_n;
-  int32_t v_x1431;
-  const int64_t *v_sd_1441_off; int64_t v_sd_1441_n;
   int32_t *v_x1433_d; int64_t v_x1433_n;
   int32_t *v_x1434_d; int64_t v_x1434_n;
-  int32_t *v_x1435_d; int64_t v_x1435_n;
-  int32_t *v_x1440_d; int64_t v_x1440_n;
+  int32_t v_x1435;
+  const int64_t *v_sd_1445_off; int64_t v_sd_1445_n;
+  int32_t *v_x1437_d; int64_t v_x1437_n;
+  int32_t *v_x1438_d; int64_t v_x1438_n;
+  int32_t *v_x1439_d; int64_t v_x1439_n;
+  int32_t *v_x1444_d; int64_t v_x1444_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -1787,85 +1787,85 @@ struct K8_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t291 = 0; /* nonzero: a check below failed */
-    int t292 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n;
-    int32_t t290 = t292 ? A.v_x1435_d[sx] : 0;
+    int t292 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1439_n;
+    int32_t t290 = t292 ? A.v_x1439_d[sx] : 0;
     t291 |= !t292;
-    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n;
-    int32_t t293 = t294 ? A.v_x1433_d[sx] : 0;
+    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1437_n;
+    int32_t t293 = t294 ? A.v_x1437_d[sx] : 0;
     t291 |= !t294;
     int32_t t296 = rt_sub_i(ix, t293);
-    int t298 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n;
-    int32_t t297 = t298 ? A.v_x1434_d[sx] : 0;
+    int t298 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1438_n;
+    int32_t t297 = t298 ? A.v_x1438_d[sx] : 0;
     t291 |= !t298;
     int32_t t300 = rt_mul_i(t296, t297);
     int32_t t302 = rt_add_i(t290, t300);
-    int t304 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x1431;
+    int t304 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x1435;
     int32_t t303 = t304 ? t302 : 0;
     t291 |= !t304;
-    uint8_t t306 = rt_lt_i(t303, (int32_t)A.v_x1429_n);
+    uint8_t t306 = rt_lt_i(t303, (int32_t)A.v_x1433_n);
     int32_t t307;
     if (t306) {
-      int t309 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1429_n;
-      int32_t t308 = t309 ? A.v_x1429_d[t303] : 0;
+      int t309 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1433_n;
+      int32_t t308 = t309 ? A.v_x1433_d[t303] : 0;
       t291 |= !t309;
       t307 = t308;
     } else {
-      int32_t t311 = rt_sub_i(t303, (int32_t)A.v_x1429_n);
-      int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1430_n;
-      int32_t t312 = t313 ? A.v_x1430_d[t311] : 0;
+      int32_t t311 = rt_sub_i(t303, (int32_t)A.v_x1433_n);
+      int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1434_n;
+      int32_t t312 = t313 ? A.v_x1434_d[t311] : 0;
       t291 |= !t313;
       t307 = t312;
     }
     if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
       int32_t t314;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1435_n) {
-        t314 = A.v_x1435_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1439_n) {
+        t314 = A.v_x1439_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1435_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1439_n, 0.0, 0);
         t314 = 0;
       }
       int32_t t315;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1433_n) {
-        t315 = A.v_x1433_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1437_n) {
+        t315 = A.v_x1437_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1433_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1437_n, 0.0, 1);
         t315 = 0;
       }
       int32_t t317 = rt_sub_i(ix, t315);
       int32_t t318;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1434_n) {
-        t318 = A.v_x1434_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1438_n) {
+        t318 = A.v_x1438_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1434_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1438_n, 0.0, 2);
         t318 = 0;
       }
       int32_t t320 = rt_mul_i(t317, t318);
       int32_t t322 = rt_add_i(t314, t320);
       int32_t t323;
-      if ((uint64_t)(int64_t)t322 < (uint64_t)A.v_x1431) {
+      if ((uint64_t)(int64_t)t322 < (uint64_t)A.v_x1435) {
         t323 = t322;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, A.v_x1431, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, A.v_x1435, 0.0, 3);
         t323 = 0;
       }
-      uint8_t t325 = rt_lt_i(t323, (int32_t)A.v_x1429_n);
+      uint8_t t325 = rt_lt_i(t323, (int32_t)A.v_x1433_n);
       int32_t t326;
       if (t325) {
         int32_t t327;
-        if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1429_n) {
-          t327 = A.v_x1429_d[t323];
+        if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1433_n) {
+          t327 = A.v_x1433_d[t323];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1429_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1433_n, 0.0, 4);
           t327 = 0;
         }
         t326 = t327;
       } else {
-        int32_t t329 = rt_sub_i(t323, (int32_t)A.v_x1429_n);
+        int32_t t329 = rt_sub_i(t323, (int32_t)A.v_x1433_n);
         int32_t t330;
-        if ((uint64_t)(int64_t)t329 < (uint64_t)A.v_x1430_n) {
-          t330 = A.v_x1430_d[t329];
+        if ((uint64_t)(int64_t)t329 < (uint64_t)A.v_x1434_n) {
+          t330 = A.v_x1434_d[t329];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, A.v_x1430_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, A.v_x1434_n, 0.0, 5);
           t330 = 0;
         }
         t326 = t330;
@@ -1877,72 +1877,72 @@ struct K8_0_pull {
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x1440_d[i] = v.v0;
+    A.v_x1444_d[i] = v.v0;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1429_d = v_x1429->data.i;
-  A.v_x1429_n = v_x1429->len;
-  A.v_x1430_d = v_x1430->data.i;
-  A.v_x1430_n = v_x1430->len;
-  A.v_x1431 = v_x1431;
-  A.v_sd_1441_off = rtg_seg_offsets(v_sd_1441);
-  A.v_sd_1441_n = v_sd_1441->len;
   A.v_x1433_d = v_x1433->data.i;
   A.v_x1433_n = v_x1433->len;
   A.v_x1434_d = v_x1434->data.i;
   A.v_x1434_n = v_x1434->len;
-  A.v_x1435_d = v_x1435->data.i;
-  A.v_x1435_n = v_x1435->len;
-  RtValue *v_x1440 = NULL;
+  A.v_x1435 = v_x1435;
+  A.v_sd_1445_off = rtg_seg_offsets(v_sd_1445);
+  A.v_sd_1445_n = v_sd_1445->len;
+  A.v_x1437_d = v_x1437->data.i;
+  A.v_x1437_n = v_x1437->len;
+  A.v_x1438_d = v_x1438->data.i;
+  A.v_x1438_n = v_x1438->len;
+  A.v_x1439_d = v_x1439->data.i;
+  A.v_x1439_n = v_x1439->len;
+  RtValue *v_x1444 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t331 = rtg_seg_total(v_sd_1441);
-    v_x1440 = rtg_vec_new(RT_INT, t331);
-    A.v_x1440_d = v_x1440->data.i;
-    A.v_x1440_n = v_x1440->len;
-    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1441, t331);
+    const int64_t t331 = rtg_seg_total(v_sd_1445);
+    v_x1444 = rtg_vec_new(RT_INT, t331);
+    A.v_x1444_d = v_x1444->data.i;
+    A.v_x1444_n = v_x1444->len;
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1445, t331);
   }
-  *out_v_x1440 = v_x1440;
+  *out_v_x1444 = v_x1444;
   return;
 fail:
-  rt_release(v_x1440);
+  rt_release(v_x1444);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1429, RtValue *v_x1430, int32_t v_x1431, RtValue *v_sd_1441, RtValue *v_x1433, RtValue *v_x1434, RtValue *v_x1435, RtValue **out_v_x1440) {
-  RtValue *vals[] = {v_x1429, v_x1430, v_sd_1441, v_x1433, v_x1434, v_x1435};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
+  RtValue *vals[] = {v_x1433, v_x1434, v_sd_1445, v_x1437, v_x1438, v_x1439};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K8_host(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+    K8_host(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x1429, v_x1430, v_x1431, v_sd_1441, v_x1433, v_x1434, v_x1435, out_v_x1440);
+    K8_gpu(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
   }
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
   (void)loc;
   (void)run;
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  RtValue *v_x996 = NULL;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  RtValue *v_x1000 = NULL;
   /* MAP */
   {
-    const int64_t t332 = v_x964;
+    const int64_t t332 = v_x968;
     if (t332 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t332, 0.0, 0);
       goto fail;
     }
-    v_x996 = rt_value_new(rt_vec_type(RT_INT), t332);
-    int32_t *v_x996_d = v_x996->data.i;
-    const int64_t v_x996_n = v_x996->len;
+    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t332);
+    int32_t *v_x1000_d = v_x1000->data.i;
+    const int64_t v_x1000_n = v_x1000->len;
     RT_PARALLEL_FOR_IF(t332 >= RT_PARALLEL_MIN)
     for (int64_t t333 = 0; t333 < t332; t333++) {
       const int32_t t334 = (int32_t)t333;
@@ -1952,10 +1952,10 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVa
       int32_t t341;
       if (t340) {
         int32_t t342;
-        if ((uint64_t)(int64_t)t338 < (uint64_t)v_x978_n) {
-          t342 = v_x978_d[t338];
+        if ((uint64_t)(int64_t)t338 < (uint64_t)v_x982_n) {
+          t342 = v_x982_d[t338];
         } else {
-          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 4, 0, RT_GATHER, t338, v_x978_n, 0.0, 1);
+          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 4, 0, RT_GATHER, t338, v_x982_n, 0.0, 1);
           t342 = 0;
         }
         t341 = t342;
@@ -1969,10 +1969,10 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVa
       int32_t t351;
       if (t350) {
         int32_t t352;
-        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x978_n) {
-          t352 = v_x978_d[t348];
+        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x982_n) {
+          t352 = v_x982_d[t348];
         } else {
-          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x978_n, 0.0, 2);
+          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x982_n, 0.0, 2);
           t352 = 0;
         }
         t351 = t352;
@@ -1980,24 +1980,24 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtVa
         t351 = 0;
       }
       int32_t t354 = rt_add_i(t344, t351);
-      v_x996_d[t333] = t354;
+      v_x1000_d[t333] = t354;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x996 = v_x996;
+  *out_v_x1000 = v_x1000;
   return;
 fail:
-  rt_release(v_x996);
+  rt_release(v_x1000);
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t v_x964;
-  int32_t *v_x978_d; int64_t v_x978_n;
-  int32_t *v_x996_d; int64_t v_x996_n;
+  int32_t v_x968;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  int32_t *v_x1000_d; int64_t v_x1000_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2013,8 +2013,8 @@ struct K9_0_pull {
     uint8_t t360 = rt_ge_i(t358, 0);
     int32_t t361;
     if (t360) {
-      int t364 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x978_n;
-      int32_t t362 = t364 ? A.v_x978_d[t358] : 0;
+      int t364 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x982_n;
+      int32_t t362 = t364 ? A.v_x982_d[t358] : 0;
       t363 |= !t364;
       t361 = t362;
     } else {
@@ -2026,8 +2026,8 @@ struct K9_0_pull {
     uint8_t t372 = rt_ge_i(t370, 0);
     int32_t t373;
     if (t372) {
-      int t375 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x978_n;
-      int32_t t374 = t375 ? A.v_x978_d[t370] : 0;
+      int t375 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x982_n;
+      int32_t t374 = t375 ? A.v_x982_d[t370] : 0;
       t363 |= !t375;
       t373 = t374;
     } else {
@@ -2041,10 +2041,10 @@ struct K9_0_pull {
       int32_t t384;
       if (t383) {
         int32_t t385;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x978_n) {
-          t385 = A.v_x978_d[t381];
+        if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x982_n) {
+          t385 = A.v_x982_d[t381];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t381, A.v_x978_n, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t381, A.v_x982_n, 0.0, 0);
           t385 = 0;
         }
         t384 = t385;
@@ -2058,10 +2058,10 @@ struct K9_0_pull {
       int32_t t394;
       if (t393) {
         int32_t t395;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x978_n) {
-          t395 = A.v_x978_d[t391];
+        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x982_n) {
+          t395 = A.v_x982_d[t391];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t391, A.v_x978_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t391, A.v_x982_n, 0.0, 1);
           t395 = 0;
         }
         t394 = t395;
@@ -2076,1031 +2076,998 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x996_d[i] = v.v0;
+    A.v_x1000_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x964 = v_x964;
-  A.v_x978_d = v_x978->data.i;
-  A.v_x978_n = v_x978->len;
-  RtValue *v_x996 = NULL;
+  A.v_x968 = v_x968;
+  A.v_x982_d = v_x982->data.i;
+  A.v_x982_n = v_x982->len;
+  RtValue *v_x1000 = NULL;
   /* MAP */
   {
-    const int64_t t398 = v_x964;
+    const int64_t t398 = v_x968;
     if (t398 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t398, 0.0, run, 2};
       goto fail;
     }
-    v_x996 = rtg_vec_new(RT_INT, t398);
-    A.v_x996_d = v_x996->data.i;
-    A.v_x996_n = v_x996->len;
+    v_x1000 = rtg_vec_new(RT_INT, t398);
+    A.v_x1000_d = v_x1000->data.i;
+    A.v_x1000_n = v_x1000->len;
     rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t398);
   }
-  *out_v_x996 = v_x996;
+  *out_v_x1000 = v_x1000;
   return;
 fail:
-  rt_release(v_x996);
+  rt_release(v_x1000);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, RtValue *v_x978, RtValue **out_v_x996) {
-  RtValue *vals[] = {v_x978};
-  const int64_t sizes[] = {(int64_t)v_x964};
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
+  RtValue *vals[] = {v_x982};
+  const int64_t sizes[] = {(int64_t)v_x968};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K9_host(err, loc, run, v_x964, v_x978, out_v_x996);
+    K9_host(err, loc, run, v_x968, v_x982, out_v_x1000);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x964, v_x978, out_v_x996);
+    K9_gpu(err, loc, run, v_x968, v_x982, out_v_x1000);
   }
 }
 
-/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1477_off = rt_seg_offsets(v_sd_1477);
-  const int64_t v_sd_1477_n = v_sd_1477->len;
-  RtValue *v_x1451 = NULL;
-  RtValue *v_x1452 = NULL;
-  RtValue *v_x1453 = NULL;
-  RtValue *v_x1454 = NULL;
-  RtValue *v_x1463 = NULL;
-  int32_t v_x1462 = 0;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  /* PARTITION */
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
+  const int64_t v_x1244_n = v_x1244->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
+  int32_t *v_x1248_d = v_x1248->data.i;
+  const int64_t v_x1248_n = v_x1248->len;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
+  /* MAP */
   {
-    const int64_t t399 = v_x1446;
-    if (t399 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t399, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t400 = t399 > 0 ? (t399 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t401 = (uint8_t *)rt_alloc_atomic((size_t)t399 + 1);
-    int64_t *t402 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t400 + 1));
-    RT_PARALLEL_FOR_IF(t400 > 1)
-    for (int64_t t403 = 0; t403 < t400; t403++) {
-      int64_t kept = 0;
-      const int64_t t403_end = (t403 + 1) * RT_CHUNK < t399 ? (t403 + 1) * RT_CHUNK : t399;
-      for (int64_t t404 = t403 * RT_CHUNK; t404 < t403_end; t404++) {
-        const int32_t t405 = (int32_t)t404;
-        int32_t t403x0;
-        uint8_t t403x1;
-        int32_t t406;
-        if ((uint64_t)(int64_t)t405 < (uint64_t)v_sd_1477_n) {
-          t406 = (int32_t)(v_sd_1477_off[t405 + 1] - v_sd_1477_off[t405]);
-        } else {
-          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_sd_1477_n, 0.0, 1);
-          t406 = 0;
-        }
-        uint8_t t408 = rt_le_i(t406, 1);
-        t403x0 = t405;
-        t403x1 = t408;
-        uint8_t t409;
-        t409 = t403x1;
-        t401[t404] = t409 != 0;
-        kept += t409 != 0;
+    const int64_t t399 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t399);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
+    RT_PARALLEL_FOR_IF(t399 >= RT_PARALLEL_MIN)
+    for (int64_t t400 = 0; t400 < t399; t400++) {
+      const int32_t t401 = (int32_t)t400;
+      int32_t t402 = v_x1240_d[t401];
+      int32_t t404 = rt_add_i(t402, v_x1241);
+      uint8_t t405 = v_x1244_d[t401];
+      int32_t t406 = v_x1245_d[t401];
+      int32_t t408 = (t405 ? t406 : t404);
+      int32_t t409;
+      if ((uint64_t)(int64_t)t408 < (uint64_t)v_x1250) {
+        t409 = t408;
+      } else {
+        NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t408, v_x1250, 0.0, 0);
+        t409 = 0;
       }
-      t402[t403] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t401);
-      rt_free(t402);
-      goto fail;
-    }
-    int64_t t410 = 0;
-    for (int64_t t403 = 0; t403 < t400; t403++) {
-      const int64_t k = t402[t403];
-      t402[t403] = t410;
-      t410 += k;
-    }
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t410);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    v_x1453 = rt_value_new(rt_vec_type(RT_INT), (t399 - t410));
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
-    RT_PARALLEL_FOR_IF(t400 > 1)
-    for (int64_t t403 = 0; t403 < t400; t403++) {
-      int64_t at = t402[t403];
-      int64_t at_not = t403 * RT_CHUNK - t402[t403];
-      const int64_t t403_end = (t403 + 1) * RT_CHUNK < t399 ? (t403 + 1) * RT_CHUNK : t399;
-      for (int64_t t404 = t403 * RT_CHUNK; t404 < t403_end; t404++) {
-        const int32_t t405 = (int32_t)t404;
-        int32_t t403y0;
-        uint8_t t403y1;
-        int32_t t411;
-        if ((uint64_t)(int64_t)t405 < (uint64_t)v_sd_1477_n) {
-          t411 = (int32_t)(v_sd_1477_off[t405 + 1] - v_sd_1477_off[t405]);
+      uint8_t t411 = rt_lt_i(t409, (int32_t)v_x1248_n);
+      int32_t t412;
+      if (t411) {
+        int32_t t413;
+        if ((uint64_t)(int64_t)t409 < (uint64_t)v_x1248_n) {
+          t413 = v_x1248_d[t409];
         } else {
-          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_sd_1477_n, 0.0, 2);
-          t411 = 0;
+          NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x1248_n, 0.0, 1);
+          t413 = 0;
         }
-        uint8_t t413 = rt_le_i(t411, 1);
-        t403y0 = t405;
-        t403y1 = t413;
-        if (t401[t404]) {
-          v_x1451_d[at] = t403y0;
-          at++;
+        t412 = t413;
+      } else {
+        int32_t t415 = rt_sub_i(t409, (int32_t)v_x1248_n);
+        int32_t t416;
+        if ((uint64_t)(int64_t)t415 < (uint64_t)v_x1249_n) {
+          t416 = v_x1249_d[t415];
         } else {
-          v_x1453_d[at_not] = t403y0;
-          at_not++;
+          NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_x1249_n, 0.0, 2);
+          t416 = 0;
         }
+        t412 = t416;
       }
+      v_x1254_d[t400] = t412;
     }
-    rt_free(t401);
-    rt_free(t402);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
-    int32_t *v_x1453_d = v_x1453->data.i;
-    const int64_t v_x1453_n = v_x1453->len;
-    /* MAP */
-    {
-      const int64_t t414 = v_x1446;
-      if (t414 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t414, 0.0, 3);
-        goto fail;
-      }
-      v_x1463 = rt_value_new(rt_vec_type(RT_BOOL), t414);
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
-      RT_PARALLEL_FOR_IF(t414 >= RT_PARALLEL_MIN)
-      for (int64_t t415 = 0; t415 < t414; t415++) {
-        const int32_t t416 = (int32_t)t415;
-        int32_t t417;
-        if ((uint64_t)(int64_t)t416 < (uint64_t)v_sd_1477_n) {
-          t417 = (int32_t)(v_sd_1477_off[t416 + 1] - v_sd_1477_off[t416]);
-        } else {
-          NESSIE_RECORD(err, t415, RT_CHECK_INDEX, 0, 0, RT_GATHER, t416, v_sd_1477_n, 0.0, 4);
-          t417 = 0;
-        }
-        uint8_t t419 = rt_le_i(t417, 1);
-        v_x1463_d[t415] = t419;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      uint8_t *v_x1463_d = v_x1463->data.b;
-      const int64_t v_x1463_n = v_x1463->len;
-      /* REDUCE */
-      {
-        const int64_t t420 = v_x1446;
-        if (t420 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t420, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t421 = t420 > 0 ? (t420 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
-        RT_PARALLEL_FOR_IF(t421 > 1)
-        for (int64_t t423 = 0; t423 < t421; t423++) {
-          int32_t t423a0;
-          t423a0 = 0;
-          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t420 ? (t423 + 1) * RT_CHUNK : t420;
-          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
-            const int32_t t425 = (int32_t)t424;
-            int32_t t423x0;
-            int32_t t426;
-            if ((uint64_t)(int64_t)t425 < (uint64_t)v_sd_1477_n) {
-              t426 = (int32_t)(v_sd_1477_off[t425 + 1] - v_sd_1477_off[t425]);
-            } else {
-              NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t425, v_sd_1477_n, 0.0, 6);
-              t426 = 0;
-            }
-            uint8_t t428 = rt_le_i(t426, 1);
-            int32_t t430 = (t428 ? 0 : t426);
-            t423x0 = t430;
-            int32_t t432 = rt_add_i(t423a0, t423x0);
-            t423a0 = t432;
-          }
-          t422[t423] = t423a0;
-        }
-        int32_t t423t0;
-        t423t0 = 0;
-        for (int64_t t423 = 0; t423 < t421; t423++) {
-          const int32_t t433 = t422[t423];
-          int32_t t435 = rt_add_i(t423t0, t433);
-          t423t0 = t435;
-        }
-        v_x1462 = t423t0;
-        rt_free(t422);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t436 = v_x1446;
-          if (t436 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t436, 0.0, 7);
-            goto fail;
-          }
-          const int64_t t437 = t436 > 0 ? (t436 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t438 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t437);
-          int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t437);
-          RT_PARALLEL_FOR_IF(t437 > 1)
-          for (int64_t t440 = 0; t440 < t437; t440++) {
-            int32_t t440a0;
-            int32_t t440a1;
-            t440a0 = 0;
-            t440a1 = 0;
-            const int64_t t440_end = (t440 + 1) * RT_CHUNK < t436 ? (t440 + 1) * RT_CHUNK : t436;
-            for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-              const int32_t t442 = (int32_t)t441;
-              int32_t t440x0;
-              int32_t t440x1;
-              int32_t t443;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
-                t443 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
-              } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 8);
-                t443 = 0;
-              }
-              uint8_t t445 = rt_le_i(t443, 1);
-              int32_t t447 = rt_btoi_b(t445);
-              uint8_t t449 = rt_not_b(t445);
-              int32_t t451 = rt_btoi_b(t449);
-              t440x0 = t447;
-              t440x1 = t451;
-              int32_t t453 = rt_add_i(t440a0, t440x0);
-              int32_t t455 = rt_add_i(t440a1, t440x1);
-              t440a0 = t453;
-              t440a1 = t455;
-            }
-            t438[t440] = t440a0;
-            t439[t440] = t440a1;
-          }
-          int32_t t440t0;
-          int32_t t440t1;
-          t440t0 = 0;
-          t440t1 = 0;
-          for (int64_t t440 = 0; t440 < t437; t440++) {
-            const int32_t t456 = t438[t440];
-            t438[t440] = t440t0;
-            const int32_t t457 = t439[t440];
-            t439[t440] = t440t1;
-            int32_t t459 = rt_add_i(t440t0, t456);
-            int32_t t461 = rt_add_i(t440t1, t457);
-            t440t0 = t459;
-            t440t1 = t461;
-          }
-          v_x1475 = rt_value_new(rt_vec_type(RT_INT), t436);
-          int32_t *v_x1475_d = v_x1475->data.i;
-          const int64_t v_x1475_n = v_x1475->len;
-          v_x1476 = rt_value_new(rt_vec_type(RT_INT), t436);
-          int32_t *v_x1476_d = v_x1476->data.i;
-          const int64_t v_x1476_n = v_x1476->len;
-          RT_PARALLEL_FOR_IF(t437 > 1)
-          for (int64_t t440 = 0; t440 < t437; t440++) {
-            int32_t t440p0;
-            int32_t t440p1;
-            t440p0 = t438[t440];
-            t440p1 = t439[t440];
-            const int64_t t440_end = (t440 + 1) * RT_CHUNK < t436 ? (t440 + 1) * RT_CHUNK : t436;
-            for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-              const int32_t t442 = (int32_t)t441;
-              v_x1475_d[t441] = t440p0;
-              v_x1476_d[t441] = t440p1;
-              int32_t t440y0;
-              int32_t t440y1;
-              int32_t t462;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_sd_1477_n) {
-                t462 = (int32_t)(v_sd_1477_off[t442 + 1] - v_sd_1477_off[t442]);
-              } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_sd_1477_n, 0.0, 9);
-                t462 = 0;
-              }
-              uint8_t t464 = rt_le_i(t462, 1);
-              int32_t t466 = rt_btoi_b(t464);
-              uint8_t t468 = rt_not_b(t464);
-              int32_t t470 = rt_btoi_b(t468);
-              t440y0 = t466;
-              t440y1 = t470;
-              int32_t t472 = rt_add_i(t440p0, t440y0);
-              int32_t t474 = rt_add_i(t440p1, t440y1);
-              t440p0 = t472;
-              t440p1 = t474;
-            }
-          }
-          rt_free(t438);
-          rt_free(t439);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1463 = v_x1463;
-  *out_v_x1451 = v_x1451;
-  *out_v_x1453 = v_x1453;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1476 = v_x1476;
-  rt_release(v_x1452);
-  rt_release(v_x1454);
+  *out_v_x1254 = v_x1254;
   return;
 fail:
-  rt_release(v_x1451);
-  rt_release(v_x1452);
-  rt_release(v_x1453);
-  rt_release(v_x1454);
-  rt_release(v_x1463);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
+  rt_release(v_x1254);
 }
 
-/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K10_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1477_off; int64_t v_sd_1477_n;
-  int32_t v_x1446;
-  int32_t *v_x1451_d; int64_t v_x1451_n;
-  uint8_t *v_x1452_d; int64_t v_x1452_n;
-  int32_t *v_x1453_d; int64_t v_x1453_n;
-  uint8_t *v_x1454_d; int64_t v_x1454_n;
-  uint8_t *v_x1463_d; int64_t v_x1463_n;
-  int32_t v_x1462;
-  int32_t *v_x1475_d; int64_t v_x1475_n;
-  int32_t *v_x1476_d; int64_t v_x1476_n;
+  int32_t *v_x1240_d; int64_t v_x1240_n;
+  int32_t v_x1241;
+  uint8_t *v_x1244_d; int64_t v_x1244_n;
+  int32_t *v_x1245_d; int64_t v_x1245_n;
+  int32_t *v_x1248_d; int64_t v_x1248_n;
+  int32_t *v_x1249_d; int64_t v_x1249_n;
+  int32_t v_x1250;
+  int32_t *v_x1254_d; int64_t v_x1254_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K10_0_pull {
   K10_A A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t476 = 0; /* nonzero: a check below failed */
-    int t477 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t475 = t477 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t476 |= !t477;
-    uint8_t t479 = rt_le_i(t475, 1);
-    if (__builtin_expect(t476 != 0, 0)) { /* again, recording the error */
-      int32_t t480;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t480 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 0);
-        t480 = 0;
-      }
-      uint8_t t482 = rt_le_i(t480, 1);
+    int t425 = 0; /* nonzero: a check below failed */
+    int32_t t417 = rtg::ld_stream(&A.v_x1240_d[ix]);
+    int32_t t419 = rt_add_i(t417, A.v_x1241);
+    uint8_t t420 = rtg::ld_stream(&A.v_x1244_d[ix]);
+    int32_t t421 = rtg::ld_stream(&A.v_x1245_d[ix]);
+    int32_t t423 = (t420 ? t421 : t419);
+    int t426 = (uint64_t)(int64_t)t423 < (uint64_t)A.v_x1250;
+    int32_t t424 = t426 ? t423 : 0;
+    t425 |= !t426;
+    uint8_t t428 = rt_lt_i(t424, (int32_t)A.v_x1248_n);
+    int32_t t429;
+    if (t428) {
+      int t431 = (uint64_t)(int64_t)t424 < (uint64_t)A.v_x1248_n;
+      int32_t t430 = t431 ? A.v_x1248_d[t424] : 0;
+      t425 |= !t431;
+      t429 = t430;
+    } else {
+      int32_t t433 = rt_sub_i(t424, (int32_t)A.v_x1248_n);
+      int t435 = (uint64_t)(int64_t)t433 < (uint64_t)A.v_x1249_n;
+      int32_t t434 = t435 ? A.v_x1249_d[t433] : 0;
+      t425 |= !t435;
+      t429 = t434;
     }
-    return K10_0_V{ix, t479};
+    if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
+      int32_t t436 = rtg::ld_stream(&A.v_x1240_d[ix]);
+      int32_t t438 = rt_add_i(t436, A.v_x1241);
+      uint8_t t439 = rtg::ld_stream(&A.v_x1244_d[ix]);
+      int32_t t440 = rtg::ld_stream(&A.v_x1245_d[ix]);
+      int32_t t442 = (t439 ? t440 : t438);
+      int32_t t443;
+      if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1250) {
+        t443 = t442;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1250, 0.0, 0);
+        t443 = 0;
+      }
+      uint8_t t445 = rt_lt_i(t443, (int32_t)A.v_x1248_n);
+      int32_t t446;
+      if (t445) {
+        int32_t t447;
+        if ((uint64_t)(int64_t)t443 < (uint64_t)A.v_x1248_n) {
+          t447 = A.v_x1248_d[t443];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, A.v_x1248_n, 0.0, 1);
+          t447 = 0;
+        }
+        t446 = t447;
+      } else {
+        int32_t t449 = rt_sub_i(t443, (int32_t)A.v_x1248_n);
+        int32_t t450;
+        if ((uint64_t)(int64_t)t449 < (uint64_t)A.v_x1249_n) {
+          t450 = A.v_x1249_d[t449];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, A.v_x1249_n, 0.0, 2);
+          t450 = 0;
+        }
+        t446 = t450;
+      }
+    }
+    return K10_0_V{t429};
   }
-};
-struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
-  int32_t v0;
 };
 struct K10_0_store {
   K10_A A;
-  typedef K10_0_S staged;
-  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
-  __device__ void operator()(int64_t i, const K10_0_S &v) const {
-    A.v_x1451_d[i] = v.v0;
-    /* v.v1: v_x1452, read by nothing (its checks are the pull's) */
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1254_d[i] = v.v0;
   }
 };
-struct K10_0_other {
-  K10_A A;
-  typedef K10_0_S staged;
-  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
-  __device__ void operator()(int64_t i, const K10_0_S &v) const {
-    A.v_x1453_d[i] = v.v0;
-    /* v.v1: v_x1454, read by nothing (its checks are the pull's) */
-  }
-};
-struct K10_0_pred {
-  K10_A A;
-  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K10_1_V {
-  uint8_t v0;
-};
-struct K10_1_pull {
-  K10_A A;
-  __device__ K10_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t484 = 0; /* nonzero: a check below failed */
-    int t485 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t483 = t485 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t484 |= !t485;
-    uint8_t t487 = rt_le_i(t483, 1);
-    if (__builtin_expect(t484 != 0, 0)) { /* again, recording the error */
-      int32_t t488;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t488 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 1);
-        t488 = 0;
-      }
-      uint8_t t490 = rt_le_i(t488, 1);
-    }
-    return K10_1_V{t487};
-  }
-};
-struct K10_1_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    A.v_x1463_d[i] = v.v0;
-  }
-};
-struct alignas(8) K10_2_V {
-  int32_t v0;
-};
-struct K10_2_pull {
-  K10_A A;
-  __device__ K10_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t492 = 0; /* nonzero: a check below failed */
-    int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t491 = t493 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t492 |= !t493;
-    uint8_t t495 = rt_le_i(t491, 1);
-    int32_t t497 = (t495 ? 0 : t491);
-    if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-      int32_t t498;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t498 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 2);
-        t498 = 0;
-      }
-      uint8_t t500 = rt_le_i(t498, 1);
-      int32_t t502 = (t500 ? 0 : t498);
-    }
-    return K10_2_V{t497};
-  }
-};
-struct K10_2_op {
-  K10_A A;
-  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
-    int32_t t504 = rt_add_i(a.v0, b.v0);
-    return K10_2_V{t504};
-  }
-};
-struct K10_2_ride {
-  K10_A A;
-  __device__ K10_2_V operator()(int64_t i) const {
-    K10_1_store{A}(i, K10_1_pull{A}(i)); /* MAP 1 rides here */
-    return K10_2_pull{A}(i);
-  }
-};
-struct alignas(8) K10_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K10_3_pull {
-  K10_A A;
-  __device__ K10_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t506 = 0; /* nonzero: a check below failed */
-    int t507 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n;
-    int32_t t505 = t507 ? (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]) : 0;
-    t506 |= !t507;
-    uint8_t t509 = rt_le_i(t505, 1);
-    int32_t t511 = rt_btoi_b(t509);
-    uint8_t t513 = rt_not_b(t509);
-    int32_t t515 = rt_btoi_b(t513);
-    if (__builtin_expect(t506 != 0, 0)) { /* again, recording the error */
-      int32_t t516;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1477_n) {
-        t516 = (int32_t)(A.v_sd_1477_off[ix + 1] - A.v_sd_1477_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1477_n, 0.0, 3);
-        t516 = 0;
-      }
-      uint8_t t518 = rt_le_i(t516, 1);
-      int32_t t520 = rt_btoi_b(t518);
-      uint8_t t522 = rt_not_b(t518);
-      int32_t t524 = rt_btoi_b(t522);
-    }
-    return K10_3_V{t511, t515};
-  }
-};
-struct K10_3_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_3_V &v) const {
-    A.v_x1475_d[i] = v.v0;
-    A.v_x1476_d[i] = v.v1;
-  }
-};
-struct K10_3_op {
-  K10_A A;
-  __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
-    int32_t t526 = rt_add_i(a.v0, b.v0);
-    int32_t t528 = rt_add_i(a.v1, b.v1);
-    return K10_3_V{t526, t528};
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1477_off = rtg_seg_offsets(v_sd_1477);
-  A.v_sd_1477_n = v_sd_1477->len;
-  A.v_x1446 = v_x1446;
-  RtValue *v_x1451 = NULL;
-  RtValue *v_x1452 = NULL;
-  RtValue *v_x1453 = NULL;
-  RtValue *v_x1454 = NULL;
-  RtValue *v_x1463 = NULL;
-  int32_t v_x1462 = 0;
-  RtValue *v_x1475 = NULL;
-  RtValue *v_x1476 = NULL;
-  /* SOACs 0 to 3: in one launch */
-  int64_t *t529, t530; /* the slot of SOAC 0's count, its size */
-  K10_2_V *t531; /* the slot of SOAC 2's values */
-  {
-    const int64_t t532 = v_x1446;
-    if (t532 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1451 = rtg_vec_new(RT_INT, t532);
-    A.v_x1451_d = v_x1451->data.i;
-    A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_new(RT_INT, t532);
-    A.v_x1453_d = v_x1453->data.i;
-    A.v_x1453_n = v_x1453->len;
-    t530 = t532;
-    const int64_t t533 = v_x1446;
-    if (t533 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t533, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1463 = rtg_vec_new(RT_BOOL, t533);
-    A.v_x1463_d = v_x1463->data.b;
-    A.v_x1463_n = v_x1463->len;
-    /* computed in the launch of SOAC 2 (K10_2_ride) */
-    const int64_t t534 = v_x1446;
-    if (t534 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t534, 0.0, run, 6};
-      goto fail;
-    }
-    const int64_t t535 = v_x1446;
-    if (t535 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1475 = rtg_vec_new(RT_INT, t535);
-    A.v_x1475_d = v_x1475->data.i;
-    A.v_x1475_n = v_x1475->len;
-    v_x1476 = rtg_vec_new(RT_INT, t535);
-    A.v_x1476_d = v_x1476->data.i;
-    A.v_x1476_n = v_x1476->len;
-    rtg::parts_launch("K10", loc, t535, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t529), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t531), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
-  }
-  {
-    const int64_t t536 = rtg::filter_count(t529);
-    v_x1451 = rtg_vec_fit(v_x1451, t536);
-    A.v_x1451_d = v_x1451->data.i;
-    A.v_x1451_n = v_x1451->len;
-    v_x1453 = rtg_vec_fit(v_x1453, t530 - t536);
-    A.v_x1453_d = v_x1453->data.i;
-    A.v_x1453_n = v_x1453->len;
-  }
-  {
-    const K10_2_V t537 = rtg::reduce_read(t531, K10_2_V{0});
-    v_x1462 = t537.v0;
-    A.v_x1462 = v_x1462;
-  }
-  *out_v_x1463 = v_x1463;
-  *out_v_x1451 = v_x1451;
-  *out_v_x1453 = v_x1453;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1475 = v_x1475;
-  *out_v_x1476 = v_x1476;
-  rt_release(v_x1452);
-  rt_release(v_x1454);
-  return;
-fail:
-  rt_release(v_x1451);
-  rt_release(v_x1452);
-  rt_release(v_x1453);
-  rt_release(v_x1454);
-  rt_release(v_x1463);
-  rt_release(v_x1475);
-  rt_release(v_x1476);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1477, int32_t v_x1446, RtValue **out_v_x1463, RtValue **out_v_x1451, RtValue **out_v_x1453, int32_t *out_v_x1462, RtValue **out_v_x1475, RtValue **out_v_x1476) {
-  RtValue *vals[] = {v_sd_1477};
-  const int64_t sizes[] = {(int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446, (int64_t)v_x1446};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K10_host(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_sd_1477, v_x1446, out_v_x1463, out_v_x1451, out_v_x1453, out_v_x1462, out_v_x1475, out_v_x1476);
-  }
-}
-
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1522_d = v_x1522->data.i;
-  const int64_t v_x1522_n = v_x1522->len;
-  const int64_t *v_sd_1523_off = rt_seg_offsets(v_sd_1523);
-  const int64_t v_sd_1523_n = v_sd_1523->len;
-  const int64_t *v_sd_1535_off = rt_seg_offsets(v_sd_1535);
-  const int64_t v_sd_1535_n = v_sd_1535->len;
-  RtValue *v_x1529 = NULL;
-  RtValue *v_x1530 = NULL;
-  RtValue *v_x1531 = NULL;
-  RtValue *v_x1532 = NULL;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
+  A.v_x1240_d = v_x1240->data.i;
+  A.v_x1240_n = v_x1240->len;
+  A.v_x1241 = v_x1241;
+  A.v_x1244_d = v_x1244->data.b;
+  A.v_x1244_n = v_x1244->len;
+  A.v_x1245_d = v_x1245->data.i;
+  A.v_x1245_n = v_x1245->len;
+  A.v_x1248_d = v_x1248->data.i;
+  A.v_x1248_n = v_x1248->len;
+  A.v_x1249_d = v_x1249->data.i;
+  A.v_x1249_n = v_x1249->len;
+  A.v_x1250 = v_x1250;
+  RtValue *v_x1254 = NULL;
   /* MAP */
   {
-    const int64_t t538 = v_x1522_n;
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t538);
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    v_x1530 = rt_value_new(rt_vec_type(RT_INT), t538);
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    v_x1531 = rt_value_new(rt_vec_type(RT_INT), t538);
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
-    RT_PARALLEL_FOR_IF(t538 >= RT_PARALLEL_MIN)
-    for (int64_t t539 = 0; t539 < t538; t539++) {
-      const int32_t t540 = (int32_t)t539;
-      int32_t t541 = v_x1522_d[t540];
-      int32_t t542;
-      if ((uint64_t)(int64_t)t541 < (uint64_t)v_sd_1535_n) {
-        t542 = (int32_t)v_sd_1535_off[t541];
-      } else {
-        NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_sd_1535_n, 0.0, 0);
-        t542 = 0;
-      }
-      int32_t t543;
-      if ((uint64_t)(int64_t)t541 < (uint64_t)v_sd_1523_n) {
-        t543 = (int32_t)(v_sd_1523_off[t541 + 1] - v_sd_1523_off[t541]);
-      } else {
-        NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_sd_1523_n, 0.0, 1);
-        t543 = 0;
-      }
-      int32_t t545 = rt_add_i(t542, t543);
-      v_x1529_d[t539] = t542;
-      v_x1530_d[t539] = t545;
-      v_x1531_d[t539] = 1;
+    const int64_t t451 = v_x1244->len;
+    v_x1254 = rtg_vec_new(RT_INT, t451);
+    A.v_x1254_d = v_x1254->data.i;
+    A.v_x1254_n = v_x1254->len;
+    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t451);
+  }
+  *out_v_x1254 = v_x1254;
+  return;
+fail:
+  rt_release(v_x1254);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
+  RtValue *vals[] = {v_x1240, v_x1244, v_x1245, v_x1248, v_x1249};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K10_host(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+  }
+}
+
+/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
+  const int64_t v_sd_1481_n = v_sd_1481->len;
+  RtValue *v_x1455 = NULL;
+  RtValue *v_x1456 = NULL;
+  RtValue *v_x1457 = NULL;
+  RtValue *v_x1458 = NULL;
+  RtValue *v_x1467 = NULL;
+  int32_t v_x1466 = 0;
+  RtValue *v_x1479 = NULL;
+  RtValue *v_x1480 = NULL;
+  /* PARTITION */
+  {
+    const int64_t t452 = v_x1450;
+    if (t452 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 0);
+      goto fail;
     }
+    const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t454 = (uint8_t *)rt_alloc_atomic((size_t)t452 + 1);
+    int64_t *t455 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t453 + 1));
+    RT_PARALLEL_FOR_IF(t453 > 1)
+    for (int64_t t456 = 0; t456 < t453; t456++) {
+      int64_t kept = 0;
+      const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+      for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+        const int32_t t458 = (int32_t)t457;
+        int32_t t456x0;
+        uint8_t t456x1;
+        int32_t t459;
+        if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1481_n) {
+          t459 = (int32_t)(v_sd_1481_off[t458 + 1] - v_sd_1481_off[t458]);
+        } else {
+          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1481_n, 0.0, 1);
+          t459 = 0;
+        }
+        uint8_t t461 = rt_le_i(t459, 1);
+        t456x0 = t458;
+        t456x1 = t461;
+        uint8_t t462;
+        t462 = t456x1;
+        t454[t457] = t462 != 0;
+        kept += t462 != 0;
+      }
+      t455[t456] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t454);
+      rt_free(t455);
+      goto fail;
+    }
+    int64_t t463 = 0;
+    for (int64_t t456 = 0; t456 < t453; t456++) {
+      const int64_t k = t455[t456];
+      t455[t456] = t463;
+      t463 += k;
+    }
+    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t463);
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t452 - t463));
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
+    RT_PARALLEL_FOR_IF(t453 > 1)
+    for (int64_t t456 = 0; t456 < t453; t456++) {
+      int64_t at = t455[t456];
+      int64_t at_not = t456 * RT_CHUNK - t455[t456];
+      const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+      for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+        const int32_t t458 = (int32_t)t457;
+        int32_t t456y0;
+        uint8_t t456y1;
+        int32_t t464;
+        if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1481_n) {
+          t464 = (int32_t)(v_sd_1481_off[t458 + 1] - v_sd_1481_off[t458]);
+        } else {
+          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1481_n, 0.0, 2);
+          t464 = 0;
+        }
+        uint8_t t466 = rt_le_i(t464, 1);
+        t456y0 = t458;
+        t456y1 = t466;
+        if (t454[t457]) {
+          v_x1455_d[at] = t456y0;
+          at++;
+        } else {
+          v_x1457_d[at_not] = t456y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t454);
+    rt_free(t455);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    int32_t *v_x1530_d = v_x1530->data.i;
-    const int64_t v_x1530_n = v_x1530->len;
-    int32_t *v_x1531_d = v_x1531->data.i;
-    const int64_t v_x1531_n = v_x1531->len;
-    /* LIBRARY */
+    int32_t *v_x1455_d = v_x1455->data.i;
+    const int64_t v_x1455_n = v_x1455->len;
+    int32_t *v_x1457_d = v_x1457->data.i;
+    const int64_t v_x1457_n = v_x1457->len;
+    /* MAP */
     {
-      RtValue *t546 = rt_range_segdes(loc, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534);
-      rt_seg_known_total(t546, v_x1525);
-      v_x1532 = t546;
-      const int64_t *v_x1532_off = rt_seg_offsets(v_x1532);
-      const int64_t v_x1532_n = v_x1532->len;
+      const int64_t t467 = v_x1450;
+      if (t467 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t467, 0.0, 3);
+        goto fail;
+      }
+      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t467);
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
+      RT_PARALLEL_FOR_IF(t467 >= RT_PARALLEL_MIN)
+      for (int64_t t468 = 0; t468 < t467; t468++) {
+        const int32_t t469 = (int32_t)t468;
+        int32_t t470;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1481_n) {
+          t470 = (int32_t)(v_sd_1481_off[t469 + 1] - v_sd_1481_off[t469]);
+        } else {
+          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1481_n, 0.0, 4);
+          t470 = 0;
+        }
+        uint8_t t472 = rt_le_i(t470, 1);
+        v_x1467_d[t468] = t472;
+      }
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      uint8_t *v_x1467_d = v_x1467->data.b;
+      const int64_t v_x1467_n = v_x1467->len;
+      /* REDUCE */
+      {
+        const int64_t t473 = v_x1450;
+        if (t473 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t473, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t474 = t473 > 0 ? (t473 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t475 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t474);
+        RT_PARALLEL_FOR_IF(t474 > 1)
+        for (int64_t t476 = 0; t476 < t474; t476++) {
+          int32_t t476a0;
+          t476a0 = 0;
+          const int64_t t476_end = (t476 + 1) * RT_CHUNK < t473 ? (t476 + 1) * RT_CHUNK : t473;
+          for (int64_t t477 = t476 * RT_CHUNK; t477 < t476_end; t477++) {
+            const int32_t t478 = (int32_t)t477;
+            int32_t t476x0;
+            int32_t t479;
+            if ((uint64_t)(int64_t)t478 < (uint64_t)v_sd_1481_n) {
+              t479 = (int32_t)(v_sd_1481_off[t478 + 1] - v_sd_1481_off[t478]);
+            } else {
+              NESSIE_RECORD(err, t477, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_sd_1481_n, 0.0, 6);
+              t479 = 0;
+            }
+            uint8_t t481 = rt_le_i(t479, 1);
+            int32_t t483 = (t481 ? 0 : t479);
+            t476x0 = t483;
+            int32_t t485 = rt_add_i(t476a0, t476x0);
+            t476a0 = t485;
+          }
+          t475[t476] = t476a0;
+        }
+        int32_t t476t0;
+        t476t0 = 0;
+        for (int64_t t476 = 0; t476 < t474; t476++) {
+          const int32_t t486 = t475[t476];
+          int32_t t488 = rt_add_i(t476t0, t486);
+          t476t0 = t488;
+        }
+        v_x1466 = t476t0;
+        rt_free(t475);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t489 = v_x1450;
+          if (t489 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t489, 0.0, 7);
+            goto fail;
+          }
+          const int64_t t490 = t489 > 0 ? (t489 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t491 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t490);
+          int32_t *t492 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t490);
+          RT_PARALLEL_FOR_IF(t490 > 1)
+          for (int64_t t493 = 0; t493 < t490; t493++) {
+            int32_t t493a0;
+            int32_t t493a1;
+            t493a0 = 0;
+            t493a1 = 0;
+            const int64_t t493_end = (t493 + 1) * RT_CHUNK < t489 ? (t493 + 1) * RT_CHUNK : t489;
+            for (int64_t t494 = t493 * RT_CHUNK; t494 < t493_end; t494++) {
+              const int32_t t495 = (int32_t)t494;
+              int32_t t493x0;
+              int32_t t493x1;
+              int32_t t496;
+              if ((uint64_t)(int64_t)t495 < (uint64_t)v_sd_1481_n) {
+                t496 = (int32_t)(v_sd_1481_off[t495 + 1] - v_sd_1481_off[t495]);
+              } else {
+                NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 0, 0, RT_GATHER, t495, v_sd_1481_n, 0.0, 8);
+                t496 = 0;
+              }
+              uint8_t t498 = rt_le_i(t496, 1);
+              int32_t t500 = rt_btoi_b(t498);
+              uint8_t t502 = rt_not_b(t498);
+              int32_t t504 = rt_btoi_b(t502);
+              t493x0 = t500;
+              t493x1 = t504;
+              int32_t t506 = rt_add_i(t493a0, t493x0);
+              int32_t t508 = rt_add_i(t493a1, t493x1);
+              t493a0 = t506;
+              t493a1 = t508;
+            }
+            t491[t493] = t493a0;
+            t492[t493] = t493a1;
+          }
+          int32_t t493t0;
+          int32_t t493t1;
+          t493t0 = 0;
+          t493t1 = 0;
+          for (int64_t t493 = 0; t493 < t490; t493++) {
+            const int32_t t509 = t491[t493];
+            t491[t493] = t493t0;
+            const int32_t t510 = t492[t493];
+            t492[t493] = t493t1;
+            int32_t t512 = rt_add_i(t493t0, t509);
+            int32_t t514 = rt_add_i(t493t1, t510);
+            t493t0 = t512;
+            t493t1 = t514;
+          }
+          v_x1479 = rt_value_new(rt_vec_type(RT_INT), t489);
+          int32_t *v_x1479_d = v_x1479->data.i;
+          const int64_t v_x1479_n = v_x1479->len;
+          v_x1480 = rt_value_new(rt_vec_type(RT_INT), t489);
+          int32_t *v_x1480_d = v_x1480->data.i;
+          const int64_t v_x1480_n = v_x1480->len;
+          RT_PARALLEL_FOR_IF(t490 > 1)
+          for (int64_t t493 = 0; t493 < t490; t493++) {
+            int32_t t493p0;
+            int32_t t493p1;
+            t493p0 = t491[t493];
+            t493p1 = t492[t493];
+            const int64_t t493_end = (t493 + 1) * RT_CHUNK < t489 ? (t493 + 1) * RT_CHUNK : t489;
+            for (int64_t t494 = t493 * RT_CHUNK; t494 < t493_end; t494++) {
+              const int32_t t495 = (int32_t)t494;
+              v_x1479_d[t494] = t493p0;
+              v_x1480_d[t494] = t493p1;
+              int32_t t493y0;
+              int32_t t493y1;
+              int32_t t515;
+              if ((uint64_t)(int64_t)t495 < (uint64_t)v_sd_1481_n) {
+                t515 = (int32_t)(v_sd_1481_off[t495 + 1] - v_sd_1481_off[t495]);
+              } else {
+                NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 0, 0, RT_GATHER, t495, v_sd_1481_n, 0.0, 9);
+                t515 = 0;
+              }
+              uint8_t t517 = rt_le_i(t515, 1);
+              int32_t t519 = rt_btoi_b(t517);
+              uint8_t t521 = rt_not_b(t517);
+              int32_t t523 = rt_btoi_b(t521);
+              t493y0 = t519;
+              t493y1 = t523;
+              int32_t t525 = rt_add_i(t493p0, t493y0);
+              int32_t t527 = rt_add_i(t493p1, t493y1);
+              t493p0 = t525;
+              t493p1 = t527;
+            }
+          }
+          rt_free(t491);
+          rt_free(t492);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
   }
-  *out_v_x1533 = v_x1533;
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1534);
+  *out_v_x1467 = v_x1467;
+  *out_v_x1455 = v_x1455;
+  *out_v_x1457 = v_x1457;
+  *out_v_x1466 = v_x1466;
+  *out_v_x1479 = v_x1479;
+  *out_v_x1480 = v_x1480;
+  rt_release(v_x1456);
+  rt_release(v_x1458);
   return;
 fail:
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1533);
-  rt_release(v_x1534);
+  rt_release(v_x1455);
+  rt_release(v_x1456);
+  rt_release(v_x1457);
+  rt_release(v_x1458);
+  rt_release(v_x1467);
+  rt_release(v_x1479);
+  rt_release(v_x1480);
 }
 
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1522_d; int64_t v_x1522_n;
-  const int64_t *v_sd_1523_off; int64_t v_sd_1523_n;
-  const int64_t *v_sd_1535_off; int64_t v_sd_1535_n;
-  int32_t v_x1525;
-  int32_t *v_x1529_d; int64_t v_x1529_n;
-  int32_t *v_x1530_d; int64_t v_x1530_n;
-  int32_t *v_x1531_d; int64_t v_x1531_n;
-  const int64_t *v_x1532_off; int64_t v_x1532_n;
-  int32_t *v_x1533_d; int64_t v_x1533_n;
-  int32_t *v_x1534_d; int64_t v_x1534_n;
+  const int64_t *v_sd_1481_off; int64_t v_sd_1481_n;
+  int32_t v_x1450;
+  int32_t *v_x1455_d; int64_t v_x1455_n;
+  uint8_t *v_x1456_d; int64_t v_x1456_n;
+  int32_t *v_x1457_d; int64_t v_x1457_n;
+  uint8_t *v_x1458_d; int64_t v_x1458_n;
+  uint8_t *v_x1467_d; int64_t v_x1467_n;
+  int32_t v_x1466;
+  int32_t *v_x1479_d; int64_t v_x1479_n;
+  int32_t *v_x1480_d; int64_t v_x1480_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
+  uint8_t v1;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t549 = 0; /* nonzero: a check below failed */
-    int32_t t547 = A.v_x1522_d[ix];
-    int t550 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_sd_1535_n;
-    int32_t t548 = t550 ? (int32_t)A.v_sd_1535_off[t547] : 0;
-    t549 |= !t550;
-    int t552 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_sd_1523_n;
-    int32_t t551 = t552 ? (int32_t)(A.v_sd_1523_off[t547 + 1] - A.v_sd_1523_off[t547]) : 0;
-    t549 |= !t552;
-    int32_t t554 = rt_add_i(t548, t551);
-    if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
-      int32_t t555 = A.v_x1522_d[ix];
-      int32_t t556;
-      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_sd_1535_n) {
-        t556 = (int32_t)A.v_sd_1535_off[t555];
+    int t529 = 0; /* nonzero: a check below failed */
+    int t530 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
+    int32_t t528 = t530 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
+    t529 |= !t530;
+    uint8_t t532 = rt_le_i(t528, 1);
+    if (__builtin_expect(t529 != 0, 0)) { /* again, recording the error */
+      int32_t t533;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
+        t533 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_sd_1535_n, 0.0, 0);
-        t556 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 0);
+        t533 = 0;
       }
-      int32_t t557;
-      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_sd_1523_n) {
-        t557 = (int32_t)(A.v_sd_1523_off[t555 + 1] - A.v_sd_1523_off[t555]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_sd_1523_n, 0.0, 1);
-        t557 = 0;
-      }
-      int32_t t559 = rt_add_i(t556, t557);
+      uint8_t t535 = rt_le_i(t533, 1);
     }
-    return K11_0_V{t548, t554, 1};
+    return K11_0_V{ix, t532};
   }
+};
+struct K11_0_S { /* what a tile stages of K11_0_V: the values stored */
+  int32_t v0;
 };
 struct K11_0_store {
   K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1529_d[i] = v.v0;
-    A.v_x1530_d[i] = v.v1;
-    A.v_x1531_d[i] = v.v2;
+  typedef K11_0_S staged;
+  __device__ static K11_0_S stage(const K11_0_V &v) { return K11_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K11_0_S &v) const {
+    A.v_x1455_d[i] = v.v0;
+    /* v.v1: v_x1456, read by nothing (its checks are the pull's) */
   }
 };
-struct K11_1_ride {
+struct K11_0_other {
   K11_A A;
-  __device__ void operator()(int64_t i) const {
-    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+  typedef K11_0_S staged;
+  __device__ static K11_0_S stage(const K11_0_V &v) { return K11_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K11_0_S &v) const {
+    A.v_x1457_d[i] = v.v0;
+    /* v.v1: v_x1458, read by nothing (its checks are the pull's) */
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
+struct K11_0_pred {
+  K11_A A;
+  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K11_1_V {
+  uint8_t v0;
+};
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t537 = 0; /* nonzero: a check below failed */
+    int t538 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
+    int32_t t536 = t538 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
+    t537 |= !t538;
+    uint8_t t540 = rt_le_i(t536, 1);
+    if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
+      int32_t t541;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
+        t541 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 1);
+        t541 = 0;
+      }
+      uint8_t t543 = rt_le_i(t541, 1);
+    }
+    return K11_1_V{t540};
+  }
+};
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+    A.v_x1467_d[i] = v.v0;
+  }
+};
+struct alignas(8) K11_2_V {
+  int32_t v0;
+};
+struct K11_2_pull {
+  K11_A A;
+  __device__ K11_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t545 = 0; /* nonzero: a check below failed */
+    int t546 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
+    int32_t t544 = t546 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
+    t545 |= !t546;
+    uint8_t t548 = rt_le_i(t544, 1);
+    int32_t t550 = (t548 ? 0 : t544);
+    if (__builtin_expect(t545 != 0, 0)) { /* again, recording the error */
+      int32_t t551;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
+        t551 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 2);
+        t551 = 0;
+      }
+      uint8_t t553 = rt_le_i(t551, 1);
+      int32_t t555 = (t553 ? 0 : t551);
+    }
+    return K11_2_V{t550};
+  }
+};
+struct K11_2_op {
+  K11_A A;
+  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
+    int32_t t557 = rt_add_i(a.v0, b.v0);
+    return K11_2_V{t557};
+  }
+};
+struct K11_2_ride {
+  K11_A A;
+  __device__ K11_2_V operator()(int64_t i) const {
+    K11_1_store{A}(i, K11_1_pull{A}(i)); /* MAP 1 rides here */
+    return K11_2_pull{A}(i);
+  }
+};
+struct alignas(8) K11_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K11_3_pull {
+  K11_A A;
+  __device__ K11_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t559 = 0; /* nonzero: a check below failed */
+    int t560 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
+    int32_t t558 = t560 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
+    t559 |= !t560;
+    uint8_t t562 = rt_le_i(t558, 1);
+    int32_t t564 = rt_btoi_b(t562);
+    uint8_t t566 = rt_not_b(t562);
+    int32_t t568 = rt_btoi_b(t566);
+    if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
+      int32_t t569;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
+        t569 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 3);
+        t569 = 0;
+      }
+      uint8_t t571 = rt_le_i(t569, 1);
+      int32_t t573 = rt_btoi_b(t571);
+      uint8_t t575 = rt_not_b(t571);
+      int32_t t577 = rt_btoi_b(t575);
+    }
+    return K11_3_V{t564, t568};
+  }
+};
+struct K11_3_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_3_V &v) const {
+    A.v_x1479_d[i] = v.v0;
+    A.v_x1480_d[i] = v.v1;
+  }
+};
+struct K11_3_op {
+  K11_A A;
+  __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
+    int32_t t579 = rt_add_i(a.v0, b.v0);
+    int32_t t581 = rt_add_i(a.v1, b.v1);
+    return K11_3_V{t579, t581};
+  }
+};
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1522_d = v_x1522->data.i;
-  A.v_x1522_n = v_x1522->len;
-  A.v_sd_1523_off = rtg_seg_offsets(v_sd_1523);
-  A.v_sd_1523_n = v_sd_1523->len;
-  A.v_sd_1535_off = rtg_seg_offsets(v_sd_1535);
-  A.v_sd_1535_n = v_sd_1535->len;
-  A.v_x1525 = v_x1525;
-  RtValue *v_x1529 = NULL;
-  RtValue *v_x1530 = NULL;
-  RtValue *v_x1531 = NULL;
-  RtValue *v_x1532 = NULL;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  /* MAP */
+  A.v_sd_1481_off = rtg_seg_offsets(v_sd_1481);
+  A.v_sd_1481_n = v_sd_1481->len;
+  A.v_x1450 = v_x1450;
+  RtValue *v_x1455 = NULL;
+  RtValue *v_x1456 = NULL;
+  RtValue *v_x1457 = NULL;
+  RtValue *v_x1458 = NULL;
+  RtValue *v_x1467 = NULL;
+  int32_t v_x1466 = 0;
+  RtValue *v_x1479 = NULL;
+  RtValue *v_x1480 = NULL;
+  /* SOACs 0 to 3: in one launch */
+  int64_t *t582, t583; /* the slot of SOAC 0's count, its size */
+  K11_2_V *t584; /* the slot of SOAC 2's values */
   {
-    const int64_t t560 = v_x1522->len;
-    v_x1529 = rtg_vec_new(RT_INT, t560);
-    A.v_x1529_d = v_x1529->data.i;
-    A.v_x1529_n = v_x1529->len;
-    v_x1530 = rtg_vec_new(RT_INT, t560);
-    A.v_x1530_d = v_x1530->data.i;
-    A.v_x1530_n = v_x1530->len;
-    v_x1531 = rtg_vec_new(RT_INT, t560);
-    A.v_x1531_d = v_x1531->data.i;
-    A.v_x1531_n = v_x1531->len;
-    /* computed in the launch of SOAC 1 (K11_1_ride) */
+    const int64_t t585 = v_x1450;
+    if (t585 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1455 = rtg_vec_new(RT_INT, t585);
+    A.v_x1455_d = v_x1455->data.i;
+    A.v_x1455_n = v_x1455->len;
+    v_x1457 = rtg_vec_new(RT_INT, t585);
+    A.v_x1457_d = v_x1457->data.i;
+    A.v_x1457_n = v_x1457->len;
+    t583 = t585;
+    const int64_t t586 = v_x1450;
+    if (t586 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1467 = rtg_vec_new(RT_BOOL, t586);
+    A.v_x1467_d = v_x1467->data.b;
+    A.v_x1467_n = v_x1467->len;
+    /* computed in the launch of SOAC 2 (K11_2_ride) */
+    const int64_t t587 = v_x1450;
+    if (t587 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0, run, 6};
+      goto fail;
+    }
+    const int64_t t588 = v_x1450;
+    if (t588 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t588, 0.0, run, 7};
+      goto fail;
+    }
+    v_x1479 = rtg_vec_new(RT_INT, t588);
+    A.v_x1479_d = v_x1479->data.i;
+    A.v_x1479_n = v_x1479->len;
+    v_x1480 = rtg_vec_new(RT_INT, t588);
+    A.v_x1480_d = v_x1480->data.i;
+    A.v_x1480_n = v_x1480->len;
+    rtg::parts_launch("K11", loc, t588, rtg::filter_tiles<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_other{A}, true, &t582), rtg::reduce_tiles<K11_2_V>(K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, &t584), rtg::scan_tiles<K11_3_V>(K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, K11_3_store{A}));
   }
-  /* LIBRARY */
   {
-    RtValue *t561 = rtg::range_segdes(loc, A.run, v_x1529, v_x1530, v_x1531, &v_x1533, &v_x1534, K11_1_ride{A});
-    rtg_seg_known_total(t561, v_x1525);
-    v_x1532 = t561;
-    A.v_x1532_off = rtg_seg_offsets(v_x1532);
-    A.v_x1532_n = v_x1532->len;
+    const int64_t t589 = rtg::filter_count(t582);
+    v_x1455 = rtg_vec_fit(v_x1455, t589);
+    A.v_x1455_d = v_x1455->data.i;
+    A.v_x1455_n = v_x1455->len;
+    v_x1457 = rtg_vec_fit(v_x1457, t583 - t589);
+    A.v_x1457_d = v_x1457->data.i;
+    A.v_x1457_n = v_x1457->len;
   }
-  *out_v_x1533 = v_x1533;
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1534);
+  {
+    const K11_2_V t590 = rtg::reduce_read(t584, K11_2_V{0});
+    v_x1466 = t590.v0;
+    A.v_x1466 = v_x1466;
+  }
+  *out_v_x1467 = v_x1467;
+  *out_v_x1455 = v_x1455;
+  *out_v_x1457 = v_x1457;
+  *out_v_x1466 = v_x1466;
+  *out_v_x1479 = v_x1479;
+  *out_v_x1480 = v_x1480;
+  rt_release(v_x1456);
+  rt_release(v_x1458);
   return;
 fail:
-  rt_release(v_x1529);
-  rt_release(v_x1530);
-  rt_release(v_x1531);
-  rt_release(v_x1532);
-  rt_release(v_x1533);
-  rt_release(v_x1534);
+  rt_release(v_x1455);
+  rt_release(v_x1456);
+  rt_release(v_x1457);
+  rt_release(v_x1458);
+  rt_release(v_x1467);
+  rt_release(v_x1479);
+  rt_release(v_x1480);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1522, RtValue *v_sd_1523, RtValue *v_sd_1535, int32_t v_x1525, RtValue **out_v_x1533) {
-  RtValue *vals[] = {v_x1522, v_sd_1523, v_sd_1535};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K11_host(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+  RtValue *vals[] = {v_sd_1481};
+  const int64_t sizes[] = {(int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K11_host(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x1522, v_sd_1523, v_sd_1535, v_x1525, out_v_x1533);
+    K11_gpu(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
   }
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
   (void)loc;
   (void)run;
-  int32_t *v_x1507_d = v_x1507->data.i;
-  const int64_t v_x1507_n = v_x1507->len;
-  const int64_t *v_sd_1508_off = rt_seg_offsets(v_sd_1508);
-  const int64_t v_sd_1508_n = v_sd_1508->len;
-  const int64_t *v_sd_1521_off = rt_seg_offsets(v_sd_1521);
-  const int64_t v_sd_1521_n = v_sd_1521->len;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
-  RtValue *v_x1517 = NULL;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
+  int32_t *v_x1526_d = v_x1526->data.i;
+  const int64_t v_x1526_n = v_x1526->len;
+  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
+  const int64_t v_sd_1527_n = v_sd_1527->len;
+  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
+  const int64_t v_sd_1539_n = v_sd_1539->len;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  RtValue *v_x1535 = NULL;
+  RtValue *v_x1536 = NULL;
+  RtValue *v_x1537 = NULL;
+  RtValue *v_x1538 = NULL;
   /* MAP */
   {
-    const int64_t t562 = v_x1507_n;
-    v_x1514 = rt_value_new(rt_vec_type(RT_INT), t562);
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    v_x1515 = rt_value_new(rt_vec_type(RT_INT), t562);
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    v_x1516 = rt_value_new(rt_vec_type(RT_INT), t562);
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    v_x1517 = rt_value_new(rt_vec_type(RT_INT), t562);
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
-    RT_PARALLEL_FOR_IF(t562 >= RT_PARALLEL_MIN)
-    for (int64_t t563 = 0; t563 < t562; t563++) {
-      const int32_t t564 = (int32_t)t563;
-      int32_t t565 = v_x1507_d[t564];
-      int32_t t566;
-      if ((uint64_t)(int64_t)t565 < (uint64_t)v_sd_1521_n) {
-        t566 = (int32_t)v_sd_1521_off[t565];
+    const int64_t t591 = v_x1526_n;
+    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t591);
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t591);
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t591);
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
+    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
+    for (int64_t t592 = 0; t592 < t591; t592++) {
+      const int32_t t593 = (int32_t)t592;
+      int32_t t594 = v_x1526_d[t593];
+      int32_t t595;
+      if ((uint64_t)(int64_t)t594 < (uint64_t)v_sd_1539_n) {
+        t595 = (int32_t)v_sd_1539_off[t594];
       } else {
-        NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_sd_1521_n, 0.0, 0);
-        t566 = 0;
+        NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_sd_1539_n, 0.0, 0);
+        t595 = 0;
       }
-      int32_t t567;
-      if ((uint64_t)(int64_t)t565 < (uint64_t)v_sd_1508_n) {
-        t567 = (int32_t)(v_sd_1508_off[t565 + 1] - v_sd_1508_off[t565]);
+      int32_t t596;
+      if ((uint64_t)(int64_t)t594 < (uint64_t)v_sd_1527_n) {
+        t596 = (int32_t)(v_sd_1527_off[t594 + 1] - v_sd_1527_off[t594]);
       } else {
-        NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_sd_1508_n, 0.0, 1);
-        t567 = 0;
+        NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_sd_1527_n, 0.0, 1);
+        t596 = 0;
       }
-      int32_t t569 = rt_add_i(t566, t567);
-      v_x1514_d[t563] = t566;
-      v_x1515_d[t563] = t567;
-      v_x1516_d[t563] = t569;
-      v_x1517_d[t563] = 1;
+      int32_t t598 = rt_add_i(t595, t596);
+      v_x1533_d[t592] = t595;
+      v_x1534_d[t592] = t598;
+      v_x1535_d[t592] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1514_d = v_x1514->data.i;
-    const int64_t v_x1514_n = v_x1514->len;
-    int32_t *v_x1515_d = v_x1515->data.i;
-    const int64_t v_x1515_n = v_x1515->len;
-    int32_t *v_x1516_d = v_x1516->data.i;
-    const int64_t v_x1516_n = v_x1516->len;
-    int32_t *v_x1517_d = v_x1517->data.i;
-    const int64_t v_x1517_n = v_x1517->len;
+    int32_t *v_x1533_d = v_x1533->data.i;
+    const int64_t v_x1533_n = v_x1533->len;
+    int32_t *v_x1534_d = v_x1534->data.i;
+    const int64_t v_x1534_n = v_x1534->len;
+    int32_t *v_x1535_d = v_x1535->data.i;
+    const int64_t v_x1535_n = v_x1535->len;
     /* LIBRARY */
     {
-      RtValue *t570 = rt_range_segdes(loc, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520);
-      rt_seg_known_total(t570, v_x1510);
-      v_x1518 = t570;
-      const int64_t *v_x1518_off = rt_seg_offsets(v_x1518);
-      const int64_t v_x1518_n = v_x1518->len;
+      RtValue *t599 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
+      rt_seg_known_total(t599, v_x1529);
+      v_x1536 = t599;
+      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
+      const int64_t v_x1536_n = v_x1536->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1515 = v_x1515;
-  *out_v_x1514 = v_x1514;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1520 = v_x1520;
-  rt_release(v_x1516);
-  rt_release(v_x1519);
+  *out_v_x1537 = v_x1537;
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1538);
   return;
 fail:
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
-  rt_release(v_x1517);
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1537);
+  rt_release(v_x1538);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1507_d; int64_t v_x1507_n;
-  const int64_t *v_sd_1508_off; int64_t v_sd_1508_n;
-  const int64_t *v_sd_1521_off; int64_t v_sd_1521_n;
-  int32_t v_x1510;
-  int32_t *v_x1514_d; int64_t v_x1514_n;
-  int32_t *v_x1515_d; int64_t v_x1515_n;
-  int32_t *v_x1516_d; int64_t v_x1516_n;
-  int32_t *v_x1517_d; int64_t v_x1517_n;
-  const int64_t *v_x1518_off; int64_t v_x1518_n;
-  int32_t *v_x1519_d; int64_t v_x1519_n;
-  int32_t *v_x1520_d; int64_t v_x1520_n;
+  int32_t *v_x1526_d; int64_t v_x1526_n;
+  const int64_t *v_sd_1527_off; int64_t v_sd_1527_n;
+  const int64_t *v_sd_1539_off; int64_t v_sd_1539_n;
+  int32_t v_x1529;
+  int32_t *v_x1533_d; int64_t v_x1533_n;
+  int32_t *v_x1534_d; int64_t v_x1534_n;
+  int32_t *v_x1535_d; int64_t v_x1535_n;
+  const int64_t *v_x1536_off; int64_t v_x1536_n;
+  int32_t *v_x1537_d; int64_t v_x1537_n;
+  int32_t *v_x1538_d; int64_t v_x1538_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
-  int32_t v3;
 };
 struct K12_0_pull {
   K12_A A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t573 = 0; /* nonzero: a check below failed */
-    int32_t t571 = A.v_x1507_d[ix];
-    int t574 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_sd_1521_n;
-    int32_t t572 = t574 ? (int32_t)A.v_sd_1521_off[t571] : 0;
-    t573 |= !t574;
-    int t576 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_sd_1508_n;
-    int32_t t575 = t576 ? (int32_t)(A.v_sd_1508_off[t571 + 1] - A.v_sd_1508_off[t571]) : 0;
-    t573 |= !t576;
-    int32_t t578 = rt_add_i(t572, t575);
-    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
-      int32_t t579 = A.v_x1507_d[ix];
-      int32_t t580;
-      if ((uint64_t)(int64_t)t579 < (uint64_t)A.v_sd_1521_n) {
-        t580 = (int32_t)A.v_sd_1521_off[t579];
+    int t602 = 0; /* nonzero: a check below failed */
+    int32_t t600 = A.v_x1526_d[ix];
+    int t603 = (uint64_t)(int64_t)t600 < (uint64_t)A.v_sd_1539_n;
+    int32_t t601 = t603 ? (int32_t)A.v_sd_1539_off[t600] : 0;
+    t602 |= !t603;
+    int t605 = (uint64_t)(int64_t)t600 < (uint64_t)A.v_sd_1527_n;
+    int32_t t604 = t605 ? (int32_t)(A.v_sd_1527_off[t600 + 1] - A.v_sd_1527_off[t600]) : 0;
+    t602 |= !t605;
+    int32_t t607 = rt_add_i(t601, t604);
+    if (__builtin_expect(t602 != 0, 0)) { /* again, recording the error */
+      int32_t t608 = A.v_x1526_d[ix];
+      int32_t t609;
+      if ((uint64_t)(int64_t)t608 < (uint64_t)A.v_sd_1539_n) {
+        t609 = (int32_t)A.v_sd_1539_off[t608];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, A.v_sd_1521_n, 0.0, 0);
-        t580 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t608, A.v_sd_1539_n, 0.0, 0);
+        t609 = 0;
       }
-      int32_t t581;
-      if ((uint64_t)(int64_t)t579 < (uint64_t)A.v_sd_1508_n) {
-        t581 = (int32_t)(A.v_sd_1508_off[t579 + 1] - A.v_sd_1508_off[t579]);
+      int32_t t610;
+      if ((uint64_t)(int64_t)t608 < (uint64_t)A.v_sd_1527_n) {
+        t610 = (int32_t)(A.v_sd_1527_off[t608 + 1] - A.v_sd_1527_off[t608]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t579, A.v_sd_1508_n, 0.0, 1);
-        t581 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t608, A.v_sd_1527_n, 0.0, 1);
+        t610 = 0;
       }
-      int32_t t583 = rt_add_i(t580, t581);
+      int32_t t612 = rt_add_i(t609, t610);
     }
-    return K12_0_V{t572, t575, t578, 1};
+    return K12_0_V{t601, t607, 1};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1514_d[i] = v.v0;
-    A.v_x1515_d[i] = v.v1;
-    A.v_x1516_d[i] = v.v2;
-    A.v_x1517_d[i] = v.v3;
+    A.v_x1533_d[i] = v.v0;
+    A.v_x1534_d[i] = v.v1;
+    A.v_x1535_d[i] = v.v2;
   }
 };
 struct K12_1_ride {
@@ -3109,304 +3076,337 @@ struct K12_1_ride {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1507_d = v_x1507->data.i;
-  A.v_x1507_n = v_x1507->len;
-  A.v_sd_1508_off = rtg_seg_offsets(v_sd_1508);
-  A.v_sd_1508_n = v_sd_1508->len;
-  A.v_sd_1521_off = rtg_seg_offsets(v_sd_1521);
-  A.v_sd_1521_n = v_sd_1521->len;
-  A.v_x1510 = v_x1510;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
-  RtValue *v_x1517 = NULL;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
+  A.v_x1526_d = v_x1526->data.i;
+  A.v_x1526_n = v_x1526->len;
+  A.v_sd_1527_off = rtg_seg_offsets(v_sd_1527);
+  A.v_sd_1527_n = v_sd_1527->len;
+  A.v_sd_1539_off = rtg_seg_offsets(v_sd_1539);
+  A.v_sd_1539_n = v_sd_1539->len;
+  A.v_x1529 = v_x1529;
+  RtValue *v_x1533 = NULL;
+  RtValue *v_x1534 = NULL;
+  RtValue *v_x1535 = NULL;
+  RtValue *v_x1536 = NULL;
+  RtValue *v_x1537 = NULL;
+  RtValue *v_x1538 = NULL;
   /* MAP */
   {
-    const int64_t t584 = v_x1507->len;
-    v_x1514 = rtg_vec_new(RT_INT, t584);
-    A.v_x1514_d = v_x1514->data.i;
-    A.v_x1514_n = v_x1514->len;
-    v_x1515 = rtg_vec_new(RT_INT, t584);
-    A.v_x1515_d = v_x1515->data.i;
-    A.v_x1515_n = v_x1515->len;
-    v_x1516 = rtg_vec_new(RT_INT, t584);
-    A.v_x1516_d = v_x1516->data.i;
-    A.v_x1516_n = v_x1516->len;
-    v_x1517 = rtg_vec_new(RT_INT, t584);
-    A.v_x1517_d = v_x1517->data.i;
-    A.v_x1517_n = v_x1517->len;
+    const int64_t t613 = v_x1526->len;
+    v_x1533 = rtg_vec_new(RT_INT, t613);
+    A.v_x1533_d = v_x1533->data.i;
+    A.v_x1533_n = v_x1533->len;
+    v_x1534 = rtg_vec_new(RT_INT, t613);
+    A.v_x1534_d = v_x1534->data.i;
+    A.v_x1534_n = v_x1534->len;
+    v_x1535 = rtg_vec_new(RT_INT, t613);
+    A.v_x1535_d = v_x1535->data.i;
+    A.v_x1535_n = v_x1535->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t585 = rtg::range_segdes(loc, A.run, v_x1514, v_x1516, v_x1517, &v_x1519, &v_x1520, K12_1_ride{A});
-    rtg_seg_known_total(t585, v_x1510);
-    v_x1518 = t585;
-    A.v_x1518_off = rtg_seg_offsets(v_x1518);
-    A.v_x1518_n = v_x1518->len;
+    RtValue *t614 = rtg::range_segdes(loc, A.run, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538, K12_1_ride{A});
+    rtg_seg_known_total(t614, v_x1529);
+    v_x1536 = t614;
+    A.v_x1536_off = rtg_seg_offsets(v_x1536);
+    A.v_x1536_n = v_x1536->len;
   }
-  *out_v_x1515 = v_x1515;
-  *out_v_x1514 = v_x1514;
-  *out_v_x1517 = v_x1517;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1520 = v_x1520;
-  rt_release(v_x1516);
-  rt_release(v_x1519);
+  *out_v_x1537 = v_x1537;
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1538);
   return;
 fail:
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
-  rt_release(v_x1517);
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
+  rt_release(v_x1533);
+  rt_release(v_x1534);
+  rt_release(v_x1535);
+  rt_release(v_x1536);
+  rt_release(v_x1537);
+  rt_release(v_x1538);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1507, RtValue *v_sd_1508, RtValue *v_sd_1521, int32_t v_x1510, RtValue **out_v_x1515, RtValue **out_v_x1514, RtValue **out_v_x1517, RtValue **out_v_x1518, RtValue **out_v_x1520) {
-  RtValue *vals[] = {v_x1507, v_sd_1508, v_sd_1521};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
+  RtValue *vals[] = {v_x1526, v_sd_1527, v_sd_1539};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K12_host(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
+    K12_host(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1507, v_sd_1508, v_sd_1521, v_x1510, out_v_x1515, out_v_x1514, out_v_x1517, out_v_x1518, out_v_x1520);
+    K12_gpu(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
   (void)loc;
   (void)run;
-  int32_t *v_x1301_d = v_x1301->data.i;
-  const int64_t v_x1301_n = v_x1301->len;
-  uint8_t *v_x1305_d = v_x1305->data.b;
-  const int64_t v_x1305_n = v_x1305->len;
-  (void)v_x1305_n; /* v_x1305's length is v_x1301's */
-  int32_t *v_x1306_d = v_x1306->data.i;
-  const int64_t v_x1306_n = v_x1306->len;
-  (void)v_x1306_n; /* v_x1306's length is v_x1301's */
-  int32_t *v_x1309_d = v_x1309->data.i;
-  const int64_t v_x1309_n = v_x1309->len;
-  int32_t *v_x1310_d = v_x1310->data.i;
-  const int64_t v_x1310_n = v_x1310->len;
-  RtValue *v_x1315 = NULL;
+  int32_t *v_x1511_d = v_x1511->data.i;
+  const int64_t v_x1511_n = v_x1511->len;
+  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
+  const int64_t v_sd_1512_n = v_sd_1512->len;
+  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
+  const int64_t v_sd_1525_n = v_sd_1525->len;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
+  RtValue *v_x1521 = NULL;
+  RtValue *v_x1522 = NULL;
+  RtValue *v_x1523 = NULL;
+  RtValue *v_x1524 = NULL;
   /* MAP */
   {
-    const int64_t t586 = v_x1301_n;
-    v_x1315 = rt_value_new(rt_vec_type(RT_INT), t586);
-    int32_t *v_x1315_d = v_x1315->data.i;
-    const int64_t v_x1315_n = v_x1315->len;
-    RT_PARALLEL_FOR_IF(t586 >= RT_PARALLEL_MIN)
-    for (int64_t t587 = 0; t587 < t586; t587++) {
-      const int32_t t588 = (int32_t)t587;
-      int32_t t589 = v_x1301_d[t588];
-      int32_t t591 = rt_add_i(t589, v_x1302);
-      uint8_t t592 = v_x1305_d[t588];
-      int32_t t593 = v_x1306_d[t588];
-      int32_t t595 = (t592 ? t593 : t591);
-      int32_t t596;
-      if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1311) {
-        t596 = t595;
+    const int64_t t615 = v_x1511_n;
+    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
+    RT_PARALLEL_FOR_IF(t615 >= RT_PARALLEL_MIN)
+    for (int64_t t616 = 0; t616 < t615; t616++) {
+      const int32_t t617 = (int32_t)t616;
+      int32_t t618 = v_x1511_d[t617];
+      int32_t t619;
+      if ((uint64_t)(int64_t)t618 < (uint64_t)v_sd_1525_n) {
+        t619 = (int32_t)v_sd_1525_off[t618];
       } else {
-        NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1311, 0.0, 0);
-        t596 = 0;
+        NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_sd_1525_n, 0.0, 0);
+        t619 = 0;
       }
-      uint8_t t598 = rt_lt_i(t596, (int32_t)v_x1309_n);
-      int32_t t599;
-      if (t598) {
-        int32_t t600;
-        if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1309_n) {
-          t600 = v_x1309_d[t596];
-        } else {
-          NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1309_n, 0.0, 1);
-          t600 = 0;
-        }
-        t599 = t600;
+      int32_t t620;
+      if ((uint64_t)(int64_t)t618 < (uint64_t)v_sd_1512_n) {
+        t620 = (int32_t)(v_sd_1512_off[t618 + 1] - v_sd_1512_off[t618]);
       } else {
-        int32_t t602 = rt_sub_i(t596, (int32_t)v_x1309_n);
-        int32_t t603;
-        if ((uint64_t)(int64_t)t602 < (uint64_t)v_x1310_n) {
-          t603 = v_x1310_d[t602];
-        } else {
-          NESSIE_RECORD(err, t587, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_x1310_n, 0.0, 2);
-          t603 = 0;
-        }
-        t599 = t603;
+        NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_sd_1512_n, 0.0, 1);
+        t620 = 0;
       }
-      v_x1315_d[t587] = t599;
+      int32_t t622 = rt_add_i(t619, t620);
+      v_x1518_d[t616] = t619;
+      v_x1519_d[t616] = t620;
+      v_x1520_d[t616] = t622;
+      v_x1521_d[t616] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1315 = v_x1315;
+  {
+    int32_t *v_x1518_d = v_x1518->data.i;
+    const int64_t v_x1518_n = v_x1518->len;
+    int32_t *v_x1519_d = v_x1519->data.i;
+    const int64_t v_x1519_n = v_x1519->len;
+    int32_t *v_x1520_d = v_x1520->data.i;
+    const int64_t v_x1520_n = v_x1520->len;
+    int32_t *v_x1521_d = v_x1521->data.i;
+    const int64_t v_x1521_n = v_x1521->len;
+    /* LIBRARY */
+    {
+      RtValue *t623 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
+      rt_seg_known_total(t623, v_x1514);
+      v_x1522 = t623;
+      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
+      const int64_t v_x1522_n = v_x1522->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1519 = v_x1519;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
+  *out_v_x1522 = v_x1522;
+  *out_v_x1524 = v_x1524;
+  rt_release(v_x1520);
+  rt_release(v_x1523);
   return;
 fail:
-  rt_release(v_x1315);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
+  rt_release(v_x1521);
+  rt_release(v_x1522);
+  rt_release(v_x1523);
+  rt_release(v_x1524);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1301_d; int64_t v_x1301_n;
-  int32_t v_x1302;
-  uint8_t *v_x1305_d; int64_t v_x1305_n;
-  int32_t *v_x1306_d; int64_t v_x1306_n;
-  int32_t *v_x1309_d; int64_t v_x1309_n;
-  int32_t *v_x1310_d; int64_t v_x1310_n;
-  int32_t v_x1311;
-  int32_t *v_x1315_d; int64_t v_x1315_n;
+  int32_t *v_x1511_d; int64_t v_x1511_n;
+  const int64_t *v_sd_1512_off; int64_t v_sd_1512_n;
+  const int64_t *v_sd_1525_off; int64_t v_sd_1525_n;
+  int32_t v_x1514;
+  int32_t *v_x1518_d; int64_t v_x1518_n;
+  int32_t *v_x1519_d; int64_t v_x1519_n;
+  int32_t *v_x1520_d; int64_t v_x1520_n;
+  int32_t *v_x1521_d; int64_t v_x1521_n;
+  const int64_t *v_x1522_off; int64_t v_x1522_n;
+  int32_t *v_x1523_d; int64_t v_x1523_n;
+  int32_t *v_x1524_d; int64_t v_x1524_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
 };
 struct K13_0_pull {
   K13_A A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t612 = 0; /* nonzero: a check below failed */
-    int32_t t604 = rtg::ld_stream(&A.v_x1301_d[ix]);
-    int32_t t606 = rt_add_i(t604, A.v_x1302);
-    uint8_t t607 = rtg::ld_stream(&A.v_x1305_d[ix]);
-    int32_t t608 = rtg::ld_stream(&A.v_x1306_d[ix]);
-    int32_t t610 = (t607 ? t608 : t606);
-    int t613 = (uint64_t)(int64_t)t610 < (uint64_t)A.v_x1311;
-    int32_t t611 = t613 ? t610 : 0;
-    t612 |= !t613;
-    uint8_t t615 = rt_lt_i(t611, (int32_t)A.v_x1309_n);
-    int32_t t616;
-    if (t615) {
-      int t618 = (uint64_t)(int64_t)t611 < (uint64_t)A.v_x1309_n;
-      int32_t t617 = t618 ? A.v_x1309_d[t611] : 0;
-      t612 |= !t618;
-      t616 = t617;
-    } else {
-      int32_t t620 = rt_sub_i(t611, (int32_t)A.v_x1309_n);
-      int t622 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_x1310_n;
-      int32_t t621 = t622 ? A.v_x1310_d[t620] : 0;
-      t612 |= !t622;
-      t616 = t621;
-    }
-    if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
-      int32_t t623 = rtg::ld_stream(&A.v_x1301_d[ix]);
-      int32_t t625 = rt_add_i(t623, A.v_x1302);
-      uint8_t t626 = rtg::ld_stream(&A.v_x1305_d[ix]);
-      int32_t t627 = rtg::ld_stream(&A.v_x1306_d[ix]);
-      int32_t t629 = (t626 ? t627 : t625);
-      int32_t t630;
-      if ((uint64_t)(int64_t)t629 < (uint64_t)A.v_x1311) {
-        t630 = t629;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, A.v_x1311, 0.0, 0);
-        t630 = 0;
-      }
-      uint8_t t632 = rt_lt_i(t630, (int32_t)A.v_x1309_n);
+    int t626 = 0; /* nonzero: a check below failed */
+    int32_t t624 = A.v_x1511_d[ix];
+    int t627 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_sd_1525_n;
+    int32_t t625 = t627 ? (int32_t)A.v_sd_1525_off[t624] : 0;
+    t626 |= !t627;
+    int t629 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_sd_1512_n;
+    int32_t t628 = t629 ? (int32_t)(A.v_sd_1512_off[t624 + 1] - A.v_sd_1512_off[t624]) : 0;
+    t626 |= !t629;
+    int32_t t631 = rt_add_i(t625, t628);
+    if (__builtin_expect(t626 != 0, 0)) { /* again, recording the error */
+      int32_t t632 = A.v_x1511_d[ix];
       int32_t t633;
-      if (t632) {
-        int32_t t634;
-        if ((uint64_t)(int64_t)t630 < (uint64_t)A.v_x1309_n) {
-          t634 = A.v_x1309_d[t630];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, A.v_x1309_n, 0.0, 1);
-          t634 = 0;
-        }
-        t633 = t634;
+      if ((uint64_t)(int64_t)t632 < (uint64_t)A.v_sd_1525_n) {
+        t633 = (int32_t)A.v_sd_1525_off[t632];
       } else {
-        int32_t t636 = rt_sub_i(t630, (int32_t)A.v_x1309_n);
-        int32_t t637;
-        if ((uint64_t)(int64_t)t636 < (uint64_t)A.v_x1310_n) {
-          t637 = A.v_x1310_d[t636];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, A.v_x1310_n, 0.0, 2);
-          t637 = 0;
-        }
-        t633 = t637;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, A.v_sd_1525_n, 0.0, 0);
+        t633 = 0;
       }
+      int32_t t634;
+      if ((uint64_t)(int64_t)t632 < (uint64_t)A.v_sd_1512_n) {
+        t634 = (int32_t)(A.v_sd_1512_off[t632 + 1] - A.v_sd_1512_off[t632]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, A.v_sd_1512_n, 0.0, 1);
+        t634 = 0;
+      }
+      int32_t t636 = rt_add_i(t633, t634);
     }
-    return K13_0_V{t616};
+    return K13_0_V{t625, t628, t631, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1315_d[i] = v.v0;
+    A.v_x1518_d[i] = v.v0;
+    A.v_x1519_d[i] = v.v1;
+    A.v_x1520_d[i] = v.v2;
+    A.v_x1521_d[i] = v.v3;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
+struct K13_1_ride {
+  K13_A A;
+  __device__ void operator()(int64_t i) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1301_d = v_x1301->data.i;
-  A.v_x1301_n = v_x1301->len;
-  A.v_x1302 = v_x1302;
-  A.v_x1305_d = v_x1305->data.b;
-  A.v_x1305_n = v_x1305->len;
-  A.v_x1306_d = v_x1306->data.i;
-  A.v_x1306_n = v_x1306->len;
-  A.v_x1309_d = v_x1309->data.i;
-  A.v_x1309_n = v_x1309->len;
-  A.v_x1310_d = v_x1310->data.i;
-  A.v_x1310_n = v_x1310->len;
-  A.v_x1311 = v_x1311;
-  RtValue *v_x1315 = NULL;
+  A.v_x1511_d = v_x1511->data.i;
+  A.v_x1511_n = v_x1511->len;
+  A.v_sd_1512_off = rtg_seg_offsets(v_sd_1512);
+  A.v_sd_1512_n = v_sd_1512->len;
+  A.v_sd_1525_off = rtg_seg_offsets(v_sd_1525);
+  A.v_sd_1525_n = v_sd_1525->len;
+  A.v_x1514 = v_x1514;
+  RtValue *v_x1518 = NULL;
+  RtValue *v_x1519 = NULL;
+  RtValue *v_x1520 = NULL;
+  RtValue *v_x1521 = NULL;
+  RtValue *v_x1522 = NULL;
+  RtValue *v_x1523 = NULL;
+  RtValue *v_x1524 = NULL;
   /* MAP */
   {
-    const int64_t t638 = v_x1305->len;
-    v_x1315 = rtg_vec_new(RT_INT, t638);
-    A.v_x1315_d = v_x1315->data.i;
-    A.v_x1315_n = v_x1315->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t638);
+    const int64_t t637 = v_x1511->len;
+    v_x1518 = rtg_vec_new(RT_INT, t637);
+    A.v_x1518_d = v_x1518->data.i;
+    A.v_x1518_n = v_x1518->len;
+    v_x1519 = rtg_vec_new(RT_INT, t637);
+    A.v_x1519_d = v_x1519->data.i;
+    A.v_x1519_n = v_x1519->len;
+    v_x1520 = rtg_vec_new(RT_INT, t637);
+    A.v_x1520_d = v_x1520->data.i;
+    A.v_x1520_n = v_x1520->len;
+    v_x1521 = rtg_vec_new(RT_INT, t637);
+    A.v_x1521_d = v_x1521->data.i;
+    A.v_x1521_n = v_x1521->len;
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
-  *out_v_x1315 = v_x1315;
+  /* LIBRARY */
+  {
+    RtValue *t638 = rtg::range_segdes(loc, A.run, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524, K13_1_ride{A});
+    rtg_seg_known_total(t638, v_x1514);
+    v_x1522 = t638;
+    A.v_x1522_off = rtg_seg_offsets(v_x1522);
+    A.v_x1522_n = v_x1522->len;
+  }
+  *out_v_x1519 = v_x1519;
+  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
+  *out_v_x1522 = v_x1522;
+  *out_v_x1524 = v_x1524;
+  rt_release(v_x1520);
+  rt_release(v_x1523);
   return;
 fail:
-  rt_release(v_x1315);
+  rt_release(v_x1518);
+  rt_release(v_x1519);
+  rt_release(v_x1520);
+  rt_release(v_x1521);
+  rt_release(v_x1522);
+  rt_release(v_x1523);
+  rt_release(v_x1524);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1301, int32_t v_x1302, RtValue *v_x1305, RtValue *v_x1306, RtValue *v_x1309, RtValue *v_x1310, int32_t v_x1311, RtValue **out_v_x1315) {
-  RtValue *vals[] = {v_x1301, v_x1305, v_x1306, v_x1309, v_x1310};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
+  RtValue *vals[] = {v_x1511, v_sd_1512, v_sd_1525};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K13_host(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K13_host(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1301, v_x1302, v_x1305, v_x1306, v_x1309, v_x1310, v_x1311, out_v_x1315);
+    K13_gpu(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
   }
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
   (void)loc;
   (void)run;
-  int32_t *v_x1536_d = v_x1536->data.i;
-  const int64_t v_x1536_n = v_x1536->len;
-  int32_t v_x1537 = 0;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1540_d = v_x1540->data.i;
+  const int64_t v_x1540_n = v_x1540->len;
+  int32_t v_x1541 = 0;
+  RtValue *v_x1543 = NULL;
   /* ONCE */
   {
     int32_t t639;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1536_n) {
-      t639 = v_x1536_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1540_n) {
+      t639 = v_x1540_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1536_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1540_n, 0.0, 0);
       t639 = 0;
     }
-    v_x1537 = t639;
+    v_x1541 = t639;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3414,22 +3414,22 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, R
     /* MAP */
     {
       const int64_t t640 = 1;
-      v_x1539 = rt_value_new(rt_vec_type(RT_INT), t640);
-      int32_t *v_x1539_d = v_x1539->data.i;
-      const int64_t v_x1539_n = v_x1539->len;
+      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t640);
+      int32_t *v_x1543_d = v_x1543->data.i;
+      const int64_t v_x1543_n = v_x1543->len;
       RT_PARALLEL_FOR_IF(t640 >= RT_PARALLEL_MIN)
       for (int64_t t641 = 0; t641 < t640; t641++) {
         const int32_t t642 = (int32_t)t641;
-        v_x1539_d[t641] = v_x1537;
+        v_x1543_d[t641] = v_x1541;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1539 = v_x1539;
+  *out_v_x1543 = v_x1543;
   return;
 fail:
-  rt_release(v_x1539);
+  rt_release(v_x1543);
 }
 
 /* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -3438,8 +3438,8 @@ struct K14_A {
   RtKernelError *err;
   int run;
   const K14_0_V *K14_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1536_d; int64_t v_x1536_n;
-  int32_t *v_x1539_d; int64_t v_x1539_n;
+  int32_t *v_x1540_d; int64_t v_x1540_n;
+  int32_t *v_x1543_d; int64_t v_x1543_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -3450,15 +3450,15 @@ struct K14_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t644 = 0; /* nonzero: a check below failed */
-    int t645 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n;
-    int32_t t643 = t645 ? A.v_x1536_d[0] : 0;
+    int t645 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1540_n;
+    int32_t t643 = t645 ? A.v_x1540_d[0] : 0;
     t644 |= !t645;
     if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
       int32_t t646;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1536_n) {
-        t646 = A.v_x1536_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1540_n) {
+        t646 = A.v_x1540_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1536_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1540_n, 0.0, 0);
         t646 = 0;
       }
     }
@@ -3479,20 +3479,20 @@ struct K14_1_pull {
 struct K14_1_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x1539_d[i] = v.v0;
+    A.v_x1543_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1536_d = v_x1536->data.i;
-  A.v_x1536_n = v_x1536->len;
+  A.v_x1540_d = v_x1540->data.i;
+  A.v_x1540_n = v_x1540->len;
   K14_0_V *K14_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1539 = NULL;
+  RtValue *v_x1543 = NULL;
   /* ONCE */
   {
     K14_0_value = rtg::once_on_device<K14_0_V>("K14", loc, K14_0_pull{A});
@@ -3501,44 +3501,44 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, Rt
   /* MAP */
   {
     const int64_t t647 = 1;
-    v_x1539 = rtg_vec_new(RT_INT, t647);
-    A.v_x1539_d = v_x1539->data.i;
-    A.v_x1539_n = v_x1539->len;
+    v_x1543 = rtg_vec_new(RT_INT, t647);
+    A.v_x1543_d = v_x1543->data.i;
+    A.v_x1543_n = v_x1543->len;
     rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t647);
   }
   rtg_free(K14_0_value);
   K14_0_value = NULL;
-  *out_v_x1539 = v_x1539;
+  *out_v_x1543 = v_x1543;
   return;
 fail:
-  rt_release(v_x1539);
+  rt_release(v_x1543);
   rtg_free(K14_0_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1536, RtValue **out_v_x1539) {
-  RtValue *vals[] = {v_x1536};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
+  RtValue *vals[] = {v_x1540};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K14_host(err, loc, run, v_x1536, out_v_x1539);
+    K14_host(err, loc, run, v_x1540, out_v_x1543);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1536, out_v_x1539);
+    K14_gpu(err, loc, run, v_x1540, out_v_x1543);
   }
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1541_d = v_x1541->data.i;
-  const int64_t v_x1541_n = v_x1541->len;
-  int32_t *v_dev_1548_d = v_dev_1548->data.i;
-  const int64_t v_dev_1548_n = v_dev_1548->len;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
+  int32_t *v_x1545_d = v_x1545->data.i;
+  const int64_t v_x1545_n = v_x1545->len;
+  int32_t *v_dev_1552_d = v_dev_1552->data.i;
+  const int64_t v_dev_1552_n = v_dev_1552->len;
+  RtValue *v_x1550 = NULL;
+  RtValue *v_x1551 = NULL;
   /* SPLIT */
   {
-    const int64_t t648 = v_x1541_n;
+    const int64_t t648 = v_x1545_n;
     const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t650 = (uint8_t *)rt_alloc_atomic((size_t)t648 + 1);
     int64_t *t651 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t649 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -3550,16 +3550,16 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
         const int32_t t654 = (int32_t)t653;
         int32_t t652x0;
         int32_t t652x1;
-        int32_t t657 = v_x1541_d[t654];
+        int32_t t657 = v_x1545_d[t654];
         t652x0 = t657;
         t652x1 = t657;
         uint8_t t658;
         uint8_t t659;
         int32_t t660;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1548_n) {
-          t660 = v_dev_1548_d[0];
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n) {
+          t660 = v_dev_1552_d[0];
         } else {
-          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1548_n, 0.0, 0);
+          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1552_n, 0.0, 0);
           t660 = 0;
         }
         uint8_t t662 = rt_lt_i(t652x0, t660);
@@ -3584,18 +3584,18 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
       t651[0 * t649 + t652] = t665;
       t665 += k;
     }
-    v_x1546 = rt_value_new(rt_vec_type(RT_INT), t665);
-    int32_t *v_x1546_d = v_x1546->data.i;
-    const int64_t v_x1546_n = v_x1546->len;
+    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t665);
+    int32_t *v_x1550_d = v_x1550->data.i;
+    const int64_t v_x1550_n = v_x1550->len;
     int64_t t666 = 0;
     for (int64_t t652 = 0; t652 < t649; t652++) {
       const int64_t k = t651[1 * t649 + t652];
       t651[1 * t649 + t652] = t666;
       t666 += k;
     }
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), t666);
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t666);
+    int32_t *v_x1551_d = v_x1551->data.i;
+    const int64_t v_x1551_n = v_x1551->len;
     RT_PARALLEL_FOR_IF(t649 > 1)
     for (int64_t t652 = 0; t652 < t649; t652++) {
       int64_t at[2];
@@ -3608,15 +3608,15 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
           continue;
         int32_t t652y0;
         int32_t t652y1;
-        int32_t t667 = v_x1541_d[t654];
+        int32_t t667 = v_x1545_d[t654];
         t652y0 = t667;
         t652y1 = t667;
         if (t650[t653] >> 0 & 1) {
-          v_x1546_d[at[0]] = t652y0;
+          v_x1550_d[at[0]] = t652y0;
           at[0]++;
         }
         if (t650[t653] >> 1 & 1) {
-          v_x1547_d[at[1]] = t652y1;
+          v_x1551_d[at[1]] = t652y1;
           at[1]++;
         }
       }
@@ -3626,22 +3626,22 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1546 = v_x1546;
-  *out_v_x1547 = v_x1547;
+  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1546);
-  rt_release(v_x1547);
+  rt_release(v_x1550);
+  rt_release(v_x1551);
 }
 
 /* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1541_d; int64_t v_x1541_n;
-  int32_t *v_dev_1548_d; int64_t v_dev_1548_n;
-  int32_t *v_x1546_d; int64_t v_x1546_n;
-  int32_t *v_x1547_d; int64_t v_x1547_n;
+  int32_t *v_x1545_d; int64_t v_x1545_n;
+  int32_t *v_dev_1552_d; int64_t v_dev_1552_n;
+  int32_t *v_x1550_d; int64_t v_x1550_n;
+  int32_t *v_x1551_d; int64_t v_x1551_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -3652,7 +3652,7 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t668 = A.v_x1541_d[ix];
+    int32_t t668 = A.v_x1545_d[ix];
     return K15_0_V{t668};
   }
 };
@@ -3661,10 +3661,10 @@ struct K15_0_store {
   __device__ void operator()(int c, int64_t i, const K15_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1546_d[i] = v.v0;
+      A.v_x1550_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1547_d[i] = v.v0;
+      A.v_x1551_d[i] = v.v0;
       break;
     }
   }
@@ -3673,17 +3673,17 @@ struct K15_0_pred {
   K15_A A;
   __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
     int t670 = 0; /* nonzero: a check below failed */
-    int t671 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n;
-    int32_t t669 = t671 ? A.v_dev_1548_d[0] : 0;
+    int t671 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1552_n;
+    int32_t t669 = t671 ? A.v_dev_1552_d[0] : 0;
     t670 |= !t671;
     uint8_t t673 = rt_lt_i(v.v0, t669);
     uint8_t t675 = rt_gt_i(v.v0, t669);
     if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
       int32_t t676;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1548_n) {
-        t676 = A.v_dev_1548_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1552_n) {
+        t676 = A.v_dev_1552_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1548_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1552_n, 0.0, 0);
         t676 = 0;
       }
       uint8_t t678 = rt_lt_i(v.v0, t676);
@@ -3692,30 +3692,30 @@ struct K15_0_pred {
     return ((unsigned)((t673) != 0) << 0) | ((unsigned)((t675) != 0) << 1);
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1541_d = v_x1541->data.i;
-  A.v_x1541_n = v_x1541->len;
-  A.v_dev_1548_d = v_dev_1548->data.i;
-  A.v_dev_1548_n = v_dev_1548->len;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
+  A.v_x1545_d = v_x1545->data.i;
+  A.v_x1545_n = v_x1545->len;
+  A.v_dev_1552_d = v_dev_1552->data.i;
+  A.v_dev_1552_n = v_dev_1552->len;
+  RtValue *v_x1550 = NULL;
+  RtValue *v_x1551 = NULL;
   /* SPLIT */
   rtg::SplitCounts t681; /* the slots of its classes' counts */
   int64_t t682; /* its size */
   {
-    const int64_t t683 = v_x1541->len;
-    v_x1546 = rtg_vec_new(RT_INT, t683);
-    A.v_x1546_d = v_x1546->data.i;
-    A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_new(RT_INT, t683);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
+    const int64_t t683 = v_x1545->len;
+    v_x1550 = rtg_vec_new(RT_INT, t683);
+    A.v_x1550_d = v_x1550->data.i;
+    A.v_x1550_n = v_x1550->len;
+    v_x1551 = rtg_vec_new(RT_INT, t683);
+    A.v_x1551_d = v_x1551->data.i;
+    A.v_x1551_n = v_x1551->len;
     t682 = t683;
     t681 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t683, K15_0_store{A});
   }
@@ -3723,29 +3723,29 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, Rt
     int64_t t684[2];
     t684[0] = rtg::filter_count(t681.at[0]);
     t684[1] = rtg::filter_count(t681.at[1]);
-    v_x1546 = rtg_vec_fit(v_x1546, t684[0]);
-    A.v_x1546_d = v_x1546->data.i;
-    A.v_x1546_n = v_x1546->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t684[1]);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
+    v_x1550 = rtg_vec_fit(v_x1550, t684[0]);
+    A.v_x1550_d = v_x1550->data.i;
+    A.v_x1550_n = v_x1550->len;
+    v_x1551 = rtg_vec_fit(v_x1551, t684[1]);
+    A.v_x1551_d = v_x1551->data.i;
+    A.v_x1551_n = v_x1551->len;
   }
-  *out_v_x1546 = v_x1546;
-  *out_v_x1547 = v_x1547;
+  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1546);
-  rt_release(v_x1547);
+  rt_release(v_x1550);
+  rt_release(v_x1551);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1541, RtValue *v_dev_1548, RtValue **out_v_x1546, RtValue **out_v_x1547) {
-  RtValue *vals[] = {v_x1541, v_dev_1548};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
+  RtValue *vals[] = {v_x1545, v_dev_1552};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
+    K15_host(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1541, v_dev_1548, out_v_x1546, out_v_x1547);
+    K15_gpu(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
   }
 }
 
@@ -3759,12 +3759,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1540 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1540);
+    RtValue *v_dev_1544 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1544);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1540, &v_x42, &v_x60);
-    rt_release(v_dev_1540);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1544, &v_x42, &v_x60);
+    rt_release(v_dev_1544);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
@@ -3814,11 +3814,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x755 = NULL;
+  RtValue *v_x759 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x755 = v_x94;
+    v_x759 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -3828,7 +3828,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x152 = 0;
     RtValue *v_x710 = NULL;
     RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     RtValue *v_x215 = NULL;
@@ -3836,7 +3836,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x233 = NULL;
     RtValue *v_x241 = NULL;
     RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x255 = NULL;
@@ -3848,7 +3848,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -3924,24 +3924,38 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x223);
     rt_release(v_x241);
     rt_release(v_x255);
-    int32_t v_x742 = 0;
-    v_x742 = (int32_t)v_x699->len;
-    int32_t v_x741 = 0;
-    v_x741 = (int32_t)v_x268->len;
-    int32_t v_x743 = 0;
-    v_x743 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x741, v_x742);
-    RtValue *v_x754 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x743, &v_x754);
+    RtValue *v_x758 = NULL;
+    if (v_x261) {
+      v_x758 = v_x699;
+      rt_retain(v_x699);
+    } else {
+      RtValue *v_x757 = NULL;
+      if (v_x269) {
+        v_x757 = v_x268;
+        rt_retain(v_x268);
+      } else {
+        int32_t v_x744 = 0;
+        v_x744 = (int32_t)v_x699->len;
+        int32_t v_x743 = 0;
+        v_x743 = (int32_t)v_x268->len;
+        int32_t v_x745 = 0;
+        v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
+        RtValue *v_x756 = NULL;
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
+        v_x757 = v_x756;
+      }
+      v_x758 = v_x757;
+    }
     rt_release(v_x105);
     rt_release(v_x710);
     rt_release(v_x724);
     rt_release(v_x268);
     rt_release(v_x699);
-    v_x755 = v_x754;
+    v_x759 = v_x758;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x755;
+  *out_0 = v_x759;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
