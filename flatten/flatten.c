@@ -746,7 +746,8 @@ static Merge merge_index(Fl *fl, FlatAtom *flags, Vals a, Vals b, FlatAtom *coun
   return (Merge){a, b, flags, n, count_a, at_a, at_b};
 }
 
-/* The merge itself: the elements of m.a ++ m.b at m.idx. */
+/* The merge itself: the elements of m.a ++ m.b at the index m's parts
+   give (select(flags, at_a, count_a + at_b)). */
 static Vals merge_gather(Fl *fl, Merge m, Type *t, const Vals *same_a, const Vals *same_b, const Vals *rest_a,
                          const Vals *rest_b) {
   Vals a = m.a, b = m.b;
