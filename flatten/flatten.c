@@ -173,6 +173,18 @@ static FlatStmt *stmt(Fl *fl, FlatStmtKind kind) {
   return s;
 }
 
+/* New variables of 'types' (FlatType *) as statement 's''s results, as
+   atoms. */
+static Vals stmt_results(Fl *fl, FlatStmt *s, const Vec *types) {
+  Vals r = {0};
+  for (int i = 0; i < types->len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types->data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
+}
+
 /* results = op(args...), one result of type 'rt'. */
 static FlatAtom *op(Fl *fl, FlatOp o, FlatType rt, int nargs, ...) {
   FlatStmt *s = stmt(fl, FS_OP);
@@ -1090,12 +1102,7 @@ static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
     s->callee = get_whole(fl, mf);
     for (int j = 0; j < args.len; j++)
       vec_push(&s->args, args.data[j]);
-    for (int i = 0; i < types.len; i++) {
-      FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
-      vec_push(&s->results, v);
-      vec_push(&r, flat_var_atom(v));
-    }
-    return r;
+    return stmt_results(fl, s, &types);
   }
   for (int i = 0; i < types.len; i++) {
     bool self = fl->part_of == mf;
@@ -1512,12 +1519,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     fl->block = saved;
     Vec types = {0};
     flatten_vector_layout(t, &types);
-    branch[b] = (Vals){0};
-    for (int i = 0; i < types.len; i++) {
-      FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
-      vec_push(&s->results, v);
-      vec_push(&branch[b], flat_var_atom(v));
-    }
+    branch[b] = stmt_results(fl, s, &types);
     cost_mark(fl, FLAT_COST_JOIN, true, 2, ctx->len, fb);
   }
   /* a branch that is a variable of the context, as it was (not a value
@@ -1565,19 +1567,11 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int i = 0; i < merged.len; i++)
     vec_push(&fl->block->results, merged.data[i]);
   fl->block = outer;
-  Vals r = {0};
-  for (int i = 0; i < types.len; i++) {
-    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
-    vec_push(&all_a->results, v);
-    vec_push(&fl->block->results, flat_var_atom(v));
-  }
+  Vals from_a = stmt_results(fl, all_a, &types);
+  for (int i = 0; i < from_a.len; i++)
+    vec_push(&fl->block->results, from_a.data[i]);
   fl->block = saved;
-  for (int i = 0; i < types.len; i++) {
-    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
-    vec_push(&all_b->results, v);
-    vec_push(&r, flat_var_atom(v));
-  }
-  return r;
+  return stmt_results(fl, all_b, &types);
 }
 
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i);
@@ -2753,13 +2747,7 @@ static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
     vec_push(&s->args, a.data[i]);
   Vec types = {0};
   flatten_vector_layout(rt, &types);
-  Vals r = {0};
-  for (int i = 0; i < types.len; i++) {
-    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
-    vec_push(&s->results, v);
-    vec_push(&r, flat_var_atom(v));
-  }
-  return r;
+  return stmt_results(fl, s, &types);
 }
 
 /* ---- functions ---- */
