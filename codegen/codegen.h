@@ -465,6 +465,9 @@ const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char
 /* Does LIBRARY loop 's''s element function give several scalars, through
    out-parameters (a tuple's components, flatten.c's f.all)? */
 bool cg_each_gives_tuple(const LcuSoac *s);
+/* Writes a local, zero first, for each scalar that element function
+   gives, and returns their names: cg_each_call's 'outs'. */
+const char **cg_each_outs(Cg *cg, const LcuSoac *s);
 
 
 /* ---- cpu.c, cuda.c ---- */

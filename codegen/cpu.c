@@ -1043,8 +1043,8 @@ static void gen_loop(Kx *x) {
     }
     cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", data[j], v->value, type, v->length);
   }
-  bool tuple = cg_each_gives_tuple(s); /* a vector of each scalar it gives */
-  for (int r = 0; f->each_result < 0 && r < (tuple ? s->results.len : 1); r++)
+  bool tuple = cg_each_gives_tuple(s); /* several scalars: a vector each (a loop gives one vector else) */
+  for (int r = 0; f->each_result < 0 && r < s->results.len; r++)
     new_vector(x, s->results.data[r], n);
   const char *i = cg_temp(cg), *failed = cg_temp(cg);
   cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
@@ -1065,12 +1065,7 @@ static void gen_loop(Kx *x) {
     args[j] = xprintf("%s + %s[%s], %s[%s + 1] - %s[%s]", data[j], off, i, off, i, off, i);
   }
   cg_line(cg, "int %s = 0; /* set when a check fails: recorded already */", failed);
-  const char **outs = tuple ? xmalloc(sizeof(char *) * (size_t)s->results.len) : NULL;
-  for (int r = 0; tuple && r < s->results.len; r++) {
-    const LcuVar *v = s->results.data[r];
-    outs[r] = cg_temp(cg);
-    cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), outs[r]);
-  }
+  const char **outs = tuple ? cg_each_outs(cg, s) : NULL;
   const char *call = cg_each_call(cg, s, args, outs, "err", i, failed);
   if (tuple) {
     cg_line(cg, "(void)%s; /* %s's components, from one walk */", call, fn);

@@ -824,7 +824,7 @@ static void gen_loop_functors(Gx *x) {
   bool scalar = f->each_result < 0;
   bool tuple = cg_each_gives_tuple(s); /* several scalars: v0, v1, ... */
   cg_line(cg, "struct alignas(8) %s {", kname(x, "V"));
-  for (int r = 0; r < (tuple ? s->results.len : 1); r++)
+  for (int r = 0; r < s->results.len; r++)
     cg_line(cg, "  %s v%d;", scalar ? cg_ctype(((const LcuVar *)s->results.data[r])->type.base) : "int", r);
   cg_line(cg, "};");
   cg_line(cg, "struct %s {", kname(x, "pull"));
@@ -856,13 +856,10 @@ static void gen_loop_functors(Gx *x) {
   cg_line(cg, "int failed = 0; /* set when a check fails: recorded already */");
   if (tuple) {
     /* the components, from one walk of the element's loop */
-    const char **outs = xmalloc(sizeof(char *) * (size_t)s->results.len);
+    const char **outs = cg_each_outs(cg, s);
     Buf fields = {0};
-    for (int r = 0; r < s->results.len; r++) {
-      outs[r] = xprintf("out%d", r);
-      cg_line(cg, "%s %s = 0;", cg_ctype(((const LcuVar *)s->results.data[r])->type.base), outs[r]);
+    for (int r = 0; r < s->results.len; r++)
       buf_printf(&fields, "%s%s", r ? ", " : "", outs[r]);
-    }
     cg_line(cg, "(void)%s;", cg_each_call(cg, s, args, outs, "A.err", "i", "failed"));
     cg_line(cg, "const %s v = {%s};", kname(x, "V"), buf_str(&fields));
   } else
@@ -872,7 +869,7 @@ static void gen_loop_functors(Gx *x) {
   close_functor(cg);
   open_functor(x, "store", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   if (scalar)
-    for (int r = 0; r < (tuple ? s->results.len : 1); r++)
+    for (int r = 0; r < s->results.len; r++)
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(s->results.data[r]), r);
   else {
     cg_line(cg, "/* %s: updated in place */", cg_name(res));
@@ -1548,7 +1545,7 @@ static void host_loop(Gx *x) {
       buf_printf(&pull, ", %s->data.%s", copy, cg_member(a[j].values->type.base));
   }
   buf_puts(&pull, "}");
-  for (int r = 0; f->each_result < 0 && r < (cg_each_gives_tuple(x->s) ? x->s->results.len : 1); r++)
+  for (int r = 0; f->each_result < 0 && r < x->s->results.len; r++)
     new_vector(x, x->s->results.data[r], n);
   cg_line(cg, "rtg::map_uneven(%s, loc, %s, %s, %s);", kernel_string(x), buf_str(&pull), functor(x, "store"), n);
   for (int j = 0; j < scratch.len; j++)

@@ -560,6 +560,16 @@ const LcuVar *cg_loop_count(const LcuSoac *s, const CgLoopArg *a) {
 
 bool cg_each_gives_tuple(const LcuSoac *s) { return gives_tuple(s->callee); }
 
+const char **cg_each_outs(Cg *cg, const LcuSoac *s) {
+  const char **outs = xmalloc(sizeof(char *) * (size_t)(s->results.len + 1));
+  for (int r = 0; r < s->results.len; r++) {
+    const LcuVar *v = s->results.data[r];
+    outs[r] = cg_temp(cg);
+    cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), outs[r]);
+  }
+  return outs;
+}
+
 const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char **outs, const char *record,
                          const char *index, const char *failed) {
   const char *run = strcmp(cg->record_fn, "NESSIE_DEVICE_RECORD") == 0 ? "A.run" : "run";
