@@ -103,6 +103,17 @@ static void device_free(void *p) { rt_blocks_put(&blocks, p); }
 /* Vectors of at most this many elements are small (gpu.h). */
 static int64_t host_max = 4096;
 
+/* A small kernel runs on the host only where none of its inputs that
+   are on the device (and not mirrored on the host) has more than this
+   many elements (NESSIE_HOST_COPY_MAX, read at the start): each such
+   copy is a wait for every kernel in flight, and the kernel's results
+   go back to the device for the kernels after it.  The default, 4096,
+   copies every small input, as NESSIE_HOST_MAX allows: at 1024 to 0,
+   quicksort of 10^6 keys ran 5-7% and Barnes-Hut of 10^5 bodies 4-9%
+   faster, quickhull of 10^7 points 3-18% slower (an H100; docs/
+   codegen.md, docs/gpu-runs.md, forty-eighth session). */
+static int64_t host_copy_max = 4096;
+
 static void read_host_max(void) {
   const char *env = getenv("NESSIE_HOST_MAX");
   if (env && *env) {
@@ -110,6 +121,13 @@ static void read_host_max(void) {
     long long m = strtoll(env, &end, 10);
     if (*end == '\0' && m >= 0)
       host_max = m;
+  }
+  env = getenv("NESSIE_HOST_COPY_MAX");
+  if (env && *env) {
+    char *end;
+    long long m = strtoll(env, &end, 10);
+    if (*end == '\0' && m >= 0)
+      host_copy_max = m;
   }
 }
 
@@ -457,9 +475,9 @@ static void profile_report(void) {
           "the rest", 1000.0 * (run_s - busy_s));
   fprintf(stderr, "device memory: %llu blocks from the cache of freed blocks, %llu from the pool (NESSIE_ALLOC_CACHE%s)\n",
           (unsigned long long)blocks.hits, (unsigned long long)blocks.misses, blocks.most_cached ? "" : "=0");
-  fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements (not "
-                  "in the table)\n",
-          (unsigned long long)host_time[HOST_RUN].count, (long long)host_max);
+  fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements, "
+                  "each copied from the device at most NESSIE_HOST_COPY_MAX = %lld (not in the table)\n",
+          (unsigned long long)host_time[HOST_RUN].count, (long long)host_max, (long long)host_copy_max);
   fprintf(stderr, "wall: %.3f ms from the GPU runtime's start to the end (%.3f ms of it starting CUDA)\n", wall_ms,
           1000.0 * (profile_ready - profile_t0));
   fflush(stderr);
@@ -1202,10 +1220,22 @@ static void to_device_in_place(RtValue *v) {
   rt_free(host.offsets);
 }
 
+/* Would running a kernel on the host with inputs 'vals' copy one of more
+   than host_copy_max elements (a segdes: lengths) from the device? */
+static bool host_run_copies_much(RtValue **vals, int nvals) {
+  for (int i = 0; i < nvals; i++)
+    if (vals[i]->device && !vals[i]->mirror && vals[i]->len > host_copy_max)
+      return true;
+  return false;
+}
+
 bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
   bool host = true;
   for (int i = 0; i < nsizes && host; i++)
     host = sizes[i] <= host_max;
+  /* before rtg_small, which may read a device segdes's total (a wait) */
+  if (host && host_run_copies_much(vals, nvals))
+    host = false;
   for (int i = 0; i < nvals && host; i++)
     host = rtg_small(vals[i]);
   if (!host) {

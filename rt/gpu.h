@@ -186,7 +186,9 @@ int64_t rtg_flag_offsets(const char *name, RtLoc loc, const uint8_t *flags, int6
 bool rtg_small(RtValue *v);
 /* Whether kernel arguments 'vals' (vectors and segdes) and SOAC sizes
    'sizes' make a host run: then every value is moved to the host (one
-   synchronization for all), else every value to the device. */
+   synchronization for all), else every value to the device.  Not where
+   a value on the device (not mirrored) has more than
+   NESSIE_HOST_COPY_MAX elements (default 4096, as NESSIE_HOST_MAX). */
 bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes);
 /* Moves every value of 'vals' to the device. */
 void rtg_to_device_all(RtValue **vals, int nvals);
