@@ -1866,14 +1866,16 @@ static void gen_dispatch(Cg *cg, const LcuKernel *k) {
   for (int i = 0; checks && i < checks->len; i++)
     buf_printf(&gpu_args, ", check_site_%d", i);
   if (host && !checks) {
-    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d)) {", vals.len, sizes.len);
+    cg_line(cg, "static RtgHostSite site; /* what the host path learned of this kernel */");
+    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d, &site)) {", vals.len, sizes.len);
     cg_line(cg, "  %s_host(%s);", k->name, buf_str(&args));
     cg_line(cg, "  rtg_host_ran();");
     cg_line(cg, "} else {");
     cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&args));
     cg_line(cg, "}");
   } else if (host) {
-    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d)) {", vals.len, sizes.len);
+    cg_line(cg, "static RtgHostSite site; /* what the host path learned of this kernel */");
+    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d, &site)) {", vals.len, sizes.len);
     cg->indent++;
     cg_line(cg, "%s_host(%s);", k->name, buf_str(&args));
     gen_host_checks(cg, k);

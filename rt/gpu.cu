@@ -114,6 +114,20 @@ static int64_t host_max = 4096;
    codegen.md, docs/gpu-runs.md, forty-eighth session). */
 static int64_t host_copy_max = 4096;
 
+/* The host path learns, kernel by kernel (NESSIE_HOST_LEARN, default
+   on; rtg_choose_host): after a host run that copied an input from the
+   device, the next kernel's choice says where that run's results went.
+   Launched with host values moved to the device, they bounced (a wait
+   to copy them over, and copies back: quicksort's level takes its
+   segments' counts from the device, makes their ranges on the host and
+   launches over the elements with them); run on the host too, they were
+   kept (quickhull's per-edge values, taken once a level for many host
+   runs).  A kernel whose copies bounced more often than they were kept
+   runs on the device where it would have to copy: quicksort of 10^6
+   keys 4.86 -> 4.43 ms, quickhull unmoved (an H100, docs/codegen.md). */
+static bool host_learn = true;
+static RtgHostSite *copied_site; /* the last run's, if a host run that copied */
+
 static void read_host_max(void) {
   const char *env = getenv("NESSIE_HOST_MAX");
   if (env && *env) {
@@ -122,6 +136,9 @@ static void read_host_max(void) {
     if (*end == '\0' && m >= 0)
       host_max = m;
   }
+  env = getenv("NESSIE_HOST_LEARN");
+  if (env && strcmp(env, "0") == 0)
+    host_learn = false;
   env = getenv("NESSIE_HOST_COPY_MAX");
   if (env && *env) {
     char *end;
@@ -1220,6 +1237,15 @@ static void to_device_in_place(RtValue *v) {
   rt_free(host.offsets);
 }
 
+/* Would running a kernel on the host with inputs 'vals' copy one of them
+   from the device? */
+static bool host_run_copies(RtValue **vals, int nvals) {
+  for (int i = 0; i < nvals; i++)
+    if (vals[i]->device && !vals[i]->mirror)
+      return true;
+  return false;
+}
+
 /* Would running a kernel on the host with inputs 'vals' copy one of more
    than host_copy_max elements (a segdes: lengths) from the device? */
 static bool host_run_copies_much(RtValue **vals, int nvals) {
@@ -1229,25 +1255,52 @@ static bool host_run_copies_much(RtValue **vals, int nvals) {
   return false;
 }
 
-bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
+/* Moves every host value of 'vals' to the device; whether any moved. */
+static bool all_to_device(RtValue **vals, int nvals) {
+  bool moved = false;
+  for (int i = 0; i < nvals; i++)
+    if (!vals[i]->device) {
+      to_device_in_place(vals[i]);
+      moved = true;
+    }
+  return moved;
+}
+
+/* What the run after a host run that copied says of it (host_learn):
+   'host' where it runs on the host, 'moved' where it moved host values
+   to the device. */
+static void learn_from_next(bool host, bool moved) {
+  if (!copied_site)
+    return;
+  if (host)
+    copied_site->kept++;
+  else if (moved)
+    copied_site->bounced++;
+  copied_site = NULL;
+}
+
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes, RtgHostSite *site) {
   bool host = true;
   for (int i = 0; i < nsizes && host; i++)
     host = sizes[i] <= host_max;
   /* before rtg_small, which may read a device segdes's total (a wait) */
   if (host && host_run_copies_much(vals, nvals))
     host = false;
+  if (host && host_learn && site->bounced > site->kept && host_run_copies(vals, nvals))
+    host = false;
   for (int i = 0; i < nvals && host; i++)
     host = rtg_small(vals[i]);
   if (!host) {
-    for (int i = 0; i < nvals; i++)
-      if (!vals[i]->device)
-        to_device_in_place(vals[i]);
+    learn_from_next(false, all_to_device(vals, nvals));
     return false;
   }
+  learn_from_next(true, false);
   bool copied = false;
   for (int i = 0; i < nvals; i++)
     if (vals[i]->device)
       copied = queue_to_host(vals[i]) || copied;
+  if (copied && host_learn)
+    copied_site = site;
   if (copied) {
     double t0 = wait_start();
     finish_reads(); /* and the errors of the kernels before */
@@ -1258,11 +1311,7 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
   return true;
 }
 
-void rtg_to_device_all(RtValue **vals, int nvals) {
-  for (int i = 0; i < nvals; i++)
-    if (!vals[i]->device)
-      to_device_in_place(vals[i]);
-}
+void rtg_to_device_all(RtValue **vals, int nvals) { learn_from_next(false, all_to_device(vals, nvals)); }
 
 RtValue *rtg_place(RtValue *h) {
   if (h->device || h->type.kind == RT_SCALAR || rtg_small(h))

@@ -184,12 +184,23 @@ int64_t rtg_flag_offsets(const char *name, RtLoc loc, const uint8_t *flags, int6
 
 /* Is 'v' small (a segdes: its segments and its elements)? */
 bool rtg_small(RtValue *v);
+/* What the host path learned of one kernel (its dispatcher's, a static
+   zeroed at the start): how often the results of its host runs that
+   copied inputs from the device went back to the device with the next
+   launch, and how often the next kernel ran on the host too (rt/gpu.cu,
+   host_learn). */
+typedef struct RtgHostSite {
+  uint32_t bounced, kept;
+} RtgHostSite;
 /* Whether kernel arguments 'vals' (vectors and segdes) and SOAC sizes
-   'sizes' make a host run: then every value is moved to the host (one
-   synchronization for all), else every value to the device.  Not where
-   a value on the device (not mirrored) has more than
-   NESSIE_HOST_COPY_MAX elements (default 4096, as NESSIE_HOST_MAX). */
-bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes);
+   'sizes' make a host run of the kernel of 'site': then every value is
+   moved to the host (one synchronization for all), else every value to
+   the device.  Not where a value on the device (not mirrored) has more
+   than NESSIE_HOST_COPY_MAX elements (default 4096, as
+   NESSIE_HOST_MAX), nor where one must be copied and the site's copies
+   bounced more often than they were kept (NESSIE_HOST_LEARN=0: never
+   so). */
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes, RtgHostSite *site);
 /* Moves every value of 'vals' to the device. */
 void rtg_to_device_all(RtValue **vals, int nvals);
 /* A value the host made (a literal, a range, a host primitive's result):

@@ -146,7 +146,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1, RtValue **out_v_x2) {
   RtValue *vals[] = {v_x1};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x1, out_v_x2);
     rtg_host_ran();
   } else {
@@ -417,7 +418,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *v_x11, RtValue *v_x12, RtValue **out_v_x13, RtValue **out_v_x14, RtValue **out_v_x15, RtValue **out_v_x16, RtValue **out_v_x17, RtValue **out_v_x18) {
   RtValue *vals[] = {v_x10, v_x11, v_x12};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x10, v_x11, v_x12, out_v_x13, out_v_x14, out_v_x15, out_v_x16, out_v_x17, out_v_x18);
     rtg_host_ran();
   } else {
@@ -570,7 +572,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *v_x31, RtValue *v_x32, RtValue **out_v_x33) {
   RtValue *vals[] = {v_x30, v_x31, v_x32};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K3_host(err, loc, run, v_x30, v_x31, v_x32, out_v_x33);
     rtg_host_ran();
   } else {
@@ -729,7 +732,8 @@ fail:
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *v_x41, RtValue *v_x42, RtValue *v_x43, RtValue **out_v_x44) {
   RtValue *vals[] = {v_x40, v_x41, v_x42, v_x43};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 4, sizes, 0, &site)) {
     K4_host(err, loc, run, v_x40, v_x41, v_x42, v_x43, out_v_x44);
     rtg_host_ran();
   } else {
@@ -803,7 +807,8 @@ fail:
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
   RtValue *vals[] = {v_x50, v_x51};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K5_host(err, loc, run, v_x50, v_x51, out_v_x52);
     rtg_host_ran();
   } else {
@@ -932,7 +937,8 @@ fail:
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x82) {
   RtValue *vals[] = {v_x80, v_x81};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K6_host(err, loc, run, v_x80, v_x81, out_v_x82);
     rtg_host_ran();
   } else {
@@ -1103,7 +1109,8 @@ fail:
 static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue **out_v_x92, RtValue **out_v_x93) {
   RtValue *vals[] = {v_x90};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K7_host(err, loc, run, v_x90, out_v_x92, out_v_x93);
     rtg_host_ran();
   } else {

@@ -239,7 +239,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   RtValue *vals[] = {v_x39, v_x42};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x39, v_x42, out_v_x48);
     rtg_host_ran();
   } else {

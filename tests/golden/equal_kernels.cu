@@ -229,7 +229,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)v_x416};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K1_host(err, loc, run, v_x415, v_x416, out_v_x418, out_v_x419);
     rtg_host_ran();
   } else {
@@ -607,7 +608,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
   RtValue *vals[] = {v_x426, v_x429};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x420, v_x423, v_x426, v_x429, out_v_x438, out_v_x439, out_v_x455);
     rtg_host_ran();
   } else {
@@ -985,7 +987,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
   RtValue *vals[] = {v_x519, v_x522};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K3_host(err, loc, run, v_x513, v_x516, v_x519, v_x522, out_v_x531, out_v_x532, out_v_x548);
     rtg_host_ran();
   } else {
@@ -1363,7 +1366,8 @@ fail:
 static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
   RtValue *vals[] = {v_x612, v_x615};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K4_host(err, loc, run, v_x606, v_x609, v_x612, v_x615, out_v_x624, out_v_x625, out_v_x641);
     rtg_host_ran();
   } else {

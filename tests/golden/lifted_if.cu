@@ -197,7 +197,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, int32_t v_x25, RtValue **out_v_x26) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)v_x25};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K1_host(err, loc, run, v_x25, out_v_x26);
     rtg_host_ran();
   } else {
@@ -278,7 +279,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x48) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)0};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K2_host(err, loc, run, out_v_x48);
     rtg_host_ran();
   } else {
@@ -390,7 +392,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *v_x89, RtValue **out_v_x90) {
   RtValue *vals[] = {v_x88, v_x89};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K3_host(err, loc, run, v_x88, v_x89, out_v_x90);
     rtg_host_ran();
   } else {
@@ -651,7 +654,8 @@ fail:
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x152, RtValue *v_x153, RtValue *v_x159, RtValue **out_v_x157, RtValue **out_v_x163) {
   RtValue *vals[] = {v_x152, v_x153, v_x159};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K4_host(err, loc, run, v_x152, v_x153, v_x159, out_v_x157, out_v_x163);
     rtg_host_ran();
   } else {
@@ -856,7 +860,8 @@ fail:
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x170, int32_t v_x171, RtValue *v_x174, RtValue *v_x175, RtValue *v_x178, RtValue *v_x179, int32_t v_x180, RtValue **out_v_x184) {
   RtValue *vals[] = {v_x170, v_x174, v_x175, v_x178, v_x179};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 5, sizes, 0, &site)) {
     K5_host(err, loc, run, v_x170, v_x171, v_x174, v_x175, v_x178, v_x179, v_x180, out_v_x184);
     rtg_host_ran();
   } else {
@@ -1214,7 +1219,8 @@ fail:
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x194, RtValue **out_v_x196, RtValue **out_v_x198, int32_t *out_v_x204, int32_t *out_v_x210, RtValue **out_v_x214, RtValue **out_v_x218) {
   RtValue *vals[] = {v_x194};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K6_host(err, loc, run, v_x194, out_v_x196, out_v_x198, out_v_x204, out_v_x210, out_v_x214, out_v_x218);
     rtg_host_ran();
   } else {

@@ -306,7 +306,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtValue **out_v_x112, RtValue **out_v_x114) {
   RtValue *vals[] = {v_x102};
   const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
     K1_host(err, loc, run, v_x102, out_v_x112, out_v_x114);
     rtg_host_ran();
   } else {
@@ -480,7 +481,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
   RtValue *vals[] = {v_x123, v_dev_124, v_dev_129};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x123, v_dev_124, v_dev_129, out_v_x127, out_v_x128);
     rtg_host_ran();
   } else {

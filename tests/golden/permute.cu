@@ -234,7 +234,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
   RtValue *vals[] = {v_x101, v_x103};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x101, v_x103, out_v_x104);
     rtg_host_ran();
   } else {
@@ -329,7 +330,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtValue **out_v_x118) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)v_x112};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K2_host(err, loc, run, v_x112, out_v_x118);
     rtg_host_ran();
   } else {

@@ -172,7 +172,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   RtValue *vals[] = {v_x65};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x65, out_v_x66);
     rtg_host_ran();
   } else {
@@ -334,7 +335,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   RtValue *vals[] = {v_x72, v_x73};
   const int64_t sizes[] = {(int64_t)v_x74};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 1, &site)) {
     K2_host(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
     rtg_host_ran();
   } else {
@@ -415,7 +417,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)0};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K3_host(err, loc, run, out_v_x93);
     rtg_host_ran();
   } else {
@@ -593,7 +596,8 @@ fail:
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
   RtValue *vals[] = {v_sd_1391, v_x1385, v_x1386, v_x1387};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 4, sizes, 0, &site)) {
     K4_host(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
     rtg_host_ran();
   } else {
@@ -711,7 +715,8 @@ fail:
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
   RtValue *vals[] = {v_x854};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K5_host(err, loc, run, v_x854, out_v_x855, out_v_x856);
     rtg_host_ran();
   } else {
@@ -1262,7 +1267,8 @@ fail:
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
   RtValue *vals[] = {v_x1393, v_x1394, v_x1395, v_x1397, v_x1399};
   const int64_t sizes[] = {(int64_t)v_x1396};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 5, sizes, 1, &site)) {
     K6_host(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
     rtg_host_ran();
   } else {
@@ -1653,7 +1659,8 @@ fail:
 static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
   RtValue *vals[] = {v_x918, v_x919, v_x937, v_x941};
   const int64_t sizes[] = {(int64_t)v_x923};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 4, sizes, 1, &site)) {
     K7_host(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
     rtg_host_ran();
   } else {
@@ -1918,7 +1925,8 @@ fail:
 static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
   RtValue *vals[] = {v_x1433, v_x1434, v_sd_1445, v_x1437, v_x1438, v_x1439};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 6, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 6, sizes, 0, &site)) {
     K8_host(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
     rtg_host_ran();
   } else {
@@ -2111,7 +2119,8 @@ fail:
 static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
   RtValue *vals[] = {v_x982};
   const int64_t sizes[] = {(int64_t)v_x968};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
     K9_host(err, loc, run, v_x968, v_x982, out_v_x1000);
     rtg_host_ran();
   } else {
@@ -2316,7 +2325,8 @@ fail:
 static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   RtValue *vals[] = {v_x1240, v_x1244, v_x1245, v_x1248, v_x1249};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 5, sizes, 0, &site)) {
     K10_host(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
     rtg_host_ran();
   } else {
@@ -2911,7 +2921,8 @@ fail:
 static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
   RtValue *vals[] = {v_sd_1481};
   const int64_t sizes[] = {(int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 4, &site)) {
     K11_host(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
     rtg_host_ran();
   } else {
@@ -3137,7 +3148,8 @@ fail:
 static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
   RtValue *vals[] = {v_x1526, v_sd_1527, v_sd_1539};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K12_host(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
     rtg_host_ran();
   } else {
@@ -3381,7 +3393,8 @@ fail:
 static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
   RtValue *vals[] = {v_x1511, v_sd_1512, v_sd_1525};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K13_host(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
     rtg_host_ran();
   } else {
@@ -3518,7 +3531,8 @@ fail:
 static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
   RtValue *vals[] = {v_x1540};
   const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
     K14_host(err, loc, run, v_x1540, out_v_x1543);
     rtg_host_ran();
   } else {
@@ -3741,7 +3755,8 @@ fail:
 static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
   RtValue *vals[] = {v_x1545, v_dev_1552};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K15_host(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
     rtg_host_ran();
   } else {

@@ -236,7 +236,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x35, RtValue **out_v_x41) {
   RtValue *vals[] = {v_x35};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x35, out_v_x41);
     rtg_host_ran();
   } else {

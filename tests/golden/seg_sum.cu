@@ -168,7 +168,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   RtValue *vals[] = {v_x26};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x26, out_v_x27);
     rtg_host_ran();
   } else {
@@ -305,7 +306,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   RtValue *vals[] = {v_x54, v_x57};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x54, v_x57, out_v_x58);
     rtg_host_ran();
   } else {
@@ -527,7 +529,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
   RtValue *vals[] = {v_x62, v_x66};
   const int64_t sizes[] = {(int64_t)v_x67};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 1, &site)) {
     K3_host(err, loc, run, v_x62, v_x63, v_x66, v_x67, out_v_x69);
     rtg_host_ran();
   } else {

@@ -168,7 +168,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue **out_v_x21) {
   RtValue *vals[] = {v_x20};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x20, out_v_x21);
     rtg_host_ran();
   } else {
@@ -280,7 +281,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
   RtValue *vals[] = {v_x25, v_x27};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x25, v_x27, out_v_x28);
     rtg_host_ran();
   } else {
@@ -374,7 +376,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
   RtValue *vals[] = {v_x33};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K3_host(err, loc, run, v_x32, v_x33, out_v_x34);
     rtg_host_ran();
   } else {

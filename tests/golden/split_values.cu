@@ -186,7 +186,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x575, RtValue **out_v_x576) {
   RtValue *vals[] = {v_x575};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x575, out_v_x576);
     rtg_host_ran();
   } else {
@@ -426,7 +427,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, int32_t v_x784, RtValue **out_v_x787, RtValue **out_v_x790, RtValue **out_v_x793) {
   RtValue *vals[] = {v_x783};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K2_host(err, loc, run, v_x783, v_x784, out_v_x787, out_v_x790, out_v_x793);
     rtg_host_ran();
   } else {
@@ -835,7 +837,8 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x801, RtValue *v_x802, RtValue **out_v_x808, RtValue **out_v_x815, RtValue **out_v_x822, RtValue **out_v_x827, RtValue **out_v_x834) {
   RtValue *vals[] = {v_x801, v_x802};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K3_host(err, loc, run, v_x801, v_x802, out_v_x808, out_v_x815, out_v_x822, out_v_x827, out_v_x834);
     rtg_host_ran();
   } else {
@@ -1151,7 +1154,8 @@ fail:
 static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x889, RtValue *v_x890, RtValue **out_v_x896, RtValue **out_v_x903, RtValue **out_v_x910) {
   RtValue *vals[] = {v_x889, v_x890};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
     K4_host(err, loc, run, v_x889, v_x890, out_v_x896, out_v_x903, out_v_x910);
     rtg_host_ran();
   } else {
@@ -2457,7 +2461,8 @@ fail:
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x935, RtValue *v_x938, RtValue *v_x944, RtValue **out_v_x942, RtValue **out_v_x948, RtValue **out_v_x952, RtValue **out_v_x958, RtValue **out_v_x963, RtValue **out_v_x967, RtValue **out_v_x973, RtValue **out_v_x978, RtValue **out_v_x982, RtValue **out_v_x988, RtValue **out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1003, RtValue **out_v_x1008, RtValue **out_v_x1012, RtValue **out_v_x1018, RtValue **out_v_x1023, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1038, RtValue **out_v_x1042, RtValue **out_v_x1048, RtValue **out_v_x1053, RtValue **out_v_x1057) {
   RtValue *vals[] = {v_x935, v_x938, v_x944};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K5_host(err, loc, run, v_x935, v_x938, v_x944, out_v_x942, out_v_x948, out_v_x952, out_v_x958, out_v_x963, out_v_x967, out_v_x973, out_v_x978, out_v_x982, out_v_x988, out_v_x993, out_v_x997, out_v_x1003, out_v_x1008, out_v_x1012, out_v_x1018, out_v_x1023, out_v_x1027, out_v_x1033, out_v_x1038, out_v_x1042, out_v_x1048, out_v_x1053, out_v_x1057);
     rtg_host_ran();
   } else {
@@ -3920,7 +3925,8 @@ fail:
 static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue *v_x1063, RtValue *v_x1064, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1071, RtValue *v_x1072, int32_t v_x1073, RtValue *v_x1076, RtValue *v_x1077, RtValue *v_x1080, RtValue *v_x1081, int32_t v_x1084, RtValue *v_x1091, RtValue *v_x1092, int32_t v_x1093, RtValue *v_x1096, RtValue *v_x1097, RtValue *v_x1100, RtValue *v_x1101, RtValue *v_x1104, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue *v_x1114, int32_t v_x1117, int32_t v_x1124, RtValue **out_v_x1136) {
   RtValue *vals[] = {v_x1058, v_x1059, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1076, v_x1077, v_x1080, v_x1081, v_x1091, v_x1092, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1109, v_x1110, v_x1113, v_x1114};
   const int64_t sizes[] = {(int64_t)v_x1124};
-  if (rtg_choose_host(vals, 24, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 24, sizes, 1, &site)) {
     K6_host(err, loc, run, v_x1058, v_x1059, v_x1060, v_x1063, v_x1064, v_x1067, v_x1068, v_x1071, v_x1072, v_x1073, v_x1076, v_x1077, v_x1080, v_x1081, v_x1084, v_x1091, v_x1092, v_x1093, v_x1096, v_x1097, v_x1100, v_x1101, v_x1104, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, v_x1114, v_x1117, v_x1124, out_v_x1136);
     rtg_host_ran();
   } else {
@@ -4047,7 +4053,8 @@ fail:
 static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x1795, RtValue **out_v_x1797, RtValue **out_v_x1799, RtValue **out_v_x1801) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)v_x1795};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 0, sizes, 1, &site)) {
     K7_host(err, loc, run, v_x1795, out_v_x1797, out_v_x1799, out_v_x1801);
     rtg_host_ran();
   } else {

@@ -200,7 +200,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
   RtValue *vals[] = {v_x71};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x71, out_v_x75);
     rtg_host_ran();
   } else {
@@ -492,7 +493,8 @@ fail:
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   RtValue *vals[] = {v_x78, v_x79, v_x83, v_x87};
   const int64_t sizes[] = {(int64_t)v_x88};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 4, sizes, 1, &site)) {
     K2_host(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
     rtg_host_ran();
   } else {

@@ -237,7 +237,8 @@ fail:
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   RtValue *vals[] = {v_x24, v_x26, v_x27};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
     K1_host(err, loc, run, v_x24, v_x26, v_x27, out_v_x28);
     rtg_host_ran();
   } else {
