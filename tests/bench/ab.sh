@@ -14,32 +14,11 @@ set -u
 [ $# -ge 5 ] || { echo "usage: tests/bench/ab.sh NESSIE_A NESSIE_B OUTDIR ROUNDS NAME=N..." >&2; exit 2; }
 A=$1 B=$2 OUT=$3 ROUNDS=$4
 shift 4
-mkdir -p "$OUT"
-BIND=""
-command -v taskset > /dev/null && BIND="taskset -c ${AB_CPU:-2}"
-median() { # the median of the timed calls of output $1, in ms
-  sed -n 's/^it = \[\(.*\)\] : \[float\]$/\1/p' "$1" | tail -1 | tr ',' '\n' | tr -d ' ' | tail -n +2 | sort -g |
-    awk '{ t[NR] = $1 * 1000 } END { if (NR == 0) print "none"; else printf "%.2f", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
-}
-# every build first, in parallel (nvcc takes most of the time)
-for spec in "$@"; do
-  name=${spec%%=*} n=${spec#*=}
-  src=$OUT/$name.$n.nesl
-  sed "s/^n = [0-9]*;/n = $n;/" "tests/bench/$name.nesl" > "$src"
-  cat >> "$src" << 'EOF'
-check(run_once(input(n)));
-function bench_reps(k, data) =
-  if k == 0 then [] float
-  else let (r, tm) = time(run_once(data)) in [tm] ++ bench_reps(k - 1, data);
-let data = input(n) in bench_reps(11, data);
-EOF
-  for side in A B; do
-    eval "nessie=\$$side"
-    "$nessie" --target="${TARGET:-cuda}" "$src" -o "$OUT/$name.$n.$side" > "$OUT/$name.$n.$side.build" 2>&1 &
-  done
-done
+. tests/bench/abcommon.sh
+bench_sources "$OUT" "$@"
+bench_builds "$OUT" "$A" .A "$@"
+bench_builds "$OUT" "$B" .B "$@"
 wait
-checks() { grep '^it = \[.*\] : \[float\]$' "$1" | head -1; } # check(...)'s line, before the times
 for spec in "$@"; do
   name=${spec%%=*} n=${spec#*=}
   ok=true

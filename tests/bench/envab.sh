@@ -17,27 +17,9 @@ set -u
 [ $# -ge 5 ] || { echo "usage: tests/bench/envab.sh NESSIE OUTDIR ROUNDS SETTINGS NAME=N..." >&2; exit 2; }
 NESSIE=$1 OUT=$2 ROUNDS=$3 SETTINGS=$4
 shift 4
-mkdir -p "$OUT"
-BIND=""
-command -v taskset > /dev/null && BIND="taskset -c ${AB_CPU:-2}"
-median() { # the median of the timed calls of output $1, in ms
-  sed -n 's/^it = \[\(.*\)\] : \[float\]$/\1/p' "$1" | tail -1 | tr ',' '\n' | tr -d ' ' | tail -n +2 | sort -g |
-    awk '{ t[NR] = $1 * 1000 } END { if (NR == 0) print "none"; else printf "%.2f", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
-}
-checks() { grep '^it = \[.*\] : \[float\]$' "$1" | head -1; } # check(...)'s line, before the times
-for spec in "$@"; do
-  name=${spec%%=*} n=${spec#*=}
-  src=$OUT/$name.$n.nesl
-  sed "s/^n = [0-9]*;/n = $n;/" "tests/bench/$name.nesl" > "$src"
-  cat >> "$src" << 'EOF'
-check(run_once(input(n)));
-function bench_reps(k, data) =
-  if k == 0 then [] float
-  else let (r, tm) = time(run_once(data)) in [tm] ++ bench_reps(k - 1, data);
-let data = input(n) in bench_reps(11, data);
-EOF
-  "$NESSIE" --target="${TARGET:-cuda}" "$src" -o "$OUT/$name.$n" > "$OUT/$name.$n.build" 2>&1 &
-done
+. tests/bench/abcommon.sh
+bench_sources "$OUT" "$@"
+bench_builds "$OUT" "$NESSIE" "" "$@"
 wait
 for spec in "$@"; do
   name=${spec%%=*} n=${spec#*=}
