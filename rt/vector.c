@@ -33,6 +33,11 @@ void rt_check_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
 }
 
 int64_t rt_range_length(int32_t start, int32_t end, int32_t stride) {
+  /* stride 1, nearly every range (a segment's own elements among them),
+     without the 64-bit division: range_segdes of 10^5 ranges spent 9%
+     of the count-by-rep radix sort's time in it (perf, --target=cpu) */
+  if (stride == 1)
+    return (int64_t)end - start;
   return ((int64_t)end - start + stride - 1) / stride;
 }
 
@@ -79,15 +84,20 @@ static void check_total(RtLoc loc, int64_t total) {
    arithmetic would wrap), and the total says how many the values
    would be. */
 static RtValue *range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, int64_t *total) {
-  int64_t n = starts->len;
+  int64_t n = starts->len, sum = 0;
   RtValue *d = rt_value_new(rt_segdes_type(), n);
-  *total = 0;
+  const int32_t *a = starts->data.i, *e = ends->data.i, *s = strides->data.i;
+  int64_t *lengths = d->lengths;
   for (int64_t k = 0; k < n; k++) {
-    rt_check_range(loc, starts->data.i[k], ends->data.i[k], strides->data.i[k]);
-    d->lengths[k] = rt_range_length(starts->data.i[k], ends->data.i[k], strides->data.i[k]);
-    *total += d->lengths[k];
+    /* the check's call (its location copied) only where it fails: a
+       call a range was a fifth of the count-by-rep radix sort's time */
+    if (e[k] < a[k] || s[k] <= 0)
+      rt_check_range(loc, a[k], e[k], s[k]);
+    lengths[k] = rt_range_length(a[k], e[k], s[k]);
+    sum += lengths[k];
   }
-  check_total(loc, *total);
+  *total = sum;
+  check_total(loc, sum);
   return d;
 }
 
