@@ -257,20 +257,26 @@ RtValue *rt_seg_starts(RtValue *d) {
 
 /* ---- extreme indices and ranks ---- */
 
-/* Element 'k' of 'v' as a double: an exact key for ordering every base
-   type (ints and chars fit a double's mantissa; chars order unsigned). */
-static double key_at(const RtValue *v, int64_t k) {
+/* Element 'k' of 'v' (not floats) as an integer key: chars order
+   unsigned. */
+static int64_t int_key_at(const RtValue *v, int64_t k) {
   switch (v->type.base) {
   case RT_INT:
     return v->data.i[k];
-  case RT_FLOAT:
-    return v->data.f[k];
   case RT_BOOL:
     return v->data.b[k];
   case RT_CHAR:
     return (unsigned char)v->data.c[k];
+  case RT_FLOAT:
+    break;
   }
   return 0;
+}
+
+/* Element 'k' of 'v' as a double: an exact key for ordering every base
+   type (ints and chars fit a double's mantissa). */
+static double key_at(const RtValue *v, int64_t k) {
+  return v->type.base == RT_FLOAT ? v->data.f[k] : (double)int_key_at(v, k);
 }
 
 /* The index within [from, to) of the first greatest ('sign' 1) or least
@@ -380,22 +386,6 @@ static void stable_sort_parallel(const double *keys, int64_t *idx, int64_t *tmp,
 enum { COUNT_MIN = 32, COUNT_RANGE = 1 << 16 };
 
 static bool int_keys(const RtValue *v) { return v->type.base != RT_FLOAT; }
-
-/* Element 'k' of 'v' (not floats) as an integer key, in the order of
-   key_at. */
-static int64_t int_key_at(const RtValue *v, int64_t k) {
-  switch (v->type.base) {
-  case RT_INT:
-    return v->data.i[k];
-  case RT_BOOL:
-    return v->data.b[k];
-  case RT_CHAR:
-    return (unsigned char)v->data.c[k];
-  case RT_FLOAT:
-    break;
-  }
-  return 0;
-}
 
 /* The ranks of segment [lo, hi) of 'v' (int keys) into out[lo ..], by
    counting into 'count' (room for COUNT_RANGE values); false, with
