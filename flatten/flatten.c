@@ -405,20 +405,34 @@ static Vals empty_values(Fl *fl, Type *t) { return filled_values(fl, t, int_cons
    character of code 0, the empty sequence, field by field). */
 static Vals zero_values(Fl *fl, Type *t, FlatAtom *n) { return filled_values(fl, t, n, 0); }
 
+/* Begins `if cond then (the values 'then' makes) else ...`: 'then' is
+   called in the then block; returns the statement with its else block
+   entered, '*saved' the block to go back to after it. */
+static FlatStmt *begin_if_then(Fl *fl, FlatAtom *cond, Vals (*then)(Fl *, void *), void *arg, FlatBlock **saved) {
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, cond);
+  s->then = enter_block(fl, saved);
+  Vals r = then(fl, arg);
+  for (int i = 0; i < r.len; i++)
+    vec_push(&fl->block->results, r.data[i]);
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  return s;
+}
+
+static Vals empty_of(Fl *fl, void *t) { return empty_values(fl, t); }
+
+/* Values made already: 'then' of begin_if_then. */
+static Vals these_values(Fl *fl, void *v) {
+  (void)fl;
+  return *(Vals *)v;
+}
+
 /* Begins `if n == 0 then (the empty values of 't') else ...`, where a
    context of 'n' elements may be empty: returns the statement with its
    else block entered, '*saved' the block to go back to after it. */
 static FlatStmt *begin_unless_empty(Fl *fl, FlatAtom *n, Type *t, FlatBlock **saved) {
-  FlatAtom *none = binary(fl, FLAT_EQ, n, int_const(0));
-  FlatStmt *s = stmt(fl, FS_IF);
-  vec_push(&s->args, none);
-  s->then = enter_block(fl, saved);
-  Vals empty = empty_values(fl, t);
-  for (int i = 0; i < empty.len; i++)
-    vec_push(&fl->block->results, empty.data[i]);
-  s->els = NEW(FlatBlock);
-  fl->block = s->els;
-  return s;
+  return begin_if_then(fl, binary(fl, FLAT_EQ, n, int_const(0)), empty_of, t, saved);
 }
 
 /* The statement just emitted. */
@@ -1545,24 +1559,9 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Merge m = merge_index(fl, flags, branch[0], branch[1], counts[0], same[0], same[1]);
   Vec types = {0};
   flatten_vector_layout(t, &types);
-  FlatAtom *no_a = binary(fl, FLAT_EQ, counts[0], int_const(0));
-  FlatStmt *all_b = stmt(fl, FS_IF);
-  vec_push(&all_b->args, no_a);
-  FlatBlock *saved;
-  all_b->then = enter_block(fl, &saved);
-  for (int i = 0; i < m.b.len; i++)
-    vec_push(&fl->block->results, m.b.data[i]);
-  all_b->els = NEW(FlatBlock);
-  fl->block = all_b->els;
-  FlatAtom *no_b = binary(fl, FLAT_EQ, counts[1], int_const(0));
-  FlatStmt *all_a = stmt(fl, FS_IF);
-  vec_push(&all_a->args, no_b);
-  FlatBlock *outer = fl->block;
-  all_a->then = enter_block(fl, &outer);
-  for (int i = 0; i < m.a.len; i++)
-    vec_push(&fl->block->results, m.a.data[i]);
-  all_a->els = NEW(FlatBlock);
-  fl->block = all_a->els;
+  FlatBlock *saved, *outer;
+  FlatStmt *all_b = begin_if_then(fl, binary(fl, FLAT_EQ, counts[0], int_const(0)), these_values, &m.b, &saved);
+  FlatStmt *all_a = begin_if_then(fl, binary(fl, FLAT_EQ, counts[1], int_const(0)), these_values, &m.a, &outer);
   Vals merged = merge_gather(fl, m, t, same[0], same[1], rest[0], rest[1]);
   for (int i = 0; i < merged.len; i++)
     vec_push(&fl->block->results, merged.data[i]);
