@@ -1237,20 +1237,11 @@ static void to_device_in_place(RtValue *v) {
   rt_free(host.offsets);
 }
 
-/* Would running a kernel on the host with inputs 'vals' copy one of them
-   from the device? */
-static bool host_run_copies(RtValue **vals, int nvals) {
-  for (int i = 0; i < nvals; i++)
-    if (vals[i]->device && !vals[i]->mirror)
-      return true;
-  return false;
-}
-
 /* Would running a kernel on the host with inputs 'vals' copy one of more
-   than host_copy_max elements (a segdes: lengths) from the device? */
-static bool host_run_copies_much(RtValue **vals, int nvals) {
+   than 'most' elements (a segdes: lengths; -1: any) from the device? */
+static bool host_run_copies(RtValue **vals, int nvals, int64_t most) {
   for (int i = 0; i < nvals; i++)
-    if (vals[i]->device && !vals[i]->mirror && vals[i]->len > host_copy_max)
+    if (vals[i]->device && !vals[i]->mirror && vals[i]->len > most)
       return true;
   return false;
 }
@@ -1284,9 +1275,9 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
   for (int i = 0; i < nsizes && host; i++)
     host = sizes[i] <= host_max;
   /* before rtg_small, which may read a device segdes's total (a wait) */
-  if (host && host_run_copies_much(vals, nvals))
+  if (host && host_run_copies(vals, nvals, host_copy_max))
     host = false;
-  if (host && host_learn && site->bounced > site->kept && host_run_copies(vals, nvals))
+  if (host && host_learn && site->bounced > site->kept && host_run_copies(vals, nvals, -1))
     host = false;
   for (int i = 0; i < nvals && host; i++)
     host = rtg_small(vals[i]);
