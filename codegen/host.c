@@ -37,7 +37,10 @@ static void mangle(Buf *b, const LcuFunc *f) {
       buf_putc(b, (char)c);
     else if (c == '^')
       buf_puts(b, "_lifted");
-    else if (c == '.')
+    else if (c == '.' && end - p == 4 && strncmp(p + 1, "all", 3) == 0) {
+      buf_puts(b, "_all"); /* f.all: every component of f's result (flatten.c) */
+      break;
+    } else if (c == '.')
       buf_puts(b, "_part"); /* f.k: component k of f's result (flatten.c) */
     else
       buf_printf(b, "_%02x", c);

@@ -176,9 +176,10 @@ static bool gives_block_result(const LcuStmt *s, const LcuBlock *b) {
   return true;
 }
 
-/* Does element function 'f' give its results through out-parameters
-   (several scalars: a tuple's components, flatten.c's f.all)? */
-static bool gives_tuple(const LcuFunc *f) { return f->each && f->each_result < 0 && f->body->results.len > 1; }
+/* Does 'f' give its results through out-parameters (several scalars: a
+   tuple's components, flatten.c's f.all, of an element function or of
+   a function of scalars that one calls)? */
+static bool gives_tuple(const LcuFunc *f) { return f->each_result < 0 && f->body->results.len > 1; }
 
 /* r = p[i] (LS_ELT): a subscript out of range fails as a thunk's does. */
 static void elt_stmt(Sx *x, const LcuStmt *s) {
@@ -259,6 +260,25 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
     if (s->callee->each)
       die("codegen: %s calls element function %s other than as its own next iteration", x->f->name,
           s->callee->name);
+    if (gives_tuple(s->callee)) {
+      /* several results, through the callee's out-parameters */
+      Buf rest = {0};
+      for (int i = 0; i < s->results.len; i++) {
+        const LcuVar *r = s->results.data[i];
+        cg_line(cg, "%s %s;", cg_ctype(r->type.base), cg_name(r));
+        buf_printf(&rest, "&%s, ", cg_name(r));
+      }
+      buf_puts(&rest, "rec, index, run, call, order, failed");
+      cg_line(cg, "(void)%s;", call_text(s->callee, args, s->args.len, buf_str(&rest)));
+      cg_line(cg, "if (*failed)");
+      cg_line(cg, "  return 0;");
+      if (tail) {
+        for (int i = 0; i < s->results.len; i++)
+          cg_line(cg, "*out%d = %s;", i, cg_name(s->results.data[i]));
+        cg_line(cg, "return 0;");
+      }
+      return;
+    }
     const LcuVar *r = s->results.data[0];
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r),
             call_text(s->callee, args, s->args.len, "rec, index, run, call, order, failed"));
@@ -388,7 +408,9 @@ static void gen_func(Cg *cg, const LcuFunc *f) {
   }
   Sx x = {.cg = cg, .f = f, .fast = true};
   const char *part = f->source ? strchr(f->name, '.') : NULL; /* f.k: component k alone (flatten.c) */
-  if (part)
+  if (part && strcmp(part, ".all") == 0)
+    cg_line(cg, "/* %s, every component of its result, on one element: %s */", f->source, cg_where(f->loc));
+  else if (part)
     cg_line(cg, "/* %s, component %s of its result, on one element: %s */", f->source, part + 1, cg_where(f->loc));
   else
     cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));

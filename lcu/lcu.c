@@ -153,13 +153,18 @@ Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
 
 /* ---- scalar functions: what a thunk may call (LE_CALL) ---- */
 
-static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each);
+static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each, bool several);
 
 /* Why 'f' may not be called from a thunk, or NULL: its parameters and
    its one result are scalars, and its body holds only scalar operations
    (RAND excepted), ifs and calls of such functions.  'seen' holds the
-   functions already looked at (recursion is allowed). */
-static const char *scalar_func(const LcuFunc *f, PtrMap *seen) {
+   functions already looked at (recursion is allowed).  'several': 'f'
+   is called from an element function's statements, directly or not,
+   and may give several scalars (flatten.c's f.all of a function of
+   scalars), as may what it calls: a thunk's call gives one value, and
+   the interpreters run those functions on one element each
+   (flat_exec.c's flat_scalar_call), whose ifs and calls give one. */
+static const char *scalar_func(const LcuFunc *f, PtrMap *seen, bool several) {
   if (ptrmap_get(seen, f))
     return NULL;
   ptrmap_put(seen, f, (void *)1);
@@ -168,14 +173,17 @@ static const char *scalar_func(const LcuFunc *f, PtrMap *seen) {
   for (int i = 0; i < f->params.len; i++)
     if (((const LcuVar *)f->params.data[i])->type.kind != LT_SCALAR)
       return xprintf("%s has a parameter that is not a scalar", f->name);
-  if (f->body->results.len != 1 || lcu_atom_type(f->body->results.data[0]).kind != LT_SCALAR)
+  if (f->body->results.len < 1 || (!several && f->body->results.len != 1))
     return xprintf("%s does not give one scalar", f->name);
-  return func_block(f->body, seen, NULL);
+  for (int i = 0; i < f->body->results.len; i++)
+    if (lcu_atom_type(f->body->results.data[i]).kind != LT_SCALAR)
+      return xprintf("%s gives what is not a scalar", f->name);
+  return func_block(f->body, seen, NULL, several);
 }
 
 const char *lcu_scalar_func(const LcuFunc *f) {
   PtrMap seen = {0};
-  return scalar_func(f, &seen);
+  return scalar_func(f, &seen, false);
 }
 
 /* ---- element functions: what LIBRARY loop calls ---- */
@@ -210,8 +218,9 @@ static bool vector_param(const LcuFunc *f, const LcuAtom *a) {
    excepted), ifs and calls of scalar functions ('seen': those looked at
    already); an element function also lengths, elements and updates of
    its vector parameters, its own tail calls with each vector in its own
-   place, and vectors returned that are its parameter each_result. */
-static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each) {
+   place, and vectors returned that are its parameter each_result.
+   'several': its calls may give several scalars (scalar_func). */
+static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each, bool several) {
   PtrMap given = {0}; /* vectors the block's ifs and calls give: each's result */
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
@@ -222,15 +231,15 @@ static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *ea
         why = "rand";
       break;
     case LS_IF:
-      why = func_block(s->then, seen, each);
+      why = func_block(s->then, seen, each, several);
       if (!why)
-        why = func_block(s->els, seen, each);
+        why = func_block(s->els, seen, each, several);
       break;
     case LS_CALL:
       if (!s->callee)
         why = "a call without a callee";
       else if (!each || s->callee != each)
-        why = scalar_func(s->callee, seen);
+        why = scalar_func(s->callee, seen, several || each);
       else
         for (int k = 0; k < s->args.len && !why; k++) {
           const LcuAtom *a = s->args.data[k];
@@ -293,7 +302,7 @@ const char *lcu_element_func(const LcuFunc *f) {
       (f->each_result >= 0 && ((const LcuVar *)f->params.data[f->each_result])->type.kind != LT_VEC))
     return xprintf("%s's each_result is not a vector parameter", f->name);
   PtrMap seen = {0};
-  const char *why = func_block(f->body, &seen, f);
+  const char *why = func_block(f->body, &seen, f, true);
   return why ? xprintf("%s: %s", f->name, why) : NULL;
 }
 
