@@ -1084,6 +1084,9 @@ static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
 
 static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args);
 static bool scalar_tuple(Type *t);
+/* What scalar_kind found a function to be. */
+enum { LOOP_NOT = 1, LOOP_PLAIN, LOOP_YES, LOOP_VISITING };
+static intptr_t scalar_kind(Fl *fl, MonoFunc *mf);
 
 static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
   if (mf->primitive)
@@ -1109,9 +1112,12 @@ static Vals call_parts(Fl *fl, MonoFunc *mf, Vals args) {
   Vec types = {0};
   flatten_host_layout(res(mf->type)->snd, &types);
   Vals r = {0};
-  if (fl->whole_of == mf) {
+  if (fl->whole_of == mf || (fl->whole_of && scalar_kind(fl, mf) != LOOP_NOT)) {
     /* the next iteration of the loop's element function of the whole
-       tuple: one call, every component */
+       tuple: one call, every component.  So is, in that function, a call
+       of another function of scalars (f.all): its body computes once
+       what each of its parts would compute again (Barnes-Hut's walk
+       step `advance`: one square root and division a step, not three) */
     FlatStmt *s = stmt(fl, FS_CALL);
     s->callee = get_whole(fl, mf);
     for (int j = 0; j < args.len; j++)
@@ -1664,16 +1670,17 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
 }
 
 /* if c then a else b at the host.  In scalar code (Fl.scalar_code) an if
-   of a tuple is one if per component: the interpreters' and codegen's
-   scalar functions take ifs of one result.  But in a sequence loop's
-   element function of its whole tuple (Fl.whole_of), an if with a path
-   to the next iteration stays one if of k results, so that the one call
-   of the iteration ends that path (element functions are statements,
-   whose ifs give any number of results). */
+   of a tuple is one if per component: a thunk's call of a function
+   gives one scalar, so such a function is one part a component
+   (call_parts).  But in a function of a whole tuple (Fl.whole_of: a
+   sequence loop's element function, and the functions of scalars it
+   calls), which only statements call, an if of a tuple stays one if of
+   k results: its branches compute once what they share, and where a
+   path leads to the loop's next iteration, that one call ends it. */
 static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   int k = host_count(e->type);
-  if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type) && !(fl->whole_of && reaches_self(fl, e))) {
+  if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type) && !fl->whole_of) {
     fl->loc = e->loc;
     /* in part p of a loop (call_parts), the if that holds its tail call
        puts component p's if last: that call must end the part's body */
@@ -2260,8 +2267,6 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
    loops, nor are recursive calls whose result is used further (their
    depth would be the stack's): they stay lifted. */
 
-/* What scalar_kind found a function to be. */
-enum { LOOP_NOT = 1, LOOP_PLAIN, LOOP_YES, LOOP_VISITING };
 
 typedef struct SeqLoop SeqLoop;
 static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive, SeqLoop *L);
