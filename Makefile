@@ -38,7 +38,7 @@ DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/ve
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/copyrun.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/export.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
-FLATTEN := flatten/mono.c flatten/bounds.c flatten/flatten.c flatten/shape.c flatten/layout.c flatten/describe.c
+FLATTEN := flatten/mono.c flatten/bounds.c flatten/flatten.c flatten/share.c flatten/shape.c flatten/layout.c flatten/describe.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
 FLAT := flat/flat.c flat/flat_print.c flat/flat_check.c \
         flat/flat_exec.c flat/flat_interp.c

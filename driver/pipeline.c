@@ -68,6 +68,8 @@ static void dump_mono(FILE *out, const Pipeline *pl) { mono_print(out, pl->mono)
 
 static bool run_flatten(Pipeline *pl) {
   pl->flat = flatten_program(pl->mono, pl->cost != EV_COST_OFF);
+  if (pl->cost == EV_COST_OFF)
+    flat_share_values(pl->flat);
   flat_fill_shapes(pl->flat);
   return true;
 }

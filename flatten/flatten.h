@@ -146,6 +146,13 @@ const FlatNeslReader *flatten_nesl_reader(TypeEnv *env);
    if-conversion, scalar code per element) are left out (docs/cost.md). */
 FlatProgram *flatten_program(MonoProgram *mp, bool cost);
 
+/* ---- share.c ---- */
+
+/* Value numbering: an operation that repeats one before it is read as
+   that one, and parameters that every call passes one value are read as
+   the first of them (share.c says when).  Not for --cost. */
+void flat_share_values(FlatProgram *p);
+
 /* ---- shape.c ---- */
 
 /* Shape analysis: sets FlatVar.shape (see flat.h). */
