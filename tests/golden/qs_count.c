@@ -207,109 +207,44 @@ fail:
   rt_release(v_x93);
 }
 
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390);
-/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860);
+/* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
-  const int64_t v_sd_1391_n = v_sd_1391->len;
-  int32_t *v_x1385_d = v_x1385->data.i;
-  const int64_t v_x1385_n = v_x1385->len;
-  int32_t *v_x1386_d = v_x1386->data.i;
-  const int64_t v_x1386_n = v_x1386->len;
-  int32_t *v_x1387_d = v_x1387->data.i;
-  const int64_t v_x1387_n = v_x1387->len;
-  RtValue *v_x1390 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t28 = v_sd_1391_off[v_sd_1391_n];
-    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t28);
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    const int64_t t29 = (t28 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t29 > 1)
-    for (int64_t t30 = 0; t30 < t29; t30++) {
-      int64_t t33 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t30 * RT_CHUNK);
-      const int64_t t30_end = (t30 + 1) * RT_CHUNK < t28 ? (t30 + 1) * RT_CHUNK : t28;
-      for (int64_t t31 = t30 * RT_CHUNK; t31 < t30_end; t33++) {
-        const int64_t t33_end = v_sd_1391_off[t33 + 1] < t30_end ? v_sd_1391_off[t33 + 1] : t30_end;
-        const int32_t t34 = (int32_t)t33;
-        if (t31 >= t33_end)
-          continue; /* none of the chunk's elements */
-        int t36 = 0; /* nonzero: a check of the segment's values failed */
-        int t37 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1387_n;
-        int32_t t35 = t37 ? v_x1387_d[t34] : 0;
-        t36 |= !t37;
-        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1385_n;
-        int32_t t38 = t39 ? v_x1385_d[t34] : 0;
-        t36 |= !t39;
-        int t41 = (uint64_t)(int64_t)t34 < (uint64_t)v_x1386_n;
-        int32_t t40 = t41 ? v_x1386_d[t34] : 0;
-        t36 |= !t41;
-        for (; t31 < t33_end; t31++) {
-          const int32_t t32 = (int32_t)t31;
-          int t42 = t36; /* nonzero: a check below failed */
-          int32_t t44 = rt_sub_i(t32, t38);
-          int32_t t46 = rt_mul_i(t44, t40);
-          int32_t t48 = rt_add_i(t35, t46);
-          if (__builtin_expect(t42 != 0, 0))
-            rt_kernel_again(err); /* the recording version finds the error */
-          v_x1390_d[t31] = t48;
-        }
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1390 = v_x1390;
-  return;
-fail:
-  rt_release(v_x1390);
-  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
-    *err = (RtKernelError)RT_NO_ERROR;
-    K4_record(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
-  }
-}
-
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856);
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x854_d = v_x854->data.i;
-  const int64_t v_x854_n = v_x854->len;
-  int32_t v_x855 = 0;
-  int32_t v_x856 = 0;
+  int32_t *v_x858_d = v_x858->data.i;
+  const int64_t v_x858_n = v_x858->len;
+  int32_t v_x859 = 0;
+  int32_t v_x860 = 0;
   /* ONCE */
   {
-    int t66 = 0; /* nonzero: a check below failed */
-    int t67 = (uint64_t)(int64_t)0 < (uint64_t)v_x854_n;
-    int32_t t65 = t67 ? v_x854_d[0] : 0;
-    t66 |= !t67;
-    int t69 = (uint64_t)(int64_t)1 < (uint64_t)v_x854_n;
-    int32_t t68 = t69 ? v_x854_d[1] : 0;
-    t66 |= !t69;
-    if (__builtin_expect(t66 != 0, 0))
+    int t29 = 0; /* nonzero: a check below failed */
+    int t30 = (uint64_t)(int64_t)0 < (uint64_t)v_x858_n;
+    int32_t t28 = t30 ? v_x858_d[0] : 0;
+    t29 |= !t30;
+    int t32 = (uint64_t)(int64_t)1 < (uint64_t)v_x858_n;
+    int32_t t31 = t32 ? v_x858_d[1] : 0;
+    t29 |= !t32;
+    if (__builtin_expect(t29 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x855 = t65;
-    v_x856 = t68;
+    v_x859 = t28;
+    v_x860 = t31;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x855 = v_x855;
-  *out_v_x856 = v_x856;
+  *out_v_x859 = v_x859;
+  *out_v_x860 = v_x860;
   return;
 fail:
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K5_record(err, loc, run, v_x854, out_v_x855, out_v_x856);
+    K4_record(err, loc, run, v_x858, out_v_x859, out_v_x860);
   }
 }
 
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430);
-/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434);
+/* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
   (void)loc;
   (void)run;
   int32_t *v_x1393_d = v_x1393->data.i;
@@ -320,558 +255,586 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
   const int64_t v_x1395_n = v_x1395->len;
   int32_t *v_x1397_d = v_x1397->data.i;
   const int64_t v_x1397_n = v_x1397->len;
-  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
-  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
-  const int64_t v_x1399_n = v_x1399->len;
-  RtValue *v_x1407 = NULL;
+  int32_t *v_x1398_d = v_x1398->data.i;
+  const int64_t v_x1398_n = v_x1398->len;
+  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
+  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
+  const int64_t v_x1400_n = v_x1400->len;
   RtValue *v_x1408 = NULL;
-  RtValue *v_x1423 = NULL;
-  RtValue *v_x1424 = NULL;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
+  RtValue *v_x1409 = NULL;
   RtValue *v_x1427 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
+  RtValue *v_x1431 = NULL;
+  RtValue *v_x1432 = NULL;
+  RtValue *v_x1433 = NULL;
+  RtValue *v_x1434 = NULL;
   /* MAP */
   {
-    const int64_t t72 = v_x1396;
-    if (t72 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t72, 0.0, 0);
+    const int64_t t35 = v_x1399;
+    if (t35 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t35, 0.0, 0);
       goto fail;
     }
-    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t72);
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t72);
-    int32_t *v_x1408_d = v_x1408->data.i;
+    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t35);
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
-    RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
-    for (int64_t t73 = 0; t73 < t72; t73++) {
-      const int32_t t74 = (int32_t)t73;
-      int t76 = 0; /* nonzero: a check below failed */
-      int t77 = (uint64_t)(int64_t)t74 < (uint64_t)v_x1395_n;
-      int32_t t75 = t77 ? v_x1397_d[t74] : 0;
-      t76 |= !t77;
-      int32_t t78 = t77 ? v_x1395_d[t74] : 0;
-      uint8_t t80 = rt_lt_i(0, t78);
-      int32_t t82 = (t80 ? t75 : -1);
-      uint8_t t84 = rt_ge_i(t82, 0);
-      int32_t t85;
-      if (t84) {
-        int t87 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1394_n;
-        int32_t t86 = t87 ? v_x1394_d[t82] : 0;
-        t76 |= !t87;
-        t85 = t86;
+    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t35);
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
+    RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
+    for (int64_t t36 = 0; t36 < t35; t36++) {
+      const int32_t t37 = (int32_t)t36;
+      int t39 = 0; /* nonzero: a check below failed */
+      int t40 = (uint64_t)(int64_t)t37 < (uint64_t)v_x1395_n;
+      int32_t t38 = t40 ? v_x1395_d[t37] : 0;
+      t39 |= !t40;
+      int32_t t41 = t40 ? v_x1398_d[t37] : 0;
+      uint8_t t43 = rt_lt_i(0, t41);
+      int32_t t45 = (t43 ? t38 : -1);
+      uint8_t t47 = rt_ge_i(t45, 0);
+      int32_t t48;
+      if (t47) {
+        int t50 = (uint64_t)(int64_t)t45 < (uint64_t)v_x1397_n;
+        int32_t t49 = t50 ? v_x1397_d[t45] : 0;
+        t39 |= !t50;
+        t48 = t49;
       } else {
-        t85 = 0;
+        t48 = 0;
       }
-      if (__builtin_expect(t76 != 0, 0))
+      if (__builtin_expect(t39 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1407_d[t73] = 1;
-      v_x1408_d[t73] = t85;
+      v_x1408_d[t36] = 1;
+      v_x1409_d[t36] = t48;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    int32_t *v_x1408_d = v_x1408->data.i;
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
     /* SPLIT */
     {
-      const int64_t t88 = v_x1393_n;
-      const int64_t t89 = t88 > 0 ? (t88 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t90 = (uint8_t *)rt_alloc_atomic((size_t)t88 + 1);
-      int64_t *t91 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t89 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
-      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1428_d = v_x1428->data.i;
-      const int64_t v_x1428_n = v_x1428->len;
-      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      RT_PARALLEL_FOR_IF(t89 > 1)
-      for (int64_t t92 = 0; t92 < t89; t92++) {
-        int64_t kept[2] = {0};
-        int64_t t95 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t92 * RT_CHUNK);
-        const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
-        for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
-          const int64_t t95_end = v_x1399_off[t95 + 1] < t92_end ? v_x1399_off[t95 + 1] : t92_end;
-          const int32_t t96 = (int32_t)t95;
-          if (t93 >= t95_end)
-            continue; /* none of the chunk's elements */
-          int t98 = 0; /* nonzero: a check of the segment's values failed */
-          int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1408_n;
-          int32_t t97 = t99 ? v_x1408_d[t96] : 0;
-          t98 |= !t99;
-          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
-          for (; t93 < t95_end; t93++) {
-            const int32_t t94 = (int32_t)t93;
-            int32_t t92x0;
-            uint8_t t92x1;
-            int32_t t92x2;
-            uint8_t t92x3;
-            int t100 = t98; /* nonzero: a check below failed */
-            int32_t t101 = v_x1393_d[t94];
-            int t103 = (uint64_t)(int64_t)t101 < (uint64_t)v_x1394_n;
-            int32_t t102 = t103 ? v_x1394_d[t101] : 0;
-            t100 |= !t103;
-            uint8_t t105 = rt_lt_i(t102, t97);
-            uint8_t t107 = rt_gt_i(t102, t97);
-            if (__builtin_expect(t100 != 0, 0))
-              rt_kernel_again(err); /* the recording version finds the error */
-            t92x0 = t102;
-            t92x1 = t105;
-            t92x2 = t102;
-            t92x3 = t107;
-            uint8_t t108;
-            uint8_t t109;
-            t108 = t92x1;
-            t109 = t92x3;
-            kept[0] += t108 != 0;
-            kept[1] += t109 != 0;
-            t90[t93] = (uint8_t)((t108 != 0) << 0 | (t109 != 0) << 1);
-          }
-          if (v_x1399_off[t95] >= t92 * RT_CHUNK && v_x1399_off[t95 + 1] <= t92_end) { /* the whole segment */
-            v_x1427_d[t95] = (int32_t)(kept[0] - before[0]);
-            v_x1428_d[t95] = (int32_t)(kept[1] - before[1]);
-          } else {
-            __atomic_fetch_add(&v_x1427_d[t95], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1428_d[t95], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
-          }
-        }
-        t91[0 * t89 + t92] = kept[0];
-        t91[1 * t89 + t92] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t90);
-        rt_free(t91);
+      const int64_t t51 = v_x1396;
+      if (t51 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0, 1);
         goto fail;
       }
-      int64_t t110 = 0;
-      for (int64_t t92 = 0; t92 < t89; t92++) {
-        const int64_t k = t91[0 * t89 + t92];
-        t91[0 * t89 + t92] = t110;
-        t110 += k;
+      const int64_t t52 = t51 > 0 ? (t51 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t53 = (uint8_t *)rt_alloc_atomic((size_t)t51 + 1);
+      int64_t *t54 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t52 + 1)); /* class c, chunk k: [c * chunks + k] */
+      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1431_d = v_x1431->data.i;
+      const int64_t v_x1431_n = v_x1431->len;
+      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1432_d = v_x1432->data.i;
+      const int64_t v_x1432_n = v_x1432->len;
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      RT_PARALLEL_FOR_IF(t52 > 1)
+      for (int64_t t55 = 0; t55 < t52; t55++) {
+        int64_t kept[2] = {0};
+        int64_t t58 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t55 * RT_CHUNK);
+        const int64_t t55_end = (t55 + 1) * RT_CHUNK < t51 ? (t55 + 1) * RT_CHUNK : t51;
+        for (int64_t t56 = t55 * RT_CHUNK; t56 < t55_end; t58++) {
+          const int64_t t58_end = v_x1400_off[t58 + 1] < t55_end ? v_x1400_off[t58 + 1] : t55_end;
+          const int32_t t59 = (int32_t)t58;
+          if (t56 >= t58_end)
+            continue; /* none of the chunk's elements */
+          int t61 = 0; /* nonzero: a check of the segment's values failed */
+          int t62 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1409_n;
+          int32_t t60 = t62 ? v_x1409_d[t59] : 0;
+          t61 |= !t62;
+          int t64 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
+          int32_t t63 = t64 ? v_x1395_d[t59] : 0;
+          t61 |= !t64;
+          int t66 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1393_n;
+          int32_t t65 = t66 ? v_x1393_d[t59] : 0;
+          t61 |= !t66;
+          int t68 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
+          int32_t t67 = t68 ? v_x1394_d[t59] : 0;
+          t61 |= !t68;
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
+          for (; t56 < t58_end; t56++) {
+            const int32_t t57 = (int32_t)t56;
+            int32_t t55x0;
+            uint8_t t55x1;
+            int32_t t55x2;
+            uint8_t t55x3;
+            int t69 = t61; /* nonzero: a check below failed */
+            int32_t t71 = rt_sub_i(t57, t65);
+            int32_t t73 = rt_mul_i(t71, t67);
+            int32_t t75 = rt_add_i(t63, t73);
+            int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1397_n;
+            int32_t t76 = t77 ? v_x1397_d[t75] : 0;
+            t69 |= !t77;
+            uint8_t t79 = rt_lt_i(t76, t60);
+            uint8_t t81 = rt_gt_i(t76, t60);
+            if (__builtin_expect(t69 != 0, 0))
+              rt_kernel_again(err); /* the recording version finds the error */
+            t55x0 = t76;
+            t55x1 = t79;
+            t55x2 = t76;
+            t55x3 = t81;
+            uint8_t t82;
+            uint8_t t83;
+            t82 = t55x1;
+            t83 = t55x3;
+            kept[0] += t82 != 0;
+            kept[1] += t83 != 0;
+            t53[t56] = (uint8_t)((t82 != 0) << 0 | (t83 != 0) << 1);
+          }
+          if (v_x1400_off[t58] >= t55 * RT_CHUNK && v_x1400_off[t58 + 1] <= t55_end) { /* the whole segment */
+            v_x1431_d[t58] = (int32_t)(kept[0] - before[0]);
+            v_x1432_d[t58] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1431_d[t58], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t58], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+          }
+        }
+        t54[0 * t52 + t55] = kept[0];
+        t54[1 * t52 + t55] = kept[1];
       }
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t110);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      int64_t t111 = 0;
-      for (int64_t t92 = 0; t92 < t89; t92++) {
-        const int64_t k = t91[1 * t89 + t92];
-        t91[1 * t89 + t92] = t111;
-        t111 += k;
+      if (err->index != INT64_MAX) {
+        rt_free(t53);
+        rt_free(t54);
+        goto fail;
       }
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t111);
-      int32_t *v_x1425_d = v_x1425->data.i;
-      const int64_t v_x1425_n = v_x1425->len;
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int64_t t84 = 0;
+      for (int64_t t55 = 0; t55 < t52; t55++) {
+        const int64_t k = t54[0 * t52 + t55];
+        t54[0 * t52 + t55] = t84;
+        t84 += k;
+      }
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t84);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      int64_t t85 = 0;
+      for (int64_t t55 = 0; t55 < t52; t55++) {
+        const int64_t k = t54[1 * t52 + t55];
+        t54[1 * t52 + t55] = t85;
+        t85 += k;
+      }
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t85);
       int32_t *v_x1429_d = v_x1429->data.i;
       const int64_t v_x1429_n = v_x1429->len;
-      for (int64_t t112 = 0, t113 = 0; t112 < v_x1399_n; t112++) {
-        v_x1429_d[t112] = (int32_t)t113;
-        t113 += v_x1427_d[t112];
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      for (int64_t t86 = 0, t87 = 0; t86 < v_x1400_n; t86++) {
+        v_x1433_d[t86] = (int32_t)t87;
+        t87 += v_x1431_d[t86];
       }
-      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1430_d = v_x1430->data.i;
-      const int64_t v_x1430_n = v_x1430->len;
-      for (int64_t t112 = 0, t114 = 0; t112 < v_x1399_n; t112++) {
-        v_x1430_d[t112] = (int32_t)t114;
-        t114 += v_x1428_d[t112];
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1434_d = v_x1434->data.i;
+      const int64_t v_x1434_n = v_x1434->len;
+      for (int64_t t86 = 0, t88 = 0; t86 < v_x1400_n; t86++) {
+        v_x1434_d[t86] = (int32_t)t88;
+        t88 += v_x1432_d[t86];
       }
-      RT_PARALLEL_FOR_IF(t89 > 1)
-      for (int64_t t92 = 0; t92 < t89; t92++) {
+      RT_PARALLEL_FOR_IF(t52 > 1)
+      for (int64_t t55 = 0; t55 < t52; t55++) {
         int64_t at[2];
-        at[0] = t91[0 * t89 + t92];
-        at[1] = t91[1 * t89 + t92];
-        int64_t t95 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t92 * RT_CHUNK);
-        const int64_t t92_end = (t92 + 1) * RT_CHUNK < t88 ? (t92 + 1) * RT_CHUNK : t88;
-        for (int64_t t93 = t92 * RT_CHUNK; t93 < t92_end; t95++) {
-          const int64_t t95_end = v_x1399_off[t95 + 1] < t92_end ? v_x1399_off[t95 + 1] : t92_end;
-          const int32_t t96 = (int32_t)t95;
-          if (t93 >= t95_end)
+        at[0] = t54[0 * t52 + t55];
+        at[1] = t54[1 * t52 + t55];
+        int64_t t58 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t55 * RT_CHUNK);
+        const int64_t t55_end = (t55 + 1) * RT_CHUNK < t51 ? (t55 + 1) * RT_CHUNK : t51;
+        for (int64_t t56 = t55 * RT_CHUNK; t56 < t55_end; t58++) {
+          const int64_t t58_end = v_x1400_off[t58 + 1] < t55_end ? v_x1400_off[t58 + 1] : t55_end;
+          const int32_t t59 = (int32_t)t58;
+          if (t56 >= t58_end)
             continue; /* none of the chunk's elements */
-          int t116 = 0; /* nonzero: a check of the segment's values failed */
-          int t117 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1408_n;
-          int32_t t115 = t117 ? v_x1408_d[t96] : 0;
-          t116 |= !t117;
-          for (; t93 < t95_end; t93++) {
-            const int32_t t94 = (int32_t)t93;
-            if (!t90[t93])
+          int t90 = 0; /* nonzero: a check of the segment's values failed */
+          int t91 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1409_n;
+          int32_t t89 = t91 ? v_x1409_d[t59] : 0;
+          t90 |= !t91;
+          int t93 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
+          int32_t t92 = t93 ? v_x1395_d[t59] : 0;
+          t90 |= !t93;
+          int t95 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1393_n;
+          int32_t t94 = t95 ? v_x1393_d[t59] : 0;
+          t90 |= !t95;
+          int t97 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
+          int32_t t96 = t97 ? v_x1394_d[t59] : 0;
+          t90 |= !t97;
+          for (; t56 < t58_end; t56++) {
+            const int32_t t57 = (int32_t)t56;
+            if (!t53[t56])
               continue;
-            int32_t t92y0;
-            uint8_t t92y1;
-            int32_t t92y2;
-            uint8_t t92y3;
-            int t118 = t116; /* nonzero: a check below failed */
-            int32_t t119 = v_x1393_d[t94];
-            int t121 = (uint64_t)(int64_t)t119 < (uint64_t)v_x1394_n;
-            int32_t t120 = t121 ? v_x1394_d[t119] : 0;
-            t118 |= !t121;
-            uint8_t t123 = rt_lt_i(t120, t115);
-            uint8_t t125 = rt_gt_i(t120, t115);
-            if (__builtin_expect(t118 != 0, 0))
+            int32_t t55y0;
+            uint8_t t55y1;
+            int32_t t55y2;
+            uint8_t t55y3;
+            int t98 = t90; /* nonzero: a check below failed */
+            int32_t t100 = rt_sub_i(t57, t94);
+            int32_t t102 = rt_mul_i(t100, t96);
+            int32_t t104 = rt_add_i(t92, t102);
+            int t106 = (uint64_t)(int64_t)t104 < (uint64_t)v_x1397_n;
+            int32_t t105 = t106 ? v_x1397_d[t104] : 0;
+            t98 |= !t106;
+            uint8_t t108 = rt_lt_i(t105, t89);
+            uint8_t t110 = rt_gt_i(t105, t89);
+            if (__builtin_expect(t98 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t92y0 = t120;
-            t92y1 = t123;
-            t92y2 = t120;
-            t92y3 = t125;
-            if (t90[t93] >> 0 & 1) {
-              v_x1423_d[at[0]] = t92y0;
+            t55y0 = t105;
+            t55y1 = t108;
+            t55y2 = t105;
+            t55y3 = t110;
+            if (t53[t56] >> 0 & 1) {
+              v_x1427_d[at[0]] = t55y0;
               at[0]++;
             }
-            if (t90[t93] >> 1 & 1) {
-              v_x1425_d[at[1]] = t92y2;
+            if (t53[t56] >> 1 & 1) {
+              v_x1429_d[at[1]] = t55y2;
               at[1]++;
             }
           }
         }
       }
-      rt_free(t90);
-      rt_free(t91);
+      rt_free(t53);
+      rt_free(t54);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1407 = v_x1407;
-  *out_v_x1423 = v_x1423;
+  *out_v_x1408 = v_x1408;
   *out_v_x1427 = v_x1427;
+  *out_v_x1431 = v_x1431;
+  *out_v_x1433 = v_x1433;
   *out_v_x1429 = v_x1429;
-  *out_v_x1425 = v_x1425;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1408);
-  rt_release(v_x1424);
-  rt_release(v_x1426);
+  *out_v_x1432 = v_x1432;
+  *out_v_x1434 = v_x1434;
+  rt_release(v_x1409);
+  rt_release(v_x1428);
+  rt_release(v_x1430);
   return;
 fail:
-  rt_release(v_x1407);
   rt_release(v_x1408);
-  rt_release(v_x1423);
-  rt_release(v_x1424);
-  rt_release(v_x1425);
-  rt_release(v_x1426);
+  rt_release(v_x1409);
   rt_release(v_x1427);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
+  rt_release(v_x1431);
+  rt_release(v_x1432);
+  rt_release(v_x1433);
+  rt_release(v_x1434);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K6_record(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
+    K5_record(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
   }
 }
 
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953);
-/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961);
+/* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
   (void)loc;
   (void)run;
-  int32_t *v_x918_d = v_x918->data.i;
-  const int64_t v_x918_n = v_x918->len;
-  int32_t *v_x919_d = v_x919->data.i;
-  const int64_t v_x919_n = v_x919->len;
-  (void)v_x919_n; /* v_x919's length is v_x918's */
-  int32_t *v_x937_d = v_x937->data.i;
-  const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x918's */
-  int32_t *v_x941_d = v_x941->data.i;
-  const int64_t v_x941_n = v_x941->len;
-  (void)v_x941_n; /* v_x941's length is v_x918's */
-  RtValue *v_x945 = NULL;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x951 = NULL;
-  RtValue *v_x952 = NULL;
+  int32_t *v_x926_d = v_x926->data.i;
+  const int64_t v_x926_n = v_x926->len;
+  int32_t *v_x927_d = v_x927->data.i;
+  const int64_t v_x927_n = v_x927->len;
+  (void)v_x927_n; /* v_x927's length is v_x926's */
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  (void)v_x945_n; /* v_x945's length is v_x926's */
+  int32_t *v_x949_d = v_x949->data.i;
+  const int64_t v_x949_n = v_x949->len;
+  (void)v_x949_n; /* v_x949's length is v_x926's */
   RtValue *v_x953 = NULL;
+  RtValue *v_x955 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
   /* MAP */
   {
-    const int64_t t169 = v_x923;
-    if (t169 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, 0);
+    const int64_t t170 = v_x931;
+    if (t170 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t170, 0.0, 0);
       goto fail;
     }
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    v_x947 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    v_x949 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
-    const int64_t t173 = (t169 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t173 > 1)
-    for (int64_t t172 = 0; t172 < t173; t172++) {
+    v_x953 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    v_x955 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    v_x957 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
+    const int64_t t174 = (t170 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t174 > 1)
+    for (int64_t t173 = 0; t173 < t174; t173++) {
       /* the element's quotient and remainder by each divisor, stepped with it */
-      const int64_t t174_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
-      const int32_t t174_s = (int64_t)2 < 0 ? -1 : 1;
-      int32_t t174 = t174_d ? (int32_t)((int64_t)(int32_t)(t172 * RT_CHUNK) % t174_d) : 0;
-      int32_t t174_q = t174_d ? (int32_t)((int64_t)(int32_t)(t172 * RT_CHUNK) / t174_d * t174_s) : 0;
-      int t175 = 0;
-      t175 |= t174_d == 0;
-      const int64_t t172_end = (t172 + 1) * RT_CHUNK < t169 ? (t172 + 1) * RT_CHUNK : t169;
-      for (int64_t t170 = t172 * RT_CHUNK; t170 < t172_end; t170++, (++t174 == t174_d ? (t174 = 0, t174_q += t174_s) : 0)) {
-        const int32_t t171 = (int32_t)t170;
-        int t176 = t175; /* nonzero: a check below failed */
-        int32_t t178 = rt_mul_i(t174, v_x930);
-        int32_t t180 = rt_add_i(t178, t174_q);
-        int t182 = (uint64_t)(int64_t)t180 < (uint64_t)v_x920;
-        int32_t t181 = t182 ? t180 : 0;
-        t176 |= !t182;
-        uint8_t t184 = rt_lt_i(t181, (int32_t)v_x918_n);
-        int32_t t185;
-        if (t184) {
-          int t187 = (uint64_t)(int64_t)t181 < (uint64_t)v_x918_n;
-          int32_t t186 = t187 ? v_x918_d[t181] : 0;
-          t176 |= !t187;
-          t185 = t186;
+      const int64_t t175_d = (int64_t)2 < 0 ? -(int64_t)2 : (int64_t)2;
+      const int32_t t175_s = (int64_t)2 < 0 ? -1 : 1;
+      int32_t t175 = t175_d ? (int32_t)((int64_t)(int32_t)(t173 * RT_CHUNK) % t175_d) : 0;
+      int32_t t175_q = t175_d ? (int32_t)((int64_t)(int32_t)(t173 * RT_CHUNK) / t175_d * t175_s) : 0;
+      int t176 = 0;
+      t176 |= t175_d == 0;
+      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t170 ? (t173 + 1) * RT_CHUNK : t170;
+      for (int64_t t171 = t173 * RT_CHUNK; t171 < t173_end; t171++, (++t175 == t175_d ? (t175 = 0, t175_q += t175_s) : 0)) {
+        const int32_t t172 = (int32_t)t171;
+        int t177 = t176; /* nonzero: a check below failed */
+        int32_t t179 = rt_mul_i(t175, v_x938);
+        int32_t t181 = rt_add_i(t179, t175_q);
+        int t183 = (uint64_t)(int64_t)t181 < (uint64_t)v_x928;
+        int32_t t182 = t183 ? t181 : 0;
+        t177 |= !t183;
+        uint8_t t185 = rt_lt_i(t182, (int32_t)v_x926_n);
+        int32_t t186;
+        if (t185) {
+          int t188 = (uint64_t)(int64_t)t182 < (uint64_t)v_x926_n;
+          int32_t t187 = t188 ? v_x926_d[t182] : 0;
+          t177 |= !t188;
+          t186 = t187;
         } else {
-          int32_t t189 = rt_sub_i(t181, (int32_t)v_x918_n);
-          int t191 = (uint64_t)(int64_t)t189 < (uint64_t)v_x918_n;
-          int32_t t190 = t191 ? v_x919_d[t189] : 0;
-          t176 |= !t191;
-          t185 = t190;
+          int32_t t190 = rt_sub_i(t182, (int32_t)v_x926_n);
+          int t192 = (uint64_t)(int64_t)t190 < (uint64_t)v_x926_n;
+          int32_t t191 = t192 ? v_x927_d[t190] : 0;
+          t177 |= !t192;
+          t186 = t191;
         }
-        int32_t t192;
-        if (t184) {
-          int t194 = (uint64_t)(int64_t)t181 < (uint64_t)v_x918_n;
-          int32_t t193 = t194 ? v_x941_d[t181] : 0;
-          t176 |= !t194;
-          t192 = t193;
+        int32_t t193;
+        if (t185) {
+          int t195 = (uint64_t)(int64_t)t182 < (uint64_t)v_x926_n;
+          int32_t t194 = t195 ? v_x949_d[t182] : 0;
+          t177 |= !t195;
+          t193 = t194;
         } else {
-          int32_t t196 = rt_sub_i(t181, (int32_t)v_x918_n);
-          int t198 = (uint64_t)(int64_t)t196 < (uint64_t)(int32_t)v_x918_n;
-          int32_t t197 = t198 ? t196 : 0;
-          t176 |= !t198;
-          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x918_n;
-          int32_t t199 = t200 ? v_x937_d[t197] : 0;
-          t176 |= !t200;
-          int32_t t202 = rt_add_i(t199, v_x938);
-          t192 = t202;
+          int32_t t197 = rt_sub_i(t182, (int32_t)v_x926_n);
+          int t199 = (uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x926_n;
+          int32_t t198 = t199 ? t197 : 0;
+          t177 |= !t199;
+          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x926_n;
+          int32_t t200 = t201 ? v_x945_d[t198] : 0;
+          t177 |= !t201;
+          int32_t t203 = rt_add_i(t200, v_x946);
+          t193 = t203;
         }
-        int32_t t204 = rt_add_i(t192, t185);
-        if (__builtin_expect(t176 != 0, 0))
+        int32_t t205 = rt_add_i(t193, t186);
+        if (__builtin_expect(t177 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        v_x945_d[t170] = t192;
-        v_x947_d[t170] = t204;
-        v_x949_d[t170] = 1;
+        v_x953_d[t171] = t193;
+        v_x955_d[t171] = t205;
+        v_x957_d[t171] = 1;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
     /* LIBRARY */
     {
-      RtValue *t205 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
-      rt_seg_known_total(t205, v_x950);
-      v_x951 = t205;
-      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
-      const int64_t v_x951_n = v_x951->len;
+      RtValue *t206 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
+      rt_seg_known_total(t206, v_x958);
+      v_x959 = t206;
+      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
+      const int64_t v_x959_n = v_x959->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x945 = v_x945;
-  *out_v_x949 = v_x949;
-  *out_v_x951 = v_x951;
   *out_v_x953 = v_x953;
-  rt_release(v_x947);
-  rt_release(v_x952);
+  *out_v_x957 = v_x957;
+  *out_v_x959 = v_x959;
+  *out_v_x961 = v_x961;
+  rt_release(v_x955);
+  rt_release(v_x960);
   return;
 fail:
-  rt_release(v_x945);
-  rt_release(v_x947);
-  rt_release(v_x949);
-  rt_release(v_x951);
-  rt_release(v_x952);
   rt_release(v_x953);
+  rt_release(v_x955);
+  rt_release(v_x957);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K7_record(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
+    K6_record(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
   }
 }
 
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444);
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451);
+/* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
   (void)loc;
   (void)run;
-  int32_t *v_x1433_d = v_x1433->data.i;
-  const int64_t v_x1433_n = v_x1433->len;
-  int32_t *v_x1434_d = v_x1434->data.i;
-  const int64_t v_x1434_n = v_x1434->len;
-  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
-  const int64_t v_sd_1445_n = v_sd_1445->len;
-  int32_t *v_x1437_d = v_x1437->data.i;
-  const int64_t v_x1437_n = v_x1437->len;
-  int32_t *v_x1438_d = v_x1438->data.i;
-  const int64_t v_x1438_n = v_x1438->len;
-  int32_t *v_x1439_d = v_x1439->data.i;
-  const int64_t v_x1439_n = v_x1439->len;
-  RtValue *v_x1444 = NULL;
+  int32_t *v_x1440_d = v_x1440->data.i;
+  const int64_t v_x1440_n = v_x1440->len;
+  int32_t *v_x1441_d = v_x1441->data.i;
+  const int64_t v_x1441_n = v_x1441->len;
+  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
+  const int64_t v_sd_1452_n = v_sd_1452->len;
+  int32_t *v_x1444_d = v_x1444->data.i;
+  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1445_d = v_x1445->data.i;
+  const int64_t v_x1445_n = v_x1445->len;
+  int32_t *v_x1446_d = v_x1446->data.i;
+  const int64_t v_x1446_n = v_x1446->len;
+  RtValue *v_x1451 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t236 = v_sd_1445_off[v_sd_1445_n];
-    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t236);
-    int32_t *v_x1444_d = v_x1444->data.i;
-    const int64_t v_x1444_n = v_x1444->len;
-    const int64_t t237 = (t236 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t237 > 1)
-    for (int64_t t238 = 0; t238 < t237; t238++) {
-      int64_t t241 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t238 * RT_CHUNK);
-      const int64_t t238_end = (t238 + 1) * RT_CHUNK < t236 ? (t238 + 1) * RT_CHUNK : t236;
-      for (int64_t t239 = t238 * RT_CHUNK; t239 < t238_end; t241++) {
-        const int64_t t241_end = v_sd_1445_off[t241 + 1] < t238_end ? v_sd_1445_off[t241 + 1] : t238_end;
-        const int32_t t242 = (int32_t)t241;
-        if (t239 >= t241_end)
+    const int64_t t237 = v_sd_1452_off[v_sd_1452_n];
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t238 = (t237 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t238 > 1)
+    for (int64_t t239 = 0; t239 < t238; t239++) {
+      int64_t t242 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t239 * RT_CHUNK);
+      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t237 ? (t239 + 1) * RT_CHUNK : t237;
+      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t242++) {
+        const int64_t t242_end = v_sd_1452_off[t242 + 1] < t239_end ? v_sd_1452_off[t242 + 1] : t239_end;
+        const int32_t t243 = (int32_t)t242;
+        if (t240 >= t242_end)
           continue; /* none of the chunk's elements */
-        int t244 = 0; /* nonzero: a check of the segment's values failed */
-        int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1439_n;
-        int32_t t243 = t245 ? v_x1439_d[t242] : 0;
-        t244 |= !t245;
-        int t247 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1437_n;
-        int32_t t246 = t247 ? v_x1437_d[t242] : 0;
-        t244 |= !t247;
-        int t249 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1438_n;
-        int32_t t248 = t249 ? v_x1438_d[t242] : 0;
-        t244 |= !t249;
-        while (t239 < t241_end) {
-          int64_t t239_stop = t241_end;
-          if (t241_end - t239 >= RT_RUN_MIN) { /* a run of copies from t239 (codegen/copyrun.c) */
-            int t250_ok0 = 1, t250_skip0 = 1;
-            const int64_t t250_a0 = t239;
-            int t250_c0 = 0;
-            int64_t t250_d0 = 0, t250_dn0 = 0;
-            int t250_seen0 = 0;
-            int64_t t250_scratch0 = 0;
-            int t250_scratch_seen0 = 0;
-            const int32_t *t250_src0 = NULL;
-            int64_t t250_len0 = 0;
+        int t245 = 0; /* nonzero: a check of the segment's values failed */
+        int t246 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1446_n;
+        int32_t t244 = t246 ? v_x1446_d[t243] : 0;
+        t245 |= !t246;
+        int t248 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1444_n;
+        int32_t t247 = t248 ? v_x1444_d[t243] : 0;
+        t245 |= !t248;
+        int t250 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1445_n;
+        int32_t t249 = t250 ? v_x1445_d[t243] : 0;
+        t245 |= !t250;
+        while (t240 < t242_end) {
+          int64_t t240_stop = t242_end;
+          if (t242_end - t240 >= RT_RUN_MIN) { /* a run of copies from t240 (codegen/copyrun.c) */
+            int t251_ok0 = 1, t251_skip0 = 1;
+            const int64_t t251_a0 = t240;
+            int t251_c0 = 0;
+            int64_t t251_d0 = 0, t251_dn0 = 0;
+            int t251_seen0 = 0;
+            int64_t t251_scratch0 = 0;
+            int t251_scratch_seen0 = 0;
+            const int32_t *t251_src0 = NULL;
+            int64_t t251_len0 = 0;
             /* at the run's first element */
-            const int64_t t250_v0 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v1 = rt_run_int(t250_a0, &t250_ok0);
-            const int64_t t250_v2 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v3 = rt_run_sub(t250_v1, t250_v2, &t250_ok0);
-            const int64_t t250_v4 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v5 = rt_run_mul(t250_v3, t250_v4, &t250_ok0);
-            const int64_t t250_v6 = rt_run_add(t250_v0, t250_v5, &t250_ok0);
-            const int64_t t250_v7 = rt_run_bound(t250_v6, (int64_t)v_x1435, &t250_ok0);
-            const int64_t t250_v8 = rt_run_cmp(RT_LT, t250_v7, (int64_t)v_x1433_n, &t250_d0, &t250_seen0);
-            t250_c0 = (int)t250_v8;
-            int64_t t250_v9;
-            if (t250_c0) {
-              t250_src0 = v_x1433_d;
-              t250_len0 = v_x1433_n;
-              t250_v9 = t250_v7;
+            const int64_t t251_v0 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v1 = rt_run_int(t251_a0, &t251_ok0);
+            const int64_t t251_v2 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v3 = rt_run_sub(t251_v1, t251_v2, &t251_ok0);
+            const int64_t t251_v4 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v5 = rt_run_mul(t251_v3, t251_v4, &t251_ok0);
+            const int64_t t251_v6 = rt_run_add(t251_v0, t251_v5, &t251_ok0);
+            const int64_t t251_v7 = rt_run_bound(t251_v6, (int64_t)v_x1442, &t251_ok0);
+            const int64_t t251_v8 = rt_run_cmp(RT_LT, t251_v7, (int64_t)v_x1440_n, &t251_d0, &t251_seen0);
+            t251_c0 = (int)t251_v8;
+            int64_t t251_v9;
+            if (t251_c0) {
+              t251_src0 = v_x1440_d;
+              t251_len0 = v_x1440_n;
+              t251_v9 = t251_v7;
             } else {
-              const int64_t t250_v10 = rt_run_sub(t250_v7, (int64_t)v_x1433_n, &t250_ok0);
-              t250_src0 = v_x1434_d;
-              t250_len0 = v_x1434_n;
-              t250_v9 = t250_v10;
+              const int64_t t251_v10 = rt_run_sub(t251_v7, (int64_t)v_x1440_n, &t251_ok0);
+              t251_src0 = v_x1441_d;
+              t251_len0 = v_x1441_n;
+              t251_v9 = t251_v10;
             }
-            int64_t t250_end0 = t241_end;
+            int64_t t251_end0 = t242_end;
             { /* at the next: where each comparison changes */
-              const int64_t t250_next0 = t250_a0 + 1;
-              const int64_t t250_v11 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_skip0);
-              const int64_t t250_v12 = rt_run_int(t250_next0, &t250_skip0);
-              const int64_t t250_v13 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_skip0);
-              const int64_t t250_v14 = rt_run_sub(t250_v12, t250_v13, &t250_skip0);
-              const int64_t t250_v15 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_skip0);
-              const int64_t t250_v16 = rt_run_mul(t250_v14, t250_v15, &t250_skip0);
-              const int64_t t250_v17 = rt_run_add(t250_v11, t250_v16, &t250_skip0);
-              const int64_t t250_v18 = rt_run_bound(t250_v17, (int64_t)v_x1435, &t250_skip0);
-              const int64_t t250_v19 = rt_run_cmp(RT_LT, t250_v18, (int64_t)v_x1433_n, &t250_dn0, &t250_scratch_seen0);
-              int64_t t250_v20;
-              if (t250_c0) {
-                t250_v20 = t250_v18;
+              const int64_t t251_next0 = t251_a0 + 1;
+              const int64_t t251_v11 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v12 = rt_run_int(t251_next0, &t251_skip0);
+              const int64_t t251_v13 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v14 = rt_run_sub(t251_v12, t251_v13, &t251_skip0);
+              const int64_t t251_v15 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v16 = rt_run_mul(t251_v14, t251_v15, &t251_skip0);
+              const int64_t t251_v17 = rt_run_add(t251_v11, t251_v16, &t251_skip0);
+              const int64_t t251_v18 = rt_run_bound(t251_v17, (int64_t)v_x1442, &t251_skip0);
+              const int64_t t251_v19 = rt_run_cmp(RT_LT, t251_v18, (int64_t)v_x1440_n, &t251_dn0, &t251_scratch_seen0);
+              int64_t t251_v20;
+              if (t251_c0) {
+                t251_v20 = t251_v18;
               } else {
-                const int64_t t250_v21 = rt_run_sub(t250_v18, (int64_t)v_x1433_n, &t250_skip0);
-                t250_v20 = t250_v21;
+                const int64_t t251_v21 = rt_run_sub(t251_v18, (int64_t)v_x1440_n, &t251_skip0);
+                t251_v20 = t251_v21;
               }
-              (void)t250_v20;
-              if (t250_seen0) {
-                int64_t k = rt_run_flip(RT_LT, t250_d0, t250_dn0 - t250_d0);
-                if (k < t250_end0 - t250_a0)
-                  t250_end0 = t250_a0 + k;
+              (void)t251_v20;
+              if (t251_seen0) {
+                int64_t k = rt_run_flip(RT_LT, t251_d0, t251_dn0 - t251_d0);
+                if (k < t251_end0 - t251_a0)
+                  t251_end0 = t251_a0 + k;
               }
             }
-            (void)t250_skip0;
-            const int32_t *t250_first_src0 = t250_src0;
-            const int64_t t250_last0 = t250_end0 - 1;
+            (void)t251_skip0;
+            const int32_t *t251_first_src0 = t251_src0;
+            const int64_t t251_last0 = t251_end0 - 1;
             /* at the run's last element */
-            const int64_t t250_v22 = rt_run_get_i(v_x1439_d, v_x1439_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v23 = rt_run_int(t250_last0, &t250_ok0);
-            const int64_t t250_v24 = rt_run_get_i(v_x1437_d, v_x1437_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v25 = rt_run_sub(t250_v23, t250_v24, &t250_ok0);
-            const int64_t t250_v26 = rt_run_get_i(v_x1438_d, v_x1438_n, (int64_t)t242, &t250_ok0);
-            const int64_t t250_v27 = rt_run_mul(t250_v25, t250_v26, &t250_ok0);
-            const int64_t t250_v28 = rt_run_add(t250_v22, t250_v27, &t250_ok0);
-            const int64_t t250_v29 = rt_run_bound(t250_v28, (int64_t)v_x1435, &t250_ok0);
-            const int64_t t250_v30 = rt_run_cmp(RT_LT, t250_v29, (int64_t)v_x1433_n, &t250_scratch0, &t250_scratch_seen0);
-            if (t250_v30 != t250_c0)
-              t250_ok0 = 0;
-            int64_t t250_v31;
-            if (t250_c0) {
-              t250_src0 = v_x1433_d;
-              t250_len0 = v_x1433_n;
-              t250_v31 = t250_v29;
+            const int64_t t251_v22 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v23 = rt_run_int(t251_last0, &t251_ok0);
+            const int64_t t251_v24 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v25 = rt_run_sub(t251_v23, t251_v24, &t251_ok0);
+            const int64_t t251_v26 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v27 = rt_run_mul(t251_v25, t251_v26, &t251_ok0);
+            const int64_t t251_v28 = rt_run_add(t251_v22, t251_v27, &t251_ok0);
+            const int64_t t251_v29 = rt_run_bound(t251_v28, (int64_t)v_x1442, &t251_ok0);
+            const int64_t t251_v30 = rt_run_cmp(RT_LT, t251_v29, (int64_t)v_x1440_n, &t251_scratch0, &t251_scratch_seen0);
+            if (t251_v30 != t251_c0)
+              t251_ok0 = 0;
+            int64_t t251_v31;
+            if (t251_c0) {
+              t251_src0 = v_x1440_d;
+              t251_len0 = v_x1440_n;
+              t251_v31 = t251_v29;
             } else {
-              const int64_t t250_v32 = rt_run_sub(t250_v29, (int64_t)v_x1433_n, &t250_ok0);
-              t250_src0 = v_x1434_d;
-              t250_len0 = v_x1434_n;
-              t250_v31 = t250_v32;
+              const int64_t t251_v32 = rt_run_sub(t251_v29, (int64_t)v_x1440_n, &t251_ok0);
+              t251_src0 = v_x1441_d;
+              t251_len0 = v_x1441_n;
+              t251_v31 = t251_v32;
             }
-            const int64_t t250_step0 = t250_v31 == t250_v9 ? 0 : 1;
-            if (t250_ok0 && t250_src0 == t250_first_src0 && t250_v31 - t250_v9 == t250_step0 * (t250_last0 - t250_a0) && t250_v9 >= 0 && t250_v31 < t250_len0) {
-              if (t250_end0 - t250_a0 >= RT_RUN_MIN) {
-                if (t250_step0)
-                  memcpy(v_x1444_d + t250_a0, t250_src0 + t250_v9, sizeof(int32_t) * (size_t)(t250_end0 - t250_a0));
+            const int64_t t251_step0 = t251_v31 == t251_v9 ? 0 : 1;
+            if (t251_ok0 && t251_src0 == t251_first_src0 && t251_v31 - t251_v9 == t251_step0 * (t251_last0 - t251_a0) && t251_v9 >= 0 && t251_v31 < t251_len0) {
+              if (t251_end0 - t251_a0 >= RT_RUN_MIN) {
+                if (t251_step0)
+                  memcpy(v_x1451_d + t251_a0, t251_src0 + t251_v9, sizeof(int32_t) * (size_t)(t251_end0 - t251_a0));
                 else
-                  for (int64_t k = t250_a0; k < t250_end0; k++)
-                    v_x1444_d[k] = t250_src0[t250_v9];
-                t239 = t250_end0;
+                  for (int64_t k = t251_a0; k < t251_end0; k++)
+                    v_x1451_d[k] = t251_src0[t251_v9];
+                t240 = t251_end0;
                 continue;
               }
-              t239_stop = t250_end0; /* a short run: the elements' loop */
+              t240_stop = t251_end0; /* a short run: the elements' loop */
             }
           }
-          for (; t239 < t239_stop; t239++) {
-            const int32_t t240 = (int32_t)t239;
-            int t251 = t244; /* nonzero: a check below failed */
-            int32_t t253 = rt_sub_i(t240, t246);
-            int32_t t255 = rt_mul_i(t253, t248);
-            int32_t t257 = rt_add_i(t243, t255);
-            int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1435;
-            int32_t t258 = t259 ? t257 : 0;
-            t251 |= !t259;
-            uint8_t t261 = rt_lt_i(t258, (int32_t)v_x1433_n);
-            int32_t t262;
-            if (t261) {
-              int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1433_n;
-              int32_t t263 = t264 ? v_x1433_d[t258] : 0;
-              t251 |= !t264;
-              t262 = t263;
+          for (; t240 < t240_stop; t240++) {
+            const int32_t t241 = (int32_t)t240;
+            int t252 = t245; /* nonzero: a check below failed */
+            int32_t t254 = rt_sub_i(t241, t247);
+            int32_t t256 = rt_mul_i(t254, t249);
+            int32_t t258 = rt_add_i(t244, t256);
+            int t260 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1442;
+            int32_t t259 = t260 ? t258 : 0;
+            t252 |= !t260;
+            uint8_t t262 = rt_lt_i(t259, (int32_t)v_x1440_n);
+            int32_t t263;
+            if (t262) {
+              int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1440_n;
+              int32_t t264 = t265 ? v_x1440_d[t259] : 0;
+              t252 |= !t265;
+              t263 = t264;
             } else {
-              int32_t t266 = rt_sub_i(t258, (int32_t)v_x1433_n);
-              int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1434_n;
-              int32_t t267 = t268 ? v_x1434_d[t266] : 0;
-              t251 |= !t268;
-              t262 = t267;
+              int32_t t267 = rt_sub_i(t259, (int32_t)v_x1440_n);
+              int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x1441_n;
+              int32_t t268 = t269 ? v_x1441_d[t267] : 0;
+              t252 |= !t269;
+              t263 = t268;
             }
-            if (__builtin_expect(t251 != 0, 0))
+            if (__builtin_expect(t252 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            v_x1444_d[t239] = t262;
+            v_x1451_d[t240] = t263;
           }
         }
       }
@@ -879,766 +842,766 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1444 = v_x1444;
+  *out_v_x1451 = v_x1451;
   return;
 fail:
-  rt_release(v_x1444);
+  rt_release(v_x1451);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K8_record(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
+    K7_record(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
   }
 }
 
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000);
-/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006);
+/* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
   (void)loc;
   (void)run;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  RtValue *v_x1000 = NULL;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  RtValue *v_x1006 = NULL;
   /* MAP */
   {
-    const int64_t t293 = v_x968;
-    if (t293 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t293, 0.0, 0);
+    const int64_t t294 = v_x976;
+    if (t294 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
       goto fail;
     }
-    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t293);
-    int32_t *v_x1000_d = v_x1000->data.i;
-    const int64_t v_x1000_n = v_x1000->len;
-    RT_PARALLEL_FOR_IF(t293 >= RT_PARALLEL_MIN)
-    for (int64_t t294 = 0; t294 < t293; t294++) {
-      const int32_t t295 = (int32_t)t294;
-      int t304 = 0; /* nonzero: a check below failed */
-      int32_t t297 = rt_mul_i(t295, 2);
-      int32_t t299 = (1 ? t297 : -1);
-      uint8_t t301 = rt_ge_i(t299, 0);
-      int32_t t302;
-      if (t301) {
-        int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x982_n;
-        int32_t t303 = t305 ? v_x982_d[t299] : 0;
-        t304 |= !t305;
-        t302 = t303;
+    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x1006_d = v_x1006->data.i;
+    const int64_t v_x1006_n = v_x1006->len;
+    RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
+    for (int64_t t295 = 0; t295 < t294; t295++) {
+      const int32_t t296 = (int32_t)t295;
+      int t305 = 0; /* nonzero: a check below failed */
+      int32_t t298 = rt_mul_i(t296, 2);
+      int32_t t300 = (1 ? t298 : -1);
+      uint8_t t302 = rt_ge_i(t300, 0);
+      int32_t t303;
+      if (t302) {
+        int t306 = (uint64_t)(int64_t)t300 < (uint64_t)v_x988_n;
+        int32_t t304 = t306 ? v_x988_d[t300] : 0;
+        t305 |= !t306;
+        t303 = t304;
       } else {
-        t302 = 0;
+        t303 = 0;
       }
-      int32_t t307 = rt_add_i(t302, 1);
-      int32_t t309 = rt_add_i(t297, 1);
-      int32_t t311 = (1 ? t309 : -1);
-      uint8_t t313 = rt_ge_i(t311, 0);
-      int32_t t314;
-      if (t313) {
-        int t316 = (uint64_t)(int64_t)t311 < (uint64_t)v_x982_n;
-        int32_t t315 = t316 ? v_x982_d[t311] : 0;
-        t304 |= !t316;
-        t314 = t315;
+      int32_t t308 = rt_add_i(t303, 1);
+      int32_t t310 = rt_add_i(t298, 1);
+      int32_t t312 = (1 ? t310 : -1);
+      uint8_t t314 = rt_ge_i(t312, 0);
+      int32_t t315;
+      if (t314) {
+        int t317 = (uint64_t)(int64_t)t312 < (uint64_t)v_x988_n;
+        int32_t t316 = t317 ? v_x988_d[t312] : 0;
+        t305 |= !t317;
+        t315 = t316;
       } else {
-        t314 = 0;
+        t315 = 0;
       }
-      int32_t t318 = rt_add_i(t307, t314);
-      if (__builtin_expect(t304 != 0, 0))
+      int32_t t319 = rt_add_i(t308, t315);
+      if (__builtin_expect(t305 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1000_d[t294] = t318;
+      v_x1006_d[t295] = t319;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1000 = v_x1000;
+  *out_v_x1006 = v_x1006;
   return;
 fail:
-  rt_release(v_x1000);
+  rt_release(v_x1006);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K9_record(err, loc, run, v_x968, v_x982, out_v_x1000);
+    K8_record(err, loc, run, v_x976, v_x988, out_v_x1006);
   }
 }
 
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254);
-/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253);
+/* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
   (void)loc;
   (void)run;
-  int32_t *v_x1240_d = v_x1240->data.i;
-  const int64_t v_x1240_n = v_x1240->len;
-  uint8_t *v_x1244_d = v_x1244->data.b;
+  int32_t *v_x1239_d = v_x1239->data.i;
+  const int64_t v_x1239_n = v_x1239->len;
+  uint8_t *v_x1243_d = v_x1243->data.b;
+  const int64_t v_x1243_n = v_x1243->len;
+  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
+  int32_t *v_x1244_d = v_x1244->data.i;
   const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
-  int32_t *v_x1245_d = v_x1245->data.i;
-  const int64_t v_x1245_n = v_x1245->len;
-  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
+  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
+  int32_t *v_x1247_d = v_x1247->data.i;
+  const int64_t v_x1247_n = v_x1247->len;
   int32_t *v_x1248_d = v_x1248->data.i;
   const int64_t v_x1248_n = v_x1248->len;
-  int32_t *v_x1249_d = v_x1249->data.i;
-  const int64_t v_x1249_n = v_x1249->len;
-  RtValue *v_x1254 = NULL;
+  RtValue *v_x1253 = NULL;
   /* MAP */
   {
-    const int64_t t342 = v_x1240_n;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t342);
-    int32_t *v_x1254_d = v_x1254->data.i;
-    const int64_t v_x1254_n = v_x1254->len;
-    RT_PARALLEL_FOR_IF(t342 >= RT_PARALLEL_MIN)
-    for (int64_t t343 = 0; t343 < t342; t343++) {
-      const int32_t t344 = (int32_t)t343;
-      int t353 = 0; /* nonzero: a check below failed */
-      int32_t t345 = v_x1240_d[t344];
-      int32_t t347 = rt_add_i(t345, v_x1241);
-      uint8_t t348 = v_x1244_d[t344];
-      int32_t t349 = v_x1245_d[t344];
-      int32_t t351 = (t348 ? t349 : t347);
-      int t354 = (uint64_t)(int64_t)t351 < (uint64_t)v_x1250;
-      int32_t t352 = t354 ? t351 : 0;
-      t353 |= !t354;
-      uint8_t t356 = rt_lt_i(t352, (int32_t)v_x1248_n);
-      int32_t t357;
-      if (t356) {
-        int t359 = (uint64_t)(int64_t)t352 < (uint64_t)v_x1248_n;
-        int32_t t358 = t359 ? v_x1248_d[t352] : 0;
-        t353 |= !t359;
-        t357 = t358;
+    const int64_t t343 = v_x1239_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t343);
+    int32_t *v_x1253_d = v_x1253->data.i;
+    const int64_t v_x1253_n = v_x1253->len;
+    RT_PARALLEL_FOR_IF(t343 >= RT_PARALLEL_MIN)
+    for (int64_t t344 = 0; t344 < t343; t344++) {
+      const int32_t t345 = (int32_t)t344;
+      int t354 = 0; /* nonzero: a check below failed */
+      int32_t t346 = v_x1239_d[t345];
+      int32_t t348 = rt_add_i(t346, v_x1240);
+      uint8_t t349 = v_x1243_d[t345];
+      int32_t t350 = v_x1244_d[t345];
+      int32_t t352 = (t349 ? t350 : t348);
+      int t355 = (uint64_t)(int64_t)t352 < (uint64_t)v_x1249;
+      int32_t t353 = t355 ? t352 : 0;
+      t354 |= !t355;
+      uint8_t t357 = rt_lt_i(t353, (int32_t)v_x1247_n);
+      int32_t t358;
+      if (t357) {
+        int t360 = (uint64_t)(int64_t)t353 < (uint64_t)v_x1247_n;
+        int32_t t359 = t360 ? v_x1247_d[t353] : 0;
+        t354 |= !t360;
+        t358 = t359;
       } else {
-        int32_t t361 = rt_sub_i(t352, (int32_t)v_x1248_n);
-        int t363 = (uint64_t)(int64_t)t361 < (uint64_t)v_x1249_n;
-        int32_t t362 = t363 ? v_x1249_d[t361] : 0;
-        t353 |= !t363;
-        t357 = t362;
+        int32_t t362 = rt_sub_i(t353, (int32_t)v_x1247_n);
+        int t364 = (uint64_t)(int64_t)t362 < (uint64_t)v_x1248_n;
+        int32_t t363 = t364 ? v_x1248_d[t362] : 0;
+        t354 |= !t364;
+        t358 = t363;
       }
-      if (__builtin_expect(t353 != 0, 0))
+      if (__builtin_expect(t354 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1254_d[t343] = t357;
+      v_x1253_d[t344] = t358;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1254 = v_x1254;
+  *out_v_x1253 = v_x1253;
   return;
 fail:
-  rt_release(v_x1254);
+  rt_release(v_x1253);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K10_record(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+    K9_record(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
   }
 }
 
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480);
-/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487);
+/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
-  const int64_t v_sd_1481_n = v_sd_1481->len;
-  RtValue *v_x1455 = NULL;
-  RtValue *v_x1456 = NULL;
-  RtValue *v_x1457 = NULL;
-  RtValue *v_x1458 = NULL;
-  int32_t v_x1466 = 0;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1479 = NULL;
-  RtValue *v_x1480 = NULL;
+  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
+  const int64_t v_sd_1488_n = v_sd_1488->len;
+  RtValue *v_x1462 = NULL;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1464 = NULL;
+  RtValue *v_x1465 = NULL;
+  int32_t v_x1473 = 0;
+  RtValue *v_x1474 = NULL;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1487 = NULL;
   /* PARTITION */
   {
-    const int64_t t382 = v_x1450;
-    if (t382 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t382, 0.0, 0);
+    const int64_t t383 = v_x1457;
+    if (t383 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
     }
-    const int64_t t383 = t382 > 0 ? (t382 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t384 = (uint8_t *)rt_alloc_atomic((size_t)t382 + 1);
-    int64_t *t385 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t383 + 1));
-    RT_PARALLEL_FOR_IF(t383 > 1)
-    for (int64_t t386 = 0; t386 < t383; t386++) {
+    const int64_t t384 = t383 > 0 ? (t383 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t385 = (uint8_t *)rt_alloc_atomic((size_t)t383 + 1);
+    int64_t *t386 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t384 + 1));
+    RT_PARALLEL_FOR_IF(t384 > 1)
+    for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t kept = 0;
-      const int64_t t386_end = (t386 + 1) * RT_CHUNK < t382 ? (t386 + 1) * RT_CHUNK : t382;
-      for (int64_t t387 = t386 * RT_CHUNK; t387 < t386_end; t387++) {
-        const int32_t t388 = (int32_t)t387;
-        int32_t t386x0;
-        uint8_t t386x1;
-        int t390 = 0; /* nonzero: a check below failed */
-        int t391 = (uint64_t)(int64_t)t388 < (uint64_t)v_sd_1481_n;
-        int32_t t389 = t391 ? (int32_t)(v_sd_1481_off[t388 + 1] - v_sd_1481_off[t388]) : 0;
-        t390 |= !t391;
-        uint8_t t393 = rt_le_i(t389, 1);
-        if (__builtin_expect(t390 != 0, 0))
+      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
+      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
+        const int32_t t389 = (int32_t)t388;
+        int32_t t387x0;
+        uint8_t t387x1;
+        int t391 = 0; /* nonzero: a check below failed */
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1488_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1488_off[t389 + 1] - v_sd_1488_off[t389]) : 0;
+        t391 |= !t392;
+        uint8_t t394 = rt_le_i(t390, 1);
+        if (__builtin_expect(t391 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t386x0 = t388;
-        t386x1 = t393;
-        uint8_t t394;
-        t394 = t386x1;
-        t384[t387] = t394 != 0;
-        kept += t394 != 0;
+        t387x0 = t389;
+        t387x1 = t394;
+        uint8_t t395;
+        t395 = t387x1;
+        t385[t388] = t395 != 0;
+        kept += t395 != 0;
       }
-      t385[t386] = kept;
+      t386[t387] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t384);
       rt_free(t385);
+      rt_free(t386);
       goto fail;
     }
-    int64_t t395 = 0;
-    for (int64_t t386 = 0; t386 < t383; t386++) {
-      const int64_t k = t385[t386];
-      t385[t386] = t395;
-      t395 += k;
+    int64_t t396 = 0;
+    for (int64_t t387 = 0; t387 < t384; t387++) {
+      const int64_t k = t386[t387];
+      t386[t387] = t396;
+      t396 += k;
     }
-    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t395);
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t382 - t395));
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
-    RT_PARALLEL_FOR_IF(t383 > 1)
-    for (int64_t t386 = 0; t386 < t383; t386++) {
-      int64_t at = t385[t386];
-      int64_t at_not = t386 * RT_CHUNK - t385[t386];
-      const int64_t t386_end = (t386 + 1) * RT_CHUNK < t382 ? (t386 + 1) * RT_CHUNK : t382;
-      for (int64_t t387 = t386 * RT_CHUNK; t387 < t386_end; t387++) {
-        const int32_t t388 = (int32_t)t387;
-        int32_t t386y0;
-        uint8_t t386y1;
-        int t397 = 0; /* nonzero: a check below failed */
-        int t398 = (uint64_t)(int64_t)t388 < (uint64_t)v_sd_1481_n;
-        int32_t t396 = t398 ? (int32_t)(v_sd_1481_off[t388 + 1] - v_sd_1481_off[t388]) : 0;
-        t397 |= !t398;
-        uint8_t t400 = rt_le_i(t396, 1);
-        if (__builtin_expect(t397 != 0, 0))
+    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t396);
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t383 - t396));
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
+    RT_PARALLEL_FOR_IF(t384 > 1)
+    for (int64_t t387 = 0; t387 < t384; t387++) {
+      int64_t at = t386[t387];
+      int64_t at_not = t387 * RT_CHUNK - t386[t387];
+      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
+      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
+        const int32_t t389 = (int32_t)t388;
+        int32_t t387y0;
+        uint8_t t387y1;
+        int t398 = 0; /* nonzero: a check below failed */
+        int t399 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1488_n;
+        int32_t t397 = t399 ? (int32_t)(v_sd_1488_off[t389 + 1] - v_sd_1488_off[t389]) : 0;
+        t398 |= !t399;
+        uint8_t t401 = rt_le_i(t397, 1);
+        if (__builtin_expect(t398 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t386y0 = t388;
-        t386y1 = t400;
-        if (t384[t387]) {
-          v_x1455_d[at] = t386y0;
+        t387y0 = t389;
+        t387y1 = t401;
+        if (t385[t388]) {
+          v_x1462_d[at] = t387y0;
           at++;
         } else {
-          v_x1457_d[at_not] = t386y0;
+          v_x1464_d[at_not] = t387y0;
           at_not++;
         }
       }
     }
-    rt_free(t384);
     rt_free(t385);
+    rt_free(t386);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
     /* REDUCE */
     {
-      const int64_t t401 = v_x1450;
-      if (t401 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0, 1);
+      const int64_t t402 = v_x1457;
+      if (t402 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t402, 0.0, 1);
         goto fail;
       }
-      const int64_t t402 = t401 > 0 ? (t401 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t403 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t402);
-      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t401);
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
-      RT_PARALLEL_FOR_IF(t402 > 1)
-      for (int64_t t404 = 0; t404 < t402; t404++) {
-        int32_t t404a0;
-        t404a0 = 0;
-        const int64_t t404_end = (t404 + 1) * RT_CHUNK < t401 ? (t404 + 1) * RT_CHUNK : t401;
-        for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
-          const int32_t t406 = (int32_t)t405;
-          int32_t t404x0;
-          uint8_t t404x1;
-          int t408 = 0; /* nonzero: a check below failed */
-          int t409 = (uint64_t)(int64_t)t406 < (uint64_t)v_sd_1481_n;
-          int32_t t407 = t409 ? (int32_t)(v_sd_1481_off[t406 + 1] - v_sd_1481_off[t406]) : 0;
-          t408 |= !t409;
-          uint8_t t411 = rt_le_i(t407, 1);
-          int32_t t413 = (t411 ? 0 : t407);
-          if (__builtin_expect(t408 != 0, 0))
+      const int64_t t403 = t402 > 0 ? (t402 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t404 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t403);
+      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t402);
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
+      RT_PARALLEL_FOR_IF(t403 > 1)
+      for (int64_t t405 = 0; t405 < t403; t405++) {
+        int32_t t405a0;
+        t405a0 = 0;
+        const int64_t t405_end = (t405 + 1) * RT_CHUNK < t402 ? (t405 + 1) * RT_CHUNK : t402;
+        for (int64_t t406 = t405 * RT_CHUNK; t406 < t405_end; t406++) {
+          const int32_t t407 = (int32_t)t406;
+          int32_t t405x0;
+          uint8_t t405x1;
+          int t409 = 0; /* nonzero: a check below failed */
+          int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1488_n;
+          int32_t t408 = t410 ? (int32_t)(v_sd_1488_off[t407 + 1] - v_sd_1488_off[t407]) : 0;
+          t409 |= !t410;
+          uint8_t t412 = rt_le_i(t408, 1);
+          int32_t t414 = (t412 ? 0 : t408);
+          if (__builtin_expect(t409 != 0, 0))
             rt_kernel_again(err); /* the recording version finds the error */
-          t404x0 = t413;
-          t404x1 = t411;
-          v_x1467_d[t405] = t404x1; /* a map column */
-          int32_t t415 = rt_add_i(t404a0, t404x0);
-          t404a0 = t415;
+          t405x0 = t414;
+          t405x1 = t412;
+          v_x1474_d[t406] = t405x1; /* a map column */
+          int32_t t416 = rt_add_i(t405a0, t405x0);
+          t405a0 = t416;
         }
-        t403[t404] = t404a0;
+        t404[t405] = t405a0;
       }
-      int32_t t404t0;
-      t404t0 = 0;
-      for (int64_t t404 = 0; t404 < t402; t404++) {
-        const int32_t t416 = t403[t404];
-        int32_t t418 = rt_add_i(t404t0, t416);
-        t404t0 = t418;
+      int32_t t405t0;
+      t405t0 = 0;
+      for (int64_t t405 = 0; t405 < t403; t405++) {
+        const int32_t t417 = t404[t405];
+        int32_t t419 = rt_add_i(t405t0, t417);
+        t405t0 = t419;
       }
-      v_x1466 = t404t0;
-      rt_free(t403);
+      v_x1473 = t405t0;
+      rt_free(t404);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
       /* SCAN */
       {
-        const int64_t t419 = v_x1450;
-        if (t419 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t419, 0.0, 2);
+        const int64_t t420 = v_x1457;
+        if (t420 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t420, 0.0, 2);
           goto fail;
         }
-        const int64_t t420 = t419 > 0 ? (t419 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t421 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t420);
-        int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t420);
-        RT_PARALLEL_FOR_IF(t420 > 1)
-        for (int64_t t423 = 0; t423 < t420; t423++) {
-          int32_t t423a0;
-          int32_t t423a1;
-          t423a0 = 0;
-          t423a1 = 0;
-          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t419 ? (t423 + 1) * RT_CHUNK : t419;
-          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
-            const int32_t t425 = (int32_t)t424;
-            int32_t t423x0;
-            int32_t t423x1;
-            int t427 = 0; /* nonzero: a check below failed */
-            int t428 = (uint64_t)(int64_t)t425 < (uint64_t)v_sd_1481_n;
-            int32_t t426 = t428 ? (int32_t)(v_sd_1481_off[t425 + 1] - v_sd_1481_off[t425]) : 0;
-            t427 |= !t428;
-            uint8_t t430 = rt_le_i(t426, 1);
-            int32_t t432 = rt_btoi_b(t430);
-            uint8_t t434 = rt_not_b(t430);
-            int32_t t436 = rt_btoi_b(t434);
-            if (__builtin_expect(t427 != 0, 0))
+        const int64_t t421 = t420 > 0 ? (t420 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+        int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+        RT_PARALLEL_FOR_IF(t421 > 1)
+        for (int64_t t424 = 0; t424 < t421; t424++) {
+          int32_t t424a0;
+          int32_t t424a1;
+          t424a0 = 0;
+          t424a1 = 0;
+          const int64_t t424_end = (t424 + 1) * RT_CHUNK < t420 ? (t424 + 1) * RT_CHUNK : t420;
+          for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+            const int32_t t426 = (int32_t)t425;
+            int32_t t424x0;
+            int32_t t424x1;
+            int t428 = 0; /* nonzero: a check below failed */
+            int t429 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1488_n;
+            int32_t t427 = t429 ? (int32_t)(v_sd_1488_off[t426 + 1] - v_sd_1488_off[t426]) : 0;
+            t428 |= !t429;
+            uint8_t t431 = rt_le_i(t427, 1);
+            int32_t t433 = rt_btoi_b(t431);
+            uint8_t t435 = rt_not_b(t431);
+            int32_t t437 = rt_btoi_b(t435);
+            if (__builtin_expect(t428 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t423x0 = t432;
-            t423x1 = t436;
-            int32_t t438 = rt_add_i(t423a0, t423x0);
-            int32_t t440 = rt_add_i(t423a1, t423x1);
-            t423a0 = t438;
-            t423a1 = t440;
+            t424x0 = t433;
+            t424x1 = t437;
+            int32_t t439 = rt_add_i(t424a0, t424x0);
+            int32_t t441 = rt_add_i(t424a1, t424x1);
+            t424a0 = t439;
+            t424a1 = t441;
           }
-          t421[t423] = t423a0;
-          t422[t423] = t423a1;
+          t422[t424] = t424a0;
+          t423[t424] = t424a1;
         }
-        int32_t t423t0;
-        int32_t t423t1;
-        t423t0 = 0;
-        t423t1 = 0;
-        for (int64_t t423 = 0; t423 < t420; t423++) {
-          const int32_t t441 = t421[t423];
-          t421[t423] = t423t0;
-          const int32_t t442 = t422[t423];
-          t422[t423] = t423t1;
-          int32_t t444 = rt_add_i(t423t0, t441);
-          int32_t t446 = rt_add_i(t423t1, t442);
-          t423t0 = t444;
-          t423t1 = t446;
+        int32_t t424t0;
+        int32_t t424t1;
+        t424t0 = 0;
+        t424t1 = 0;
+        for (int64_t t424 = 0; t424 < t421; t424++) {
+          const int32_t t442 = t422[t424];
+          t422[t424] = t424t0;
+          const int32_t t443 = t423[t424];
+          t423[t424] = t424t1;
+          int32_t t445 = rt_add_i(t424t0, t442);
+          int32_t t447 = rt_add_i(t424t1, t443);
+          t424t0 = t445;
+          t424t1 = t447;
         }
-        v_x1479 = rt_value_new(rt_vec_type(RT_INT), t419);
-        int32_t *v_x1479_d = v_x1479->data.i;
-        const int64_t v_x1479_n = v_x1479->len;
-        v_x1480 = rt_value_new(rt_vec_type(RT_INT), t419);
-        int32_t *v_x1480_d = v_x1480->data.i;
-        const int64_t v_x1480_n = v_x1480->len;
-        RT_PARALLEL_FOR_IF(t420 > 1)
-        for (int64_t t423 = 0; t423 < t420; t423++) {
-          int32_t t423p0;
-          int32_t t423p1;
-          t423p0 = t421[t423];
-          t423p1 = t422[t423];
-          const int64_t t423_end = (t423 + 1) * RT_CHUNK < t419 ? (t423 + 1) * RT_CHUNK : t419;
-          for (int64_t t424 = t423 * RT_CHUNK; t424 < t423_end; t424++) {
-            const int32_t t425 = (int32_t)t424;
-            v_x1479_d[t424] = t423p0;
-            v_x1480_d[t424] = t423p1;
-            int32_t t423y0;
-            int32_t t423y1;
-            int t448 = 0; /* nonzero: a check below failed */
-            int t449 = (uint64_t)(int64_t)t425 < (uint64_t)v_sd_1481_n;
-            int32_t t447 = t449 ? (int32_t)(v_sd_1481_off[t425 + 1] - v_sd_1481_off[t425]) : 0;
-            t448 |= !t449;
-            uint8_t t451 = rt_le_i(t447, 1);
-            int32_t t453 = rt_btoi_b(t451);
-            uint8_t t455 = rt_not_b(t451);
-            int32_t t457 = rt_btoi_b(t455);
-            if (__builtin_expect(t448 != 0, 0))
+        v_x1486 = rt_value_new(rt_vec_type(RT_INT), t420);
+        int32_t *v_x1486_d = v_x1486->data.i;
+        const int64_t v_x1486_n = v_x1486->len;
+        v_x1487 = rt_value_new(rt_vec_type(RT_INT), t420);
+        int32_t *v_x1487_d = v_x1487->data.i;
+        const int64_t v_x1487_n = v_x1487->len;
+        RT_PARALLEL_FOR_IF(t421 > 1)
+        for (int64_t t424 = 0; t424 < t421; t424++) {
+          int32_t t424p0;
+          int32_t t424p1;
+          t424p0 = t422[t424];
+          t424p1 = t423[t424];
+          const int64_t t424_end = (t424 + 1) * RT_CHUNK < t420 ? (t424 + 1) * RT_CHUNK : t420;
+          for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+            const int32_t t426 = (int32_t)t425;
+            v_x1486_d[t425] = t424p0;
+            v_x1487_d[t425] = t424p1;
+            int32_t t424y0;
+            int32_t t424y1;
+            int t449 = 0; /* nonzero: a check below failed */
+            int t450 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1488_n;
+            int32_t t448 = t450 ? (int32_t)(v_sd_1488_off[t426 + 1] - v_sd_1488_off[t426]) : 0;
+            t449 |= !t450;
+            uint8_t t452 = rt_le_i(t448, 1);
+            int32_t t454 = rt_btoi_b(t452);
+            uint8_t t456 = rt_not_b(t452);
+            int32_t t458 = rt_btoi_b(t456);
+            if (__builtin_expect(t449 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            t423y0 = t453;
-            t423y1 = t457;
-            int32_t t459 = rt_add_i(t423p0, t423y0);
-            int32_t t461 = rt_add_i(t423p1, t423y1);
-            t423p0 = t459;
-            t423p1 = t461;
+            t424y0 = t454;
+            t424y1 = t458;
+            int32_t t460 = rt_add_i(t424p0, t424y0);
+            int32_t t462 = rt_add_i(t424p1, t424y1);
+            t424p0 = t460;
+            t424p1 = t462;
           }
         }
-        rt_free(t421);
         rt_free(t422);
+        rt_free(t423);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1467 = v_x1467;
-  *out_v_x1455 = v_x1455;
-  *out_v_x1457 = v_x1457;
-  *out_v_x1466 = v_x1466;
-  *out_v_x1479 = v_x1479;
-  *out_v_x1480 = v_x1480;
-  rt_release(v_x1456);
-  rt_release(v_x1458);
+  *out_v_x1474 = v_x1474;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1464 = v_x1464;
+  *out_v_x1473 = v_x1473;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1487 = v_x1487;
+  rt_release(v_x1463);
+  rt_release(v_x1465);
   return;
 fail:
-  rt_release(v_x1455);
-  rt_release(v_x1456);
-  rt_release(v_x1457);
-  rt_release(v_x1458);
-  rt_release(v_x1467);
-  rt_release(v_x1479);
-  rt_release(v_x1480);
+  rt_release(v_x1462);
+  rt_release(v_x1463);
+  rt_release(v_x1464);
+  rt_release(v_x1465);
+  rt_release(v_x1474);
+  rt_release(v_x1486);
+  rt_release(v_x1487);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K11_record(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
+    K10_record(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
   }
 }
 
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537);
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529);
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1518_d = v_x1518->data.i;
+  const int64_t v_x1518_n = v_x1518->len;
+  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
+  const int64_t v_sd_1519_n = v_sd_1519->len;
+  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
+  const int64_t v_sd_1531_n = v_sd_1531->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
+  RtValue *v_x1527 = NULL;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  /* MAP */
+  {
+    const int64_t t533 = v_x1518_n;
+    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t533);
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t533);
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    v_x1527 = rt_value_new(rt_vec_type(RT_INT), t533);
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    RT_PARALLEL_FOR_IF(t533 >= RT_PARALLEL_MIN)
+    for (int64_t t534 = 0; t534 < t533; t534++) {
+      const int32_t t535 = (int32_t)t534;
+      int t538 = 0; /* nonzero: a check below failed */
+      int32_t t536 = v_x1518_d[t535];
+      int t539 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1531_n;
+      int32_t t537 = t539 ? (int32_t)v_sd_1531_off[t536] : 0;
+      t538 |= !t539;
+      int t541 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1519_n;
+      int32_t t540 = t541 ? (int32_t)(v_sd_1519_off[t536 + 1] - v_sd_1519_off[t536]) : 0;
+      t538 |= !t541;
+      int32_t t543 = rt_add_i(t537, t540);
+      if (__builtin_expect(t538 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1525_d[t534] = t537;
+      v_x1526_d[t534] = t543;
+      v_x1527_d[t534] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    /* LIBRARY */
+    {
+      RtValue *t544 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
+      rt_seg_known_total(t544, v_x1521);
+      v_x1528 = t544;
+      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
+      const int64_t v_x1528_n = v_x1528->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1529 = v_x1529;
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1530);
+  return;
+fail:
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K11_record(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
+  }
+}
+
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545);
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
   (void)loc;
   (void)run;
-  int32_t *v_x1526_d = v_x1526->data.i;
-  const int64_t v_x1526_n = v_x1526->len;
-  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
-  const int64_t v_sd_1527_n = v_sd_1527->len;
-  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
-  const int64_t v_sd_1539_n = v_sd_1539->len;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  RtValue *v_x1535 = NULL;
-  RtValue *v_x1536 = NULL;
-  RtValue *v_x1537 = NULL;
-  RtValue *v_x1538 = NULL;
-  /* MAP */
-  {
-    const int64_t t532 = v_x1526_n;
-    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t532);
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t532);
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t532);
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
-    RT_PARALLEL_FOR_IF(t532 >= RT_PARALLEL_MIN)
-    for (int64_t t533 = 0; t533 < t532; t533++) {
-      const int32_t t534 = (int32_t)t533;
-      int t537 = 0; /* nonzero: a check below failed */
-      int32_t t535 = v_x1526_d[t534];
-      int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_sd_1539_n;
-      int32_t t536 = t538 ? (int32_t)v_sd_1539_off[t535] : 0;
-      t537 |= !t538;
-      int t540 = (uint64_t)(int64_t)t535 < (uint64_t)v_sd_1527_n;
-      int32_t t539 = t540 ? (int32_t)(v_sd_1527_off[t535 + 1] - v_sd_1527_off[t535]) : 0;
-      t537 |= !t540;
-      int32_t t542 = rt_add_i(t536, t539);
-      if (__builtin_expect(t537 != 0, 0))
-        rt_kernel_again(err); /* the recording version finds the error */
-      v_x1533_d[t533] = t536;
-      v_x1534_d[t533] = t542;
-      v_x1535_d[t533] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
-    /* LIBRARY */
-    {
-      RtValue *t543 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
-      rt_seg_known_total(t543, v_x1529);
-      v_x1536 = t543;
-      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
-      const int64_t v_x1536_n = v_x1536->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1537 = v_x1537;
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1538);
-  return;
-fail:
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1537);
-  rt_release(v_x1538);
-  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
-    *err = (RtKernelError)RT_NO_ERROR;
-    K12_record(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
-  }
-}
-
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524);
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1511_d = v_x1511->data.i;
-  const int64_t v_x1511_n = v_x1511->len;
-  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
-  const int64_t v_sd_1512_n = v_sd_1512->len;
-  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
-  const int64_t v_sd_1525_n = v_sd_1525->len;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
-  RtValue *v_x1521 = NULL;
-  RtValue *v_x1522 = NULL;
-  RtValue *v_x1523 = NULL;
-  RtValue *v_x1524 = NULL;
-  /* MAP */
-  {
-    const int64_t t553 = v_x1511_n;
-    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t553);
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t553);
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t553);
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t553);
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
-    RT_PARALLEL_FOR_IF(t553 >= RT_PARALLEL_MIN)
-    for (int64_t t554 = 0; t554 < t553; t554++) {
-      const int32_t t555 = (int32_t)t554;
-      int t558 = 0; /* nonzero: a check below failed */
-      int32_t t556 = v_x1511_d[t555];
-      int t559 = (uint64_t)(int64_t)t556 < (uint64_t)v_sd_1525_n;
-      int32_t t557 = t559 ? (int32_t)v_sd_1525_off[t556] : 0;
-      t558 |= !t559;
-      int t561 = (uint64_t)(int64_t)t556 < (uint64_t)v_sd_1512_n;
-      int32_t t560 = t561 ? (int32_t)(v_sd_1512_off[t556 + 1] - v_sd_1512_off[t556]) : 0;
-      t558 |= !t561;
-      int32_t t563 = rt_add_i(t557, t560);
-      if (__builtin_expect(t558 != 0, 0))
-        rt_kernel_again(err); /* the recording version finds the error */
-      v_x1518_d[t554] = t557;
-      v_x1519_d[t554] = t560;
-      v_x1520_d[t554] = t563;
-      v_x1521_d[t554] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
-    /* LIBRARY */
-    {
-      RtValue *t564 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
-      rt_seg_known_total(t564, v_x1514);
-      v_x1522 = t564;
-      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
-      const int64_t v_x1522_n = v_x1522->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1519 = v_x1519;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1521 = v_x1521;
-  *out_v_x1522 = v_x1522;
-  *out_v_x1524 = v_x1524;
-  rt_release(v_x1520);
-  rt_release(v_x1523);
-  return;
-fail:
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
-  rt_release(v_x1521);
-  rt_release(v_x1522);
-  rt_release(v_x1523);
-  rt_release(v_x1524);
-  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
-    *err = (RtKernelError)RT_NO_ERROR;
-    K13_record(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
-  }
-}
-
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543);
-/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1540_d = v_x1540->data.i;
-  const int64_t v_x1540_n = v_x1540->len;
-  int32_t v_x1541 = 0;
+  int32_t *v_x1532_d = v_x1532->data.i;
+  const int64_t v_x1532_n = v_x1532->len;
+  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
+  const int64_t v_sd_1533_n = v_sd_1533->len;
+  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
+  const int64_t v_sd_1546_n = v_sd_1546->len;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
   RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
+  RtValue *v_x1545 = NULL;
+  /* MAP */
+  {
+    const int64_t t554 = v_x1532_n;
+    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t554);
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t554);
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t554);
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    v_x1542 = rt_value_new(rt_vec_type(RT_INT), t554);
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
+    RT_PARALLEL_FOR_IF(t554 >= RT_PARALLEL_MIN)
+    for (int64_t t555 = 0; t555 < t554; t555++) {
+      const int32_t t556 = (int32_t)t555;
+      int t559 = 0; /* nonzero: a check below failed */
+      int32_t t557 = v_x1532_d[t556];
+      int t560 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1546_n;
+      int32_t t558 = t560 ? (int32_t)v_sd_1546_off[t557] : 0;
+      t559 |= !t560;
+      int t562 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1533_n;
+      int32_t t561 = t562 ? (int32_t)(v_sd_1533_off[t557 + 1] - v_sd_1533_off[t557]) : 0;
+      t559 |= !t562;
+      int32_t t564 = rt_add_i(t558, t561);
+      if (__builtin_expect(t559 != 0, 0))
+        rt_kernel_again(err); /* the recording version finds the error */
+      v_x1539_d[t555] = t558;
+      v_x1540_d[t555] = t561;
+      v_x1541_d[t555] = t564;
+      v_x1542_d[t555] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
+    /* LIBRARY */
+    {
+      RtValue *t565 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
+      rt_seg_known_total(t565, v_x1535);
+      v_x1543 = t565;
+      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
+      const int64_t v_x1543_n = v_x1543->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1540 = v_x1540;
+  *out_v_x1539 = v_x1539;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1543 = v_x1543;
+  *out_v_x1545 = v_x1545;
+  rt_release(v_x1541);
+  rt_release(v_x1544);
+  return;
+fail:
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
+  rt_release(v_x1545);
+  if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
+    *err = (RtKernelError)RT_NO_ERROR;
+    K12_record(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
+  }
+}
+
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550);
+/* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1547_d = v_x1547->data.i;
+  const int64_t v_x1547_n = v_x1547->len;
+  int32_t v_x1548 = 0;
+  RtValue *v_x1550 = NULL;
   /* ONCE */
   {
-    int t575 = 0; /* nonzero: a check below failed */
-    int t576 = (uint64_t)(int64_t)0 < (uint64_t)v_x1540_n;
-    int32_t t574 = t576 ? v_x1540_d[0] : 0;
-    t575 |= !t576;
-    if (__builtin_expect(t575 != 0, 0))
+    int t576 = 0; /* nonzero: a check below failed */
+    int t577 = (uint64_t)(int64_t)0 < (uint64_t)v_x1547_n;
+    int32_t t575 = t577 ? v_x1547_d[0] : 0;
+    t576 |= !t577;
+    if (__builtin_expect(t576 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x1541 = t574;
+    v_x1548 = t575;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t577 = 1;
-      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t577);
-      int32_t *v_x1543_d = v_x1543->data.i;
-      const int64_t v_x1543_n = v_x1543->len;
-      RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
-      for (int64_t t578 = 0; t578 < t577; t578++) {
-        const int32_t t579 = (int32_t)t578;
-        v_x1543_d[t578] = v_x1541;
+      const int64_t t578 = 1;
+      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t578);
+      int32_t *v_x1550_d = v_x1550->data.i;
+      const int64_t v_x1550_n = v_x1550->len;
+      RT_PARALLEL_FOR_IF(t578 >= RT_PARALLEL_MIN)
+      for (int64_t t579 = 0; t579 < t578; t579++) {
+        const int32_t t580 = (int32_t)t579;
+        v_x1550_d[t579] = v_x1548;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1543 = v_x1543;
+  *out_v_x1550 = v_x1550;
   return;
 fail:
-  rt_release(v_x1543);
+  rt_release(v_x1550);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K14_record(err, loc, run, v_x1540, out_v_x1543);
+    K13_record(err, loc, run, v_x1547, out_v_x1550);
   }
 }
 
-__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551);
-/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558);
+/* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
   (void)loc;
   (void)run;
-  int32_t *v_x1545_d = v_x1545->data.i;
-  const int64_t v_x1545_n = v_x1545->len;
-  int32_t *v_dev_1552_d = v_dev_1552->data.i;
-  const int64_t v_dev_1552_n = v_dev_1552->len;
-  RtValue *v_x1550 = NULL;
-  RtValue *v_x1551 = NULL;
+  int32_t *v_x1552_d = v_x1552->data.i;
+  const int64_t v_x1552_n = v_x1552->len;
+  int32_t *v_dev_1559_d = v_dev_1559->data.i;
+  const int64_t v_dev_1559_n = v_dev_1559->len;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* SPLIT */
   {
-    const int64_t t584 = v_x1545_n;
-    const int64_t t585 = t584 > 0 ? (t584 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t586 = (uint8_t *)rt_alloc_atomic((size_t)t584 + 1);
-    int64_t *t587 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t585 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t585 > 1)
-    for (int64_t t588 = 0; t588 < t585; t588++) {
+    const int64_t t585 = v_x1552_n;
+    const int64_t t586 = t585 > 0 ? (t585 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t587 = (uint8_t *)rt_alloc_atomic((size_t)t585 + 1);
+    int64_t *t588 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t586 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t586 > 1)
+    for (int64_t t589 = 0; t589 < t586; t589++) {
       int64_t kept[2] = {0};
-      const int64_t t588_end = (t588 + 1) * RT_CHUNK < t584 ? (t588 + 1) * RT_CHUNK : t584;
-      for (int64_t t589 = t588 * RT_CHUNK; t589 < t588_end; t589++) {
-        const int32_t t590 = (int32_t)t589;
-        int32_t t588x0;
-        int32_t t588x1;
-        int32_t t593 = v_x1545_d[t590];
-        t588x0 = t593;
-        t588x1 = t593;
-        uint8_t t594;
+      const int64_t t589_end = (t589 + 1) * RT_CHUNK < t585 ? (t589 + 1) * RT_CHUNK : t585;
+      for (int64_t t590 = t589 * RT_CHUNK; t590 < t589_end; t590++) {
+        const int32_t t591 = (int32_t)t590;
+        int32_t t589x0;
+        int32_t t589x1;
+        int32_t t594 = v_x1552_d[t591];
+        t589x0 = t594;
+        t589x1 = t594;
         uint8_t t595;
-        int t597 = 0; /* nonzero: a check below failed */
-        int t598 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n;
-        int32_t t596 = t598 ? v_dev_1552_d[0] : 0;
-        t597 |= !t598;
-        uint8_t t600 = rt_lt_i(t588x0, t596);
-        uint8_t t602 = rt_gt_i(t588x1, t596);
-        if (__builtin_expect(t597 != 0, 0))
+        uint8_t t596;
+        int t598 = 0; /* nonzero: a check below failed */
+        int t599 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n;
+        int32_t t597 = t599 ? v_dev_1559_d[0] : 0;
+        t598 |= !t599;
+        uint8_t t601 = rt_lt_i(t589x0, t597);
+        uint8_t t603 = rt_gt_i(t589x1, t597);
+        if (__builtin_expect(t598 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        t594 = t600;
-        t595 = t602;
-        kept[0] += t594 != 0;
-        kept[1] += t595 != 0;
-        t586[t589] = (uint8_t)((t594 != 0) << 0 | (t595 != 0) << 1);
+        t595 = t601;
+        t596 = t603;
+        kept[0] += t595 != 0;
+        kept[1] += t596 != 0;
+        t587[t590] = (uint8_t)((t595 != 0) << 0 | (t596 != 0) << 1);
       }
-      t587[0 * t585 + t588] = kept[0];
-      t587[1 * t585 + t588] = kept[1];
+      t588[0 * t586 + t589] = kept[0];
+      t588[1 * t586 + t589] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t586);
       rt_free(t587);
+      rt_free(t588);
       goto fail;
     }
-    int64_t t603 = 0;
-    for (int64_t t588 = 0; t588 < t585; t588++) {
-      const int64_t k = t587[0 * t585 + t588];
-      t587[0 * t585 + t588] = t603;
-      t603 += k;
-    }
-    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t603);
-    int32_t *v_x1550_d = v_x1550->data.i;
-    const int64_t v_x1550_n = v_x1550->len;
     int64_t t604 = 0;
-    for (int64_t t588 = 0; t588 < t585; t588++) {
-      const int64_t k = t587[1 * t585 + t588];
-      t587[1 * t585 + t588] = t604;
+    for (int64_t t589 = 0; t589 < t586; t589++) {
+      const int64_t k = t588[0 * t586 + t589];
+      t588[0 * t586 + t589] = t604;
       t604 += k;
     }
-    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t604);
-    int32_t *v_x1551_d = v_x1551->data.i;
-    const int64_t v_x1551_n = v_x1551->len;
-    RT_PARALLEL_FOR_IF(t585 > 1)
-    for (int64_t t588 = 0; t588 < t585; t588++) {
+    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t604);
+    int32_t *v_x1557_d = v_x1557->data.i;
+    const int64_t v_x1557_n = v_x1557->len;
+    int64_t t605 = 0;
+    for (int64_t t589 = 0; t589 < t586; t589++) {
+      const int64_t k = t588[1 * t586 + t589];
+      t588[1 * t586 + t589] = t605;
+      t605 += k;
+    }
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t605);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
+    RT_PARALLEL_FOR_IF(t586 > 1)
+    for (int64_t t589 = 0; t589 < t586; t589++) {
       int64_t at[2];
-      at[0] = t587[0 * t585 + t588];
-      at[1] = t587[1 * t585 + t588];
-      const int64_t t588_end = (t588 + 1) * RT_CHUNK < t584 ? (t588 + 1) * RT_CHUNK : t584;
-      for (int64_t t589 = t588 * RT_CHUNK; t589 < t588_end; t589++) {
-        const int32_t t590 = (int32_t)t589;
-        if (!t586[t589])
+      at[0] = t588[0 * t586 + t589];
+      at[1] = t588[1 * t586 + t589];
+      const int64_t t589_end = (t589 + 1) * RT_CHUNK < t585 ? (t589 + 1) * RT_CHUNK : t585;
+      for (int64_t t590 = t589 * RT_CHUNK; t590 < t589_end; t590++) {
+        const int32_t t591 = (int32_t)t590;
+        if (!t587[t590])
           continue;
-        int32_t t588y0;
-        int32_t t588y1;
-        int32_t t605 = v_x1545_d[t590];
-        t588y0 = t605;
-        t588y1 = t605;
-        if (t586[t589] >> 0 & 1) {
-          v_x1550_d[at[0]] = t588y0;
+        int32_t t589y0;
+        int32_t t589y1;
+        int32_t t606 = v_x1552_d[t591];
+        t589y0 = t606;
+        t589y1 = t606;
+        if (t587[t590] >> 0 & 1) {
+          v_x1557_d[at[0]] = t589y0;
           at[0]++;
         }
-        if (t586[t589] >> 1 & 1) {
-          v_x1551_d[at[1]] = t588y1;
+        if (t587[t590] >> 1 & 1) {
+          v_x1558_d[at[1]] = t589y1;
           at[1]++;
         }
       }
     }
-    rt_free(t586);
     rt_free(t587);
+    rt_free(t588);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1550 = v_x1550;
-  *out_v_x1551 = v_x1551;
+  *out_v_x1557 = v_x1557;
+  *out_v_x1558 = v_x1558;
   return;
 fail:
-  rt_release(v_x1550);
-  rt_release(v_x1551);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K15_record(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
+    K14_record(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
   }
 }
 
@@ -1697,111 +1660,43 @@ fail:
   rt_release(v_x75);
 }
 
-/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
+/* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
-  const int64_t v_sd_1391_n = v_sd_1391->len;
-  int32_t *v_x1385_d = v_x1385->data.i;
-  const int64_t v_x1385_n = v_x1385->len;
-  int32_t *v_x1386_d = v_x1386->data.i;
-  const int64_t v_x1386_n = v_x1386->len;
-  int32_t *v_x1387_d = v_x1387->data.i;
-  const int64_t v_x1387_n = v_x1387->len;
-  RtValue *v_x1390 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t49 = v_sd_1391_off[v_sd_1391_n];
-    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t49);
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    const int64_t t50 = (t49 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t50 > 1)
-    for (int64_t t51 = 0; t51 < t50; t51++) {
-      int64_t t54 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t51 * RT_CHUNK);
-      const int64_t t51_end = (t51 + 1) * RT_CHUNK < t49 ? (t51 + 1) * RT_CHUNK : t49;
-      for (int64_t t52 = t51 * RT_CHUNK; t52 < t51_end; t54++) {
-        const int64_t t54_end = v_sd_1391_off[t54 + 1] < t51_end ? v_sd_1391_off[t54 + 1] : t51_end;
-        const int32_t t55 = (int32_t)t54;
-        if (t52 >= t54_end)
-          continue; /* none of the chunk's elements */
-        for (; t52 < t54_end; t52++) {
-          const int32_t t53 = (int32_t)t52;
-          int32_t t56;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1387_n) {
-            t56 = v_x1387_d[t55];
-          } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1387_n, 0.0, 0);
-            t56 = 0;
-          }
-          int32_t t57;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1385_n) {
-            t57 = v_x1385_d[t55];
-          } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1385_n, 0.0, 1);
-            t57 = 0;
-          }
-          int32_t t59 = rt_sub_i(t53, t57);
-          int32_t t60;
-          if ((uint64_t)(int64_t)t55 < (uint64_t)v_x1386_n) {
-            t60 = v_x1386_d[t55];
-          } else {
-            NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t55, v_x1386_n, 0.0, 2);
-            t60 = 0;
-          }
-          int32_t t62 = rt_mul_i(t59, t60);
-          int32_t t64 = rt_add_i(t56, t62);
-          v_x1390_d[t52] = t64;
-        }
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1390 = v_x1390;
-  return;
-fail:
-  rt_release(v_x1390);
-}
-
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x854_d = v_x854->data.i;
-  const int64_t v_x854_n = v_x854->len;
-  int32_t v_x855 = 0;
-  int32_t v_x856 = 0;
+  int32_t *v_x858_d = v_x858->data.i;
+  const int64_t v_x858_n = v_x858->len;
+  int32_t v_x859 = 0;
+  int32_t v_x860 = 0;
   /* ONCE */
   {
-    int32_t t70;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x854_n) {
-      t70 = v_x854_d[0];
+    int32_t t33;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x858_n) {
+      t33 = v_x858_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x854_n, 0.0, 0);
-      t70 = 0;
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x858_n, 0.0, 0);
+      t33 = 0;
     }
-    int32_t t71;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x854_n) {
-      t71 = v_x854_d[1];
+    int32_t t34;
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x858_n) {
+      t34 = v_x858_d[1];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x854_n, 0.0, 1);
-      t71 = 0;
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x858_n, 0.0, 1);
+      t34 = 0;
     }
-    v_x855 = t70;
-    v_x856 = t71;
+    v_x859 = t33;
+    v_x860 = t34;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x855 = v_x855;
-  *out_v_x856 = v_x856;
+  *out_v_x859 = v_x859;
+  *out_v_x860 = v_x860;
   return;
 fail:
 }
 
-/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
+/* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
   (void)loc;
   (void)run;
   int32_t *v_x1393_d = v_x1393->data.i;
@@ -1812,1266 +1707,1318 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
   const int64_t v_x1395_n = v_x1395->len;
   int32_t *v_x1397_d = v_x1397->data.i;
   const int64_t v_x1397_n = v_x1397->len;
-  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
-  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
-  const int64_t v_x1399_n = v_x1399->len;
-  RtValue *v_x1407 = NULL;
+  int32_t *v_x1398_d = v_x1398->data.i;
+  const int64_t v_x1398_n = v_x1398->len;
+  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
+  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
+  const int64_t v_x1400_n = v_x1400->len;
   RtValue *v_x1408 = NULL;
-  RtValue *v_x1423 = NULL;
-  RtValue *v_x1424 = NULL;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
+  RtValue *v_x1409 = NULL;
   RtValue *v_x1427 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
+  RtValue *v_x1431 = NULL;
+  RtValue *v_x1432 = NULL;
+  RtValue *v_x1433 = NULL;
+  RtValue *v_x1434 = NULL;
   /* MAP */
   {
-    const int64_t t126 = v_x1396;
-    if (t126 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t126, 0.0, 0);
+    const int64_t t111 = v_x1399;
+    if (t111 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t111, 0.0, 0);
       goto fail;
     }
-    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t126);
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t126);
-    int32_t *v_x1408_d = v_x1408->data.i;
+    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t111);
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
-    RT_PARALLEL_FOR_IF(t126 >= RT_PARALLEL_MIN)
-    for (int64_t t127 = 0; t127 < t126; t127++) {
-      const int32_t t128 = (int32_t)t127;
-      int32_t t129;
-      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1395_n) {
-        t129 = v_x1397_d[t128];
+    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t111);
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
+    RT_PARALLEL_FOR_IF(t111 >= RT_PARALLEL_MIN)
+    for (int64_t t112 = 0; t112 < t111; t112++) {
+      const int32_t t113 = (int32_t)t112;
+      int32_t t114;
+      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1395_n) {
+        t114 = v_x1395_d[t113];
       } else {
-        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1395_n, 0.0, 1);
-        t129 = 0;
+        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1395_n, 0.0, 1);
+        t114 = 0;
       }
-      int32_t t130;
-      if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1395_n) {
-        t130 = v_x1395_d[t128];
+      int32_t t115;
+      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1395_n) {
+        t115 = v_x1398_d[t113];
       } else {
-        NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t128, v_x1395_n, 0.0, 2);
-        t130 = 0;
+        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1395_n, 0.0, 2);
+        t115 = 0;
       }
-      uint8_t t132 = rt_lt_i(0, t130);
-      int32_t t134 = (t132 ? t129 : -1);
-      uint8_t t136 = rt_ge_i(t134, 0);
-      int32_t t137;
-      if (t136) {
-        int32_t t138;
-        if ((uint64_t)(int64_t)t134 < (uint64_t)v_x1394_n) {
-          t138 = v_x1394_d[t134];
+      uint8_t t117 = rt_lt_i(0, t115);
+      int32_t t119 = (t117 ? t114 : -1);
+      uint8_t t121 = rt_ge_i(t119, 0);
+      int32_t t122;
+      if (t121) {
+        int32_t t123;
+        if ((uint64_t)(int64_t)t119 < (uint64_t)v_x1397_n) {
+          t123 = v_x1397_d[t119];
         } else {
-          NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t134, v_x1394_n, 0.0, 3);
-          t138 = 0;
+          NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, v_x1397_n, 0.0, 3);
+          t123 = 0;
         }
-        t137 = t138;
+        t122 = t123;
       } else {
-        t137 = 0;
+        t122 = 0;
       }
-      v_x1407_d[t127] = 1;
-      v_x1408_d[t127] = t137;
+      v_x1408_d[t112] = 1;
+      v_x1409_d[t112] = t122;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    int32_t *v_x1408_d = v_x1408->data.i;
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
     /* SPLIT */
     {
-      const int64_t t139 = v_x1393_n;
-      const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
-      int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t140 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
-      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1428_d = v_x1428->data.i;
-      const int64_t v_x1428_n = v_x1428->len;
-      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      RT_PARALLEL_FOR_IF(t140 > 1)
-      for (int64_t t143 = 0; t143 < t140; t143++) {
-        int64_t kept[2] = {0};
-        int64_t t146 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t143 * RT_CHUNK);
-        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
-          const int64_t t146_end = v_x1399_off[t146 + 1] < t143_end ? v_x1399_off[t146 + 1] : t143_end;
-          const int32_t t147 = (int32_t)t146;
-          if (t144 >= t146_end)
-            continue; /* none of the chunk's elements */
-          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
-          for (; t144 < t146_end; t144++) {
-            const int32_t t145 = (int32_t)t144;
-            int32_t t143x0;
-            uint8_t t143x1;
-            int32_t t143x2;
-            uint8_t t143x3;
-            int32_t t148;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1408_n) {
-              t148 = v_x1408_d[t147];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1408_n, 0.0, 4);
-              t148 = 0;
-            }
-            int32_t t149 = v_x1393_d[t145];
-            int32_t t150;
-            if ((uint64_t)(int64_t)t149 < (uint64_t)v_x1394_n) {
-              t150 = v_x1394_d[t149];
-            } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t149, v_x1394_n, 0.0, 5);
-              t150 = 0;
-            }
-            uint8_t t152 = rt_lt_i(t150, t148);
-            uint8_t t154 = rt_gt_i(t150, t148);
-            t143x0 = t150;
-            t143x1 = t152;
-            t143x2 = t150;
-            t143x3 = t154;
-            uint8_t t155;
-            uint8_t t156;
-            t155 = t143x1;
-            t156 = t143x3;
-            kept[0] += t155 != 0;
-            kept[1] += t156 != 0;
-            t141[t144] = (uint8_t)((t155 != 0) << 0 | (t156 != 0) << 1);
-          }
-          if (v_x1399_off[t146] >= t143 * RT_CHUNK && v_x1399_off[t146 + 1] <= t143_end) { /* the whole segment */
-            v_x1427_d[t146] = (int32_t)(kept[0] - before[0]);
-            v_x1428_d[t146] = (int32_t)(kept[1] - before[1]);
-          } else {
-            __atomic_fetch_add(&v_x1427_d[t146], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1428_d[t146], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
-          }
-        }
-        t142[0 * t140 + t143] = kept[0];
-        t142[1 * t140 + t143] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t141);
-        rt_free(t142);
+      const int64_t t124 = v_x1396;
+      if (t124 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t124, 0.0, 4);
         goto fail;
       }
-      int64_t t157 = 0;
-      for (int64_t t143 = 0; t143 < t140; t143++) {
-        const int64_t k = t142[0 * t140 + t143];
-        t142[0 * t140 + t143] = t157;
-        t157 += k;
+      const int64_t t125 = t124 > 0 ? (t124 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t126 = (uint8_t *)rt_alloc_atomic((size_t)t124 + 1);
+      int64_t *t127 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t125 + 1)); /* class c, chunk k: [c * chunks + k] */
+      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1431_d = v_x1431->data.i;
+      const int64_t v_x1431_n = v_x1431->len;
+      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1432_d = v_x1432->data.i;
+      const int64_t v_x1432_n = v_x1432->len;
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      RT_PARALLEL_FOR_IF(t125 > 1)
+      for (int64_t t128 = 0; t128 < t125; t128++) {
+        int64_t kept[2] = {0};
+        int64_t t131 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t128 * RT_CHUNK);
+        const int64_t t128_end = (t128 + 1) * RT_CHUNK < t124 ? (t128 + 1) * RT_CHUNK : t124;
+        for (int64_t t129 = t128 * RT_CHUNK; t129 < t128_end; t131++) {
+          const int64_t t131_end = v_x1400_off[t131 + 1] < t128_end ? v_x1400_off[t131 + 1] : t128_end;
+          const int32_t t132 = (int32_t)t131;
+          if (t129 >= t131_end)
+            continue; /* none of the chunk's elements */
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
+          for (; t129 < t131_end; t129++) {
+            const int32_t t130 = (int32_t)t129;
+            int32_t t128x0;
+            uint8_t t128x1;
+            int32_t t128x2;
+            uint8_t t128x3;
+            int32_t t133;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1409_n) {
+              t133 = v_x1409_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1409_n, 0.0, 5);
+              t133 = 0;
+            }
+            int32_t t134;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
+              t134 = v_x1395_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 6);
+              t134 = 0;
+            }
+            int32_t t135;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1393_n) {
+              t135 = v_x1393_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1393_n, 0.0, 7);
+              t135 = 0;
+            }
+            int32_t t137 = rt_sub_i(t130, t135);
+            int32_t t138;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
+              t138 = v_x1394_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 8);
+              t138 = 0;
+            }
+            int32_t t140 = rt_mul_i(t137, t138);
+            int32_t t142 = rt_add_i(t134, t140);
+            int32_t t143;
+            if ((uint64_t)(int64_t)t142 < (uint64_t)v_x1397_n) {
+              t143 = v_x1397_d[t142];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x1397_n, 0.0, 9);
+              t143 = 0;
+            }
+            uint8_t t145 = rt_lt_i(t143, t133);
+            uint8_t t147 = rt_gt_i(t143, t133);
+            t128x0 = t143;
+            t128x1 = t145;
+            t128x2 = t143;
+            t128x3 = t147;
+            uint8_t t148;
+            uint8_t t149;
+            t148 = t128x1;
+            t149 = t128x3;
+            kept[0] += t148 != 0;
+            kept[1] += t149 != 0;
+            t126[t129] = (uint8_t)((t148 != 0) << 0 | (t149 != 0) << 1);
+          }
+          if (v_x1400_off[t131] >= t128 * RT_CHUNK && v_x1400_off[t131 + 1] <= t128_end) { /* the whole segment */
+            v_x1431_d[t131] = (int32_t)(kept[0] - before[0]);
+            v_x1432_d[t131] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1431_d[t131], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t131], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+          }
+        }
+        t127[0 * t125 + t128] = kept[0];
+        t127[1 * t125 + t128] = kept[1];
       }
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t157);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      int64_t t158 = 0;
-      for (int64_t t143 = 0; t143 < t140; t143++) {
-        const int64_t k = t142[1 * t140 + t143];
-        t142[1 * t140 + t143] = t158;
-        t158 += k;
+      if (err->index != INT64_MAX) {
+        rt_free(t126);
+        rt_free(t127);
+        goto fail;
       }
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t158);
-      int32_t *v_x1425_d = v_x1425->data.i;
-      const int64_t v_x1425_n = v_x1425->len;
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int64_t t150 = 0;
+      for (int64_t t128 = 0; t128 < t125; t128++) {
+        const int64_t k = t127[0 * t125 + t128];
+        t127[0 * t125 + t128] = t150;
+        t150 += k;
+      }
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t150);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      int64_t t151 = 0;
+      for (int64_t t128 = 0; t128 < t125; t128++) {
+        const int64_t k = t127[1 * t125 + t128];
+        t127[1 * t125 + t128] = t151;
+        t151 += k;
+      }
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t151);
       int32_t *v_x1429_d = v_x1429->data.i;
       const int64_t v_x1429_n = v_x1429->len;
-      for (int64_t t159 = 0, t160 = 0; t159 < v_x1399_n; t159++) {
-        v_x1429_d[t159] = (int32_t)t160;
-        t160 += v_x1427_d[t159];
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      for (int64_t t152 = 0, t153 = 0; t152 < v_x1400_n; t152++) {
+        v_x1433_d[t152] = (int32_t)t153;
+        t153 += v_x1431_d[t152];
       }
-      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1430_d = v_x1430->data.i;
-      const int64_t v_x1430_n = v_x1430->len;
-      for (int64_t t159 = 0, t161 = 0; t159 < v_x1399_n; t159++) {
-        v_x1430_d[t159] = (int32_t)t161;
-        t161 += v_x1428_d[t159];
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1434_d = v_x1434->data.i;
+      const int64_t v_x1434_n = v_x1434->len;
+      for (int64_t t152 = 0, t154 = 0; t152 < v_x1400_n; t152++) {
+        v_x1434_d[t152] = (int32_t)t154;
+        t154 += v_x1432_d[t152];
       }
-      RT_PARALLEL_FOR_IF(t140 > 1)
-      for (int64_t t143 = 0; t143 < t140; t143++) {
+      RT_PARALLEL_FOR_IF(t125 > 1)
+      for (int64_t t128 = 0; t128 < t125; t128++) {
         int64_t at[2];
-        at[0] = t142[0 * t140 + t143];
-        at[1] = t142[1 * t140 + t143];
-        int64_t t146 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t143 * RT_CHUNK);
-        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t146++) {
-          const int64_t t146_end = v_x1399_off[t146 + 1] < t143_end ? v_x1399_off[t146 + 1] : t143_end;
-          const int32_t t147 = (int32_t)t146;
-          if (t144 >= t146_end)
+        at[0] = t127[0 * t125 + t128];
+        at[1] = t127[1 * t125 + t128];
+        int64_t t131 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t128 * RT_CHUNK);
+        const int64_t t128_end = (t128 + 1) * RT_CHUNK < t124 ? (t128 + 1) * RT_CHUNK : t124;
+        for (int64_t t129 = t128 * RT_CHUNK; t129 < t128_end; t131++) {
+          const int64_t t131_end = v_x1400_off[t131 + 1] < t128_end ? v_x1400_off[t131 + 1] : t128_end;
+          const int32_t t132 = (int32_t)t131;
+          if (t129 >= t131_end)
             continue; /* none of the chunk's elements */
-          for (; t144 < t146_end; t144++) {
-            const int32_t t145 = (int32_t)t144;
-            if (!t141[t144])
+          for (; t129 < t131_end; t129++) {
+            const int32_t t130 = (int32_t)t129;
+            if (!t126[t129])
               continue;
-            int32_t t143y0;
-            uint8_t t143y1;
-            int32_t t143y2;
-            uint8_t t143y3;
-            int32_t t162;
-            if ((uint64_t)(int64_t)t147 < (uint64_t)v_x1408_n) {
-              t162 = v_x1408_d[t147];
+            int32_t t128y0;
+            uint8_t t128y1;
+            int32_t t128y2;
+            uint8_t t128y3;
+            int32_t t155;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1409_n) {
+              t155 = v_x1409_d[t132];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 3, 0, RT_GATHER, t147, v_x1408_n, 0.0, 6);
-              t162 = 0;
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1409_n, 0.0, 10);
+              t155 = 0;
             }
-            int32_t t163 = v_x1393_d[t145];
-            int32_t t164;
-            if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1394_n) {
-              t164 = v_x1394_d[t163];
+            int32_t t156;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
+              t156 = v_x1395_d[t132];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x1394_n, 0.0, 7);
-              t164 = 0;
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 11);
+              t156 = 0;
             }
-            uint8_t t166 = rt_lt_i(t164, t162);
-            uint8_t t168 = rt_gt_i(t164, t162);
-            t143y0 = t164;
-            t143y1 = t166;
-            t143y2 = t164;
-            t143y3 = t168;
-            if (t141[t144] >> 0 & 1) {
-              v_x1423_d[at[0]] = t143y0;
+            int32_t t157;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1393_n) {
+              t157 = v_x1393_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1393_n, 0.0, 12);
+              t157 = 0;
+            }
+            int32_t t159 = rt_sub_i(t130, t157);
+            int32_t t160;
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
+              t160 = v_x1394_d[t132];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 13);
+              t160 = 0;
+            }
+            int32_t t162 = rt_mul_i(t159, t160);
+            int32_t t164 = rt_add_i(t156, t162);
+            int32_t t165;
+            if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1397_n) {
+              t165 = v_x1397_d[t164];
+            } else {
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x1397_n, 0.0, 14);
+              t165 = 0;
+            }
+            uint8_t t167 = rt_lt_i(t165, t155);
+            uint8_t t169 = rt_gt_i(t165, t155);
+            t128y0 = t165;
+            t128y1 = t167;
+            t128y2 = t165;
+            t128y3 = t169;
+            if (t126[t129] >> 0 & 1) {
+              v_x1427_d[at[0]] = t128y0;
               at[0]++;
             }
-            if (t141[t144] >> 1 & 1) {
-              v_x1425_d[at[1]] = t143y2;
+            if (t126[t129] >> 1 & 1) {
+              v_x1429_d[at[1]] = t128y2;
               at[1]++;
             }
           }
         }
       }
-      rt_free(t141);
-      rt_free(t142);
+      rt_free(t126);
+      rt_free(t127);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1407 = v_x1407;
-  *out_v_x1423 = v_x1423;
+  *out_v_x1408 = v_x1408;
   *out_v_x1427 = v_x1427;
+  *out_v_x1431 = v_x1431;
+  *out_v_x1433 = v_x1433;
   *out_v_x1429 = v_x1429;
-  *out_v_x1425 = v_x1425;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1408);
-  rt_release(v_x1424);
-  rt_release(v_x1426);
+  *out_v_x1432 = v_x1432;
+  *out_v_x1434 = v_x1434;
+  rt_release(v_x1409);
+  rt_release(v_x1428);
+  rt_release(v_x1430);
   return;
 fail:
-  rt_release(v_x1407);
   rt_release(v_x1408);
-  rt_release(v_x1423);
-  rt_release(v_x1424);
-  rt_release(v_x1425);
-  rt_release(v_x1426);
+  rt_release(v_x1409);
   rt_release(v_x1427);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
+  rt_release(v_x1431);
+  rt_release(v_x1432);
+  rt_release(v_x1433);
+  rt_release(v_x1434);
 }
 
-/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
+/* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
   (void)loc;
   (void)run;
-  int32_t *v_x918_d = v_x918->data.i;
-  const int64_t v_x918_n = v_x918->len;
-  int32_t *v_x919_d = v_x919->data.i;
-  const int64_t v_x919_n = v_x919->len;
-  (void)v_x919_n; /* v_x919's length is v_x918's */
-  int32_t *v_x937_d = v_x937->data.i;
-  const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x918's */
-  int32_t *v_x941_d = v_x941->data.i;
-  const int64_t v_x941_n = v_x941->len;
-  (void)v_x941_n; /* v_x941's length is v_x918's */
-  RtValue *v_x945 = NULL;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x951 = NULL;
-  RtValue *v_x952 = NULL;
+  int32_t *v_x926_d = v_x926->data.i;
+  const int64_t v_x926_n = v_x926->len;
+  int32_t *v_x927_d = v_x927->data.i;
+  const int64_t v_x927_n = v_x927->len;
+  (void)v_x927_n; /* v_x927's length is v_x926's */
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  (void)v_x945_n; /* v_x945's length is v_x926's */
+  int32_t *v_x949_d = v_x949->data.i;
+  const int64_t v_x949_n = v_x949->len;
+  (void)v_x949_n; /* v_x949's length is v_x926's */
   RtValue *v_x953 = NULL;
+  RtValue *v_x955 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
   /* MAP */
   {
-    const int64_t t206 = v_x923;
-    if (t206 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t206, 0.0, 0);
+    const int64_t t207 = v_x931;
+    if (t207 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t207, 0.0, 0);
       goto fail;
     }
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t206);
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    v_x947 = rt_value_new(rt_vec_type(RT_INT), t206);
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    v_x949 = rt_value_new(rt_vec_type(RT_INT), t206);
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
-    RT_PARALLEL_FOR_IF(t206 >= RT_PARALLEL_MIN)
-    for (int64_t t207 = 0; t207 < t206; t207++) {
-      const int32_t t208 = (int32_t)t207;
-      int t209 = 0;
-      int32_t t210 = rt_div_i(t208, 2, &t209);
-      if (t209) {
-        NESSIE_RECORD(err, t207, RT_CHECK_SCALAR, 0, t209, RT_DIV, 0, 0, 0.0, 1);
+    v_x953 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    v_x955 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    v_x957 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
+    RT_PARALLEL_FOR_IF(t207 >= RT_PARALLEL_MIN)
+    for (int64_t t208 = 0; t208 < t207; t208++) {
+      const int32_t t209 = (int32_t)t208;
+      int t210 = 0;
+      int32_t t211 = rt_div_i(t209, 2, &t210);
+      if (t210) {
+        NESSIE_RECORD(err, t208, RT_CHECK_SCALAR, 0, t210, RT_DIV, 0, 0, 0.0, 1);
       }
-      int t211 = 0;
-      int32_t t212 = rt_rem_i(t208, 2, &t211);
-      if (t211) {
-        NESSIE_RECORD(err, t207, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 2);
+      int t212 = 0;
+      int32_t t213 = rt_rem_i(t209, 2, &t212);
+      if (t212) {
+        NESSIE_RECORD(err, t208, RT_CHECK_SCALAR, 0, t212, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t214 = rt_mul_i(t212, v_x930);
-      int32_t t216 = rt_add_i(t214, t210);
-      int32_t t217;
-      if ((uint64_t)(int64_t)t216 < (uint64_t)v_x920) {
-        t217 = t216;
+      int32_t t215 = rt_mul_i(t213, v_x938);
+      int32_t t217 = rt_add_i(t215, t211);
+      int32_t t218;
+      if ((uint64_t)(int64_t)t217 < (uint64_t)v_x928) {
+        t218 = t217;
       } else {
-        NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x920, 0.0, 3);
-        t217 = 0;
+        NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x928, 0.0, 3);
+        t218 = 0;
       }
-      uint8_t t219 = rt_lt_i(t217, (int32_t)v_x918_n);
-      int32_t t220;
-      if (t219) {
-        int32_t t221;
-        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x918_n) {
-          t221 = v_x918_d[t217];
+      uint8_t t220 = rt_lt_i(t218, (int32_t)v_x926_n);
+      int32_t t221;
+      if (t220) {
+        int32_t t222;
+        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x926_n) {
+          t222 = v_x926_d[t218];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x918_n, 0.0, 4);
-          t221 = 0;
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x926_n, 0.0, 4);
+          t222 = 0;
         }
-        t220 = t221;
+        t221 = t222;
       } else {
-        int32_t t223 = rt_sub_i(t217, (int32_t)v_x918_n);
-        int32_t t224;
-        if ((uint64_t)(int64_t)t223 < (uint64_t)v_x918_n) {
-          t224 = v_x919_d[t223];
+        int32_t t224 = rt_sub_i(t218, (int32_t)v_x926_n);
+        int32_t t225;
+        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x926_n) {
+          t225 = v_x927_d[t224];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t223, v_x918_n, 0.0, 5);
-          t224 = 0;
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x926_n, 0.0, 5);
+          t225 = 0;
         }
-        t220 = t224;
+        t221 = t225;
       }
-      int32_t t225;
-      if (t219) {
-        int32_t t226;
-        if ((uint64_t)(int64_t)t217 < (uint64_t)v_x918_n) {
-          t226 = v_x941_d[t217];
+      int32_t t226;
+      if (t220) {
+        int32_t t227;
+        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x926_n) {
+          t227 = v_x949_d[t218];
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x918_n, 0.0, 6);
-          t226 = 0;
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x926_n, 0.0, 6);
+          t227 = 0;
         }
-        t225 = t226;
+        t226 = t227;
       } else {
-        int32_t t228 = rt_sub_i(t217, (int32_t)v_x918_n);
-        int32_t t229;
-        if ((uint64_t)(int64_t)t228 < (uint64_t)(int32_t)v_x918_n) {
-          t229 = t228;
-        } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, (int32_t)v_x918_n, 0.0, 7);
-          t229 = 0;
-        }
+        int32_t t229 = rt_sub_i(t218, (int32_t)v_x926_n);
         int32_t t230;
-        if ((uint64_t)(int64_t)t229 < (uint64_t)v_x918_n) {
-          t230 = v_x937_d[t229];
+        if ((uint64_t)(int64_t)t229 < (uint64_t)(int32_t)v_x926_n) {
+          t230 = t229;
         } else {
-          NESSIE_RECORD(err, t207, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, v_x918_n, 0.0, 8);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, (int32_t)v_x926_n, 0.0, 7);
           t230 = 0;
         }
-        int32_t t232 = rt_add_i(t230, v_x938);
-        t225 = t232;
+        int32_t t231;
+        if ((uint64_t)(int64_t)t230 < (uint64_t)v_x926_n) {
+          t231 = v_x945_d[t230];
+        } else {
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, v_x926_n, 0.0, 8);
+          t231 = 0;
+        }
+        int32_t t233 = rt_add_i(t231, v_x946);
+        t226 = t233;
       }
-      int32_t t234 = rt_add_i(t225, t220);
-      v_x945_d[t207] = t225;
-      v_x947_d[t207] = t234;
-      v_x949_d[t207] = 1;
+      int32_t t235 = rt_add_i(t226, t221);
+      v_x953_d[t208] = t226;
+      v_x955_d[t208] = t235;
+      v_x957_d[t208] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
     /* LIBRARY */
     {
-      RtValue *t235 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
-      rt_seg_known_total(t235, v_x950);
-      v_x951 = t235;
-      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
-      const int64_t v_x951_n = v_x951->len;
+      RtValue *t236 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
+      rt_seg_known_total(t236, v_x958);
+      v_x959 = t236;
+      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
+      const int64_t v_x959_n = v_x959->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x945 = v_x945;
-  *out_v_x949 = v_x949;
-  *out_v_x951 = v_x951;
   *out_v_x953 = v_x953;
-  rt_release(v_x947);
-  rt_release(v_x952);
+  *out_v_x957 = v_x957;
+  *out_v_x959 = v_x959;
+  *out_v_x961 = v_x961;
+  rt_release(v_x955);
+  rt_release(v_x960);
   return;
 fail:
-  rt_release(v_x945);
-  rt_release(v_x947);
-  rt_release(v_x949);
-  rt_release(v_x951);
-  rt_release(v_x952);
   rt_release(v_x953);
+  rt_release(v_x955);
+  rt_release(v_x957);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
 }
 
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
+/* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
   (void)loc;
   (void)run;
-  int32_t *v_x1433_d = v_x1433->data.i;
-  const int64_t v_x1433_n = v_x1433->len;
-  int32_t *v_x1434_d = v_x1434->data.i;
-  const int64_t v_x1434_n = v_x1434->len;
-  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
-  const int64_t v_sd_1445_n = v_sd_1445->len;
-  int32_t *v_x1437_d = v_x1437->data.i;
-  const int64_t v_x1437_n = v_x1437->len;
-  int32_t *v_x1438_d = v_x1438->data.i;
-  const int64_t v_x1438_n = v_x1438->len;
-  int32_t *v_x1439_d = v_x1439->data.i;
-  const int64_t v_x1439_n = v_x1439->len;
-  RtValue *v_x1444 = NULL;
+  int32_t *v_x1440_d = v_x1440->data.i;
+  const int64_t v_x1440_n = v_x1440->len;
+  int32_t *v_x1441_d = v_x1441->data.i;
+  const int64_t v_x1441_n = v_x1441->len;
+  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
+  const int64_t v_sd_1452_n = v_sd_1452->len;
+  int32_t *v_x1444_d = v_x1444->data.i;
+  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1445_d = v_x1445->data.i;
+  const int64_t v_x1445_n = v_x1445->len;
+  int32_t *v_x1446_d = v_x1446->data.i;
+  const int64_t v_x1446_n = v_x1446->len;
+  RtValue *v_x1451 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t269 = v_sd_1445_off[v_sd_1445_n];
-    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t269);
-    int32_t *v_x1444_d = v_x1444->data.i;
-    const int64_t v_x1444_n = v_x1444->len;
-    const int64_t t270 = (t269 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t270 > 1)
-    for (int64_t t271 = 0; t271 < t270; t271++) {
-      int64_t t274 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t271 * RT_CHUNK);
-      const int64_t t271_end = (t271 + 1) * RT_CHUNK < t269 ? (t271 + 1) * RT_CHUNK : t269;
-      for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t274++) {
-        const int64_t t274_end = v_sd_1445_off[t274 + 1] < t271_end ? v_sd_1445_off[t274 + 1] : t271_end;
-        const int32_t t275 = (int32_t)t274;
-        if (t272 >= t274_end)
+    const int64_t t270 = v_sd_1452_off[v_sd_1452_n];
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t270);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t271 = (t270 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t271 > 1)
+    for (int64_t t272 = 0; t272 < t271; t272++) {
+      int64_t t275 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t272 * RT_CHUNK);
+      const int64_t t272_end = (t272 + 1) * RT_CHUNK < t270 ? (t272 + 1) * RT_CHUNK : t270;
+      for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t275++) {
+        const int64_t t275_end = v_sd_1452_off[t275 + 1] < t272_end ? v_sd_1452_off[t275 + 1] : t272_end;
+        const int32_t t276 = (int32_t)t275;
+        if (t273 >= t275_end)
           continue; /* none of the chunk's elements */
-        for (; t272 < t274_end; t272++) {
-          const int32_t t273 = (int32_t)t272;
-          int32_t t276;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1439_n) {
-            t276 = v_x1439_d[t275];
-          } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1439_n, 0.0, 0);
-            t276 = 0;
-          }
+        for (; t273 < t275_end; t273++) {
+          const int32_t t274 = (int32_t)t273;
           int32_t t277;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1437_n) {
-            t277 = v_x1437_d[t275];
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1446_n) {
+            t277 = v_x1446_d[t276];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1437_n, 0.0, 1);
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1446_n, 0.0, 0);
             t277 = 0;
           }
-          int32_t t279 = rt_sub_i(t273, t277);
-          int32_t t280;
-          if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1438_n) {
-            t280 = v_x1438_d[t275];
+          int32_t t278;
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1444_n) {
+            t278 = v_x1444_d[t276];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1438_n, 0.0, 2);
-            t280 = 0;
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1444_n, 0.0, 1);
+            t278 = 0;
           }
-          int32_t t282 = rt_mul_i(t279, t280);
-          int32_t t284 = rt_add_i(t276, t282);
-          int32_t t285;
-          if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1435) {
-            t285 = t284;
+          int32_t t280 = rt_sub_i(t274, t278);
+          int32_t t281;
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1445_n) {
+            t281 = v_x1445_d[t276];
           } else {
-            NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1435, 0.0, 3);
-            t285 = 0;
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1445_n, 0.0, 2);
+            t281 = 0;
           }
-          uint8_t t287 = rt_lt_i(t285, (int32_t)v_x1433_n);
-          int32_t t288;
-          if (t287) {
-            int32_t t289;
-            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1433_n) {
-              t289 = v_x1433_d[t285];
+          int32_t t283 = rt_mul_i(t280, t281);
+          int32_t t285 = rt_add_i(t277, t283);
+          int32_t t286;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1442) {
+            t286 = t285;
+          } else {
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1442, 0.0, 3);
+            t286 = 0;
+          }
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1440_n);
+          int32_t t289;
+          if (t288) {
+            int32_t t290;
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1440_n) {
+              t290 = v_x1440_d[t286];
             } else {
-              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1433_n, 0.0, 4);
-              t289 = 0;
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1440_n, 0.0, 4);
+              t290 = 0;
             }
-            t288 = t289;
+            t289 = t290;
           } else {
-            int32_t t291 = rt_sub_i(t285, (int32_t)v_x1433_n);
-            int32_t t292;
-            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1434_n) {
-              t292 = v_x1434_d[t291];
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1440_n);
+            int32_t t293;
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1441_n) {
+              t293 = v_x1441_d[t292];
             } else {
-              NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1434_n, 0.0, 5);
-              t292 = 0;
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1441_n, 0.0, 5);
+              t293 = 0;
             }
-            t288 = t292;
+            t289 = t293;
           }
-          v_x1444_d[t272] = t288;
+          v_x1451_d[t273] = t289;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1444 = v_x1444;
+  *out_v_x1451 = v_x1451;
   return;
 fail:
-  rt_release(v_x1444);
+  rt_release(v_x1451);
 }
 
-/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
+/* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
   (void)loc;
   (void)run;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  RtValue *v_x1000 = NULL;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  RtValue *v_x1006 = NULL;
   /* MAP */
   {
-    const int64_t t319 = v_x968;
-    if (t319 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t319, 0.0, 0);
+    const int64_t t320 = v_x976;
+    if (t320 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t320, 0.0, 0);
       goto fail;
     }
-    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t319);
-    int32_t *v_x1000_d = v_x1000->data.i;
-    const int64_t v_x1000_n = v_x1000->len;
-    RT_PARALLEL_FOR_IF(t319 >= RT_PARALLEL_MIN)
-    for (int64_t t320 = 0; t320 < t319; t320++) {
-      const int32_t t321 = (int32_t)t320;
-      int32_t t323 = rt_mul_i(t321, 2);
-      int32_t t325 = (1 ? t323 : -1);
-      uint8_t t327 = rt_ge_i(t325, 0);
-      int32_t t328;
-      if (t327) {
-        int32_t t329;
-        if ((uint64_t)(int64_t)t325 < (uint64_t)v_x982_n) {
-          t329 = v_x982_d[t325];
+    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t320);
+    int32_t *v_x1006_d = v_x1006->data.i;
+    const int64_t v_x1006_n = v_x1006->len;
+    RT_PARALLEL_FOR_IF(t320 >= RT_PARALLEL_MIN)
+    for (int64_t t321 = 0; t321 < t320; t321++) {
+      const int32_t t322 = (int32_t)t321;
+      int32_t t324 = rt_mul_i(t322, 2);
+      int32_t t326 = (1 ? t324 : -1);
+      uint8_t t328 = rt_ge_i(t326, 0);
+      int32_t t329;
+      if (t328) {
+        int32_t t330;
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x988_n) {
+          t330 = v_x988_d[t326];
         } else {
-          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 4, 0, RT_GATHER, t325, v_x982_n, 0.0, 1);
-          t329 = 0;
+          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, v_x988_n, 0.0, 1);
+          t330 = 0;
         }
-        t328 = t329;
+        t329 = t330;
       } else {
-        t328 = 0;
+        t329 = 0;
       }
-      int32_t t331 = rt_add_i(t328, 1);
-      int32_t t333 = rt_add_i(t323, 1);
-      int32_t t335 = (1 ? t333 : -1);
-      uint8_t t337 = rt_ge_i(t335, 0);
-      int32_t t338;
-      if (t337) {
-        int32_t t339;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x982_n) {
-          t339 = v_x982_d[t335];
+      int32_t t332 = rt_add_i(t329, 1);
+      int32_t t334 = rt_add_i(t324, 1);
+      int32_t t336 = (1 ? t334 : -1);
+      uint8_t t338 = rt_ge_i(t336, 0);
+      int32_t t339;
+      if (t338) {
+        int32_t t340;
+        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x988_n) {
+          t340 = v_x988_d[t336];
         } else {
-          NESSIE_RECORD(err, t320, RT_CHECK_INDEX, 1, 0, RT_GATHER, t335, v_x982_n, 0.0, 2);
-          t339 = 0;
+          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 1, 0, RT_GATHER, t336, v_x988_n, 0.0, 2);
+          t340 = 0;
         }
-        t338 = t339;
+        t339 = t340;
       } else {
-        t338 = 0;
+        t339 = 0;
       }
-      int32_t t341 = rt_add_i(t331, t338);
-      v_x1000_d[t320] = t341;
+      int32_t t342 = rt_add_i(t332, t339);
+      v_x1006_d[t321] = t342;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1000 = v_x1000;
+  *out_v_x1006 = v_x1006;
   return;
 fail:
-  rt_release(v_x1000);
+  rt_release(v_x1006);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
+/* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
   (void)loc;
   (void)run;
-  int32_t *v_x1240_d = v_x1240->data.i;
-  const int64_t v_x1240_n = v_x1240->len;
-  uint8_t *v_x1244_d = v_x1244->data.b;
+  int32_t *v_x1239_d = v_x1239->data.i;
+  const int64_t v_x1239_n = v_x1239->len;
+  uint8_t *v_x1243_d = v_x1243->data.b;
+  const int64_t v_x1243_n = v_x1243->len;
+  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
+  int32_t *v_x1244_d = v_x1244->data.i;
   const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
-  int32_t *v_x1245_d = v_x1245->data.i;
-  const int64_t v_x1245_n = v_x1245->len;
-  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
+  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
+  int32_t *v_x1247_d = v_x1247->data.i;
+  const int64_t v_x1247_n = v_x1247->len;
   int32_t *v_x1248_d = v_x1248->data.i;
   const int64_t v_x1248_n = v_x1248->len;
-  int32_t *v_x1249_d = v_x1249->data.i;
-  const int64_t v_x1249_n = v_x1249->len;
-  RtValue *v_x1254 = NULL;
+  RtValue *v_x1253 = NULL;
   /* MAP */
   {
-    const int64_t t364 = v_x1240_n;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t364);
-    int32_t *v_x1254_d = v_x1254->data.i;
-    const int64_t v_x1254_n = v_x1254->len;
-    RT_PARALLEL_FOR_IF(t364 >= RT_PARALLEL_MIN)
-    for (int64_t t365 = 0; t365 < t364; t365++) {
-      const int32_t t366 = (int32_t)t365;
-      int32_t t367 = v_x1240_d[t366];
-      int32_t t369 = rt_add_i(t367, v_x1241);
-      uint8_t t370 = v_x1244_d[t366];
-      int32_t t371 = v_x1245_d[t366];
-      int32_t t373 = (t370 ? t371 : t369);
-      int32_t t374;
-      if ((uint64_t)(int64_t)t373 < (uint64_t)v_x1250) {
-        t374 = t373;
+    const int64_t t365 = v_x1239_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t365);
+    int32_t *v_x1253_d = v_x1253->data.i;
+    const int64_t v_x1253_n = v_x1253->len;
+    RT_PARALLEL_FOR_IF(t365 >= RT_PARALLEL_MIN)
+    for (int64_t t366 = 0; t366 < t365; t366++) {
+      const int32_t t367 = (int32_t)t366;
+      int32_t t368 = v_x1239_d[t367];
+      int32_t t370 = rt_add_i(t368, v_x1240);
+      uint8_t t371 = v_x1243_d[t367];
+      int32_t t372 = v_x1244_d[t367];
+      int32_t t374 = (t371 ? t372 : t370);
+      int32_t t375;
+      if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1249) {
+        t375 = t374;
       } else {
-        NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x1250, 0.0, 0);
-        t374 = 0;
+        NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1249, 0.0, 0);
+        t375 = 0;
       }
-      uint8_t t376 = rt_lt_i(t374, (int32_t)v_x1248_n);
-      int32_t t377;
-      if (t376) {
-        int32_t t378;
-        if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1248_n) {
-          t378 = v_x1248_d[t374];
+      uint8_t t377 = rt_lt_i(t375, (int32_t)v_x1247_n);
+      int32_t t378;
+      if (t377) {
+        int32_t t379;
+        if ((uint64_t)(int64_t)t375 < (uint64_t)v_x1247_n) {
+          t379 = v_x1247_d[t375];
         } else {
-          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1248_n, 0.0, 1);
-          t378 = 0;
+          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_x1247_n, 0.0, 1);
+          t379 = 0;
         }
-        t377 = t378;
+        t378 = t379;
       } else {
-        int32_t t380 = rt_sub_i(t374, (int32_t)v_x1248_n);
-        int32_t t381;
-        if ((uint64_t)(int64_t)t380 < (uint64_t)v_x1249_n) {
-          t381 = v_x1249_d[t380];
+        int32_t t381 = rt_sub_i(t375, (int32_t)v_x1247_n);
+        int32_t t382;
+        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1248_n) {
+          t382 = v_x1248_d[t381];
         } else {
-          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x1249_n, 0.0, 2);
-          t381 = 0;
+          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1248_n, 0.0, 2);
+          t382 = 0;
         }
-        t377 = t381;
+        t378 = t382;
       }
-      v_x1254_d[t365] = t377;
+      v_x1253_d[t366] = t378;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1254 = v_x1254;
+  *out_v_x1253 = v_x1253;
   return;
 fail:
-  rt_release(v_x1254);
+  rt_release(v_x1253);
 }
 
-/* K11: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+/* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
-  const int64_t v_sd_1481_n = v_sd_1481->len;
-  RtValue *v_x1455 = NULL;
-  RtValue *v_x1456 = NULL;
-  RtValue *v_x1457 = NULL;
-  RtValue *v_x1458 = NULL;
-  int32_t v_x1466 = 0;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1479 = NULL;
-  RtValue *v_x1480 = NULL;
+  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
+  const int64_t v_sd_1488_n = v_sd_1488->len;
+  RtValue *v_x1462 = NULL;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1464 = NULL;
+  RtValue *v_x1465 = NULL;
+  int32_t v_x1473 = 0;
+  RtValue *v_x1474 = NULL;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1487 = NULL;
   /* PARTITION */
   {
-    const int64_t t462 = v_x1450;
-    if (t462 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t462, 0.0, 0);
+    const int64_t t463 = v_x1457;
+    if (t463 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t463, 0.0, 0);
       goto fail;
     }
-    const int64_t t463 = t462 > 0 ? (t462 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t464 = (uint8_t *)rt_alloc_atomic((size_t)t462 + 1);
-    int64_t *t465 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t463 + 1));
-    RT_PARALLEL_FOR_IF(t463 > 1)
-    for (int64_t t466 = 0; t466 < t463; t466++) {
+    const int64_t t464 = t463 > 0 ? (t463 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t465 = (uint8_t *)rt_alloc_atomic((size_t)t463 + 1);
+    int64_t *t466 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t464 + 1));
+    RT_PARALLEL_FOR_IF(t464 > 1)
+    for (int64_t t467 = 0; t467 < t464; t467++) {
       int64_t kept = 0;
-      const int64_t t466_end = (t466 + 1) * RT_CHUNK < t462 ? (t466 + 1) * RT_CHUNK : t462;
-      for (int64_t t467 = t466 * RT_CHUNK; t467 < t466_end; t467++) {
-        const int32_t t468 = (int32_t)t467;
-        int32_t t466x0;
-        uint8_t t466x1;
-        int32_t t469;
-        if ((uint64_t)(int64_t)t468 < (uint64_t)v_sd_1481_n) {
-          t469 = (int32_t)(v_sd_1481_off[t468 + 1] - v_sd_1481_off[t468]);
+      const int64_t t467_end = (t467 + 1) * RT_CHUNK < t463 ? (t467 + 1) * RT_CHUNK : t463;
+      for (int64_t t468 = t467 * RT_CHUNK; t468 < t467_end; t468++) {
+        const int32_t t469 = (int32_t)t468;
+        int32_t t467x0;
+        uint8_t t467x1;
+        int32_t t470;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1488_n) {
+          t470 = (int32_t)(v_sd_1488_off[t469 + 1] - v_sd_1488_off[t469]);
         } else {
-          NESSIE_RECORD(err, t467, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_sd_1481_n, 0.0, 1);
-          t469 = 0;
+          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1488_n, 0.0, 1);
+          t470 = 0;
         }
-        uint8_t t471 = rt_le_i(t469, 1);
-        t466x0 = t468;
-        t466x1 = t471;
-        uint8_t t472;
-        t472 = t466x1;
-        t464[t467] = t472 != 0;
-        kept += t472 != 0;
+        uint8_t t472 = rt_le_i(t470, 1);
+        t467x0 = t469;
+        t467x1 = t472;
+        uint8_t t473;
+        t473 = t467x1;
+        t465[t468] = t473 != 0;
+        kept += t473 != 0;
       }
-      t465[t466] = kept;
+      t466[t467] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t464);
       rt_free(t465);
+      rt_free(t466);
       goto fail;
     }
-    int64_t t473 = 0;
-    for (int64_t t466 = 0; t466 < t463; t466++) {
-      const int64_t k = t465[t466];
-      t465[t466] = t473;
-      t473 += k;
+    int64_t t474 = 0;
+    for (int64_t t467 = 0; t467 < t464; t467++) {
+      const int64_t k = t466[t467];
+      t466[t467] = t474;
+      t474 += k;
     }
-    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t473);
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t462 - t473));
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
-    RT_PARALLEL_FOR_IF(t463 > 1)
-    for (int64_t t466 = 0; t466 < t463; t466++) {
-      int64_t at = t465[t466];
-      int64_t at_not = t466 * RT_CHUNK - t465[t466];
-      const int64_t t466_end = (t466 + 1) * RT_CHUNK < t462 ? (t466 + 1) * RT_CHUNK : t462;
-      for (int64_t t467 = t466 * RT_CHUNK; t467 < t466_end; t467++) {
-        const int32_t t468 = (int32_t)t467;
-        int32_t t466y0;
-        uint8_t t466y1;
-        int32_t t474;
-        if ((uint64_t)(int64_t)t468 < (uint64_t)v_sd_1481_n) {
-          t474 = (int32_t)(v_sd_1481_off[t468 + 1] - v_sd_1481_off[t468]);
+    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t474);
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t463 - t474));
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
+    RT_PARALLEL_FOR_IF(t464 > 1)
+    for (int64_t t467 = 0; t467 < t464; t467++) {
+      int64_t at = t466[t467];
+      int64_t at_not = t467 * RT_CHUNK - t466[t467];
+      const int64_t t467_end = (t467 + 1) * RT_CHUNK < t463 ? (t467 + 1) * RT_CHUNK : t463;
+      for (int64_t t468 = t467 * RT_CHUNK; t468 < t467_end; t468++) {
+        const int32_t t469 = (int32_t)t468;
+        int32_t t467y0;
+        uint8_t t467y1;
+        int32_t t475;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1488_n) {
+          t475 = (int32_t)(v_sd_1488_off[t469 + 1] - v_sd_1488_off[t469]);
         } else {
-          NESSIE_RECORD(err, t467, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_sd_1481_n, 0.0, 2);
-          t474 = 0;
+          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1488_n, 0.0, 2);
+          t475 = 0;
         }
-        uint8_t t476 = rt_le_i(t474, 1);
-        t466y0 = t468;
-        t466y1 = t476;
-        if (t464[t467]) {
-          v_x1455_d[at] = t466y0;
+        uint8_t t477 = rt_le_i(t475, 1);
+        t467y0 = t469;
+        t467y1 = t477;
+        if (t465[t468]) {
+          v_x1462_d[at] = t467y0;
           at++;
         } else {
-          v_x1457_d[at_not] = t466y0;
+          v_x1464_d[at_not] = t467y0;
           at_not++;
         }
       }
     }
-    rt_free(t464);
     rt_free(t465);
+    rt_free(t466);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
     /* REDUCE */
     {
-      const int64_t t477 = v_x1450;
-      if (t477 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t477, 0.0, 3);
+      const int64_t t478 = v_x1457;
+      if (t478 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t478, 0.0, 3);
         goto fail;
       }
-      const int64_t t478 = t477 > 0 ? (t477 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t479 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
-      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t477);
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
-      RT_PARALLEL_FOR_IF(t478 > 1)
-      for (int64_t t480 = 0; t480 < t478; t480++) {
-        int32_t t480a0;
-        t480a0 = 0;
-        const int64_t t480_end = (t480 + 1) * RT_CHUNK < t477 ? (t480 + 1) * RT_CHUNK : t477;
-        for (int64_t t481 = t480 * RT_CHUNK; t481 < t480_end; t481++) {
-          const int32_t t482 = (int32_t)t481;
-          int32_t t480x0;
-          uint8_t t480x1;
-          int32_t t483;
-          if ((uint64_t)(int64_t)t482 < (uint64_t)v_sd_1481_n) {
-            t483 = (int32_t)(v_sd_1481_off[t482 + 1] - v_sd_1481_off[t482]);
+      const int64_t t479 = t478 > 0 ? (t478 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t480 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t479);
+      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t478);
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
+      RT_PARALLEL_FOR_IF(t479 > 1)
+      for (int64_t t481 = 0; t481 < t479; t481++) {
+        int32_t t481a0;
+        t481a0 = 0;
+        const int64_t t481_end = (t481 + 1) * RT_CHUNK < t478 ? (t481 + 1) * RT_CHUNK : t478;
+        for (int64_t t482 = t481 * RT_CHUNK; t482 < t481_end; t482++) {
+          const int32_t t483 = (int32_t)t482;
+          int32_t t481x0;
+          uint8_t t481x1;
+          int32_t t484;
+          if ((uint64_t)(int64_t)t483 < (uint64_t)v_sd_1488_n) {
+            t484 = (int32_t)(v_sd_1488_off[t483 + 1] - v_sd_1488_off[t483]);
           } else {
-            NESSIE_RECORD(err, t481, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_sd_1481_n, 0.0, 4);
-            t483 = 0;
+            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_sd_1488_n, 0.0, 4);
+            t484 = 0;
           }
-          uint8_t t485 = rt_le_i(t483, 1);
-          int32_t t487 = (t485 ? 0 : t483);
-          t480x0 = t487;
-          t480x1 = t485;
-          v_x1467_d[t481] = t480x1; /* a map column */
-          int32_t t489 = rt_add_i(t480a0, t480x0);
-          t480a0 = t489;
+          uint8_t t486 = rt_le_i(t484, 1);
+          int32_t t488 = (t486 ? 0 : t484);
+          t481x0 = t488;
+          t481x1 = t486;
+          v_x1474_d[t482] = t481x1; /* a map column */
+          int32_t t490 = rt_add_i(t481a0, t481x0);
+          t481a0 = t490;
         }
-        t479[t480] = t480a0;
+        t480[t481] = t481a0;
       }
-      int32_t t480t0;
-      t480t0 = 0;
-      for (int64_t t480 = 0; t480 < t478; t480++) {
-        const int32_t t490 = t479[t480];
-        int32_t t492 = rt_add_i(t480t0, t490);
-        t480t0 = t492;
+      int32_t t481t0;
+      t481t0 = 0;
+      for (int64_t t481 = 0; t481 < t479; t481++) {
+        const int32_t t491 = t480[t481];
+        int32_t t493 = rt_add_i(t481t0, t491);
+        t481t0 = t493;
       }
-      v_x1466 = t480t0;
-      rt_free(t479);
+      v_x1473 = t481t0;
+      rt_free(t480);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
       /* SCAN */
       {
-        const int64_t t493 = v_x1450;
-        if (t493 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t493, 0.0, 5);
+        const int64_t t494 = v_x1457;
+        if (t494 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0, 5);
           goto fail;
         }
-        const int64_t t494 = t493 > 0 ? (t493 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t495 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t494);
-        int32_t *t496 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t494);
-        RT_PARALLEL_FOR_IF(t494 > 1)
-        for (int64_t t497 = 0; t497 < t494; t497++) {
-          int32_t t497a0;
-          int32_t t497a1;
-          t497a0 = 0;
-          t497a1 = 0;
-          const int64_t t497_end = (t497 + 1) * RT_CHUNK < t493 ? (t497 + 1) * RT_CHUNK : t493;
-          for (int64_t t498 = t497 * RT_CHUNK; t498 < t497_end; t498++) {
-            const int32_t t499 = (int32_t)t498;
-            int32_t t497x0;
-            int32_t t497x1;
-            int32_t t500;
-            if ((uint64_t)(int64_t)t499 < (uint64_t)v_sd_1481_n) {
-              t500 = (int32_t)(v_sd_1481_off[t499 + 1] - v_sd_1481_off[t499]);
+        const int64_t t495 = t494 > 0 ? (t494 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t496 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
+        int32_t *t497 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
+        RT_PARALLEL_FOR_IF(t495 > 1)
+        for (int64_t t498 = 0; t498 < t495; t498++) {
+          int32_t t498a0;
+          int32_t t498a1;
+          t498a0 = 0;
+          t498a1 = 0;
+          const int64_t t498_end = (t498 + 1) * RT_CHUNK < t494 ? (t498 + 1) * RT_CHUNK : t494;
+          for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
+            const int32_t t500 = (int32_t)t499;
+            int32_t t498x0;
+            int32_t t498x1;
+            int32_t t501;
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1488_n) {
+              t501 = (int32_t)(v_sd_1488_off[t500 + 1] - v_sd_1488_off[t500]);
             } else {
-              NESSIE_RECORD(err, t498, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_sd_1481_n, 0.0, 6);
-              t500 = 0;
+              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1488_n, 0.0, 6);
+              t501 = 0;
             }
-            uint8_t t502 = rt_le_i(t500, 1);
-            int32_t t504 = rt_btoi_b(t502);
-            uint8_t t506 = rt_not_b(t502);
-            int32_t t508 = rt_btoi_b(t506);
-            t497x0 = t504;
-            t497x1 = t508;
-            int32_t t510 = rt_add_i(t497a0, t497x0);
-            int32_t t512 = rt_add_i(t497a1, t497x1);
-            t497a0 = t510;
-            t497a1 = t512;
+            uint8_t t503 = rt_le_i(t501, 1);
+            int32_t t505 = rt_btoi_b(t503);
+            uint8_t t507 = rt_not_b(t503);
+            int32_t t509 = rt_btoi_b(t507);
+            t498x0 = t505;
+            t498x1 = t509;
+            int32_t t511 = rt_add_i(t498a0, t498x0);
+            int32_t t513 = rt_add_i(t498a1, t498x1);
+            t498a0 = t511;
+            t498a1 = t513;
           }
-          t495[t497] = t497a0;
-          t496[t497] = t497a1;
+          t496[t498] = t498a0;
+          t497[t498] = t498a1;
         }
-        int32_t t497t0;
-        int32_t t497t1;
-        t497t0 = 0;
-        t497t1 = 0;
-        for (int64_t t497 = 0; t497 < t494; t497++) {
-          const int32_t t513 = t495[t497];
-          t495[t497] = t497t0;
-          const int32_t t514 = t496[t497];
-          t496[t497] = t497t1;
-          int32_t t516 = rt_add_i(t497t0, t513);
-          int32_t t518 = rt_add_i(t497t1, t514);
-          t497t0 = t516;
-          t497t1 = t518;
+        int32_t t498t0;
+        int32_t t498t1;
+        t498t0 = 0;
+        t498t1 = 0;
+        for (int64_t t498 = 0; t498 < t495; t498++) {
+          const int32_t t514 = t496[t498];
+          t496[t498] = t498t0;
+          const int32_t t515 = t497[t498];
+          t497[t498] = t498t1;
+          int32_t t517 = rt_add_i(t498t0, t514);
+          int32_t t519 = rt_add_i(t498t1, t515);
+          t498t0 = t517;
+          t498t1 = t519;
         }
-        v_x1479 = rt_value_new(rt_vec_type(RT_INT), t493);
-        int32_t *v_x1479_d = v_x1479->data.i;
-        const int64_t v_x1479_n = v_x1479->len;
-        v_x1480 = rt_value_new(rt_vec_type(RT_INT), t493);
-        int32_t *v_x1480_d = v_x1480->data.i;
-        const int64_t v_x1480_n = v_x1480->len;
-        RT_PARALLEL_FOR_IF(t494 > 1)
-        for (int64_t t497 = 0; t497 < t494; t497++) {
-          int32_t t497p0;
-          int32_t t497p1;
-          t497p0 = t495[t497];
-          t497p1 = t496[t497];
-          const int64_t t497_end = (t497 + 1) * RT_CHUNK < t493 ? (t497 + 1) * RT_CHUNK : t493;
-          for (int64_t t498 = t497 * RT_CHUNK; t498 < t497_end; t498++) {
-            const int32_t t499 = (int32_t)t498;
-            v_x1479_d[t498] = t497p0;
-            v_x1480_d[t498] = t497p1;
-            int32_t t497y0;
-            int32_t t497y1;
-            int32_t t519;
-            if ((uint64_t)(int64_t)t499 < (uint64_t)v_sd_1481_n) {
-              t519 = (int32_t)(v_sd_1481_off[t499 + 1] - v_sd_1481_off[t499]);
+        v_x1486 = rt_value_new(rt_vec_type(RT_INT), t494);
+        int32_t *v_x1486_d = v_x1486->data.i;
+        const int64_t v_x1486_n = v_x1486->len;
+        v_x1487 = rt_value_new(rt_vec_type(RT_INT), t494);
+        int32_t *v_x1487_d = v_x1487->data.i;
+        const int64_t v_x1487_n = v_x1487->len;
+        RT_PARALLEL_FOR_IF(t495 > 1)
+        for (int64_t t498 = 0; t498 < t495; t498++) {
+          int32_t t498p0;
+          int32_t t498p1;
+          t498p0 = t496[t498];
+          t498p1 = t497[t498];
+          const int64_t t498_end = (t498 + 1) * RT_CHUNK < t494 ? (t498 + 1) * RT_CHUNK : t494;
+          for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
+            const int32_t t500 = (int32_t)t499;
+            v_x1486_d[t499] = t498p0;
+            v_x1487_d[t499] = t498p1;
+            int32_t t498y0;
+            int32_t t498y1;
+            int32_t t520;
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1488_n) {
+              t520 = (int32_t)(v_sd_1488_off[t500 + 1] - v_sd_1488_off[t500]);
             } else {
-              NESSIE_RECORD(err, t498, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_sd_1481_n, 0.0, 7);
-              t519 = 0;
+              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1488_n, 0.0, 7);
+              t520 = 0;
             }
-            uint8_t t521 = rt_le_i(t519, 1);
-            int32_t t523 = rt_btoi_b(t521);
-            uint8_t t525 = rt_not_b(t521);
-            int32_t t527 = rt_btoi_b(t525);
-            t497y0 = t523;
-            t497y1 = t527;
-            int32_t t529 = rt_add_i(t497p0, t497y0);
-            int32_t t531 = rt_add_i(t497p1, t497y1);
-            t497p0 = t529;
-            t497p1 = t531;
+            uint8_t t522 = rt_le_i(t520, 1);
+            int32_t t524 = rt_btoi_b(t522);
+            uint8_t t526 = rt_not_b(t522);
+            int32_t t528 = rt_btoi_b(t526);
+            t498y0 = t524;
+            t498y1 = t528;
+            int32_t t530 = rt_add_i(t498p0, t498y0);
+            int32_t t532 = rt_add_i(t498p1, t498y1);
+            t498p0 = t530;
+            t498p1 = t532;
           }
         }
-        rt_free(t495);
         rt_free(t496);
+        rt_free(t497);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1467 = v_x1467;
-  *out_v_x1455 = v_x1455;
-  *out_v_x1457 = v_x1457;
-  *out_v_x1466 = v_x1466;
-  *out_v_x1479 = v_x1479;
-  *out_v_x1480 = v_x1480;
-  rt_release(v_x1456);
-  rt_release(v_x1458);
+  *out_v_x1474 = v_x1474;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1464 = v_x1464;
+  *out_v_x1473 = v_x1473;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1487 = v_x1487;
+  rt_release(v_x1463);
+  rt_release(v_x1465);
   return;
 fail:
-  rt_release(v_x1455);
-  rt_release(v_x1456);
-  rt_release(v_x1457);
-  rt_release(v_x1458);
-  rt_release(v_x1467);
-  rt_release(v_x1479);
-  rt_release(v_x1480);
+  rt_release(v_x1462);
+  rt_release(v_x1463);
+  rt_release(v_x1464);
+  rt_release(v_x1465);
+  rt_release(v_x1474);
+  rt_release(v_x1486);
+  rt_release(v_x1487);
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1518_d = v_x1518->data.i;
+  const int64_t v_x1518_n = v_x1518->len;
+  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
+  const int64_t v_sd_1519_n = v_sd_1519->len;
+  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
+  const int64_t v_sd_1531_n = v_sd_1531->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
+  RtValue *v_x1527 = NULL;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  /* MAP */
+  {
+    const int64_t t545 = v_x1518_n;
+    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t545);
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t545);
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    v_x1527 = rt_value_new(rt_vec_type(RT_INT), t545);
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    RT_PARALLEL_FOR_IF(t545 >= RT_PARALLEL_MIN)
+    for (int64_t t546 = 0; t546 < t545; t546++) {
+      const int32_t t547 = (int32_t)t546;
+      int32_t t548 = v_x1518_d[t547];
+      int32_t t549;
+      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1531_n) {
+        t549 = (int32_t)v_sd_1531_off[t548];
+      } else {
+        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1531_n, 0.0, 0);
+        t549 = 0;
+      }
+      int32_t t550;
+      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1519_n) {
+        t550 = (int32_t)(v_sd_1519_off[t548 + 1] - v_sd_1519_off[t548]);
+      } else {
+        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1519_n, 0.0, 1);
+        t550 = 0;
+      }
+      int32_t t552 = rt_add_i(t549, t550);
+      v_x1525_d[t546] = t549;
+      v_x1526_d[t546] = t552;
+      v_x1527_d[t546] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    /* LIBRARY */
+    {
+      RtValue *t553 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
+      rt_seg_known_total(t553, v_x1521);
+      v_x1528 = t553;
+      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
+      const int64_t v_x1528_n = v_x1528->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1529 = v_x1529;
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1530);
+  return;
+fail:
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
   (void)loc;
   (void)run;
-  int32_t *v_x1526_d = v_x1526->data.i;
-  const int64_t v_x1526_n = v_x1526->len;
-  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
-  const int64_t v_sd_1527_n = v_sd_1527->len;
-  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
-  const int64_t v_sd_1539_n = v_sd_1539->len;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  RtValue *v_x1535 = NULL;
-  RtValue *v_x1536 = NULL;
-  RtValue *v_x1537 = NULL;
-  RtValue *v_x1538 = NULL;
+  int32_t *v_x1532_d = v_x1532->data.i;
+  const int64_t v_x1532_n = v_x1532->len;
+  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
+  const int64_t v_sd_1533_n = v_sd_1533->len;
+  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
+  const int64_t v_sd_1546_n = v_sd_1546->len;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
+  RtValue *v_x1545 = NULL;
   /* MAP */
   {
-    const int64_t t544 = v_x1526_n;
-    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t544);
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t544);
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t544);
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
-    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
-    for (int64_t t545 = 0; t545 < t544; t545++) {
-      const int32_t t546 = (int32_t)t545;
-      int32_t t547 = v_x1526_d[t546];
-      int32_t t548;
-      if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1539_n) {
-        t548 = (int32_t)v_sd_1539_off[t547];
-      } else {
-        NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1539_n, 0.0, 0);
-        t548 = 0;
-      }
-      int32_t t549;
-      if ((uint64_t)(int64_t)t547 < (uint64_t)v_sd_1527_n) {
-        t549 = (int32_t)(v_sd_1527_off[t547 + 1] - v_sd_1527_off[t547]);
-      } else {
-        NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_sd_1527_n, 0.0, 1);
-        t549 = 0;
-      }
-      int32_t t551 = rt_add_i(t548, t549);
-      v_x1533_d[t545] = t548;
-      v_x1534_d[t545] = t551;
-      v_x1535_d[t545] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
-    /* LIBRARY */
-    {
-      RtValue *t552 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
-      rt_seg_known_total(t552, v_x1529);
-      v_x1536 = t552;
-      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
-      const int64_t v_x1536_n = v_x1536->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1537 = v_x1537;
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1538);
-  return;
-fail:
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1537);
-  rt_release(v_x1538);
-}
-
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1511_d = v_x1511->data.i;
-  const int64_t v_x1511_n = v_x1511->len;
-  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
-  const int64_t v_sd_1512_n = v_sd_1512->len;
-  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
-  const int64_t v_sd_1525_n = v_sd_1525->len;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
-  RtValue *v_x1521 = NULL;
-  RtValue *v_x1522 = NULL;
-  RtValue *v_x1523 = NULL;
-  RtValue *v_x1524 = NULL;
-  /* MAP */
-  {
-    const int64_t t565 = v_x1511_n;
-    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
-    RT_PARALLEL_FOR_IF(t565 >= RT_PARALLEL_MIN)
-    for (int64_t t566 = 0; t566 < t565; t566++) {
-      const int32_t t567 = (int32_t)t566;
-      int32_t t568 = v_x1511_d[t567];
-      int32_t t569;
-      if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1525_n) {
-        t569 = (int32_t)v_sd_1525_off[t568];
-      } else {
-        NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1525_n, 0.0, 0);
-        t569 = 0;
-      }
+    const int64_t t566 = v_x1532_n;
+    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t566);
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t566);
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t566);
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    v_x1542 = rt_value_new(rt_vec_type(RT_INT), t566);
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
+    RT_PARALLEL_FOR_IF(t566 >= RT_PARALLEL_MIN)
+    for (int64_t t567 = 0; t567 < t566; t567++) {
+      const int32_t t568 = (int32_t)t567;
+      int32_t t569 = v_x1532_d[t568];
       int32_t t570;
-      if ((uint64_t)(int64_t)t568 < (uint64_t)v_sd_1512_n) {
-        t570 = (int32_t)(v_sd_1512_off[t568 + 1] - v_sd_1512_off[t568]);
+      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1546_n) {
+        t570 = (int32_t)v_sd_1546_off[t569];
       } else {
-        NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_sd_1512_n, 0.0, 1);
+        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1546_n, 0.0, 0);
         t570 = 0;
       }
-      int32_t t572 = rt_add_i(t569, t570);
-      v_x1518_d[t566] = t569;
-      v_x1519_d[t566] = t570;
-      v_x1520_d[t566] = t572;
-      v_x1521_d[t566] = 1;
+      int32_t t571;
+      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1533_n) {
+        t571 = (int32_t)(v_sd_1533_off[t569 + 1] - v_sd_1533_off[t569]);
+      } else {
+        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1533_n, 0.0, 1);
+        t571 = 0;
+      }
+      int32_t t573 = rt_add_i(t570, t571);
+      v_x1539_d[t567] = t570;
+      v_x1540_d[t567] = t571;
+      v_x1541_d[t567] = t573;
+      v_x1542_d[t567] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
     /* LIBRARY */
     {
-      RtValue *t573 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
-      rt_seg_known_total(t573, v_x1514);
-      v_x1522 = t573;
-      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
-      const int64_t v_x1522_n = v_x1522->len;
+      RtValue *t574 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
+      rt_seg_known_total(t574, v_x1535);
+      v_x1543 = t574;
+      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
+      const int64_t v_x1543_n = v_x1543->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1519 = v_x1519;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1521 = v_x1521;
-  *out_v_x1522 = v_x1522;
-  *out_v_x1524 = v_x1524;
-  rt_release(v_x1520);
-  rt_release(v_x1523);
+  *out_v_x1540 = v_x1540;
+  *out_v_x1539 = v_x1539;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1543 = v_x1543;
+  *out_v_x1545 = v_x1545;
+  rt_release(v_x1541);
+  rt_release(v_x1544);
   return;
 fail:
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
-  rt_release(v_x1521);
-  rt_release(v_x1522);
-  rt_release(v_x1523);
-  rt_release(v_x1524);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
+  rt_release(v_x1545);
 }
 
-/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
+/* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
   (void)loc;
   (void)run;
-  int32_t *v_x1540_d = v_x1540->data.i;
-  const int64_t v_x1540_n = v_x1540->len;
-  int32_t v_x1541 = 0;
-  RtValue *v_x1543 = NULL;
+  int32_t *v_x1547_d = v_x1547->data.i;
+  const int64_t v_x1547_n = v_x1547->len;
+  int32_t v_x1548 = 0;
+  RtValue *v_x1550 = NULL;
   /* ONCE */
   {
-    int32_t t580;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1540_n) {
-      t580 = v_x1540_d[0];
+    int32_t t581;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1547_n) {
+      t581 = v_x1547_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1540_n, 0.0, 0);
-      t580 = 0;
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1547_n, 0.0, 0);
+      t581 = 0;
     }
-    v_x1541 = t580;
+    v_x1548 = t581;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t581 = 1;
-      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t581);
-      int32_t *v_x1543_d = v_x1543->data.i;
-      const int64_t v_x1543_n = v_x1543->len;
-      RT_PARALLEL_FOR_IF(t581 >= RT_PARALLEL_MIN)
-      for (int64_t t582 = 0; t582 < t581; t582++) {
-        const int32_t t583 = (int32_t)t582;
-        v_x1543_d[t582] = v_x1541;
+      const int64_t t582 = 1;
+      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t582);
+      int32_t *v_x1550_d = v_x1550->data.i;
+      const int64_t v_x1550_n = v_x1550->len;
+      RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
+      for (int64_t t583 = 0; t583 < t582; t583++) {
+        const int32_t t584 = (int32_t)t583;
+        v_x1550_d[t583] = v_x1548;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1543 = v_x1543;
+  *out_v_x1550 = v_x1550;
   return;
 fail:
-  rt_release(v_x1543);
+  rt_release(v_x1550);
 }
 
-/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K15_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
+/* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
   (void)loc;
   (void)run;
-  int32_t *v_x1545_d = v_x1545->data.i;
-  const int64_t v_x1545_n = v_x1545->len;
-  int32_t *v_dev_1552_d = v_dev_1552->data.i;
-  const int64_t v_dev_1552_n = v_dev_1552->len;
-  RtValue *v_x1550 = NULL;
-  RtValue *v_x1551 = NULL;
+  int32_t *v_x1552_d = v_x1552->data.i;
+  const int64_t v_x1552_n = v_x1552->len;
+  int32_t *v_dev_1559_d = v_dev_1559->data.i;
+  const int64_t v_dev_1559_n = v_dev_1559->len;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* SPLIT */
   {
-    const int64_t t606 = v_x1545_n;
-    const int64_t t607 = t606 > 0 ? (t606 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t608 = (uint8_t *)rt_alloc_atomic((size_t)t606 + 1);
-    int64_t *t609 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t607 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t607 > 1)
-    for (int64_t t610 = 0; t610 < t607; t610++) {
+    const int64_t t607 = v_x1552_n;
+    const int64_t t608 = t607 > 0 ? (t607 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t609 = (uint8_t *)rt_alloc_atomic((size_t)t607 + 1);
+    int64_t *t610 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t608 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t608 > 1)
+    for (int64_t t611 = 0; t611 < t608; t611++) {
       int64_t kept[2] = {0};
-      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t606 ? (t610 + 1) * RT_CHUNK : t606;
-      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
-        const int32_t t612 = (int32_t)t611;
-        int32_t t610x0;
-        int32_t t610x1;
-        int32_t t615 = v_x1545_d[t612];
-        t610x0 = t615;
-        t610x1 = t615;
-        uint8_t t616;
+      const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
+      for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
+        const int32_t t613 = (int32_t)t612;
+        int32_t t611x0;
+        int32_t t611x1;
+        int32_t t616 = v_x1552_d[t613];
+        t611x0 = t616;
+        t611x1 = t616;
         uint8_t t617;
-        int32_t t618;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n) {
-          t618 = v_dev_1552_d[0];
+        uint8_t t618;
+        int32_t t619;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n) {
+          t619 = v_dev_1559_d[0];
         } else {
-          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1552_n, 0.0, 0);
-          t618 = 0;
+          NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1559_n, 0.0, 0);
+          t619 = 0;
         }
-        uint8_t t620 = rt_lt_i(t610x0, t618);
-        uint8_t t622 = rt_gt_i(t610x1, t618);
-        t616 = t620;
-        t617 = t622;
-        kept[0] += t616 != 0;
-        kept[1] += t617 != 0;
-        t608[t611] = (uint8_t)((t616 != 0) << 0 | (t617 != 0) << 1);
+        uint8_t t621 = rt_lt_i(t611x0, t619);
+        uint8_t t623 = rt_gt_i(t611x1, t619);
+        t617 = t621;
+        t618 = t623;
+        kept[0] += t617 != 0;
+        kept[1] += t618 != 0;
+        t609[t612] = (uint8_t)((t617 != 0) << 0 | (t618 != 0) << 1);
       }
-      t609[0 * t607 + t610] = kept[0];
-      t609[1 * t607 + t610] = kept[1];
+      t610[0 * t608 + t611] = kept[0];
+      t610[1 * t608 + t611] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t608);
       rt_free(t609);
+      rt_free(t610);
       goto fail;
     }
-    int64_t t623 = 0;
-    for (int64_t t610 = 0; t610 < t607; t610++) {
-      const int64_t k = t609[0 * t607 + t610];
-      t609[0 * t607 + t610] = t623;
-      t623 += k;
-    }
-    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t623);
-    int32_t *v_x1550_d = v_x1550->data.i;
-    const int64_t v_x1550_n = v_x1550->len;
     int64_t t624 = 0;
-    for (int64_t t610 = 0; t610 < t607; t610++) {
-      const int64_t k = t609[1 * t607 + t610];
-      t609[1 * t607 + t610] = t624;
+    for (int64_t t611 = 0; t611 < t608; t611++) {
+      const int64_t k = t610[0 * t608 + t611];
+      t610[0 * t608 + t611] = t624;
       t624 += k;
     }
-    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t624);
-    int32_t *v_x1551_d = v_x1551->data.i;
-    const int64_t v_x1551_n = v_x1551->len;
-    RT_PARALLEL_FOR_IF(t607 > 1)
-    for (int64_t t610 = 0; t610 < t607; t610++) {
+    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t624);
+    int32_t *v_x1557_d = v_x1557->data.i;
+    const int64_t v_x1557_n = v_x1557->len;
+    int64_t t625 = 0;
+    for (int64_t t611 = 0; t611 < t608; t611++) {
+      const int64_t k = t610[1 * t608 + t611];
+      t610[1 * t608 + t611] = t625;
+      t625 += k;
+    }
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t625);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
+    RT_PARALLEL_FOR_IF(t608 > 1)
+    for (int64_t t611 = 0; t611 < t608; t611++) {
       int64_t at[2];
-      at[0] = t609[0 * t607 + t610];
-      at[1] = t609[1 * t607 + t610];
-      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t606 ? (t610 + 1) * RT_CHUNK : t606;
-      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
-        const int32_t t612 = (int32_t)t611;
-        if (!t608[t611])
+      at[0] = t610[0 * t608 + t611];
+      at[1] = t610[1 * t608 + t611];
+      const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
+      for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
+        const int32_t t613 = (int32_t)t612;
+        if (!t609[t612])
           continue;
-        int32_t t610y0;
-        int32_t t610y1;
-        int32_t t625 = v_x1545_d[t612];
-        t610y0 = t625;
-        t610y1 = t625;
-        if (t608[t611] >> 0 & 1) {
-          v_x1550_d[at[0]] = t610y0;
+        int32_t t611y0;
+        int32_t t611y1;
+        int32_t t626 = v_x1552_d[t613];
+        t611y0 = t626;
+        t611y1 = t626;
+        if (t609[t612] >> 0 & 1) {
+          v_x1557_d[at[0]] = t611y0;
           at[0]++;
         }
-        if (t608[t611] >> 1 & 1) {
-          v_x1551_d[at[1]] = t610y1;
+        if (t609[t612] >> 1 & 1) {
+          v_x1558_d[at[1]] = t611y1;
           at[1]++;
         }
       }
     }
-    rt_free(t608);
     rt_free(t609);
+    rt_free(t610);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1550 = v_x1550;
-  *out_v_x1551 = v_x1551;
+  *out_v_x1557 = v_x1557;
+  *out_v_x1558 = v_x1558;
   return;
 fail:
-  rt_release(v_x1550);
-  rt_release(v_x1551);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3084,24 +3031,24 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1544 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1544);
+    RtValue *v_dev_1551 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1551);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1544, &v_x42, &v_x60);
-    rt_release(v_dev_1544);
-    int32_t v_x63 = 0;
-    v_x63 = (int32_t)v_x60->len;
-    int32_t v_x62 = 0;
-    v_x62 = (int32_t)v_x42->len;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1551, &v_x42, &v_x60);
+    rt_release(v_dev_1551);
+    int32_t v_x61 = 0;
+    v_x61 = (int32_t)v_x60->len;
+    int32_t v_x43 = 0;
+    v_x43 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t626 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t626->data.i[0] = v_x62;
-    t626->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t626);
+    RtValue *t627 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t627->data.i[0] = v_x43;
+    t627->data.i[1] = v_x61;
+    v_x64 = NESSIE_TO_DEVICE(t627);
     int32_t v_x70 = 0;
-    v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
+    v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x43, v_x61);
     RtValue *v_x76 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
@@ -3117,7 +3064,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x67);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K4, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -3149,27 +3096,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x152 = 0;
     RtValue *v_x710 = NULL;
     RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
-    RtValue *v_x215 = NULL;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
-    RtValue *v_x241 = NULL;
-    RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
-    int32_t v_x247 = 0;
-    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
-    RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
-    rt_release(v_x233);
-    rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -3183,15 +3118,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
-    rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x215 = NULL;
+    RtValue *v_x223 = NULL;
+    RtValue *v_x233 = NULL;
+    RtValue *v_x241 = NULL;
+    RtValue *v_x243 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    rt_release(v_x130);
+    int32_t v_x247 = 0;
+    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x699 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
       v_x699 = v_x272;
     } else {
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       RtValue *v_x289 = NULL;
       RtValue *v_x335 = NULL;
       RtValue *v_x356 = NULL;
@@ -3199,10 +3144,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x385 = NULL;
       RtValue *v_x406 = NULL;
       RtValue *v_x412 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x243, v_x233, v_x223, v_x247, v_x89, v_x215, v_x133, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
       rt_release(v_x289);
-      int32_t v_x422 = 0;
-      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       int32_t v_x430 = 0;
       v_x430 = (int32_t)v_x385->len;
       int32_t v_x429 = 0;
@@ -3216,7 +3159,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x531 = NULL;
       RtValue *v_x540 = NULL;
       RtValue *v_x542 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
       rt_release(v_x356);
       rt_release(v_x362);
       rt_release(v_x406);
@@ -3224,7 +3167,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x546 = 0;
       v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
       RtValue *v_x559 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
       rt_release(v_x335);
       rt_release(v_x385);
       rt_release(v_x521);
@@ -3237,14 +3180,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x540);
       rt_release(v_x559);
       RtValue *v_x698 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x561, &v_x698);
       rt_release(v_x561);
       v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
+    rt_release(v_x233);
     rt_release(v_x241);
-    rt_release(v_x255);
+    rt_release(v_x243);
     RtValue *v_x758 = NULL;
     if (v_x261) {
       v_x758 = v_x699;
@@ -3262,7 +3206,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
         int32_t v_x745 = 0;
         v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
         RtValue *v_x756 = NULL;
-        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
         v_x757 = v_x756;
       }
       v_x758 = v_x757;
@@ -3395,16 +3339,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t627 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t627->data.i[0] = 3;
-  t627->data.i[1] = 1;
-  t627->data.i[2] = 4;
-  t627->data.i[3] = 1;
-  t627->data.i[4] = 5;
-  t627->data.i[5] = 9;
-  t627->data.i[6] = 2;
-  t627->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t627);
+  RtValue *t628 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t628->data.i[0] = 3;
+  t628->data.i[1] = 1;
+  t628->data.i[2] = 4;
+  t628->data.i[3] = 1;
+  t628->data.i[4] = 5;
+  t628->data.i[5] = 9;
+  t628->data.i[6] = 2;
+  t628->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t628);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -426,306 +426,127 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   }
 }
 
-/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
+/* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1391_off = rt_seg_offsets(v_sd_1391);
-  const int64_t v_sd_1391_n = v_sd_1391->len;
-  int32_t *v_x1385_d = v_x1385->data.i;
-  const int64_t v_x1385_n = v_x1385->len;
-  int32_t *v_x1386_d = v_x1386->data.i;
-  const int64_t v_x1386_n = v_x1386->len;
-  int32_t *v_x1387_d = v_x1387->data.i;
-  const int64_t v_x1387_n = v_x1387->len;
-  RtValue *v_x1390 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x858_d = v_x858->data.i;
+  const int64_t v_x858_n = v_x858->len;
+  int32_t v_x859 = 0;
+  int32_t v_x860 = 0;
+  /* ONCE */
   {
-    const int64_t t35 = v_sd_1391_off[v_sd_1391_n];
-    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    const int64_t t36 = (t35 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t36 > 1)
-    for (int64_t t37 = 0; t37 < t36; t37++) {
-      int64_t t40 = rt_segment_search(v_sd_1391_off, 0, v_sd_1391_n, t37 * RT_CHUNK);
-      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t35 ? (t37 + 1) * RT_CHUNK : t35;
-      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t40++) {
-        const int64_t t40_end = v_sd_1391_off[t40 + 1] < t37_end ? v_sd_1391_off[t40 + 1] : t37_end;
-        const int32_t t41 = (int32_t)t40;
-        if (t38 >= t40_end)
-          continue; /* none of the chunk's elements */
-        for (; t38 < t40_end; t38++) {
-          const int32_t t39 = (int32_t)t38;
-          int32_t t42;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1387_n) {
-            t42 = v_x1387_d[t41];
-          } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1387_n, 0.0, 0);
-            t42 = 0;
-          }
-          int32_t t43;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1385_n) {
-            t43 = v_x1385_d[t41];
-          } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1385_n, 0.0, 1);
-            t43 = 0;
-          }
-          int32_t t45 = rt_sub_i(t39, t43);
-          int32_t t46;
-          if ((uint64_t)(int64_t)t41 < (uint64_t)v_x1386_n) {
-            t46 = v_x1386_d[t41];
-          } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t41, v_x1386_n, 0.0, 2);
-            t46 = 0;
-          }
-          int32_t t48 = rt_mul_i(t45, t46);
-          int32_t t50 = rt_add_i(t42, t48);
-          v_x1390_d[t38] = t50;
-        }
-      }
+    int32_t t35;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x858_n) {
+      t35 = v_x858_d[0];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x858_n, 0.0, 0);
+      t35 = 0;
     }
+    int32_t t36;
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x858_n) {
+      t36 = v_x858_d[1];
+    } else {
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x858_n, 0.0, 1);
+      t36 = 0;
+    }
+    v_x859 = t35;
+    v_x860 = t36;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1390 = v_x1390;
+  *out_v_x859 = v_x859;
+  *out_v_x860 = v_x860;
   return;
 fail:
-  rt_release(v_x1390);
 }
 
-/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1391_off; int64_t v_sd_1391_n;
-  int32_t *v_x1385_d; int64_t v_x1385_n;
-  int32_t *v_x1386_d; int64_t v_x1386_n;
-  int32_t *v_x1387_d; int64_t v_x1387_n;
-  int32_t *v_x1390_d; int64_t v_x1390_n;
+  int32_t *v_x858_d; int64_t v_x858_n;
+  int32_t v_x859;
+  int32_t v_x860;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K4_0_pull {
   K4_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K4_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t52 = 0; /* nonzero: a check below failed */
-    int t53 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n;
-    int32_t t51 = t53 ? A.v_x1387_d[sx] : 0;
-    t52 |= !t53;
-    int t55 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1385_n;
-    int32_t t54 = t55 ? A.v_x1385_d[sx] : 0;
-    t52 |= !t55;
-    int32_t t57 = rt_sub_i(ix, t54);
-    int t59 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n;
-    int32_t t58 = t59 ? A.v_x1386_d[sx] : 0;
-    t52 |= !t59;
-    int32_t t61 = rt_mul_i(t57, t58);
-    int32_t t63 = rt_add_i(t51, t61);
-    if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
-      int32_t t64;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n) {
-        t64 = A.v_x1387_d[sx];
+    int t38 = 0; /* nonzero: a check below failed */
+    int t39 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x858_n;
+    int32_t t37 = t39 ? A.v_x858_d[0] : 0;
+    t38 |= !t39;
+    int t41 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x858_n;
+    int32_t t40 = t41 ? A.v_x858_d[1] : 0;
+    t38 |= !t41;
+    if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
+      int32_t t42;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x858_n) {
+        t42 = A.v_x858_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1387_n, 0.0, 0);
-        t64 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x858_n, 0.0, 0);
+        t42 = 0;
       }
-      int32_t t65;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1385_n) {
-        t65 = A.v_x1385_d[sx];
+      int32_t t43;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x858_n) {
+        t43 = A.v_x858_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1385_n, 0.0, 1);
-        t65 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x858_n, 0.0, 1);
+        t43 = 0;
       }
-      int32_t t67 = rt_sub_i(ix, t65);
-      int32_t t68;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n) {
-        t68 = A.v_x1386_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1386_n, 0.0, 2);
-        t68 = 0;
-      }
-      int32_t t70 = rt_mul_i(t67, t68);
-      int32_t t72 = rt_add_i(t64, t70);
     }
-    return K4_0_V{t63};
+    return K4_0_V{t37, t40};
   }
 };
-struct K4_0_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1390_d[i] = v.v0;
-  }
-};
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1391_off = rtg_seg_offsets(v_sd_1391);
-  A.v_sd_1391_n = v_sd_1391->len;
-  A.v_x1385_d = v_x1385->data.i;
-  A.v_x1385_n = v_x1385->len;
-  A.v_x1386_d = v_x1386->data.i;
-  A.v_x1386_n = v_x1386->len;
-  A.v_x1387_d = v_x1387->data.i;
-  A.v_x1387_n = v_x1387->len;
-  RtValue *v_x1390 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t73 = rtg_seg_total(v_sd_1391);
-    v_x1390 = rtg_vec_new(RT_INT, t73);
-    A.v_x1390_d = v_x1390->data.i;
-    A.v_x1390_n = v_x1390->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1391, t73);
-  }
-  *out_v_x1390 = v_x1390;
-  return;
-fail:
-  rt_release(v_x1390);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1391, RtValue *v_x1385, RtValue *v_x1386, RtValue *v_x1387, RtValue **out_v_x1390) {
-  RtValue *vals[] = {v_sd_1391, v_x1385, v_x1386, v_x1387};
-  const int64_t sizes[] = {0};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 4, sizes, 0, &site)) {
-    K4_host(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_sd_1391, v_x1385, v_x1386, v_x1387, out_v_x1390);
-  }
-}
-
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x854_d = v_x854->data.i;
-  const int64_t v_x854_n = v_x854->len;
-  int32_t v_x855 = 0;
-  int32_t v_x856 = 0;
+  A.v_x858_d = v_x858->data.i;
+  A.v_x858_n = v_x858->len;
+  int32_t v_x859 = 0;
+  int32_t v_x860 = 0;
   /* ONCE */
+  K4_0_V *t44; /* the slot of its values */
   {
-    int32_t t74;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x854_n) {
-      t74 = v_x854_d[0];
-    } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x854_n, 0.0, 0);
-      t74 = 0;
-    }
-    int32_t t75;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x854_n) {
-      t75 = v_x854_d[1];
-    } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x854_n, 0.0, 1);
-      t75 = 0;
-    }
-    v_x855 = t74;
-    v_x856 = t75;
+    t44 = rtg::once_launch<K4_0_V>("K4", loc, K4_0_pull{A});
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x855 = v_x855;
-  *out_v_x856 = v_x856;
+  {
+    const K4_0_V t45 = rtg::once_read(t44);
+    v_x859 = t45.v0;
+    A.v_x859 = v_x859;
+    v_x860 = t45.v1;
+    A.v_x860 = v_x860;
+  }
+  *out_v_x859 = v_x859;
+  *out_v_x860 = v_x860;
   return;
 fail:
 }
 
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K5_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x854_d; int64_t v_x854_n;
-  int32_t v_x855;
-  int32_t v_x856;
-};
-struct alignas(8) K5_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K5_0_pull {
-  K5_A A;
-  __device__ K5_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x854_n;
-    int32_t t76 = t78 ? A.v_x854_d[0] : 0;
-    t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x854_n;
-    int32_t t79 = t80 ? A.v_x854_d[1] : 0;
-    t77 |= !t80;
-    if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
-      int32_t t81;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x854_n) {
-        t81 = A.v_x854_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x854_n, 0.0, 0);
-        t81 = 0;
-      }
-      int32_t t82;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x854_n) {
-        t82 = A.v_x854_d[1];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x854_n, 0.0, 1);
-        t82 = 0;
-      }
-    }
-    return K5_0_V{t76, t79};
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
-  (void)loc;
-  (void)err;
-  K5_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x854_d = v_x854->data.i;
-  A.v_x854_n = v_x854->len;
-  int32_t v_x855 = 0;
-  int32_t v_x856 = 0;
-  /* ONCE */
-  K5_0_V *t83; /* the slot of its values */
-  {
-    t83 = rtg::once_launch<K5_0_V>("K5", loc, K5_0_pull{A});
-  }
-  {
-    const K5_0_V t84 = rtg::once_read(t83);
-    v_x855 = t84.v0;
-    A.v_x855 = v_x855;
-    v_x856 = t84.v1;
-    A.v_x856 = v_x856;
-  }
-  *out_v_x855 = v_x855;
-  *out_v_x856 = v_x856;
-  return;
-fail:
-}
-
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x854, int32_t *out_v_x855, int32_t *out_v_x856) {
-  RtValue *vals[] = {v_x854};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
+  RtValue *vals[] = {v_x858};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
-    K5_host(err, loc, run, v_x854, out_v_x855, out_v_x856);
+    K4_host(err, loc, run, v_x858, out_v_x859, out_v_x860);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x854, out_v_x855, out_v_x856);
+    K4_gpu(err, loc, run, v_x858, out_v_x859, out_v_x860);
   }
 }
 
-/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
+/* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
   (void)loc;
   (void)run;
   int32_t *v_x1393_d = v_x1393->data.i;
@@ -736,268 +557,320 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
   const int64_t v_x1395_n = v_x1395->len;
   int32_t *v_x1397_d = v_x1397->data.i;
   const int64_t v_x1397_n = v_x1397->len;
-  (void)v_x1397_n; /* v_x1397's length is v_x1395's */
-  const int64_t *v_x1399_off = rt_seg_offsets(v_x1399);
-  const int64_t v_x1399_n = v_x1399->len;
-  RtValue *v_x1407 = NULL;
+  int32_t *v_x1398_d = v_x1398->data.i;
+  const int64_t v_x1398_n = v_x1398->len;
+  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
+  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
+  const int64_t v_x1400_n = v_x1400->len;
   RtValue *v_x1408 = NULL;
-  RtValue *v_x1423 = NULL;
-  RtValue *v_x1424 = NULL;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
+  RtValue *v_x1409 = NULL;
   RtValue *v_x1427 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
+  RtValue *v_x1431 = NULL;
+  RtValue *v_x1432 = NULL;
+  RtValue *v_x1433 = NULL;
+  RtValue *v_x1434 = NULL;
   /* MAP */
   {
-    const int64_t t85 = v_x1396;
-    if (t85 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t85, 0.0, 0);
+    const int64_t t46 = v_x1399;
+    if (t46 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t46, 0.0, 0);
       goto fail;
     }
-    v_x1407 = rt_value_new(rt_vec_type(RT_BOOL), t85);
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    v_x1408 = rt_value_new(rt_vec_type(RT_INT), t85);
-    int32_t *v_x1408_d = v_x1408->data.i;
+    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t46);
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
-    RT_PARALLEL_FOR_IF(t85 >= RT_PARALLEL_MIN)
-    for (int64_t t86 = 0; t86 < t85; t86++) {
-      const int32_t t87 = (int32_t)t86;
-      int32_t t88;
-      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1395_n) {
-        t88 = v_x1397_d[t87];
+    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t46);
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
+    RT_PARALLEL_FOR_IF(t46 >= RT_PARALLEL_MIN)
+    for (int64_t t47 = 0; t47 < t46; t47++) {
+      const int32_t t48 = (int32_t)t47;
+      int32_t t49;
+      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1395_n) {
+        t49 = v_x1395_d[t48];
       } else {
-        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1395_n, 0.0, 1);
-        t88 = 0;
+        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1395_n, 0.0, 1);
+        t49 = 0;
       }
-      int32_t t89;
-      if ((uint64_t)(int64_t)t87 < (uint64_t)v_x1395_n) {
-        t89 = v_x1395_d[t87];
+      int32_t t50;
+      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1395_n) {
+        t50 = v_x1398_d[t48];
       } else {
-        NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t87, v_x1395_n, 0.0, 2);
-        t89 = 0;
+        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1395_n, 0.0, 2);
+        t50 = 0;
       }
-      uint8_t t91 = rt_lt_i(0, t89);
-      int32_t t93 = (t91 ? t88 : -1);
-      uint8_t t95 = rt_ge_i(t93, 0);
-      int32_t t96;
-      if (t95) {
-        int32_t t97;
-        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1394_n) {
-          t97 = v_x1394_d[t93];
+      uint8_t t52 = rt_lt_i(0, t50);
+      int32_t t54 = (t52 ? t49 : -1);
+      uint8_t t56 = rt_ge_i(t54, 0);
+      int32_t t57;
+      if (t56) {
+        int32_t t58;
+        if ((uint64_t)(int64_t)t54 < (uint64_t)v_x1397_n) {
+          t58 = v_x1397_d[t54];
         } else {
-          NESSIE_RECORD(err, t86, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x1394_n, 0.0, 3);
-          t97 = 0;
+          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t54, v_x1397_n, 0.0, 3);
+          t58 = 0;
         }
-        t96 = t97;
+        t57 = t58;
       } else {
-        t96 = 0;
+        t57 = 0;
       }
-      v_x1407_d[t86] = 1;
-      v_x1408_d[t86] = t96;
+      v_x1408_d[t47] = 1;
+      v_x1409_d[t47] = t57;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1407_d = v_x1407->data.b;
-    const int64_t v_x1407_n = v_x1407->len;
-    int32_t *v_x1408_d = v_x1408->data.i;
+    uint8_t *v_x1408_d = v_x1408->data.b;
     const int64_t v_x1408_n = v_x1408->len;
+    int32_t *v_x1409_d = v_x1409->data.i;
+    const int64_t v_x1409_n = v_x1409->len;
     /* SPLIT */
     {
-      const int64_t t98 = v_x1393_n;
-      const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t100 = (uint8_t *)rt_alloc_atomic((size_t)t98 + 1);
-      int64_t *t101 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t99 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
-      memset(v_x1427_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      v_x1428 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1428_d = v_x1428->data.i;
-      const int64_t v_x1428_n = v_x1428->len;
-      memset(v_x1428_d, 0, sizeof(int32_t) * (size_t)v_x1399_n);
-      RT_PARALLEL_FOR_IF(t99 > 1)
-      for (int64_t t102 = 0; t102 < t99; t102++) {
-        int64_t kept[2] = {0};
-        int64_t t105 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t102 * RT_CHUNK);
-        const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
-          const int64_t t105_end = v_x1399_off[t105 + 1] < t102_end ? v_x1399_off[t105 + 1] : t102_end;
-          const int32_t t106 = (int32_t)t105;
-          if (t103 >= t105_end)
-            continue; /* none of the chunk's elements */
-          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
-          for (; t103 < t105_end; t103++) {
-            const int32_t t104 = (int32_t)t103;
-            int32_t t102x0;
-            uint8_t t102x1;
-            int32_t t102x2;
-            uint8_t t102x3;
-            int32_t t107;
-            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1408_n) {
-              t107 = v_x1408_d[t106];
-            } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1408_n, 0.0, 4);
-              t107 = 0;
-            }
-            int32_t t108 = v_x1393_d[t104];
-            int32_t t109;
-            if ((uint64_t)(int64_t)t108 < (uint64_t)v_x1394_n) {
-              t109 = v_x1394_d[t108];
-            } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, v_x1394_n, 0.0, 5);
-              t109 = 0;
-            }
-            uint8_t t111 = rt_lt_i(t109, t107);
-            uint8_t t113 = rt_gt_i(t109, t107);
-            t102x0 = t109;
-            t102x1 = t111;
-            t102x2 = t109;
-            t102x3 = t113;
-            uint8_t t114;
-            uint8_t t115;
-            t114 = t102x1;
-            t115 = t102x3;
-            kept[0] += t114 != 0;
-            kept[1] += t115 != 0;
-            t100[t103] = (uint8_t)((t114 != 0) << 0 | (t115 != 0) << 1);
-          }
-          if (v_x1399_off[t105] >= t102 * RT_CHUNK && v_x1399_off[t105 + 1] <= t102_end) { /* the whole segment */
-            v_x1427_d[t105] = (int32_t)(kept[0] - before[0]);
-            v_x1428_d[t105] = (int32_t)(kept[1] - before[1]);
-          } else {
-            __atomic_fetch_add(&v_x1427_d[t105], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1428_d[t105], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
-          }
-        }
-        t101[0 * t99 + t102] = kept[0];
-        t101[1 * t99 + t102] = kept[1];
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t100);
-        rt_free(t101);
+      const int64_t t59 = v_x1396;
+      if (t59 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t59, 0.0, 4);
         goto fail;
       }
-      int64_t t116 = 0;
-      for (int64_t t102 = 0; t102 < t99; t102++) {
-        const int64_t k = t101[0 * t99 + t102];
-        t101[0 * t99 + t102] = t116;
-        t116 += k;
+      const int64_t t60 = t59 > 0 ? (t59 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t61 = (uint8_t *)rt_alloc_atomic((size_t)t59 + 1);
+      int64_t *t62 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t60 + 1)); /* class c, chunk k: [c * chunks + k] */
+      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1431_d = v_x1431->data.i;
+      const int64_t v_x1431_n = v_x1431->len;
+      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1432_d = v_x1432->data.i;
+      const int64_t v_x1432_n = v_x1432->len;
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      RT_PARALLEL_FOR_IF(t60 > 1)
+      for (int64_t t63 = 0; t63 < t60; t63++) {
+        int64_t kept[2] = {0};
+        int64_t t66 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t63 * RT_CHUNK);
+        const int64_t t63_end = (t63 + 1) * RT_CHUNK < t59 ? (t63 + 1) * RT_CHUNK : t59;
+        for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t66++) {
+          const int64_t t66_end = v_x1400_off[t66 + 1] < t63_end ? v_x1400_off[t66 + 1] : t63_end;
+          const int32_t t67 = (int32_t)t66;
+          if (t64 >= t66_end)
+            continue; /* none of the chunk's elements */
+          const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
+          for (; t64 < t66_end; t64++) {
+            const int32_t t65 = (int32_t)t64;
+            int32_t t63x0;
+            uint8_t t63x1;
+            int32_t t63x2;
+            uint8_t t63x3;
+            int32_t t68;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1409_n) {
+              t68 = v_x1409_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1409_n, 0.0, 5);
+              t68 = 0;
+            }
+            int32_t t69;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
+              t69 = v_x1395_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 6);
+              t69 = 0;
+            }
+            int32_t t70;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1393_n) {
+              t70 = v_x1393_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1393_n, 0.0, 7);
+              t70 = 0;
+            }
+            int32_t t72 = rt_sub_i(t65, t70);
+            int32_t t73;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
+              t73 = v_x1394_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 8);
+              t73 = 0;
+            }
+            int32_t t75 = rt_mul_i(t72, t73);
+            int32_t t77 = rt_add_i(t69, t75);
+            int32_t t78;
+            if ((uint64_t)(int64_t)t77 < (uint64_t)v_x1397_n) {
+              t78 = v_x1397_d[t77];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x1397_n, 0.0, 9);
+              t78 = 0;
+            }
+            uint8_t t80 = rt_lt_i(t78, t68);
+            uint8_t t82 = rt_gt_i(t78, t68);
+            t63x0 = t78;
+            t63x1 = t80;
+            t63x2 = t78;
+            t63x3 = t82;
+            uint8_t t83;
+            uint8_t t84;
+            t83 = t63x1;
+            t84 = t63x3;
+            kept[0] += t83 != 0;
+            kept[1] += t84 != 0;
+            t61[t64] = (uint8_t)((t83 != 0) << 0 | (t84 != 0) << 1);
+          }
+          if (v_x1400_off[t66] >= t63 * RT_CHUNK && v_x1400_off[t66 + 1] <= t63_end) { /* the whole segment */
+            v_x1431_d[t66] = (int32_t)(kept[0] - before[0]);
+            v_x1432_d[t66] = (int32_t)(kept[1] - before[1]);
+          } else {
+            __atomic_fetch_add(&v_x1431_d[t66], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t66], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+          }
+        }
+        t62[0 * t60 + t63] = kept[0];
+        t62[1 * t60 + t63] = kept[1];
       }
-      v_x1423 = rt_value_new(rt_vec_type(RT_INT), t116);
-      int32_t *v_x1423_d = v_x1423->data.i;
-      const int64_t v_x1423_n = v_x1423->len;
-      int64_t t117 = 0;
-      for (int64_t t102 = 0; t102 < t99; t102++) {
-        const int64_t k = t101[1 * t99 + t102];
-        t101[1 * t99 + t102] = t117;
-        t117 += k;
+      if (err->index != INT64_MAX) {
+        rt_free(t61);
+        rt_free(t62);
+        goto fail;
       }
-      v_x1425 = rt_value_new(rt_vec_type(RT_INT), t117);
-      int32_t *v_x1425_d = v_x1425->data.i;
-      const int64_t v_x1425_n = v_x1425->len;
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
+      int64_t t85 = 0;
+      for (int64_t t63 = 0; t63 < t60; t63++) {
+        const int64_t k = t62[0 * t60 + t63];
+        t62[0 * t60 + t63] = t85;
+        t85 += k;
+      }
+      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t85);
+      int32_t *v_x1427_d = v_x1427->data.i;
+      const int64_t v_x1427_n = v_x1427->len;
+      int64_t t86 = 0;
+      for (int64_t t63 = 0; t63 < t60; t63++) {
+        const int64_t k = t62[1 * t60 + t63];
+        t62[1 * t60 + t63] = t86;
+        t86 += k;
+      }
+      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t86);
       int32_t *v_x1429_d = v_x1429->data.i;
       const int64_t v_x1429_n = v_x1429->len;
-      for (int64_t t118 = 0, t119 = 0; t118 < v_x1399_n; t118++) {
-        v_x1429_d[t118] = (int32_t)t119;
-        t119 += v_x1427_d[t118];
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      for (int64_t t87 = 0, t88 = 0; t87 < v_x1400_n; t87++) {
+        v_x1433_d[t87] = (int32_t)t88;
+        t88 += v_x1431_d[t87];
       }
-      v_x1430 = rt_value_new(rt_vec_type(RT_INT), v_x1399_n);
-      int32_t *v_x1430_d = v_x1430->data.i;
-      const int64_t v_x1430_n = v_x1430->len;
-      for (int64_t t118 = 0, t120 = 0; t118 < v_x1399_n; t118++) {
-        v_x1430_d[t118] = (int32_t)t120;
-        t120 += v_x1428_d[t118];
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1434_d = v_x1434->data.i;
+      const int64_t v_x1434_n = v_x1434->len;
+      for (int64_t t87 = 0, t89 = 0; t87 < v_x1400_n; t87++) {
+        v_x1434_d[t87] = (int32_t)t89;
+        t89 += v_x1432_d[t87];
       }
-      RT_PARALLEL_FOR_IF(t99 > 1)
-      for (int64_t t102 = 0; t102 < t99; t102++) {
+      RT_PARALLEL_FOR_IF(t60 > 1)
+      for (int64_t t63 = 0; t63 < t60; t63++) {
         int64_t at[2];
-        at[0] = t101[0 * t99 + t102];
-        at[1] = t101[1 * t99 + t102];
-        int64_t t105 = rt_segment_search(v_x1399_off, 0, v_x1399_n, t102 * RT_CHUNK);
-        const int64_t t102_end = (t102 + 1) * RT_CHUNK < t98 ? (t102 + 1) * RT_CHUNK : t98;
-        for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t105++) {
-          const int64_t t105_end = v_x1399_off[t105 + 1] < t102_end ? v_x1399_off[t105 + 1] : t102_end;
-          const int32_t t106 = (int32_t)t105;
-          if (t103 >= t105_end)
+        at[0] = t62[0 * t60 + t63];
+        at[1] = t62[1 * t60 + t63];
+        int64_t t66 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t63 * RT_CHUNK);
+        const int64_t t63_end = (t63 + 1) * RT_CHUNK < t59 ? (t63 + 1) * RT_CHUNK : t59;
+        for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t66++) {
+          const int64_t t66_end = v_x1400_off[t66 + 1] < t63_end ? v_x1400_off[t66 + 1] : t63_end;
+          const int32_t t67 = (int32_t)t66;
+          if (t64 >= t66_end)
             continue; /* none of the chunk's elements */
-          for (; t103 < t105_end; t103++) {
-            const int32_t t104 = (int32_t)t103;
-            if (!t100[t103])
+          for (; t64 < t66_end; t64++) {
+            const int32_t t65 = (int32_t)t64;
+            if (!t61[t64])
               continue;
-            int32_t t102y0;
-            uint8_t t102y1;
-            int32_t t102y2;
-            uint8_t t102y3;
-            int32_t t121;
-            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1408_n) {
-              t121 = v_x1408_d[t106];
+            int32_t t63y0;
+            uint8_t t63y1;
+            int32_t t63y2;
+            uint8_t t63y3;
+            int32_t t90;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1409_n) {
+              t90 = v_x1409_d[t67];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 3, 0, RT_GATHER, t106, v_x1408_n, 0.0, 6);
-              t121 = 0;
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1409_n, 0.0, 10);
+              t90 = 0;
             }
-            int32_t t122 = v_x1393_d[t104];
-            int32_t t123;
-            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x1394_n) {
-              t123 = v_x1394_d[t122];
+            int32_t t91;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
+              t91 = v_x1395_d[t67];
             } else {
-              NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x1394_n, 0.0, 7);
-              t123 = 0;
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 11);
+              t91 = 0;
             }
-            uint8_t t125 = rt_lt_i(t123, t121);
-            uint8_t t127 = rt_gt_i(t123, t121);
-            t102y0 = t123;
-            t102y1 = t125;
-            t102y2 = t123;
-            t102y3 = t127;
-            if (t100[t103] >> 0 & 1) {
-              v_x1423_d[at[0]] = t102y0;
+            int32_t t92;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1393_n) {
+              t92 = v_x1393_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1393_n, 0.0, 12);
+              t92 = 0;
+            }
+            int32_t t94 = rt_sub_i(t65, t92);
+            int32_t t95;
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
+              t95 = v_x1394_d[t67];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 13);
+              t95 = 0;
+            }
+            int32_t t97 = rt_mul_i(t94, t95);
+            int32_t t99 = rt_add_i(t91, t97);
+            int32_t t100;
+            if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
+              t100 = v_x1397_d[t99];
+            } else {
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, v_x1397_n, 0.0, 14);
+              t100 = 0;
+            }
+            uint8_t t102 = rt_lt_i(t100, t90);
+            uint8_t t104 = rt_gt_i(t100, t90);
+            t63y0 = t100;
+            t63y1 = t102;
+            t63y2 = t100;
+            t63y3 = t104;
+            if (t61[t64] >> 0 & 1) {
+              v_x1427_d[at[0]] = t63y0;
               at[0]++;
             }
-            if (t100[t103] >> 1 & 1) {
-              v_x1425_d[at[1]] = t102y2;
+            if (t61[t64] >> 1 & 1) {
+              v_x1429_d[at[1]] = t63y2;
               at[1]++;
             }
           }
         }
       }
-      rt_free(t100);
-      rt_free(t101);
+      rt_free(t61);
+      rt_free(t62);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1407 = v_x1407;
-  *out_v_x1423 = v_x1423;
+  *out_v_x1408 = v_x1408;
   *out_v_x1427 = v_x1427;
+  *out_v_x1431 = v_x1431;
+  *out_v_x1433 = v_x1433;
   *out_v_x1429 = v_x1429;
-  *out_v_x1425 = v_x1425;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1408);
-  rt_release(v_x1424);
-  rt_release(v_x1426);
+  *out_v_x1432 = v_x1432;
+  *out_v_x1434 = v_x1434;
+  rt_release(v_x1409);
+  rt_release(v_x1428);
+  rt_release(v_x1430);
   return;
 fail:
-  rt_release(v_x1407);
   rt_release(v_x1408);
-  rt_release(v_x1423);
-  rt_release(v_x1424);
-  rt_release(v_x1425);
-  rt_release(v_x1426);
+  rt_release(v_x1409);
   rt_release(v_x1427);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
+  rt_release(v_x1431);
+  rt_release(v_x1432);
+  rt_release(v_x1433);
+  rt_release(v_x1434);
 }
 
-/* K6: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K6_A {
+/* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K5_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1393_d; int64_t v_x1393_n;
@@ -1005,157 +878,193 @@ struct K6_A {
   int32_t *v_x1395_d; int64_t v_x1395_n;
   int32_t v_x1396;
   int32_t *v_x1397_d; int64_t v_x1397_n;
-  const int64_t *v_x1399_off; int64_t v_x1399_n;
-  uint8_t *v_x1407_d; int64_t v_x1407_n;
-  int32_t *v_x1408_d; int64_t v_x1408_n;
-  int32_t *v_x1423_d; int64_t v_x1423_n;
-  uint8_t *v_x1424_d; int64_t v_x1424_n;
-  int32_t *v_x1425_d; int64_t v_x1425_n;
-  uint8_t *v_x1426_d; int64_t v_x1426_n;
+  int32_t *v_x1398_d; int64_t v_x1398_n;
+  int32_t v_x1399;
+  const int64_t *v_x1400_off; int64_t v_x1400_n;
+  uint8_t *v_x1408_d; int64_t v_x1408_n;
+  int32_t *v_x1409_d; int64_t v_x1409_n;
   int32_t *v_x1427_d; int64_t v_x1427_n;
-  int32_t *v_x1428_d; int64_t v_x1428_n;
+  uint8_t *v_x1428_d; int64_t v_x1428_n;
   int32_t *v_x1429_d; int64_t v_x1429_n;
-  int32_t *v_x1430_d; int64_t v_x1430_n;
+  uint8_t *v_x1430_d; int64_t v_x1430_n;
+  int32_t *v_x1431_d; int64_t v_x1431_n;
+  int32_t *v_x1432_d; int64_t v_x1432_n;
+  int32_t *v_x1433_d; int64_t v_x1433_n;
+  int32_t *v_x1434_d; int64_t v_x1434_n;
 };
-struct alignas(8) K6_0_V {
+struct alignas(8) K5_0_V {
   uint8_t v0;
   int32_t v1;
 };
-struct K6_0_pull {
-  K6_A A;
-  __device__ K6_0_V operator()(int64_t i) const {
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n;
-    int32_t t128 = t130 ? rtg::ld_stream(&A.v_x1397_d[ix]) : 0;
-    t129 |= !t130;
-    int32_t t131 = t130 ? rtg::ld_stream(&A.v_x1395_d[ix]) : 0;
-    uint8_t t133 = rt_lt_i(0, t131);
-    int32_t t135 = (t133 ? t128 : -1);
-    uint8_t t137 = rt_ge_i(t135, 0);
-    int32_t t138;
-    if (t137) {
-      int t140 = (uint64_t)(int64_t)t135 < (uint64_t)A.v_x1394_n;
-      int32_t t139 = t140 ? A.v_x1394_d[t135] : 0;
-      t129 |= !t140;
-      t138 = t139;
+    int t106 = 0; /* nonzero: a check below failed */
+    int t107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n;
+    int32_t t105 = t107 ? rtg::ld_stream(&A.v_x1395_d[ix]) : 0;
+    t106 |= !t107;
+    int32_t t108 = t107 ? rtg::ld_stream(&A.v_x1398_d[ix]) : 0;
+    uint8_t t110 = rt_lt_i(0, t108);
+    int32_t t112 = (t110 ? t105 : -1);
+    uint8_t t114 = rt_ge_i(t112, 0);
+    int32_t t115;
+    if (t114) {
+      int t117 = (uint64_t)(int64_t)t112 < (uint64_t)A.v_x1397_n;
+      int32_t t116 = t117 ? A.v_x1397_d[t112] : 0;
+      t106 |= !t117;
+      t115 = t116;
     } else {
-      t138 = 0;
+      t115 = 0;
     }
-    if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
-      int32_t t141;
+    if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
+      int32_t t118;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
-        t141 = rtg::ld_stream(&A.v_x1397_d[ix]);
+        t118 = rtg::ld_stream(&A.v_x1395_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 0);
-        t141 = 0;
+        t118 = 0;
       }
-      int32_t t142;
+      int32_t t119;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
-        t142 = rtg::ld_stream(&A.v_x1395_d[ix]);
+        t119 = rtg::ld_stream(&A.v_x1398_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 1);
-        t142 = 0;
+        t119 = 0;
       }
-      uint8_t t144 = rt_lt_i(0, t142);
-      int32_t t146 = (t144 ? t141 : -1);
-      uint8_t t148 = rt_ge_i(t146, 0);
-      int32_t t149;
-      if (t148) {
-        int32_t t150;
-        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x1394_n) {
-          t150 = A.v_x1394_d[t146];
+      uint8_t t121 = rt_lt_i(0, t119);
+      int32_t t123 = (t121 ? t118 : -1);
+      uint8_t t125 = rt_ge_i(t123, 0);
+      int32_t t126;
+      if (t125) {
+        int32_t t127;
+        if ((uint64_t)(int64_t)t123 < (uint64_t)A.v_x1397_n) {
+          t127 = A.v_x1397_d[t123];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t146, A.v_x1394_n, 0.0, 2);
-          t150 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t123, A.v_x1397_n, 0.0, 2);
+          t127 = 0;
         }
-        t149 = t150;
+        t126 = t127;
       } else {
-        t149 = 0;
+        t126 = 0;
       }
     }
-    return K6_0_V{1, t138};
+    return K5_0_V{1, t115};
   }
 };
-struct K6_0_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x1407_d[i] = v.v0;
-    A.v_x1408_d[i] = v.v1;
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+    A.v_x1408_d[i] = v.v0;
+    A.v_x1409_d[i] = v.v1;
   }
 };
-struct alignas(8) K6_1_V {
+struct alignas(8) K5_1_V {
   int32_t v0;
   uint8_t v1;
   /* v2: v0, the same value */
   uint8_t v3;
 };
-struct K6_1_pull {
-  K6_A A;
+struct K5_1_pull {
+  K5_A A;
   static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K6_1_V operator()(int64_t i, int64_t s) const {
+  __device__ K5_1_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t152 = 0; /* nonzero: a check below failed */
-    int t153 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n;
-    int32_t t151 = t153 ? A.v_x1408_d[sx] : 0;
-    t152 |= !t153;
-    int32_t t154 = rtg::ld_stream(&A.v_x1393_d[ix]);
-    int t156 = (uint64_t)(int64_t)t154 < (uint64_t)A.v_x1394_n;
-    int32_t t155 = t156 ? A.v_x1394_d[t154] : 0;
-    t152 |= !t156;
-    uint8_t t158 = rt_lt_i(t155, t151);
-    uint8_t t160 = rt_gt_i(t155, t151);
-    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-      int32_t t161;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1408_n) {
-        t161 = A.v_x1408_d[sx];
+    int t129 = 0; /* nonzero: a check below failed */
+    int t130 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1409_n;
+    int32_t t128 = t130 ? A.v_x1409_d[sx] : 0;
+    t129 |= !t130;
+    int t132 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n;
+    int32_t t131 = t132 ? A.v_x1395_d[sx] : 0;
+    t129 |= !t132;
+    int t134 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1393_n;
+    int32_t t133 = t134 ? A.v_x1393_d[sx] : 0;
+    t129 |= !t134;
+    int32_t t136 = rt_sub_i(ix, t133);
+    int t138 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n;
+    int32_t t137 = t138 ? A.v_x1394_d[sx] : 0;
+    t129 |= !t138;
+    int32_t t140 = rt_mul_i(t136, t137);
+    int32_t t142 = rt_add_i(t131, t140);
+    int t144 = (uint64_t)(int64_t)t142 < (uint64_t)A.v_x1397_n;
+    int32_t t143 = t144 ? A.v_x1397_d[t142] : 0;
+    t129 |= !t144;
+    uint8_t t146 = rt_lt_i(t143, t128);
+    uint8_t t148 = rt_gt_i(t143, t128);
+    if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
+      int32_t t149;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1409_n) {
+        t149 = A.v_x1409_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1408_n, 0.0, 3);
-        t161 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1409_n, 0.0, 3);
+        t149 = 0;
       }
-      int32_t t162 = rtg::ld_stream(&A.v_x1393_d[ix]);
-      int32_t t163;
-      if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x1394_n) {
-        t163 = A.v_x1394_d[t162];
+      int32_t t150;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n) {
+        t150 = A.v_x1395_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x1394_n, 0.0, 4);
-        t163 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1395_n, 0.0, 4);
+        t150 = 0;
       }
-      uint8_t t165 = rt_lt_i(t163, t161);
-      uint8_t t167 = rt_gt_i(t163, t161);
+      int32_t t151;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1393_n) {
+        t151 = A.v_x1393_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1393_n, 0.0, 5);
+        t151 = 0;
+      }
+      int32_t t153 = rt_sub_i(ix, t151);
+      int32_t t154;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n) {
+        t154 = A.v_x1394_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1394_n, 0.0, 6);
+        t154 = 0;
+      }
+      int32_t t156 = rt_mul_i(t153, t154);
+      int32_t t158 = rt_add_i(t150, t156);
+      int32_t t159;
+      if ((uint64_t)(int64_t)t158 < (uint64_t)A.v_x1397_n) {
+        t159 = A.v_x1397_d[t158];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, A.v_x1397_n, 0.0, 7);
+        t159 = 0;
+      }
+      uint8_t t161 = rt_lt_i(t159, t149);
+      uint8_t t163 = rt_gt_i(t159, t149);
     }
-    return K6_1_V{t155, t158, t160};
+    return K5_1_V{t143, t146, t148};
   }
 };
-struct K6_1_store {
-  K6_A A;
-  __device__ void operator()(int c, int64_t i, const K6_1_V &v) const {
+struct K5_1_store {
+  K5_A A;
+  __device__ void operator()(int c, int64_t i, const K5_1_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1423_d[i] = v.v0;
-      /* v.v1: v_x1424, read by nothing */
+      A.v_x1427_d[i] = v.v0;
+      /* v.v1: v_x1428, read by nothing */
       break;
     case 1:
-      A.v_x1425_d[i] = v.v0;
-      /* v.v3: v_x1426, read by nothing */
+      A.v_x1429_d[i] = v.v0;
+      /* v.v3: v_x1430, read by nothing */
       break;
     }
   }
 };
-struct K6_1_pred {
-  K6_A A;
-  __device__ unsigned operator()(int64_t i, const K6_1_V &v) const {
+struct K5_1_pred {
+  K5_A A;
+  __device__ unsigned operator()(int64_t i, const K5_1_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
   (void)loc;
   (void)err;
-  K6_A A;
+  K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1168,844 +1077,1056 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtV
   A.v_x1396 = v_x1396;
   A.v_x1397_d = v_x1397->data.i;
   A.v_x1397_n = v_x1397->len;
-  A.v_x1399_off = rtg_seg_offsets(v_x1399);
-  A.v_x1399_n = v_x1399->len;
-  RtValue *v_x1407 = NULL;
+  A.v_x1398_d = v_x1398->data.i;
+  A.v_x1398_n = v_x1398->len;
+  A.v_x1399 = v_x1399;
+  A.v_x1400_off = rtg_seg_offsets(v_x1400);
+  A.v_x1400_n = v_x1400->len;
   RtValue *v_x1408 = NULL;
-  RtValue *v_x1423 = NULL;
-  RtValue *v_x1424 = NULL;
-  RtValue *v_x1425 = NULL;
-  RtValue *v_x1426 = NULL;
+  RtValue *v_x1409 = NULL;
   RtValue *v_x1427 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
+  RtValue *v_x1431 = NULL;
+  RtValue *v_x1432 = NULL;
+  RtValue *v_x1433 = NULL;
+  RtValue *v_x1434 = NULL;
   /* MAP */
   {
-    const int64_t t168 = v_x1396;
-    if (t168 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t168, 0.0, run, 5};
+    const int64_t t164 = v_x1399;
+    if (t164 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0, run, 8};
       goto fail;
     }
-    v_x1407 = rtg_vec_new(RT_BOOL, t168);
-    A.v_x1407_d = v_x1407->data.b;
-    A.v_x1407_n = v_x1407->len;
-    v_x1408 = rtg_vec_new(RT_INT, t168);
-    A.v_x1408_d = v_x1408->data.i;
+    v_x1408 = rtg_vec_new(RT_BOOL, t164);
+    A.v_x1408_d = v_x1408->data.b;
     A.v_x1408_n = v_x1408->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t168);
+    v_x1409 = rtg_vec_new(RT_INT, t164);
+    A.v_x1409_d = v_x1409->data.i;
+    A.v_x1409_n = v_x1409->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t164);
   }
   /* SPLIT */
-  rtg::SplitCounts t169; /* the slots of its classes' counts */
-  int64_t t170; /* its size */
+  rtg::SplitCounts t165; /* the slots of its classes' counts */
+  int64_t t166; /* its size */
   {
-    const int64_t t171 = v_x1393->len;
-    v_x1423 = rtg_vec_new(RT_INT, t171);
-    A.v_x1423_d = v_x1423->data.i;
-    A.v_x1423_n = v_x1423->len;
-    v_x1425 = rtg_vec_new(RT_INT, t171);
-    A.v_x1425_d = v_x1425->data.i;
-    A.v_x1425_n = v_x1425->len;
-    t170 = t171;
-    v_x1427 = rtg_vec_new(RT_INT, v_x1399->len);
+    const int64_t t167 = v_x1396;
+    if (t167 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0, run, 9};
+      goto fail;
+    }
+    v_x1427 = rtg_vec_new(RT_INT, t167);
     A.v_x1427_d = v_x1427->data.i;
     A.v_x1427_n = v_x1427->len;
-    v_x1428 = rtg_vec_new(RT_INT, v_x1399->len);
-    A.v_x1428_d = v_x1428->data.i;
-    A.v_x1428_n = v_x1428->len;
-    RtValue *const t172[2] = {
-      v_x1427,
-      v_x1428,
-    };
-    v_x1429 = rtg_vec_new(RT_INT, v_x1399->len);
+    v_x1429 = rtg_vec_new(RT_INT, t167);
     A.v_x1429_d = v_x1429->data.i;
     A.v_x1429_n = v_x1429->len;
-    v_x1430 = rtg_vec_new(RT_INT, v_x1399->len);
-    A.v_x1430_d = v_x1430->data.i;
-    A.v_x1430_n = v_x1430->len;
-    RtValue *const t173[2] = {
-      v_x1429,
-      v_x1430,
+    t166 = t167;
+    v_x1431 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1431_d = v_x1431->data.i;
+    A.v_x1431_n = v_x1431->len;
+    v_x1432 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1432_d = v_x1432->data.i;
+    A.v_x1432_n = v_x1432->len;
+    RtValue *const t168[2] = {
+      v_x1431,
+      v_x1432,
     };
-    t169 = rtg::split_launch<K6_1_V, 2>("K6", loc, K6_1_pull{A}, K6_1_pred{A}, t171, K6_1_store{A}, v_x1399, t172, t173);
+    v_x1433 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1433_d = v_x1433->data.i;
+    A.v_x1433_n = v_x1433->len;
+    v_x1434 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1434_d = v_x1434->data.i;
+    A.v_x1434_n = v_x1434->len;
+    RtValue *const t169[2] = {
+      v_x1433,
+      v_x1434,
+    };
+    t165 = rtg::split_launch<K5_1_V, 2>("K5", loc, K5_1_pull{A}, K5_1_pred{A}, t167, K5_1_store{A}, v_x1400, t168, t169);
   }
   {
-    int64_t t174[2];
-    t174[0] = rtg::filter_count(t169.at[0]);
-    t174[1] = rtg::filter_count(t169.at[1]);
-    v_x1423 = rtg_vec_fit(v_x1423, t174[0]);
-    A.v_x1423_d = v_x1423->data.i;
-    A.v_x1423_n = v_x1423->len;
-    v_x1425 = rtg_vec_fit(v_x1425, t174[1]);
-    A.v_x1425_d = v_x1425->data.i;
-    A.v_x1425_n = v_x1425->len;
+    int64_t t170[2];
+    t170[0] = rtg::filter_count(t165.at[0]);
+    t170[1] = rtg::filter_count(t165.at[1]);
+    v_x1427 = rtg_vec_fit(v_x1427, t170[0]);
+    A.v_x1427_d = v_x1427->data.i;
+    A.v_x1427_n = v_x1427->len;
+    v_x1429 = rtg_vec_fit(v_x1429, t170[1]);
+    A.v_x1429_d = v_x1429->data.i;
+    A.v_x1429_n = v_x1429->len;
   }
-  *out_v_x1407 = v_x1407;
-  *out_v_x1423 = v_x1423;
+  *out_v_x1408 = v_x1408;
   *out_v_x1427 = v_x1427;
+  *out_v_x1431 = v_x1431;
+  *out_v_x1433 = v_x1433;
   *out_v_x1429 = v_x1429;
-  *out_v_x1425 = v_x1425;
-  *out_v_x1428 = v_x1428;
-  *out_v_x1430 = v_x1430;
-  rt_release(v_x1408);
-  rt_release(v_x1424);
-  rt_release(v_x1426);
+  *out_v_x1432 = v_x1432;
+  *out_v_x1434 = v_x1434;
+  rt_release(v_x1409);
+  rt_release(v_x1428);
+  rt_release(v_x1430);
   return;
 fail:
-  rt_release(v_x1407);
   rt_release(v_x1408);
-  rt_release(v_x1423);
-  rt_release(v_x1424);
-  rt_release(v_x1425);
-  rt_release(v_x1426);
+  rt_release(v_x1409);
   rt_release(v_x1427);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
+  rt_release(v_x1431);
+  rt_release(v_x1432);
+  rt_release(v_x1433);
+  rt_release(v_x1434);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1399, RtValue **out_v_x1407, RtValue **out_v_x1423, RtValue **out_v_x1427, RtValue **out_v_x1429, RtValue **out_v_x1425, RtValue **out_v_x1428, RtValue **out_v_x1430) {
-  RtValue *vals[] = {v_x1393, v_x1394, v_x1395, v_x1397, v_x1399};
-  const int64_t sizes[] = {(int64_t)v_x1396};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
+  RtValue *vals[] = {v_x1393, v_x1394, v_x1395, v_x1397, v_x1398, v_x1400};
+  const int64_t sizes[] = {(int64_t)v_x1399};
   static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 5, sizes, 1, &site)) {
-    K6_host(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
+  if (rtg_choose_host(vals, 6, sizes, 1, &site)) {
+    K5_host(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1399, out_v_x1407, out_v_x1423, out_v_x1427, out_v_x1429, out_v_x1425, out_v_x1428, out_v_x1430);
+    K5_gpu(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
   }
 }
 
-/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
+/* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
   (void)loc;
   (void)run;
-  int32_t *v_x918_d = v_x918->data.i;
-  const int64_t v_x918_n = v_x918->len;
-  int32_t *v_x919_d = v_x919->data.i;
-  const int64_t v_x919_n = v_x919->len;
-  (void)v_x919_n; /* v_x919's length is v_x918's */
-  int32_t *v_x937_d = v_x937->data.i;
-  const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x918's */
-  int32_t *v_x941_d = v_x941->data.i;
-  const int64_t v_x941_n = v_x941->len;
-  (void)v_x941_n; /* v_x941's length is v_x918's */
-  RtValue *v_x945 = NULL;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x951 = NULL;
-  RtValue *v_x952 = NULL;
+  int32_t *v_x926_d = v_x926->data.i;
+  const int64_t v_x926_n = v_x926->len;
+  int32_t *v_x927_d = v_x927->data.i;
+  const int64_t v_x927_n = v_x927->len;
+  (void)v_x927_n; /* v_x927's length is v_x926's */
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  (void)v_x945_n; /* v_x945's length is v_x926's */
+  int32_t *v_x949_d = v_x949->data.i;
+  const int64_t v_x949_n = v_x949->len;
+  (void)v_x949_n; /* v_x949's length is v_x926's */
   RtValue *v_x953 = NULL;
+  RtValue *v_x955 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
   /* MAP */
   {
-    const int64_t t175 = v_x923;
-    if (t175 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t175, 0.0, 0);
+    const int64_t t171 = v_x931;
+    if (t171 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t171, 0.0, 0);
       goto fail;
     }
-    v_x945 = rt_value_new(rt_vec_type(RT_INT), t175);
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    v_x947 = rt_value_new(rt_vec_type(RT_INT), t175);
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    v_x949 = rt_value_new(rt_vec_type(RT_INT), t175);
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
-    RT_PARALLEL_FOR_IF(t175 >= RT_PARALLEL_MIN)
-    for (int64_t t176 = 0; t176 < t175; t176++) {
-      const int32_t t177 = (int32_t)t176;
-      int t178 = 0;
-      int32_t t179 = rt_div_i(t177, 2, &t178);
-      if (t178) {
-        NESSIE_RECORD(err, t176, RT_CHECK_SCALAR, 0, t178, RT_DIV, 0, 0, 0.0, 1);
+    v_x953 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    v_x955 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    v_x957 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
+    RT_PARALLEL_FOR_IF(t171 >= RT_PARALLEL_MIN)
+    for (int64_t t172 = 0; t172 < t171; t172++) {
+      const int32_t t173 = (int32_t)t172;
+      int t174 = 0;
+      int32_t t175 = rt_div_i(t173, 2, &t174);
+      if (t174) {
+        NESSIE_RECORD(err, t172, RT_CHECK_SCALAR, 0, t174, RT_DIV, 0, 0, 0.0, 1);
       }
-      int t180 = 0;
-      int32_t t181 = rt_rem_i(t177, 2, &t180);
-      if (t180) {
-        NESSIE_RECORD(err, t176, RT_CHECK_SCALAR, 0, t180, RT_REM, 0, 0, 0.0, 2);
+      int t176 = 0;
+      int32_t t177 = rt_rem_i(t173, 2, &t176);
+      if (t176) {
+        NESSIE_RECORD(err, t172, RT_CHECK_SCALAR, 0, t176, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t183 = rt_mul_i(t181, v_x930);
-      int32_t t185 = rt_add_i(t183, t179);
-      int32_t t186;
-      if ((uint64_t)(int64_t)t185 < (uint64_t)v_x920) {
-        t186 = t185;
+      int32_t t179 = rt_mul_i(t177, v_x938);
+      int32_t t181 = rt_add_i(t179, t175);
+      int32_t t182;
+      if ((uint64_t)(int64_t)t181 < (uint64_t)v_x928) {
+        t182 = t181;
       } else {
-        NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x920, 0.0, 3);
-        t186 = 0;
+        NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x928, 0.0, 3);
+        t182 = 0;
       }
-      uint8_t t188 = rt_lt_i(t186, (int32_t)v_x918_n);
-      int32_t t189;
-      if (t188) {
-        int32_t t190;
-        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x918_n) {
-          t190 = v_x918_d[t186];
+      uint8_t t184 = rt_lt_i(t182, (int32_t)v_x926_n);
+      int32_t t185;
+      if (t184) {
+        int32_t t186;
+        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x926_n) {
+          t186 = v_x926_d[t182];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x918_n, 0.0, 4);
-          t190 = 0;
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x926_n, 0.0, 4);
+          t186 = 0;
         }
-        t189 = t190;
+        t185 = t186;
       } else {
-        int32_t t192 = rt_sub_i(t186, (int32_t)v_x918_n);
-        int32_t t193;
-        if ((uint64_t)(int64_t)t192 < (uint64_t)v_x918_n) {
-          t193 = v_x919_d[t192];
+        int32_t t188 = rt_sub_i(t182, (int32_t)v_x926_n);
+        int32_t t189;
+        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x926_n) {
+          t189 = v_x927_d[t188];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x918_n, 0.0, 5);
-          t193 = 0;
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x926_n, 0.0, 5);
+          t189 = 0;
         }
-        t189 = t193;
+        t185 = t189;
       }
-      int32_t t194;
-      if (t188) {
+      int32_t t190;
+      if (t184) {
+        int32_t t191;
+        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x926_n) {
+          t191 = v_x949_d[t182];
+        } else {
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x926_n, 0.0, 6);
+          t191 = 0;
+        }
+        t190 = t191;
+      } else {
+        int32_t t193 = rt_sub_i(t182, (int32_t)v_x926_n);
+        int32_t t194;
+        if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x926_n) {
+          t194 = t193;
+        } else {
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x926_n, 0.0, 7);
+          t194 = 0;
+        }
         int32_t t195;
-        if ((uint64_t)(int64_t)t186 < (uint64_t)v_x918_n) {
-          t195 = v_x941_d[t186];
+        if ((uint64_t)(int64_t)t194 < (uint64_t)v_x926_n) {
+          t195 = v_x945_d[t194];
         } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x918_n, 0.0, 6);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x926_n, 0.0, 8);
           t195 = 0;
         }
-        t194 = t195;
-      } else {
-        int32_t t197 = rt_sub_i(t186, (int32_t)v_x918_n);
-        int32_t t198;
-        if ((uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x918_n) {
-          t198 = t197;
-        } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, (int32_t)v_x918_n, 0.0, 7);
-          t198 = 0;
-        }
-        int32_t t199;
-        if ((uint64_t)(int64_t)t198 < (uint64_t)v_x918_n) {
-          t199 = v_x937_d[t198];
-        } else {
-          NESSIE_RECORD(err, t176, RT_CHECK_INDEX, 0, 0, RT_GATHER, t198, v_x918_n, 0.0, 8);
-          t199 = 0;
-        }
-        int32_t t201 = rt_add_i(t199, v_x938);
-        t194 = t201;
+        int32_t t197 = rt_add_i(t195, v_x946);
+        t190 = t197;
       }
-      int32_t t203 = rt_add_i(t194, t189);
-      v_x945_d[t176] = t194;
-      v_x947_d[t176] = t203;
-      v_x949_d[t176] = 1;
+      int32_t t199 = rt_add_i(t190, t185);
+      v_x953_d[t172] = t190;
+      v_x955_d[t172] = t199;
+      v_x957_d[t172] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x945_d = v_x945->data.i;
-    const int64_t v_x945_n = v_x945->len;
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
-    int32_t *v_x949_d = v_x949->data.i;
-    const int64_t v_x949_n = v_x949->len;
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    int32_t *v_x955_d = v_x955->data.i;
+    const int64_t v_x955_n = v_x955->len;
+    int32_t *v_x957_d = v_x957->data.i;
+    const int64_t v_x957_n = v_x957->len;
     /* LIBRARY */
     {
-      RtValue *t204 = rt_range_segdes(loc, v_x945, v_x947, v_x949, &v_x952, &v_x953);
-      rt_seg_known_total(t204, v_x950);
-      v_x951 = t204;
-      const int64_t *v_x951_off = rt_seg_offsets(v_x951);
-      const int64_t v_x951_n = v_x951->len;
+      RtValue *t200 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
+      rt_seg_known_total(t200, v_x958);
+      v_x959 = t200;
+      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
+      const int64_t v_x959_n = v_x959->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x945 = v_x945;
-  *out_v_x949 = v_x949;
-  *out_v_x951 = v_x951;
   *out_v_x953 = v_x953;
-  rt_release(v_x947);
-  rt_release(v_x952);
+  *out_v_x957 = v_x957;
+  *out_v_x959 = v_x959;
+  *out_v_x961 = v_x961;
+  rt_release(v_x955);
+  rt_release(v_x960);
   return;
 fail:
-  rt_release(v_x945);
-  rt_release(v_x947);
-  rt_release(v_x949);
-  rt_release(v_x951);
-  rt_release(v_x952);
   rt_release(v_x953);
+  rt_release(v_x955);
+  rt_release(v_x957);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
 }
 
-/* K7: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K7_A {
+/* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x918_d; int64_t v_x918_n;
-  int32_t *v_x919_d; int64_t v_x919_n;
-  int32_t v_x920;
-  int32_t v_x923;
-  int32_t v_x930;
-  int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t *v_x926_d; int64_t v_x926_n;
+  int32_t *v_x927_d; int64_t v_x927_n;
+  int32_t v_x928;
+  int32_t v_x931;
   int32_t v_x938;
-  int32_t *v_x941_d; int64_t v_x941_n;
-  int32_t v_x950;
   int32_t *v_x945_d; int64_t v_x945_n;
-  int32_t *v_x947_d; int64_t v_x947_n;
+  int32_t v_x946;
   int32_t *v_x949_d; int64_t v_x949_n;
-  const int64_t *v_x951_off; int64_t v_x951_n;
-  int32_t *v_x952_d; int64_t v_x952_n;
+  int32_t v_x958;
   int32_t *v_x953_d; int64_t v_x953_n;
+  int32_t *v_x955_d; int64_t v_x955_n;
+  int32_t *v_x957_d; int64_t v_x957_n;
+  const int64_t *v_x959_off; int64_t v_x959_n;
+  int32_t *v_x960_d; int64_t v_x960_n;
+  int32_t *v_x961_d; int64_t v_x961_n;
 };
-struct alignas(8) K7_0_V {
+struct alignas(8) K6_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
+struct K6_0_pull {
+  K6_A A;
+  __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t207 = 0; /* nonzero: a check below failed */
-    int32_t t206 = rt_div_i(ix, 2, &t207);
-    int32_t t209 = rt_rem_i(ix, 2, &t207);
-    int32_t t211 = rt_mul_i(t209, A.v_x930);
-    int32_t t213 = rt_add_i(t211, t206);
-    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x920;
-    int32_t t214 = t215 ? t213 : 0;
-    t207 |= !t215;
-    uint8_t t217 = rt_lt_i(t214, (int32_t)A.v_x918_n);
-    int32_t t218;
-    if (t217) {
-      int t220 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x918_n;
-      int32_t t219 = t220 ? A.v_x918_d[t214] : 0;
-      t207 |= !t220;
-      t218 = t219;
+    int t203 = 0; /* nonzero: a check below failed */
+    int32_t t202 = rt_div_i(ix, 2, &t203);
+    int32_t t205 = rt_rem_i(ix, 2, &t203);
+    int32_t t207 = rt_mul_i(t205, A.v_x938);
+    int32_t t209 = rt_add_i(t207, t202);
+    int t211 = (uint64_t)(int64_t)t209 < (uint64_t)A.v_x928;
+    int32_t t210 = t211 ? t209 : 0;
+    t203 |= !t211;
+    uint8_t t213 = rt_lt_i(t210, (int32_t)A.v_x926_n);
+    int32_t t214;
+    if (t213) {
+      int t216 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x926_n;
+      int32_t t215 = t216 ? A.v_x926_d[t210] : 0;
+      t203 |= !t216;
+      t214 = t215;
     } else {
-      int32_t t222 = rt_sub_i(t214, (int32_t)A.v_x918_n);
-      int t224 = (uint64_t)(int64_t)t222 < (uint64_t)A.v_x918_n;
-      int32_t t223 = t224 ? A.v_x919_d[t222] : 0;
-      t207 |= !t224;
-      t218 = t223;
+      int32_t t218 = rt_sub_i(t210, (int32_t)A.v_x926_n);
+      int t220 = (uint64_t)(int64_t)t218 < (uint64_t)A.v_x926_n;
+      int32_t t219 = t220 ? A.v_x927_d[t218] : 0;
+      t203 |= !t220;
+      t214 = t219;
     }
-    int32_t t225;
-    if (t217) {
-      int t227 = (uint64_t)(int64_t)t214 < (uint64_t)A.v_x918_n;
-      int32_t t226 = t227 ? A.v_x941_d[t214] : 0;
-      t207 |= !t227;
-      t225 = t226;
+    int32_t t221;
+    if (t213) {
+      int t223 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x926_n;
+      int32_t t222 = t223 ? A.v_x949_d[t210] : 0;
+      t203 |= !t223;
+      t221 = t222;
     } else {
-      int32_t t229 = rt_sub_i(t214, (int32_t)A.v_x918_n);
-      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int32_t)A.v_x918_n;
-      int32_t t230 = t231 ? t229 : 0;
-      t207 |= !t231;
-      int t233 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x918_n;
-      int32_t t232 = t233 ? A.v_x937_d[t230] : 0;
-      t207 |= !t233;
-      int32_t t235 = rt_add_i(t232, A.v_x938);
-      t225 = t235;
+      int32_t t225 = rt_sub_i(t210, (int32_t)A.v_x926_n);
+      int t227 = (uint64_t)(int64_t)t225 < (uint64_t)(int32_t)A.v_x926_n;
+      int32_t t226 = t227 ? t225 : 0;
+      t203 |= !t227;
+      int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x926_n;
+      int32_t t228 = t229 ? A.v_x945_d[t226] : 0;
+      t203 |= !t229;
+      int32_t t231 = rt_add_i(t228, A.v_x946);
+      t221 = t231;
     }
-    int32_t t237 = rt_add_i(t225, t218);
-    if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
-      int t238 = 0;
-      int32_t t239 = rt_div_i(ix, 2, &t238);
-      if (t238) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t238, RT_DIV, 0, 0, 0.0, 0);
+    int32_t t233 = rt_add_i(t221, t214);
+    if (__builtin_expect(t203 != 0, 0)) { /* again, recording the error */
+      int t234 = 0;
+      int32_t t235 = rt_div_i(ix, 2, &t234);
+      if (t234) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t234, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t240 = 0;
-      int32_t t241 = rt_rem_i(ix, 2, &t240);
-      if (t240) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t240, RT_REM, 0, 0, 0.0, 1);
+      int t236 = 0;
+      int32_t t237 = rt_rem_i(ix, 2, &t236);
+      if (t236) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t236, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t243 = rt_mul_i(t241, A.v_x930);
-      int32_t t245 = rt_add_i(t243, t239);
-      int32_t t246;
-      if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x920) {
-        t246 = t245;
+      int32_t t239 = rt_mul_i(t237, A.v_x938);
+      int32_t t241 = rt_add_i(t239, t235);
+      int32_t t242;
+      if ((uint64_t)(int64_t)t241 < (uint64_t)A.v_x928) {
+        t242 = t241;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x920, 0.0, 2);
-        t246 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, A.v_x928, 0.0, 2);
+        t242 = 0;
       }
-      uint8_t t248 = rt_lt_i(t246, (int32_t)A.v_x918_n);
-      int32_t t249;
-      if (t248) {
-        int32_t t250;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x918_n) {
-          t250 = A.v_x918_d[t246];
+      uint8_t t244 = rt_lt_i(t242, (int32_t)A.v_x926_n);
+      int32_t t245;
+      if (t244) {
+        int32_t t246;
+        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x926_n) {
+          t246 = A.v_x926_d[t242];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x918_n, 0.0, 3);
-          t250 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x926_n, 0.0, 3);
+          t246 = 0;
         }
-        t249 = t250;
+        t245 = t246;
       } else {
-        int32_t t252 = rt_sub_i(t246, (int32_t)A.v_x918_n);
-        int32_t t253;
-        if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x918_n) {
-          t253 = A.v_x919_d[t252];
+        int32_t t248 = rt_sub_i(t242, (int32_t)A.v_x926_n);
+        int32_t t249;
+        if ((uint64_t)(int64_t)t248 < (uint64_t)A.v_x926_n) {
+          t249 = A.v_x927_d[t248];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, A.v_x918_n, 0.0, 4);
-          t253 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, A.v_x926_n, 0.0, 4);
+          t249 = 0;
         }
-        t249 = t253;
+        t245 = t249;
       }
-      int32_t t254;
-      if (t248) {
+      int32_t t250;
+      if (t244) {
+        int32_t t251;
+        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x926_n) {
+          t251 = A.v_x949_d[t242];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x926_n, 0.0, 5);
+          t251 = 0;
+        }
+        t250 = t251;
+      } else {
+        int32_t t253 = rt_sub_i(t242, (int32_t)A.v_x926_n);
+        int32_t t254;
+        if ((uint64_t)(int64_t)t253 < (uint64_t)(int32_t)A.v_x926_n) {
+          t254 = t253;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, (int32_t)A.v_x926_n, 0.0, 6);
+          t254 = 0;
+        }
         int32_t t255;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x918_n) {
-          t255 = A.v_x941_d[t246];
+        if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x926_n) {
+          t255 = A.v_x945_d[t254];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x918_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x926_n, 0.0, 7);
           t255 = 0;
         }
-        t254 = t255;
-      } else {
-        int32_t t257 = rt_sub_i(t246, (int32_t)A.v_x918_n);
-        int32_t t258;
-        if ((uint64_t)(int64_t)t257 < (uint64_t)(int32_t)A.v_x918_n) {
-          t258 = t257;
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, (int32_t)A.v_x918_n, 0.0, 6);
-          t258 = 0;
-        }
-        int32_t t259;
-        if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x918_n) {
-          t259 = A.v_x937_d[t258];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x918_n, 0.0, 7);
-          t259 = 0;
-        }
-        int32_t t261 = rt_add_i(t259, A.v_x938);
-        t254 = t261;
+        int32_t t257 = rt_add_i(t255, A.v_x946);
+        t250 = t257;
       }
-      int32_t t263 = rt_add_i(t254, t249);
+      int32_t t259 = rt_add_i(t250, t245);
     }
-    return K7_0_V{t225, t237, 1};
+    return K6_0_V{t221, t233, 1};
+  }
+};
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+    A.v_x953_d[i] = v.v0;
+    A.v_x955_d[i] = v.v1;
+    A.v_x957_d[i] = v.v2;
+  }
+};
+struct K6_1_ride {
+  K6_A A;
+  __device__ void operator()(int64_t i) const {
+    K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+  (void)loc;
+  (void)err;
+  K6_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x926_d = v_x926->data.i;
+  A.v_x926_n = v_x926->len;
+  A.v_x927_d = v_x927->data.i;
+  A.v_x927_n = v_x927->len;
+  A.v_x928 = v_x928;
+  A.v_x931 = v_x931;
+  A.v_x938 = v_x938;
+  A.v_x945_d = v_x945->data.i;
+  A.v_x945_n = v_x945->len;
+  A.v_x946 = v_x946;
+  A.v_x949_d = v_x949->data.i;
+  A.v_x949_n = v_x949->len;
+  A.v_x958 = v_x958;
+  RtValue *v_x953 = NULL;
+  RtValue *v_x955 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
+  /* MAP */
+  {
+    const int64_t t260 = v_x931;
+    if (t260 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t260, 0.0, run, 8};
+      goto fail;
+    }
+    v_x953 = rtg_vec_new(RT_INT, t260);
+    A.v_x953_d = v_x953->data.i;
+    A.v_x953_n = v_x953->len;
+    v_x955 = rtg_vec_new(RT_INT, t260);
+    A.v_x955_d = v_x955->data.i;
+    A.v_x955_n = v_x955->len;
+    v_x957 = rtg_vec_new(RT_INT, t260);
+    A.v_x957_d = v_x957->data.i;
+    A.v_x957_n = v_x957->len;
+    /* computed in the launch of SOAC 1 (K6_1_ride) */
+  }
+  /* LIBRARY */
+  {
+    RtValue *t261 = rtg::range_segdes(loc, A.run, v_x953, v_x955, v_x957, &v_x960, &v_x961, K6_1_ride{A});
+    rtg_seg_known_total(t261, v_x958);
+    v_x959 = t261;
+    A.v_x959_off = rtg_seg_offsets(v_x959);
+    A.v_x959_n = v_x959->len;
+  }
+  *out_v_x953 = v_x953;
+  *out_v_x957 = v_x957;
+  *out_v_x959 = v_x959;
+  *out_v_x961 = v_x961;
+  rt_release(v_x955);
+  rt_release(v_x960);
+  return;
+fail:
+  rt_release(v_x953);
+  rt_release(v_x955);
+  rt_release(v_x957);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
+}
+
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+  RtValue *vals[] = {v_x926, v_x927, v_x945, v_x949};
+  const int64_t sizes[] = {(int64_t)v_x931};
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 4, sizes, 1, &site)) {
+    K6_host(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
+    rtg_host_ran();
+  } else {
+    K6_gpu(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
+  }
+}
+
+/* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1440_d = v_x1440->data.i;
+  const int64_t v_x1440_n = v_x1440->len;
+  int32_t *v_x1441_d = v_x1441->data.i;
+  const int64_t v_x1441_n = v_x1441->len;
+  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
+  const int64_t v_sd_1452_n = v_sd_1452->len;
+  int32_t *v_x1444_d = v_x1444->data.i;
+  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1445_d = v_x1445->data.i;
+  const int64_t v_x1445_n = v_x1445->len;
+  int32_t *v_x1446_d = v_x1446->data.i;
+  const int64_t v_x1446_n = v_x1446->len;
+  RtValue *v_x1451 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t262 = v_sd_1452_off[v_sd_1452_n];
+    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t262);
+    int32_t *v_x1451_d = v_x1451->data.i;
+    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t263 = (t262 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t263 > 1)
+    for (int64_t t264 = 0; t264 < t263; t264++) {
+      int64_t t267 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t264 * RT_CHUNK);
+      const int64_t t264_end = (t264 + 1) * RT_CHUNK < t262 ? (t264 + 1) * RT_CHUNK : t262;
+      for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t267++) {
+        const int64_t t267_end = v_sd_1452_off[t267 + 1] < t264_end ? v_sd_1452_off[t267 + 1] : t264_end;
+        const int32_t t268 = (int32_t)t267;
+        if (t265 >= t267_end)
+          continue; /* none of the chunk's elements */
+        for (; t265 < t267_end; t265++) {
+          const int32_t t266 = (int32_t)t265;
+          int32_t t269;
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1446_n) {
+            t269 = v_x1446_d[t268];
+          } else {
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1446_n, 0.0, 0);
+            t269 = 0;
+          }
+          int32_t t270;
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1444_n) {
+            t270 = v_x1444_d[t268];
+          } else {
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1444_n, 0.0, 1);
+            t270 = 0;
+          }
+          int32_t t272 = rt_sub_i(t266, t270);
+          int32_t t273;
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1445_n) {
+            t273 = v_x1445_d[t268];
+          } else {
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1445_n, 0.0, 2);
+            t273 = 0;
+          }
+          int32_t t275 = rt_mul_i(t272, t273);
+          int32_t t277 = rt_add_i(t269, t275);
+          int32_t t278;
+          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1442) {
+            t278 = t277;
+          } else {
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1442, 0.0, 3);
+            t278 = 0;
+          }
+          uint8_t t280 = rt_lt_i(t278, (int32_t)v_x1440_n);
+          int32_t t281;
+          if (t280) {
+            int32_t t282;
+            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1440_n) {
+              t282 = v_x1440_d[t278];
+            } else {
+              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1440_n, 0.0, 4);
+              t282 = 0;
+            }
+            t281 = t282;
+          } else {
+            int32_t t284 = rt_sub_i(t278, (int32_t)v_x1440_n);
+            int32_t t285;
+            if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1441_n) {
+              t285 = v_x1441_d[t284];
+            } else {
+              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1441_n, 0.0, 5);
+              t285 = 0;
+            }
+            t281 = t285;
+          }
+          v_x1451_d[t265] = t281;
+        }
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1451 = v_x1451;
+  return;
+fail:
+  rt_release(v_x1451);
+}
+
+/* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K7_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1440_d; int64_t v_x1440_n;
+  int32_t *v_x1441_d; int64_t v_x1441_n;
+  int32_t v_x1442;
+  const int64_t *v_sd_1452_off; int64_t v_sd_1452_n;
+  int32_t *v_x1444_d; int64_t v_x1444_n;
+  int32_t *v_x1445_d; int64_t v_x1445_n;
+  int32_t *v_x1446_d; int64_t v_x1446_n;
+  int32_t *v_x1451_d; int64_t v_x1451_n;
+};
+struct alignas(8) K7_0_V {
+  int32_t v0;
+};
+struct K7_0_pull {
+  K7_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K7_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t287 = 0; /* nonzero: a check below failed */
+    int t288 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n;
+    int32_t t286 = t288 ? A.v_x1446_d[sx] : 0;
+    t287 |= !t288;
+    int t290 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1444_n;
+    int32_t t289 = t290 ? A.v_x1444_d[sx] : 0;
+    t287 |= !t290;
+    int32_t t292 = rt_sub_i(ix, t289);
+    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n;
+    int32_t t293 = t294 ? A.v_x1445_d[sx] : 0;
+    t287 |= !t294;
+    int32_t t296 = rt_mul_i(t292, t293);
+    int32_t t298 = rt_add_i(t286, t296);
+    int t300 = (uint64_t)(int64_t)t298 < (uint64_t)A.v_x1442;
+    int32_t t299 = t300 ? t298 : 0;
+    t287 |= !t300;
+    uint8_t t302 = rt_lt_i(t299, (int32_t)A.v_x1440_n);
+    int32_t t303;
+    if (t302) {
+      int t305 = (uint64_t)(int64_t)t299 < (uint64_t)A.v_x1440_n;
+      int32_t t304 = t305 ? A.v_x1440_d[t299] : 0;
+      t287 |= !t305;
+      t303 = t304;
+    } else {
+      int32_t t307 = rt_sub_i(t299, (int32_t)A.v_x1440_n);
+      int t309 = (uint64_t)(int64_t)t307 < (uint64_t)A.v_x1441_n;
+      int32_t t308 = t309 ? A.v_x1441_d[t307] : 0;
+      t287 |= !t309;
+      t303 = t308;
+    }
+    if (__builtin_expect(t287 != 0, 0)) { /* again, recording the error */
+      int32_t t310;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n) {
+        t310 = A.v_x1446_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1446_n, 0.0, 0);
+        t310 = 0;
+      }
+      int32_t t311;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1444_n) {
+        t311 = A.v_x1444_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1444_n, 0.0, 1);
+        t311 = 0;
+      }
+      int32_t t313 = rt_sub_i(ix, t311);
+      int32_t t314;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n) {
+        t314 = A.v_x1445_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1445_n, 0.0, 2);
+        t314 = 0;
+      }
+      int32_t t316 = rt_mul_i(t313, t314);
+      int32_t t318 = rt_add_i(t310, t316);
+      int32_t t319;
+      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x1442) {
+        t319 = t318;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x1442, 0.0, 3);
+        t319 = 0;
+      }
+      uint8_t t321 = rt_lt_i(t319, (int32_t)A.v_x1440_n);
+      int32_t t322;
+      if (t321) {
+        int32_t t323;
+        if ((uint64_t)(int64_t)t319 < (uint64_t)A.v_x1440_n) {
+          t323 = A.v_x1440_d[t319];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, A.v_x1440_n, 0.0, 4);
+          t323 = 0;
+        }
+        t322 = t323;
+      } else {
+        int32_t t325 = rt_sub_i(t319, (int32_t)A.v_x1440_n);
+        int32_t t326;
+        if ((uint64_t)(int64_t)t325 < (uint64_t)A.v_x1441_n) {
+          t326 = A.v_x1441_d[t325];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x1441_n, 0.0, 5);
+          t326 = 0;
+        }
+        t322 = t326;
+      }
+    }
+    return K7_0_V{t303};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x945_d[i] = v.v0;
-    A.v_x947_d[i] = v.v1;
-    A.v_x949_d[i] = v.v2;
+    A.v_x1451_d[i] = v.v0;
   }
 };
-struct K7_1_ride {
-  K7_A A;
-  __device__ void operator()(int64_t i) const {
-    K7_0_store{A}(i, K7_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x918_d = v_x918->data.i;
-  A.v_x918_n = v_x918->len;
-  A.v_x919_d = v_x919->data.i;
-  A.v_x919_n = v_x919->len;
-  A.v_x920 = v_x920;
-  A.v_x923 = v_x923;
-  A.v_x930 = v_x930;
-  A.v_x937_d = v_x937->data.i;
-  A.v_x937_n = v_x937->len;
-  A.v_x938 = v_x938;
-  A.v_x941_d = v_x941->data.i;
-  A.v_x941_n = v_x941->len;
-  A.v_x950 = v_x950;
-  RtValue *v_x945 = NULL;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x951 = NULL;
-  RtValue *v_x952 = NULL;
-  RtValue *v_x953 = NULL;
-  /* MAP */
-  {
-    const int64_t t264 = v_x923;
-    if (t264 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t264, 0.0, run, 8};
-      goto fail;
-    }
-    v_x945 = rtg_vec_new(RT_INT, t264);
-    A.v_x945_d = v_x945->data.i;
-    A.v_x945_n = v_x945->len;
-    v_x947 = rtg_vec_new(RT_INT, t264);
-    A.v_x947_d = v_x947->data.i;
-    A.v_x947_n = v_x947->len;
-    v_x949 = rtg_vec_new(RT_INT, t264);
-    A.v_x949_d = v_x949->data.i;
-    A.v_x949_n = v_x949->len;
-    /* computed in the launch of SOAC 1 (K7_1_ride) */
-  }
-  /* LIBRARY */
-  {
-    RtValue *t265 = rtg::range_segdes(loc, A.run, v_x945, v_x947, v_x949, &v_x952, &v_x953, K7_1_ride{A});
-    rtg_seg_known_total(t265, v_x950);
-    v_x951 = t265;
-    A.v_x951_off = rtg_seg_offsets(v_x951);
-    A.v_x951_n = v_x951->len;
-  }
-  *out_v_x945 = v_x945;
-  *out_v_x949 = v_x949;
-  *out_v_x951 = v_x951;
-  *out_v_x953 = v_x953;
-  rt_release(v_x947);
-  rt_release(v_x952);
-  return;
-fail:
-  rt_release(v_x945);
-  rt_release(v_x947);
-  rt_release(v_x949);
-  rt_release(v_x951);
-  rt_release(v_x952);
-  rt_release(v_x953);
-}
-
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x918, RtValue *v_x919, int32_t v_x920, int32_t v_x923, int32_t v_x930, RtValue *v_x937, int32_t v_x938, RtValue *v_x941, int32_t v_x950, RtValue **out_v_x945, RtValue **out_v_x949, RtValue **out_v_x951, RtValue **out_v_x953) {
-  RtValue *vals[] = {v_x918, v_x919, v_x937, v_x941};
-  const int64_t sizes[] = {(int64_t)v_x923};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 4, sizes, 1, &site)) {
-    K7_host(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
-    rtg_host_ran();
-  } else {
-    K7_gpu(err, loc, run, v_x918, v_x919, v_x920, v_x923, v_x930, v_x937, v_x938, v_x941, v_x950, out_v_x945, out_v_x949, out_v_x951, out_v_x953);
-  }
-}
-
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1433_d = v_x1433->data.i;
-  const int64_t v_x1433_n = v_x1433->len;
-  int32_t *v_x1434_d = v_x1434->data.i;
-  const int64_t v_x1434_n = v_x1434->len;
-  const int64_t *v_sd_1445_off = rt_seg_offsets(v_sd_1445);
-  const int64_t v_sd_1445_n = v_sd_1445->len;
-  int32_t *v_x1437_d = v_x1437->data.i;
-  const int64_t v_x1437_n = v_x1437->len;
-  int32_t *v_x1438_d = v_x1438->data.i;
-  const int64_t v_x1438_n = v_x1438->len;
-  int32_t *v_x1439_d = v_x1439->data.i;
-  const int64_t v_x1439_n = v_x1439->len;
-  RtValue *v_x1444 = NULL;
+  A.v_x1440_d = v_x1440->data.i;
+  A.v_x1440_n = v_x1440->len;
+  A.v_x1441_d = v_x1441->data.i;
+  A.v_x1441_n = v_x1441->len;
+  A.v_x1442 = v_x1442;
+  A.v_sd_1452_off = rtg_seg_offsets(v_sd_1452);
+  A.v_sd_1452_n = v_sd_1452->len;
+  A.v_x1444_d = v_x1444->data.i;
+  A.v_x1444_n = v_x1444->len;
+  A.v_x1445_d = v_x1445->data.i;
+  A.v_x1445_n = v_x1445->len;
+  A.v_x1446_d = v_x1446->data.i;
+  A.v_x1446_n = v_x1446->len;
+  RtValue *v_x1451 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t266 = v_sd_1445_off[v_sd_1445_n];
-    v_x1444 = rt_value_new(rt_vec_type(RT_INT), t266);
-    int32_t *v_x1444_d = v_x1444->data.i;
-    const int64_t v_x1444_n = v_x1444->len;
-    const int64_t t267 = (t266 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t267 > 1)
-    for (int64_t t268 = 0; t268 < t267; t268++) {
-      int64_t t271 = rt_segment_search(v_sd_1445_off, 0, v_sd_1445_n, t268 * RT_CHUNK);
-      const int64_t t268_end = (t268 + 1) * RT_CHUNK < t266 ? (t268 + 1) * RT_CHUNK : t266;
-      for (int64_t t269 = t268 * RT_CHUNK; t269 < t268_end; t271++) {
-        const int64_t t271_end = v_sd_1445_off[t271 + 1] < t268_end ? v_sd_1445_off[t271 + 1] : t268_end;
-        const int32_t t272 = (int32_t)t271;
-        if (t269 >= t271_end)
-          continue; /* none of the chunk's elements */
-        for (; t269 < t271_end; t269++) {
-          const int32_t t270 = (int32_t)t269;
-          int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1439_n) {
-            t273 = v_x1439_d[t272];
-          } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1439_n, 0.0, 0);
-            t273 = 0;
-          }
-          int32_t t274;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1437_n) {
-            t274 = v_x1437_d[t272];
-          } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1437_n, 0.0, 1);
-            t274 = 0;
-          }
-          int32_t t276 = rt_sub_i(t270, t274);
-          int32_t t277;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1438_n) {
-            t277 = v_x1438_d[t272];
-          } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1438_n, 0.0, 2);
-            t277 = 0;
-          }
-          int32_t t279 = rt_mul_i(t276, t277);
-          int32_t t281 = rt_add_i(t273, t279);
-          int32_t t282;
-          if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1435) {
-            t282 = t281;
-          } else {
-            NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1435, 0.0, 3);
-            t282 = 0;
-          }
-          uint8_t t284 = rt_lt_i(t282, (int32_t)v_x1433_n);
-          int32_t t285;
-          if (t284) {
-            int32_t t286;
-            if ((uint64_t)(int64_t)t282 < (uint64_t)v_x1433_n) {
-              t286 = v_x1433_d[t282];
-            } else {
-              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x1433_n, 0.0, 4);
-              t286 = 0;
-            }
-            t285 = t286;
-          } else {
-            int32_t t288 = rt_sub_i(t282, (int32_t)v_x1433_n);
-            int32_t t289;
-            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1434_n) {
-              t289 = v_x1434_d[t288];
-            } else {
-              NESSIE_RECORD(err, t269, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1434_n, 0.0, 5);
-              t289 = 0;
-            }
-            t285 = t289;
-          }
-          v_x1444_d[t269] = t285;
+    const int64_t t327 = rtg_seg_total(v_sd_1452);
+    v_x1451 = rtg_vec_new(RT_INT, t327);
+    A.v_x1451_d = v_x1451->data.i;
+    A.v_x1451_n = v_x1451->len;
+    rtg::seg_map("K7", loc, K7_0_pull{A}, K7_0_store{A}, v_sd_1452, t327);
+  }
+  *out_v_x1451 = v_x1451;
+  return;
+fail:
+  rt_release(v_x1451);
+}
+
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+  RtValue *vals[] = {v_x1440, v_x1441, v_sd_1452, v_x1444, v_x1445, v_x1446};
+  const int64_t sizes[] = {0};
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 6, sizes, 0, &site)) {
+    K7_host(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
+    rtg_host_ran();
+  } else {
+    K7_gpu(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
+  }
+}
+
+/* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  RtValue *v_x1006 = NULL;
+  /* MAP */
+  {
+    const int64_t t328 = v_x976;
+    if (t328 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t328, 0.0, 0);
+      goto fail;
+    }
+    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t328);
+    int32_t *v_x1006_d = v_x1006->data.i;
+    const int64_t v_x1006_n = v_x1006->len;
+    RT_PARALLEL_FOR_IF(t328 >= RT_PARALLEL_MIN)
+    for (int64_t t329 = 0; t329 < t328; t329++) {
+      const int32_t t330 = (int32_t)t329;
+      int32_t t332 = rt_mul_i(t330, 2);
+      int32_t t334 = (1 ? t332 : -1);
+      uint8_t t336 = rt_ge_i(t334, 0);
+      int32_t t337;
+      if (t336) {
+        int32_t t338;
+        if ((uint64_t)(int64_t)t334 < (uint64_t)v_x988_n) {
+          t338 = v_x988_d[t334];
+        } else {
+          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 4, 0, RT_GATHER, t334, v_x988_n, 0.0, 1);
+          t338 = 0;
         }
+        t337 = t338;
+      } else {
+        t337 = 0;
       }
+      int32_t t340 = rt_add_i(t337, 1);
+      int32_t t342 = rt_add_i(t332, 1);
+      int32_t t344 = (1 ? t342 : -1);
+      uint8_t t346 = rt_ge_i(t344, 0);
+      int32_t t347;
+      if (t346) {
+        int32_t t348;
+        if ((uint64_t)(int64_t)t344 < (uint64_t)v_x988_n) {
+          t348 = v_x988_d[t344];
+        } else {
+          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 1, 0, RT_GATHER, t344, v_x988_n, 0.0, 2);
+          t348 = 0;
+        }
+        t347 = t348;
+      } else {
+        t347 = 0;
+      }
+      int32_t t350 = rt_add_i(t340, t347);
+      v_x1006_d[t329] = t350;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1444 = v_x1444;
+  *out_v_x1006 = v_x1006;
   return;
 fail:
-  rt_release(v_x1444);
+  rt_release(v_x1006);
 }
 
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1433_d; int64_t v_x1433_n;
-  int32_t *v_x1434_d; int64_t v_x1434_n;
-  int32_t v_x1435;
-  const int64_t *v_sd_1445_off; int64_t v_sd_1445_n;
-  int32_t *v_x1437_d; int64_t v_x1437_n;
-  int32_t *v_x1438_d; int64_t v_x1438_n;
-  int32_t *v_x1439_d; int64_t v_x1439_n;
-  int32_t *v_x1444_d; int64_t v_x1444_n;
+  int32_t v_x976;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x1006_d; int64_t v_x1006_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
 };
 struct K8_0_pull {
   K8_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t291 = 0; /* nonzero: a check below failed */
-    int t292 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1439_n;
-    int32_t t290 = t292 ? A.v_x1439_d[sx] : 0;
-    t291 |= !t292;
-    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1437_n;
-    int32_t t293 = t294 ? A.v_x1437_d[sx] : 0;
-    t291 |= !t294;
-    int32_t t296 = rt_sub_i(ix, t293);
-    int t298 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1438_n;
-    int32_t t297 = t298 ? A.v_x1438_d[sx] : 0;
-    t291 |= !t298;
-    int32_t t300 = rt_mul_i(t296, t297);
-    int32_t t302 = rt_add_i(t290, t300);
-    int t304 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x1435;
-    int32_t t303 = t304 ? t302 : 0;
-    t291 |= !t304;
-    uint8_t t306 = rt_lt_i(t303, (int32_t)A.v_x1433_n);
-    int32_t t307;
-    if (t306) {
-      int t309 = (uint64_t)(int64_t)t303 < (uint64_t)A.v_x1433_n;
-      int32_t t308 = t309 ? A.v_x1433_d[t303] : 0;
-      t291 |= !t309;
-      t307 = t308;
+    int t359 = 0; /* nonzero: a check below failed */
+    int32_t t352 = rt_mul_i(ix, 2);
+    int32_t t354 = (1 ? t352 : -1);
+    uint8_t t356 = rt_ge_i(t354, 0);
+    int32_t t357;
+    if (t356) {
+      int t360 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x988_n;
+      int32_t t358 = t360 ? A.v_x988_d[t354] : 0;
+      t359 |= !t360;
+      t357 = t358;
     } else {
-      int32_t t311 = rt_sub_i(t303, (int32_t)A.v_x1433_n);
-      int t313 = (uint64_t)(int64_t)t311 < (uint64_t)A.v_x1434_n;
-      int32_t t312 = t313 ? A.v_x1434_d[t311] : 0;
-      t291 |= !t313;
-      t307 = t312;
+      t357 = 0;
     }
-    if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
-      int32_t t314;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1439_n) {
-        t314 = A.v_x1439_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1439_n, 0.0, 0);
-        t314 = 0;
-      }
-      int32_t t315;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1437_n) {
-        t315 = A.v_x1437_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1437_n, 0.0, 1);
-        t315 = 0;
-      }
-      int32_t t317 = rt_sub_i(ix, t315);
-      int32_t t318;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1438_n) {
-        t318 = A.v_x1438_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1438_n, 0.0, 2);
-        t318 = 0;
-      }
-      int32_t t320 = rt_mul_i(t317, t318);
-      int32_t t322 = rt_add_i(t314, t320);
-      int32_t t323;
-      if ((uint64_t)(int64_t)t322 < (uint64_t)A.v_x1435) {
-        t323 = t322;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, A.v_x1435, 0.0, 3);
-        t323 = 0;
-      }
-      uint8_t t325 = rt_lt_i(t323, (int32_t)A.v_x1433_n);
-      int32_t t326;
-      if (t325) {
-        int32_t t327;
-        if ((uint64_t)(int64_t)t323 < (uint64_t)A.v_x1433_n) {
-          t327 = A.v_x1433_d[t323];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, A.v_x1433_n, 0.0, 4);
-          t327 = 0;
-        }
-        t326 = t327;
-      } else {
-        int32_t t329 = rt_sub_i(t323, (int32_t)A.v_x1433_n);
-        int32_t t330;
-        if ((uint64_t)(int64_t)t329 < (uint64_t)A.v_x1434_n) {
-          t330 = A.v_x1434_d[t329];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, A.v_x1434_n, 0.0, 5);
-          t330 = 0;
-        }
-        t326 = t330;
-      }
+    int32_t t362 = rt_add_i(t357, 1);
+    int32_t t364 = rt_add_i(t352, 1);
+    int32_t t366 = (1 ? t364 : -1);
+    uint8_t t368 = rt_ge_i(t366, 0);
+    int32_t t369;
+    if (t368) {
+      int t371 = (uint64_t)(int64_t)t366 < (uint64_t)A.v_x988_n;
+      int32_t t370 = t371 ? A.v_x988_d[t366] : 0;
+      t359 |= !t371;
+      t369 = t370;
+    } else {
+      t369 = 0;
     }
-    return K8_0_V{t307};
+    int32_t t373 = rt_add_i(t362, t369);
+    if (__builtin_expect(t359 != 0, 0)) { /* again, recording the error */
+      int32_t t375 = rt_mul_i(ix, 2);
+      int32_t t377 = (1 ? t375 : -1);
+      uint8_t t379 = rt_ge_i(t377, 0);
+      int32_t t380;
+      if (t379) {
+        int32_t t381;
+        if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x988_n) {
+          t381 = A.v_x988_d[t377];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t377, A.v_x988_n, 0.0, 0);
+          t381 = 0;
+        }
+        t380 = t381;
+      } else {
+        t380 = 0;
+      }
+      int32_t t383 = rt_add_i(t380, 1);
+      int32_t t385 = rt_add_i(t375, 1);
+      int32_t t387 = (1 ? t385 : -1);
+      uint8_t t389 = rt_ge_i(t387, 0);
+      int32_t t390;
+      if (t389) {
+        int32_t t391;
+        if ((uint64_t)(int64_t)t387 < (uint64_t)A.v_x988_n) {
+          t391 = A.v_x988_d[t387];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t387, A.v_x988_n, 0.0, 1);
+          t391 = 0;
+        }
+        t390 = t391;
+      } else {
+        t390 = 0;
+      }
+      int32_t t393 = rt_add_i(t383, t390);
+    }
+    return K8_0_V{t373};
   }
 };
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x1444_d[i] = v.v0;
+    A.v_x1006_d[i] = v.v0;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1433_d = v_x1433->data.i;
-  A.v_x1433_n = v_x1433->len;
-  A.v_x1434_d = v_x1434->data.i;
-  A.v_x1434_n = v_x1434->len;
-  A.v_x1435 = v_x1435;
-  A.v_sd_1445_off = rtg_seg_offsets(v_sd_1445);
-  A.v_sd_1445_n = v_sd_1445->len;
-  A.v_x1437_d = v_x1437->data.i;
-  A.v_x1437_n = v_x1437->len;
-  A.v_x1438_d = v_x1438->data.i;
-  A.v_x1438_n = v_x1438->len;
-  A.v_x1439_d = v_x1439->data.i;
-  A.v_x1439_n = v_x1439->len;
-  RtValue *v_x1444 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t331 = rtg_seg_total(v_sd_1445);
-    v_x1444 = rtg_vec_new(RT_INT, t331);
-    A.v_x1444_d = v_x1444->data.i;
-    A.v_x1444_n = v_x1444->len;
-    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1445, t331);
-  }
-  *out_v_x1444 = v_x1444;
-  return;
-fail:
-  rt_release(v_x1444);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1433, RtValue *v_x1434, int32_t v_x1435, RtValue *v_sd_1445, RtValue *v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue **out_v_x1444) {
-  RtValue *vals[] = {v_x1433, v_x1434, v_sd_1445, v_x1437, v_x1438, v_x1439};
-  const int64_t sizes[] = {0};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 6, sizes, 0, &site)) {
-    K8_host(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x1433, v_x1434, v_x1435, v_sd_1445, v_x1437, v_x1438, v_x1439, out_v_x1444);
-  }
-}
-
-/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  RtValue *v_x1000 = NULL;
+  A.v_x976 = v_x976;
+  A.v_x988_d = v_x988->data.i;
+  A.v_x988_n = v_x988->len;
+  RtValue *v_x1006 = NULL;
   /* MAP */
   {
-    const int64_t t332 = v_x968;
-    if (t332 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t332, 0.0, 0);
+    const int64_t t394 = v_x976;
+    if (t394 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t394, 0.0, run, 2};
       goto fail;
     }
-    v_x1000 = rt_value_new(rt_vec_type(RT_INT), t332);
-    int32_t *v_x1000_d = v_x1000->data.i;
-    const int64_t v_x1000_n = v_x1000->len;
-    RT_PARALLEL_FOR_IF(t332 >= RT_PARALLEL_MIN)
-    for (int64_t t333 = 0; t333 < t332; t333++) {
-      const int32_t t334 = (int32_t)t333;
-      int32_t t336 = rt_mul_i(t334, 2);
-      int32_t t338 = (1 ? t336 : -1);
-      uint8_t t340 = rt_ge_i(t338, 0);
-      int32_t t341;
-      if (t340) {
-        int32_t t342;
-        if ((uint64_t)(int64_t)t338 < (uint64_t)v_x982_n) {
-          t342 = v_x982_d[t338];
-        } else {
-          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 4, 0, RT_GATHER, t338, v_x982_n, 0.0, 1);
-          t342 = 0;
-        }
-        t341 = t342;
+    v_x1006 = rtg_vec_new(RT_INT, t394);
+    A.v_x1006_d = v_x1006->data.i;
+    A.v_x1006_n = v_x1006->len;
+    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t394);
+  }
+  *out_v_x1006 = v_x1006;
+  return;
+fail:
+  rt_release(v_x1006);
+}
+
+static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+  RtValue *vals[] = {v_x988};
+  const int64_t sizes[] = {(int64_t)v_x976};
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
+    K8_host(err, loc, run, v_x976, v_x988, out_v_x1006);
+    rtg_host_ran();
+  } else {
+    K8_gpu(err, loc, run, v_x976, v_x988, out_v_x1006);
+  }
+}
+
+/* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1239_d = v_x1239->data.i;
+  const int64_t v_x1239_n = v_x1239->len;
+  uint8_t *v_x1243_d = v_x1243->data.b;
+  const int64_t v_x1243_n = v_x1243->len;
+  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
+  int32_t *v_x1244_d = v_x1244->data.i;
+  const int64_t v_x1244_n = v_x1244->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
+  int32_t *v_x1247_d = v_x1247->data.i;
+  const int64_t v_x1247_n = v_x1247->len;
+  int32_t *v_x1248_d = v_x1248->data.i;
+  const int64_t v_x1248_n = v_x1248->len;
+  RtValue *v_x1253 = NULL;
+  /* MAP */
+  {
+    const int64_t t395 = v_x1239_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t395);
+    int32_t *v_x1253_d = v_x1253->data.i;
+    const int64_t v_x1253_n = v_x1253->len;
+    RT_PARALLEL_FOR_IF(t395 >= RT_PARALLEL_MIN)
+    for (int64_t t396 = 0; t396 < t395; t396++) {
+      const int32_t t397 = (int32_t)t396;
+      int32_t t398 = v_x1239_d[t397];
+      int32_t t400 = rt_add_i(t398, v_x1240);
+      uint8_t t401 = v_x1243_d[t397];
+      int32_t t402 = v_x1244_d[t397];
+      int32_t t404 = (t401 ? t402 : t400);
+      int32_t t405;
+      if ((uint64_t)(int64_t)t404 < (uint64_t)v_x1249) {
+        t405 = t404;
       } else {
-        t341 = 0;
+        NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x1249, 0.0, 0);
+        t405 = 0;
       }
-      int32_t t344 = rt_add_i(t341, 1);
-      int32_t t346 = rt_add_i(t336, 1);
-      int32_t t348 = (1 ? t346 : -1);
-      uint8_t t350 = rt_ge_i(t348, 0);
-      int32_t t351;
-      if (t350) {
-        int32_t t352;
-        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x982_n) {
-          t352 = v_x982_d[t348];
+      uint8_t t407 = rt_lt_i(t405, (int32_t)v_x1247_n);
+      int32_t t408;
+      if (t407) {
+        int32_t t409;
+        if ((uint64_t)(int64_t)t405 < (uint64_t)v_x1247_n) {
+          t409 = v_x1247_d[t405];
         } else {
-          NESSIE_RECORD(err, t333, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x982_n, 0.0, 2);
-          t352 = 0;
+          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_x1247_n, 0.0, 1);
+          t409 = 0;
         }
-        t351 = t352;
+        t408 = t409;
       } else {
-        t351 = 0;
+        int32_t t411 = rt_sub_i(t405, (int32_t)v_x1247_n);
+        int32_t t412;
+        if ((uint64_t)(int64_t)t411 < (uint64_t)v_x1248_n) {
+          t412 = v_x1248_d[t411];
+        } else {
+          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x1248_n, 0.0, 2);
+          t412 = 0;
+        }
+        t408 = t412;
       }
-      int32_t t354 = rt_add_i(t344, t351);
-      v_x1000_d[t333] = t354;
+      v_x1253_d[t396] = t408;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1000 = v_x1000;
+  *out_v_x1253 = v_x1253;
   return;
 fail:
-  rt_release(v_x1000);
+  rt_release(v_x1253);
 }
 
-/* K9: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t v_x968;
-  int32_t *v_x982_d; int64_t v_x982_n;
-  int32_t *v_x1000_d; int64_t v_x1000_n;
+  int32_t *v_x1239_d; int64_t v_x1239_n;
+  int32_t v_x1240;
+  uint8_t *v_x1243_d; int64_t v_x1243_n;
+  int32_t *v_x1244_d; int64_t v_x1244_n;
+  int32_t *v_x1247_d; int64_t v_x1247_n;
+  int32_t *v_x1248_d; int64_t v_x1248_n;
+  int32_t v_x1249;
+  int32_t *v_x1253_d; int64_t v_x1253_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2015,1070 +2136,1104 @@ struct K9_0_pull {
   __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t363 = 0; /* nonzero: a check below failed */
-    int32_t t356 = rt_mul_i(ix, 2);
-    int32_t t358 = (1 ? t356 : -1);
-    uint8_t t360 = rt_ge_i(t358, 0);
-    int32_t t361;
-    if (t360) {
-      int t364 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x982_n;
-      int32_t t362 = t364 ? A.v_x982_d[t358] : 0;
-      t363 |= !t364;
-      t361 = t362;
+    int t421 = 0; /* nonzero: a check below failed */
+    int32_t t413 = rtg::ld_stream(&A.v_x1239_d[ix]);
+    int32_t t415 = rt_add_i(t413, A.v_x1240);
+    uint8_t t416 = rtg::ld_stream(&A.v_x1243_d[ix]);
+    int32_t t417 = rtg::ld_stream(&A.v_x1244_d[ix]);
+    int32_t t419 = (t416 ? t417 : t415);
+    int t422 = (uint64_t)(int64_t)t419 < (uint64_t)A.v_x1249;
+    int32_t t420 = t422 ? t419 : 0;
+    t421 |= !t422;
+    uint8_t t424 = rt_lt_i(t420, (int32_t)A.v_x1247_n);
+    int32_t t425;
+    if (t424) {
+      int t427 = (uint64_t)(int64_t)t420 < (uint64_t)A.v_x1247_n;
+      int32_t t426 = t427 ? A.v_x1247_d[t420] : 0;
+      t421 |= !t427;
+      t425 = t426;
     } else {
-      t361 = 0;
+      int32_t t429 = rt_sub_i(t420, (int32_t)A.v_x1247_n);
+      int t431 = (uint64_t)(int64_t)t429 < (uint64_t)A.v_x1248_n;
+      int32_t t430 = t431 ? A.v_x1248_d[t429] : 0;
+      t421 |= !t431;
+      t425 = t430;
     }
-    int32_t t366 = rt_add_i(t361, 1);
-    int32_t t368 = rt_add_i(t356, 1);
-    int32_t t370 = (1 ? t368 : -1);
-    uint8_t t372 = rt_ge_i(t370, 0);
-    int32_t t373;
-    if (t372) {
-      int t375 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x982_n;
-      int32_t t374 = t375 ? A.v_x982_d[t370] : 0;
-      t363 |= !t375;
-      t373 = t374;
-    } else {
-      t373 = 0;
-    }
-    int32_t t377 = rt_add_i(t366, t373);
-    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
-      int32_t t379 = rt_mul_i(ix, 2);
-      int32_t t381 = (1 ? t379 : -1);
-      uint8_t t383 = rt_ge_i(t381, 0);
-      int32_t t384;
-      if (t383) {
-        int32_t t385;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x982_n) {
-          t385 = A.v_x982_d[t381];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t381, A.v_x982_n, 0.0, 0);
-          t385 = 0;
-        }
-        t384 = t385;
+    if (__builtin_expect(t421 != 0, 0)) { /* again, recording the error */
+      int32_t t432 = rtg::ld_stream(&A.v_x1239_d[ix]);
+      int32_t t434 = rt_add_i(t432, A.v_x1240);
+      uint8_t t435 = rtg::ld_stream(&A.v_x1243_d[ix]);
+      int32_t t436 = rtg::ld_stream(&A.v_x1244_d[ix]);
+      int32_t t438 = (t435 ? t436 : t434);
+      int32_t t439;
+      if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x1249) {
+        t439 = t438;
       } else {
-        t384 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x1249, 0.0, 0);
+        t439 = 0;
       }
-      int32_t t387 = rt_add_i(t384, 1);
-      int32_t t389 = rt_add_i(t379, 1);
-      int32_t t391 = (1 ? t389 : -1);
-      uint8_t t393 = rt_ge_i(t391, 0);
-      int32_t t394;
-      if (t393) {
-        int32_t t395;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x982_n) {
-          t395 = A.v_x982_d[t391];
+      uint8_t t441 = rt_lt_i(t439, (int32_t)A.v_x1247_n);
+      int32_t t442;
+      if (t441) {
+        int32_t t443;
+        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x1247_n) {
+          t443 = A.v_x1247_d[t439];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t391, A.v_x982_n, 0.0, 1);
-          t395 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x1247_n, 0.0, 1);
+          t443 = 0;
         }
-        t394 = t395;
+        t442 = t443;
       } else {
-        t394 = 0;
+        int32_t t445 = rt_sub_i(t439, (int32_t)A.v_x1247_n);
+        int32_t t446;
+        if ((uint64_t)(int64_t)t445 < (uint64_t)A.v_x1248_n) {
+          t446 = A.v_x1248_d[t445];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, A.v_x1248_n, 0.0, 2);
+          t446 = 0;
+        }
+        t442 = t446;
       }
-      int32_t t397 = rt_add_i(t387, t394);
     }
-    return K9_0_V{t377};
+    return K9_0_V{t425};
   }
 };
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1000_d[i] = v.v0;
+    A.v_x1253_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x968 = v_x968;
-  A.v_x982_d = v_x982->data.i;
-  A.v_x982_n = v_x982->len;
-  RtValue *v_x1000 = NULL;
-  /* MAP */
-  {
-    const int64_t t398 = v_x968;
-    if (t398 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t398, 0.0, run, 2};
-      goto fail;
-    }
-    v_x1000 = rtg_vec_new(RT_INT, t398);
-    A.v_x1000_d = v_x1000->data.i;
-    A.v_x1000_n = v_x1000->len;
-    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t398);
-  }
-  *out_v_x1000 = v_x1000;
-  return;
-fail:
-  rt_release(v_x1000);
-}
-
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x968, RtValue *v_x982, RtValue **out_v_x1000) {
-  RtValue *vals[] = {v_x982};
-  const int64_t sizes[] = {(int64_t)v_x968};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
-    K9_host(err, loc, run, v_x968, v_x982, out_v_x1000);
-    rtg_host_ran();
-  } else {
-    K9_gpu(err, loc, run, v_x968, v_x982, out_v_x1000);
-  }
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1240_d = v_x1240->data.i;
-  const int64_t v_x1240_n = v_x1240->len;
-  uint8_t *v_x1244_d = v_x1244->data.b;
-  const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
-  int32_t *v_x1245_d = v_x1245->data.i;
-  const int64_t v_x1245_n = v_x1245->len;
-  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
-  int32_t *v_x1248_d = v_x1248->data.i;
-  const int64_t v_x1248_n = v_x1248->len;
-  int32_t *v_x1249_d = v_x1249->data.i;
-  const int64_t v_x1249_n = v_x1249->len;
-  RtValue *v_x1254 = NULL;
-  /* MAP */
-  {
-    const int64_t t399 = v_x1240_n;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t399);
-    int32_t *v_x1254_d = v_x1254->data.i;
-    const int64_t v_x1254_n = v_x1254->len;
-    RT_PARALLEL_FOR_IF(t399 >= RT_PARALLEL_MIN)
-    for (int64_t t400 = 0; t400 < t399; t400++) {
-      const int32_t t401 = (int32_t)t400;
-      int32_t t402 = v_x1240_d[t401];
-      int32_t t404 = rt_add_i(t402, v_x1241);
-      uint8_t t405 = v_x1244_d[t401];
-      int32_t t406 = v_x1245_d[t401];
-      int32_t t408 = (t405 ? t406 : t404);
-      int32_t t409;
-      if ((uint64_t)(int64_t)t408 < (uint64_t)v_x1250) {
-        t409 = t408;
-      } else {
-        NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t408, v_x1250, 0.0, 0);
-        t409 = 0;
-      }
-      uint8_t t411 = rt_lt_i(t409, (int32_t)v_x1248_n);
-      int32_t t412;
-      if (t411) {
-        int32_t t413;
-        if ((uint64_t)(int64_t)t409 < (uint64_t)v_x1248_n) {
-          t413 = v_x1248_d[t409];
-        } else {
-          NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x1248_n, 0.0, 1);
-          t413 = 0;
-        }
-        t412 = t413;
-      } else {
-        int32_t t415 = rt_sub_i(t409, (int32_t)v_x1248_n);
-        int32_t t416;
-        if ((uint64_t)(int64_t)t415 < (uint64_t)v_x1249_n) {
-          t416 = v_x1249_d[t415];
-        } else {
-          NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_x1249_n, 0.0, 2);
-          t416 = 0;
-        }
-        t412 = t416;
-      }
-      v_x1254_d[t400] = t412;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1254 = v_x1254;
-  return;
-fail:
-  rt_release(v_x1254);
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1240_d; int64_t v_x1240_n;
-  int32_t v_x1241;
-  uint8_t *v_x1244_d; int64_t v_x1244_n;
-  int32_t *v_x1245_d; int64_t v_x1245_n;
-  int32_t *v_x1248_d; int64_t v_x1248_n;
-  int32_t *v_x1249_d; int64_t v_x1249_n;
-  int32_t v_x1250;
-  int32_t *v_x1254_d; int64_t v_x1254_n;
-};
-struct alignas(8) K10_0_V {
-  int32_t v0;
-};
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t425 = 0; /* nonzero: a check below failed */
-    int32_t t417 = rtg::ld_stream(&A.v_x1240_d[ix]);
-    int32_t t419 = rt_add_i(t417, A.v_x1241);
-    uint8_t t420 = rtg::ld_stream(&A.v_x1244_d[ix]);
-    int32_t t421 = rtg::ld_stream(&A.v_x1245_d[ix]);
-    int32_t t423 = (t420 ? t421 : t419);
-    int t426 = (uint64_t)(int64_t)t423 < (uint64_t)A.v_x1250;
-    int32_t t424 = t426 ? t423 : 0;
-    t425 |= !t426;
-    uint8_t t428 = rt_lt_i(t424, (int32_t)A.v_x1248_n);
-    int32_t t429;
-    if (t428) {
-      int t431 = (uint64_t)(int64_t)t424 < (uint64_t)A.v_x1248_n;
-      int32_t t430 = t431 ? A.v_x1248_d[t424] : 0;
-      t425 |= !t431;
-      t429 = t430;
-    } else {
-      int32_t t433 = rt_sub_i(t424, (int32_t)A.v_x1248_n);
-      int t435 = (uint64_t)(int64_t)t433 < (uint64_t)A.v_x1249_n;
-      int32_t t434 = t435 ? A.v_x1249_d[t433] : 0;
-      t425 |= !t435;
-      t429 = t434;
-    }
-    if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
-      int32_t t436 = rtg::ld_stream(&A.v_x1240_d[ix]);
-      int32_t t438 = rt_add_i(t436, A.v_x1241);
-      uint8_t t439 = rtg::ld_stream(&A.v_x1244_d[ix]);
-      int32_t t440 = rtg::ld_stream(&A.v_x1245_d[ix]);
-      int32_t t442 = (t439 ? t440 : t438);
-      int32_t t443;
-      if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1250) {
-        t443 = t442;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1250, 0.0, 0);
-        t443 = 0;
-      }
-      uint8_t t445 = rt_lt_i(t443, (int32_t)A.v_x1248_n);
-      int32_t t446;
-      if (t445) {
-        int32_t t447;
-        if ((uint64_t)(int64_t)t443 < (uint64_t)A.v_x1248_n) {
-          t447 = A.v_x1248_d[t443];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, A.v_x1248_n, 0.0, 1);
-          t447 = 0;
-        }
-        t446 = t447;
-      } else {
-        int32_t t449 = rt_sub_i(t443, (int32_t)A.v_x1248_n);
-        int32_t t450;
-        if ((uint64_t)(int64_t)t449 < (uint64_t)A.v_x1249_n) {
-          t450 = A.v_x1249_d[t449];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t449, A.v_x1249_n, 0.0, 2);
-          t450 = 0;
-        }
-        t446 = t450;
-      }
-    }
-    return K10_0_V{t429};
-  }
-};
-struct K10_0_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x1254_d[i] = v.v0;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1240_d = v_x1240->data.i;
-  A.v_x1240_n = v_x1240->len;
-  A.v_x1241 = v_x1241;
-  A.v_x1244_d = v_x1244->data.b;
+  A.v_x1239_d = v_x1239->data.i;
+  A.v_x1239_n = v_x1239->len;
+  A.v_x1240 = v_x1240;
+  A.v_x1243_d = v_x1243->data.b;
+  A.v_x1243_n = v_x1243->len;
+  A.v_x1244_d = v_x1244->data.i;
   A.v_x1244_n = v_x1244->len;
-  A.v_x1245_d = v_x1245->data.i;
-  A.v_x1245_n = v_x1245->len;
+  A.v_x1247_d = v_x1247->data.i;
+  A.v_x1247_n = v_x1247->len;
   A.v_x1248_d = v_x1248->data.i;
   A.v_x1248_n = v_x1248->len;
-  A.v_x1249_d = v_x1249->data.i;
-  A.v_x1249_n = v_x1249->len;
-  A.v_x1250 = v_x1250;
-  RtValue *v_x1254 = NULL;
+  A.v_x1249 = v_x1249;
+  RtValue *v_x1253 = NULL;
   /* MAP */
   {
-    const int64_t t451 = v_x1244->len;
-    v_x1254 = rtg_vec_new(RT_INT, t451);
-    A.v_x1254_d = v_x1254->data.i;
-    A.v_x1254_n = v_x1254->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t451);
+    const int64_t t447 = v_x1243->len;
+    v_x1253 = rtg_vec_new(RT_INT, t447);
+    A.v_x1253_d = v_x1253->data.i;
+    A.v_x1253_n = v_x1253->len;
+    rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t447);
   }
-  *out_v_x1254 = v_x1254;
+  *out_v_x1253 = v_x1253;
   return;
 fail:
-  rt_release(v_x1254);
+  rt_release(v_x1253);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
-  RtValue *vals[] = {v_x1240, v_x1244, v_x1245, v_x1248, v_x1249};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+  RtValue *vals[] = {v_x1239, v_x1243, v_x1244, v_x1247, v_x1248};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 5, sizes, 0, &site)) {
-    K10_host(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+    K9_host(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
+    K9_gpu(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
   }
 }
 
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1481_off = rt_seg_offsets(v_sd_1481);
-  const int64_t v_sd_1481_n = v_sd_1481->len;
-  RtValue *v_x1455 = NULL;
-  RtValue *v_x1456 = NULL;
-  RtValue *v_x1457 = NULL;
-  RtValue *v_x1458 = NULL;
-  RtValue *v_x1467 = NULL;
-  int32_t v_x1466 = 0;
-  RtValue *v_x1479 = NULL;
-  RtValue *v_x1480 = NULL;
+  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
+  const int64_t v_sd_1488_n = v_sd_1488->len;
+  RtValue *v_x1462 = NULL;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1464 = NULL;
+  RtValue *v_x1465 = NULL;
+  RtValue *v_x1474 = NULL;
+  int32_t v_x1473 = 0;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1487 = NULL;
   /* PARTITION */
   {
-    const int64_t t452 = v_x1450;
-    if (t452 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 0);
+    const int64_t t448 = v_x1457;
+    if (t448 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t448, 0.0, 0);
       goto fail;
     }
-    const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t454 = (uint8_t *)rt_alloc_atomic((size_t)t452 + 1);
-    int64_t *t455 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t453 + 1));
-    RT_PARALLEL_FOR_IF(t453 > 1)
-    for (int64_t t456 = 0; t456 < t453; t456++) {
+    const int64_t t449 = t448 > 0 ? (t448 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t450 = (uint8_t *)rt_alloc_atomic((size_t)t448 + 1);
+    int64_t *t451 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t449 + 1));
+    RT_PARALLEL_FOR_IF(t449 > 1)
+    for (int64_t t452 = 0; t452 < t449; t452++) {
       int64_t kept = 0;
-      const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-      for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-        const int32_t t458 = (int32_t)t457;
-        int32_t t456x0;
-        uint8_t t456x1;
-        int32_t t459;
-        if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1481_n) {
-          t459 = (int32_t)(v_sd_1481_off[t458 + 1] - v_sd_1481_off[t458]);
+      const int64_t t452_end = (t452 + 1) * RT_CHUNK < t448 ? (t452 + 1) * RT_CHUNK : t448;
+      for (int64_t t453 = t452 * RT_CHUNK; t453 < t452_end; t453++) {
+        const int32_t t454 = (int32_t)t453;
+        int32_t t452x0;
+        uint8_t t452x1;
+        int32_t t455;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1488_n) {
+          t455 = (int32_t)(v_sd_1488_off[t454 + 1] - v_sd_1488_off[t454]);
         } else {
-          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1481_n, 0.0, 1);
-          t459 = 0;
+          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1488_n, 0.0, 1);
+          t455 = 0;
         }
-        uint8_t t461 = rt_le_i(t459, 1);
-        t456x0 = t458;
-        t456x1 = t461;
-        uint8_t t462;
-        t462 = t456x1;
-        t454[t457] = t462 != 0;
-        kept += t462 != 0;
+        uint8_t t457 = rt_le_i(t455, 1);
+        t452x0 = t454;
+        t452x1 = t457;
+        uint8_t t458;
+        t458 = t452x1;
+        t450[t453] = t458 != 0;
+        kept += t458 != 0;
       }
-      t455[t456] = kept;
+      t451[t452] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t454);
-      rt_free(t455);
+      rt_free(t450);
+      rt_free(t451);
       goto fail;
     }
-    int64_t t463 = 0;
-    for (int64_t t456 = 0; t456 < t453; t456++) {
-      const int64_t k = t455[t456];
-      t455[t456] = t463;
-      t463 += k;
+    int64_t t459 = 0;
+    for (int64_t t452 = 0; t452 < t449; t452++) {
+      const int64_t k = t451[t452];
+      t451[t452] = t459;
+      t459 += k;
     }
-    v_x1455 = rt_value_new(rt_vec_type(RT_INT), t463);
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    v_x1457 = rt_value_new(rt_vec_type(RT_INT), (t452 - t463));
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
-    RT_PARALLEL_FOR_IF(t453 > 1)
-    for (int64_t t456 = 0; t456 < t453; t456++) {
-      int64_t at = t455[t456];
-      int64_t at_not = t456 * RT_CHUNK - t455[t456];
-      const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-      for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-        const int32_t t458 = (int32_t)t457;
-        int32_t t456y0;
-        uint8_t t456y1;
-        int32_t t464;
-        if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1481_n) {
-          t464 = (int32_t)(v_sd_1481_off[t458 + 1] - v_sd_1481_off[t458]);
+    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t459);
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t448 - t459));
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
+    RT_PARALLEL_FOR_IF(t449 > 1)
+    for (int64_t t452 = 0; t452 < t449; t452++) {
+      int64_t at = t451[t452];
+      int64_t at_not = t452 * RT_CHUNK - t451[t452];
+      const int64_t t452_end = (t452 + 1) * RT_CHUNK < t448 ? (t452 + 1) * RT_CHUNK : t448;
+      for (int64_t t453 = t452 * RT_CHUNK; t453 < t452_end; t453++) {
+        const int32_t t454 = (int32_t)t453;
+        int32_t t452y0;
+        uint8_t t452y1;
+        int32_t t460;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1488_n) {
+          t460 = (int32_t)(v_sd_1488_off[t454 + 1] - v_sd_1488_off[t454]);
         } else {
-          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1481_n, 0.0, 2);
-          t464 = 0;
+          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1488_n, 0.0, 2);
+          t460 = 0;
         }
-        uint8_t t466 = rt_le_i(t464, 1);
-        t456y0 = t458;
-        t456y1 = t466;
-        if (t454[t457]) {
-          v_x1455_d[at] = t456y0;
+        uint8_t t462 = rt_le_i(t460, 1);
+        t452y0 = t454;
+        t452y1 = t462;
+        if (t450[t453]) {
+          v_x1462_d[at] = t452y0;
           at++;
         } else {
-          v_x1457_d[at_not] = t456y0;
+          v_x1464_d[at_not] = t452y0;
           at_not++;
         }
       }
     }
-    rt_free(t454);
-    rt_free(t455);
+    rt_free(t450);
+    rt_free(t451);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1455_d = v_x1455->data.i;
-    const int64_t v_x1455_n = v_x1455->len;
-    int32_t *v_x1457_d = v_x1457->data.i;
-    const int64_t v_x1457_n = v_x1457->len;
+    int32_t *v_x1462_d = v_x1462->data.i;
+    const int64_t v_x1462_n = v_x1462->len;
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
     /* MAP */
     {
-      const int64_t t467 = v_x1450;
-      if (t467 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t467, 0.0, 3);
+      const int64_t t463 = v_x1457;
+      if (t463 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t463, 0.0, 3);
         goto fail;
       }
-      v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t467);
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
-      RT_PARALLEL_FOR_IF(t467 >= RT_PARALLEL_MIN)
-      for (int64_t t468 = 0; t468 < t467; t468++) {
-        const int32_t t469 = (int32_t)t468;
-        int32_t t470;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1481_n) {
-          t470 = (int32_t)(v_sd_1481_off[t469 + 1] - v_sd_1481_off[t469]);
+      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t463);
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
+      RT_PARALLEL_FOR_IF(t463 >= RT_PARALLEL_MIN)
+      for (int64_t t464 = 0; t464 < t463; t464++) {
+        const int32_t t465 = (int32_t)t464;
+        int32_t t466;
+        if ((uint64_t)(int64_t)t465 < (uint64_t)v_sd_1488_n) {
+          t466 = (int32_t)(v_sd_1488_off[t465 + 1] - v_sd_1488_off[t465]);
         } else {
-          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1481_n, 0.0, 4);
-          t470 = 0;
+          NESSIE_RECORD(err, t464, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_sd_1488_n, 0.0, 4);
+          t466 = 0;
         }
-        uint8_t t472 = rt_le_i(t470, 1);
-        v_x1467_d[t468] = t472;
+        uint8_t t468 = rt_le_i(t466, 1);
+        v_x1474_d[t464] = t468;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1467_d = v_x1467->data.b;
-      const int64_t v_x1467_n = v_x1467->len;
+      uint8_t *v_x1474_d = v_x1474->data.b;
+      const int64_t v_x1474_n = v_x1474->len;
       /* REDUCE */
       {
-        const int64_t t473 = v_x1450;
-        if (t473 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t473, 0.0, 5);
+        const int64_t t469 = v_x1457;
+        if (t469 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0, 5);
           goto fail;
         }
-        const int64_t t474 = t473 > 0 ? (t473 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t475 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t474);
-        RT_PARALLEL_FOR_IF(t474 > 1)
-        for (int64_t t476 = 0; t476 < t474; t476++) {
-          int32_t t476a0;
-          t476a0 = 0;
-          const int64_t t476_end = (t476 + 1) * RT_CHUNK < t473 ? (t476 + 1) * RT_CHUNK : t473;
-          for (int64_t t477 = t476 * RT_CHUNK; t477 < t476_end; t477++) {
-            const int32_t t478 = (int32_t)t477;
-            int32_t t476x0;
-            int32_t t479;
-            if ((uint64_t)(int64_t)t478 < (uint64_t)v_sd_1481_n) {
-              t479 = (int32_t)(v_sd_1481_off[t478 + 1] - v_sd_1481_off[t478]);
+        const int64_t t470 = t469 > 0 ? (t469 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t471 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t470);
+        RT_PARALLEL_FOR_IF(t470 > 1)
+        for (int64_t t472 = 0; t472 < t470; t472++) {
+          int32_t t472a0;
+          t472a0 = 0;
+          const int64_t t472_end = (t472 + 1) * RT_CHUNK < t469 ? (t472 + 1) * RT_CHUNK : t469;
+          for (int64_t t473 = t472 * RT_CHUNK; t473 < t472_end; t473++) {
+            const int32_t t474 = (int32_t)t473;
+            int32_t t472x0;
+            int32_t t475;
+            if ((uint64_t)(int64_t)t474 < (uint64_t)v_sd_1488_n) {
+              t475 = (int32_t)(v_sd_1488_off[t474 + 1] - v_sd_1488_off[t474]);
             } else {
-              NESSIE_RECORD(err, t477, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_sd_1481_n, 0.0, 6);
-              t479 = 0;
+              NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_sd_1488_n, 0.0, 6);
+              t475 = 0;
             }
-            uint8_t t481 = rt_le_i(t479, 1);
-            int32_t t483 = (t481 ? 0 : t479);
-            t476x0 = t483;
-            int32_t t485 = rt_add_i(t476a0, t476x0);
-            t476a0 = t485;
+            uint8_t t477 = rt_le_i(t475, 1);
+            int32_t t479 = (t477 ? 0 : t475);
+            t472x0 = t479;
+            int32_t t481 = rt_add_i(t472a0, t472x0);
+            t472a0 = t481;
           }
-          t475[t476] = t476a0;
+          t471[t472] = t472a0;
         }
-        int32_t t476t0;
-        t476t0 = 0;
-        for (int64_t t476 = 0; t476 < t474; t476++) {
-          const int32_t t486 = t475[t476];
-          int32_t t488 = rt_add_i(t476t0, t486);
-          t476t0 = t488;
+        int32_t t472t0;
+        t472t0 = 0;
+        for (int64_t t472 = 0; t472 < t470; t472++) {
+          const int32_t t482 = t471[t472];
+          int32_t t484 = rt_add_i(t472t0, t482);
+          t472t0 = t484;
         }
-        v_x1466 = t476t0;
-        rt_free(t475);
+        v_x1473 = t472t0;
+        rt_free(t471);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t489 = v_x1450;
-          if (t489 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t489, 0.0, 7);
+          const int64_t t485 = v_x1457;
+          if (t485 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t485, 0.0, 7);
             goto fail;
           }
-          const int64_t t490 = t489 > 0 ? (t489 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t491 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t490);
-          int32_t *t492 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t490);
-          RT_PARALLEL_FOR_IF(t490 > 1)
-          for (int64_t t493 = 0; t493 < t490; t493++) {
-            int32_t t493a0;
-            int32_t t493a1;
-            t493a0 = 0;
-            t493a1 = 0;
-            const int64_t t493_end = (t493 + 1) * RT_CHUNK < t489 ? (t493 + 1) * RT_CHUNK : t489;
-            for (int64_t t494 = t493 * RT_CHUNK; t494 < t493_end; t494++) {
-              const int32_t t495 = (int32_t)t494;
-              int32_t t493x0;
-              int32_t t493x1;
-              int32_t t496;
-              if ((uint64_t)(int64_t)t495 < (uint64_t)v_sd_1481_n) {
-                t496 = (int32_t)(v_sd_1481_off[t495 + 1] - v_sd_1481_off[t495]);
+          const int64_t t486 = t485 > 0 ? (t485 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t487 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
+          int32_t *t488 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
+          RT_PARALLEL_FOR_IF(t486 > 1)
+          for (int64_t t489 = 0; t489 < t486; t489++) {
+            int32_t t489a0;
+            int32_t t489a1;
+            t489a0 = 0;
+            t489a1 = 0;
+            const int64_t t489_end = (t489 + 1) * RT_CHUNK < t485 ? (t489 + 1) * RT_CHUNK : t485;
+            for (int64_t t490 = t489 * RT_CHUNK; t490 < t489_end; t490++) {
+              const int32_t t491 = (int32_t)t490;
+              int32_t t489x0;
+              int32_t t489x1;
+              int32_t t492;
+              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1488_n) {
+                t492 = (int32_t)(v_sd_1488_off[t491 + 1] - v_sd_1488_off[t491]);
               } else {
-                NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 0, 0, RT_GATHER, t495, v_sd_1481_n, 0.0, 8);
-                t496 = 0;
+                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1488_n, 0.0, 8);
+                t492 = 0;
               }
-              uint8_t t498 = rt_le_i(t496, 1);
+              uint8_t t494 = rt_le_i(t492, 1);
+              int32_t t496 = rt_btoi_b(t494);
+              uint8_t t498 = rt_not_b(t494);
               int32_t t500 = rt_btoi_b(t498);
-              uint8_t t502 = rt_not_b(t498);
-              int32_t t504 = rt_btoi_b(t502);
-              t493x0 = t500;
-              t493x1 = t504;
-              int32_t t506 = rt_add_i(t493a0, t493x0);
-              int32_t t508 = rt_add_i(t493a1, t493x1);
-              t493a0 = t506;
-              t493a1 = t508;
+              t489x0 = t496;
+              t489x1 = t500;
+              int32_t t502 = rt_add_i(t489a0, t489x0);
+              int32_t t504 = rt_add_i(t489a1, t489x1);
+              t489a0 = t502;
+              t489a1 = t504;
             }
-            t491[t493] = t493a0;
-            t492[t493] = t493a1;
+            t487[t489] = t489a0;
+            t488[t489] = t489a1;
           }
-          int32_t t493t0;
-          int32_t t493t1;
-          t493t0 = 0;
-          t493t1 = 0;
-          for (int64_t t493 = 0; t493 < t490; t493++) {
-            const int32_t t509 = t491[t493];
-            t491[t493] = t493t0;
-            const int32_t t510 = t492[t493];
-            t492[t493] = t493t1;
-            int32_t t512 = rt_add_i(t493t0, t509);
-            int32_t t514 = rt_add_i(t493t1, t510);
-            t493t0 = t512;
-            t493t1 = t514;
+          int32_t t489t0;
+          int32_t t489t1;
+          t489t0 = 0;
+          t489t1 = 0;
+          for (int64_t t489 = 0; t489 < t486; t489++) {
+            const int32_t t505 = t487[t489];
+            t487[t489] = t489t0;
+            const int32_t t506 = t488[t489];
+            t488[t489] = t489t1;
+            int32_t t508 = rt_add_i(t489t0, t505);
+            int32_t t510 = rt_add_i(t489t1, t506);
+            t489t0 = t508;
+            t489t1 = t510;
           }
-          v_x1479 = rt_value_new(rt_vec_type(RT_INT), t489);
-          int32_t *v_x1479_d = v_x1479->data.i;
-          const int64_t v_x1479_n = v_x1479->len;
-          v_x1480 = rt_value_new(rt_vec_type(RT_INT), t489);
-          int32_t *v_x1480_d = v_x1480->data.i;
-          const int64_t v_x1480_n = v_x1480->len;
-          RT_PARALLEL_FOR_IF(t490 > 1)
-          for (int64_t t493 = 0; t493 < t490; t493++) {
-            int32_t t493p0;
-            int32_t t493p1;
-            t493p0 = t491[t493];
-            t493p1 = t492[t493];
-            const int64_t t493_end = (t493 + 1) * RT_CHUNK < t489 ? (t493 + 1) * RT_CHUNK : t489;
-            for (int64_t t494 = t493 * RT_CHUNK; t494 < t493_end; t494++) {
-              const int32_t t495 = (int32_t)t494;
-              v_x1479_d[t494] = t493p0;
-              v_x1480_d[t494] = t493p1;
-              int32_t t493y0;
-              int32_t t493y1;
-              int32_t t515;
-              if ((uint64_t)(int64_t)t495 < (uint64_t)v_sd_1481_n) {
-                t515 = (int32_t)(v_sd_1481_off[t495 + 1] - v_sd_1481_off[t495]);
+          v_x1486 = rt_value_new(rt_vec_type(RT_INT), t485);
+          int32_t *v_x1486_d = v_x1486->data.i;
+          const int64_t v_x1486_n = v_x1486->len;
+          v_x1487 = rt_value_new(rt_vec_type(RT_INT), t485);
+          int32_t *v_x1487_d = v_x1487->data.i;
+          const int64_t v_x1487_n = v_x1487->len;
+          RT_PARALLEL_FOR_IF(t486 > 1)
+          for (int64_t t489 = 0; t489 < t486; t489++) {
+            int32_t t489p0;
+            int32_t t489p1;
+            t489p0 = t487[t489];
+            t489p1 = t488[t489];
+            const int64_t t489_end = (t489 + 1) * RT_CHUNK < t485 ? (t489 + 1) * RT_CHUNK : t485;
+            for (int64_t t490 = t489 * RT_CHUNK; t490 < t489_end; t490++) {
+              const int32_t t491 = (int32_t)t490;
+              v_x1486_d[t490] = t489p0;
+              v_x1487_d[t490] = t489p1;
+              int32_t t489y0;
+              int32_t t489y1;
+              int32_t t511;
+              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1488_n) {
+                t511 = (int32_t)(v_sd_1488_off[t491 + 1] - v_sd_1488_off[t491]);
               } else {
-                NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 0, 0, RT_GATHER, t495, v_sd_1481_n, 0.0, 9);
-                t515 = 0;
+                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1488_n, 0.0, 9);
+                t511 = 0;
               }
-              uint8_t t517 = rt_le_i(t515, 1);
+              uint8_t t513 = rt_le_i(t511, 1);
+              int32_t t515 = rt_btoi_b(t513);
+              uint8_t t517 = rt_not_b(t513);
               int32_t t519 = rt_btoi_b(t517);
-              uint8_t t521 = rt_not_b(t517);
-              int32_t t523 = rt_btoi_b(t521);
-              t493y0 = t519;
-              t493y1 = t523;
-              int32_t t525 = rt_add_i(t493p0, t493y0);
-              int32_t t527 = rt_add_i(t493p1, t493y1);
-              t493p0 = t525;
-              t493p1 = t527;
+              t489y0 = t515;
+              t489y1 = t519;
+              int32_t t521 = rt_add_i(t489p0, t489y0);
+              int32_t t523 = rt_add_i(t489p1, t489y1);
+              t489p0 = t521;
+              t489p1 = t523;
             }
           }
-          rt_free(t491);
-          rt_free(t492);
+          rt_free(t487);
+          rt_free(t488);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1467 = v_x1467;
-  *out_v_x1455 = v_x1455;
-  *out_v_x1457 = v_x1457;
-  *out_v_x1466 = v_x1466;
-  *out_v_x1479 = v_x1479;
-  *out_v_x1480 = v_x1480;
-  rt_release(v_x1456);
-  rt_release(v_x1458);
+  *out_v_x1474 = v_x1474;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1464 = v_x1464;
+  *out_v_x1473 = v_x1473;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1487 = v_x1487;
+  rt_release(v_x1463);
+  rt_release(v_x1465);
   return;
 fail:
-  rt_release(v_x1455);
-  rt_release(v_x1456);
-  rt_release(v_x1457);
-  rt_release(v_x1458);
-  rt_release(v_x1467);
-  rt_release(v_x1479);
-  rt_release(v_x1480);
+  rt_release(v_x1462);
+  rt_release(v_x1463);
+  rt_release(v_x1464);
+  rt_release(v_x1465);
+  rt_release(v_x1474);
+  rt_release(v_x1486);
+  rt_release(v_x1487);
 }
 
-/* K11: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K10_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1488_off; int64_t v_sd_1488_n;
+  int32_t v_x1457;
+  int32_t *v_x1462_d; int64_t v_x1462_n;
+  uint8_t *v_x1463_d; int64_t v_x1463_n;
+  int32_t *v_x1464_d; int64_t v_x1464_n;
+  uint8_t *v_x1465_d; int64_t v_x1465_n;
+  uint8_t *v_x1474_d; int64_t v_x1474_n;
+  int32_t v_x1473;
+  int32_t *v_x1486_d; int64_t v_x1486_n;
+  int32_t *v_x1487_d; int64_t v_x1487_n;
+};
+struct alignas(8) K10_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t525 = 0; /* nonzero: a check below failed */
+    int t526 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
+    int32_t t524 = t526 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    t525 |= !t526;
+    uint8_t t528 = rt_le_i(t524, 1);
+    if (__builtin_expect(t525 != 0, 0)) { /* again, recording the error */
+      int32_t t529;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
+        t529 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 0);
+        t529 = 0;
+      }
+      uint8_t t531 = rt_le_i(t529, 1);
+    }
+    return K10_0_V{ix, t528};
+  }
+};
+struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
+  int32_t v0;
+};
+struct K10_0_store {
+  K10_A A;
+  typedef K10_0_S staged;
+  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K10_0_S &v) const {
+    A.v_x1462_d[i] = v.v0;
+    /* v.v1: v_x1463, read by nothing (its checks are the pull's) */
+  }
+};
+struct K10_0_other {
+  K10_A A;
+  typedef K10_0_S staged;
+  __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
+  __device__ void operator()(int64_t i, const K10_0_S &v) const {
+    A.v_x1464_d[i] = v.v0;
+    /* v.v1: v_x1465, read by nothing (its checks are the pull's) */
+  }
+};
+struct K10_0_pred {
+  K10_A A;
+  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K10_1_V {
+  uint8_t v0;
+};
+struct K10_1_pull {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t533 = 0; /* nonzero: a check below failed */
+    int t534 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
+    int32_t t532 = t534 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    t533 |= !t534;
+    uint8_t t536 = rt_le_i(t532, 1);
+    if (__builtin_expect(t533 != 0, 0)) { /* again, recording the error */
+      int32_t t537;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
+        t537 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 1);
+        t537 = 0;
+      }
+      uint8_t t539 = rt_le_i(t537, 1);
+    }
+    return K10_1_V{t536};
+  }
+};
+struct K10_1_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+    A.v_x1474_d[i] = v.v0;
+  }
+};
+struct alignas(8) K10_2_V {
+  int32_t v0;
+};
+struct K10_2_pull {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t541 = 0; /* nonzero: a check below failed */
+    int t542 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
+    int32_t t540 = t542 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    t541 |= !t542;
+    uint8_t t544 = rt_le_i(t540, 1);
+    int32_t t546 = (t544 ? 0 : t540);
+    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
+      int32_t t547;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
+        t547 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 2);
+        t547 = 0;
+      }
+      uint8_t t549 = rt_le_i(t547, 1);
+      int32_t t551 = (t549 ? 0 : t547);
+    }
+    return K10_2_V{t546};
+  }
+};
+struct K10_2_op {
+  K10_A A;
+  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
+    int32_t t553 = rt_add_i(a.v0, b.v0);
+    return K10_2_V{t553};
+  }
+};
+struct K10_2_ride {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
+    K10_1_store{A}(i, K10_1_pull{A}(i)); /* MAP 1 rides here */
+    return K10_2_pull{A}(i);
+  }
+};
+struct alignas(8) K10_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K10_3_pull {
+  K10_A A;
+  __device__ K10_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t555 = 0; /* nonzero: a check below failed */
+    int t556 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
+    int32_t t554 = t556 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    t555 |= !t556;
+    uint8_t t558 = rt_le_i(t554, 1);
+    int32_t t560 = rt_btoi_b(t558);
+    uint8_t t562 = rt_not_b(t558);
+    int32_t t564 = rt_btoi_b(t562);
+    if (__builtin_expect(t555 != 0, 0)) { /* again, recording the error */
+      int32_t t565;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
+        t565 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 3);
+        t565 = 0;
+      }
+      uint8_t t567 = rt_le_i(t565, 1);
+      int32_t t569 = rt_btoi_b(t567);
+      uint8_t t571 = rt_not_b(t567);
+      int32_t t573 = rt_btoi_b(t571);
+    }
+    return K10_3_V{t560, t564};
+  }
+};
+struct K10_3_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_3_V &v) const {
+    A.v_x1486_d[i] = v.v0;
+    A.v_x1487_d[i] = v.v1;
+  }
+};
+struct K10_3_op {
+  K10_A A;
+  __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
+    int32_t t575 = rt_add_i(a.v0, b.v0);
+    int32_t t577 = rt_add_i(a.v1, b.v1);
+    return K10_3_V{t575, t577};
+  }
+};
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+  (void)loc;
+  (void)err;
+  K10_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1488_off = rtg_seg_offsets(v_sd_1488);
+  A.v_sd_1488_n = v_sd_1488->len;
+  A.v_x1457 = v_x1457;
+  RtValue *v_x1462 = NULL;
+  RtValue *v_x1463 = NULL;
+  RtValue *v_x1464 = NULL;
+  RtValue *v_x1465 = NULL;
+  RtValue *v_x1474 = NULL;
+  int32_t v_x1473 = 0;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1487 = NULL;
+  /* SOACs 0 to 3: in one launch */
+  int64_t *t578, t579; /* the slot of SOAC 0's count, its size */
+  K10_2_V *t580; /* the slot of SOAC 2's values */
+  {
+    const int64_t t581 = v_x1457;
+    if (t581 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t581, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1462 = rtg_vec_new(RT_INT, t581);
+    A.v_x1462_d = v_x1462->data.i;
+    A.v_x1462_n = v_x1462->len;
+    v_x1464 = rtg_vec_new(RT_INT, t581);
+    A.v_x1464_d = v_x1464->data.i;
+    A.v_x1464_n = v_x1464->len;
+    t579 = t581;
+    const int64_t t582 = v_x1457;
+    if (t582 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1474 = rtg_vec_new(RT_BOOL, t582);
+    A.v_x1474_d = v_x1474->data.b;
+    A.v_x1474_n = v_x1474->len;
+    /* computed in the launch of SOAC 2 (K10_2_ride) */
+    const int64_t t583 = v_x1457;
+    if (t583 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t583, 0.0, run, 6};
+      goto fail;
+    }
+    const int64_t t584 = v_x1457;
+    if (t584 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t584, 0.0, run, 7};
+      goto fail;
+    }
+    v_x1486 = rtg_vec_new(RT_INT, t584);
+    A.v_x1486_d = v_x1486->data.i;
+    A.v_x1486_n = v_x1486->len;
+    v_x1487 = rtg_vec_new(RT_INT, t584);
+    A.v_x1487_d = v_x1487->data.i;
+    A.v_x1487_n = v_x1487->len;
+    rtg::parts_launch("K10", loc, t584, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t578), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t580), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
+  }
+  {
+    const int64_t t585 = rtg::filter_count(t578);
+    v_x1462 = rtg_vec_fit(v_x1462, t585);
+    A.v_x1462_d = v_x1462->data.i;
+    A.v_x1462_n = v_x1462->len;
+    v_x1464 = rtg_vec_fit(v_x1464, t579 - t585);
+    A.v_x1464_d = v_x1464->data.i;
+    A.v_x1464_n = v_x1464->len;
+  }
+  {
+    const K10_2_V t586 = rtg::reduce_read(t580, K10_2_V{0});
+    v_x1473 = t586.v0;
+    A.v_x1473 = v_x1473;
+  }
+  *out_v_x1474 = v_x1474;
+  *out_v_x1462 = v_x1462;
+  *out_v_x1464 = v_x1464;
+  *out_v_x1473 = v_x1473;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1487 = v_x1487;
+  rt_release(v_x1463);
+  rt_release(v_x1465);
+  return;
+fail:
+  rt_release(v_x1462);
+  rt_release(v_x1463);
+  rt_release(v_x1464);
+  rt_release(v_x1465);
+  rt_release(v_x1474);
+  rt_release(v_x1486);
+  rt_release(v_x1487);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+  RtValue *vals[] = {v_sd_1488};
+  const int64_t sizes[] = {(int64_t)v_x1457, (int64_t)v_x1457, (int64_t)v_x1457, (int64_t)v_x1457};
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 4, &site)) {
+    K10_host(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
+  }
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1518_d = v_x1518->data.i;
+  const int64_t v_x1518_n = v_x1518->len;
+  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
+  const int64_t v_sd_1519_n = v_sd_1519->len;
+  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
+  const int64_t v_sd_1531_n = v_sd_1531->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
+  RtValue *v_x1527 = NULL;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  /* MAP */
+  {
+    const int64_t t587 = v_x1518_n;
+    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    v_x1527 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
+    for (int64_t t588 = 0; t588 < t587; t588++) {
+      const int32_t t589 = (int32_t)t588;
+      int32_t t590 = v_x1518_d[t589];
+      int32_t t591;
+      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1531_n) {
+        t591 = (int32_t)v_sd_1531_off[t590];
+      } else {
+        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1531_n, 0.0, 0);
+        t591 = 0;
+      }
+      int32_t t592;
+      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1519_n) {
+        t592 = (int32_t)(v_sd_1519_off[t590 + 1] - v_sd_1519_off[t590]);
+      } else {
+        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1519_n, 0.0, 1);
+        t592 = 0;
+      }
+      int32_t t594 = rt_add_i(t591, t592);
+      v_x1525_d[t588] = t591;
+      v_x1526_d[t588] = t594;
+      v_x1527_d[t588] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    int32_t *v_x1527_d = v_x1527->data.i;
+    const int64_t v_x1527_n = v_x1527->len;
+    /* LIBRARY */
+    {
+      RtValue *t595 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
+      rt_seg_known_total(t595, v_x1521);
+      v_x1528 = t595;
+      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
+      const int64_t v_x1528_n = v_x1528->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1529 = v_x1529;
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1530);
+  return;
+fail:
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
+}
+
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K11_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1481_off; int64_t v_sd_1481_n;
-  int32_t v_x1450;
-  int32_t *v_x1455_d; int64_t v_x1455_n;
-  uint8_t *v_x1456_d; int64_t v_x1456_n;
-  int32_t *v_x1457_d; int64_t v_x1457_n;
-  uint8_t *v_x1458_d; int64_t v_x1458_n;
-  uint8_t *v_x1467_d; int64_t v_x1467_n;
-  int32_t v_x1466;
-  int32_t *v_x1479_d; int64_t v_x1479_n;
-  int32_t *v_x1480_d; int64_t v_x1480_n;
+  int32_t *v_x1518_d; int64_t v_x1518_n;
+  const int64_t *v_sd_1519_off; int64_t v_sd_1519_n;
+  const int64_t *v_sd_1531_off; int64_t v_sd_1531_n;
+  int32_t v_x1521;
+  int32_t *v_x1525_d; int64_t v_x1525_n;
+  int32_t *v_x1526_d; int64_t v_x1526_n;
+  int32_t *v_x1527_d; int64_t v_x1527_n;
+  const int64_t *v_x1528_off; int64_t v_x1528_n;
+  int32_t *v_x1529_d; int64_t v_x1529_n;
+  int32_t *v_x1530_d; int64_t v_x1530_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t529 = 0; /* nonzero: a check below failed */
-    int t530 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
-    int32_t t528 = t530 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
-    t529 |= !t530;
-    uint8_t t532 = rt_le_i(t528, 1);
-    if (__builtin_expect(t529 != 0, 0)) { /* again, recording the error */
-      int32_t t533;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
-        t533 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
+    int t598 = 0; /* nonzero: a check below failed */
+    int32_t t596 = A.v_x1518_d[ix];
+    int t599 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1531_n;
+    int32_t t597 = t599 ? (int32_t)A.v_sd_1531_off[t596] : 0;
+    t598 |= !t599;
+    int t601 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1519_n;
+    int32_t t600 = t601 ? (int32_t)(A.v_sd_1519_off[t596 + 1] - A.v_sd_1519_off[t596]) : 0;
+    t598 |= !t601;
+    int32_t t603 = rt_add_i(t597, t600);
+    if (__builtin_expect(t598 != 0, 0)) { /* again, recording the error */
+      int32_t t604 = A.v_x1518_d[ix];
+      int32_t t605;
+      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1531_n) {
+        t605 = (int32_t)A.v_sd_1531_off[t604];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 0);
-        t533 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1531_n, 0.0, 0);
+        t605 = 0;
       }
-      uint8_t t535 = rt_le_i(t533, 1);
+      int32_t t606;
+      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1519_n) {
+        t606 = (int32_t)(A.v_sd_1519_off[t604 + 1] - A.v_sd_1519_off[t604]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1519_n, 0.0, 1);
+        t606 = 0;
+      }
+      int32_t t608 = rt_add_i(t605, t606);
     }
-    return K11_0_V{ix, t532};
+    return K11_0_V{t597, t603, 1};
   }
-};
-struct K11_0_S { /* what a tile stages of K11_0_V: the values stored */
-  int32_t v0;
 };
 struct K11_0_store {
   K11_A A;
-  typedef K11_0_S staged;
-  __device__ static K11_0_S stage(const K11_0_V &v) { return K11_0_S{v.v0}; }
-  __device__ void operator()(int64_t i, const K11_0_S &v) const {
-    A.v_x1455_d[i] = v.v0;
-    /* v.v1: v_x1456, read by nothing (its checks are the pull's) */
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x1525_d[i] = v.v0;
+    A.v_x1526_d[i] = v.v1;
+    A.v_x1527_d[i] = v.v2;
   }
 };
-struct K11_0_other {
+struct K11_1_ride {
   K11_A A;
-  typedef K11_0_S staged;
-  __device__ static K11_0_S stage(const K11_0_V &v) { return K11_0_S{v.v0}; }
-  __device__ void operator()(int64_t i, const K11_0_S &v) const {
-    A.v_x1457_d[i] = v.v0;
-    /* v.v1: v_x1458, read by nothing (its checks are the pull's) */
+  __device__ void operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-struct K11_0_pred {
-  K11_A A;
-  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K11_1_V {
-  uint8_t v0;
-};
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t537 = 0; /* nonzero: a check below failed */
-    int t538 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
-    int32_t t536 = t538 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
-    t537 |= !t538;
-    uint8_t t540 = rt_le_i(t536, 1);
-    if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
-      int32_t t541;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
-        t541 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 1);
-        t541 = 0;
-      }
-      uint8_t t543 = rt_le_i(t541, 1);
-    }
-    return K11_1_V{t540};
-  }
-};
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x1467_d[i] = v.v0;
-  }
-};
-struct alignas(8) K11_2_V {
-  int32_t v0;
-};
-struct K11_2_pull {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t545 = 0; /* nonzero: a check below failed */
-    int t546 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
-    int32_t t544 = t546 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
-    t545 |= !t546;
-    uint8_t t548 = rt_le_i(t544, 1);
-    int32_t t550 = (t548 ? 0 : t544);
-    if (__builtin_expect(t545 != 0, 0)) { /* again, recording the error */
-      int32_t t551;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
-        t551 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 2);
-        t551 = 0;
-      }
-      uint8_t t553 = rt_le_i(t551, 1);
-      int32_t t555 = (t553 ? 0 : t551);
-    }
-    return K11_2_V{t550};
-  }
-};
-struct K11_2_op {
-  K11_A A;
-  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
-    int32_t t557 = rt_add_i(a.v0, b.v0);
-    return K11_2_V{t557};
-  }
-};
-struct K11_2_ride {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    K11_1_store{A}(i, K11_1_pull{A}(i)); /* MAP 1 rides here */
-    return K11_2_pull{A}(i);
-  }
-};
-struct alignas(8) K11_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K11_3_pull {
-  K11_A A;
-  __device__ K11_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t559 = 0; /* nonzero: a check below failed */
-    int t560 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n;
-    int32_t t558 = t560 ? (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]) : 0;
-    t559 |= !t560;
-    uint8_t t562 = rt_le_i(t558, 1);
-    int32_t t564 = rt_btoi_b(t562);
-    uint8_t t566 = rt_not_b(t562);
-    int32_t t568 = rt_btoi_b(t566);
-    if (__builtin_expect(t559 != 0, 0)) { /* again, recording the error */
-      int32_t t569;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1481_n) {
-        t569 = (int32_t)(A.v_sd_1481_off[ix + 1] - A.v_sd_1481_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1481_n, 0.0, 3);
-        t569 = 0;
-      }
-      uint8_t t571 = rt_le_i(t569, 1);
-      int32_t t573 = rt_btoi_b(t571);
-      uint8_t t575 = rt_not_b(t571);
-      int32_t t577 = rt_btoi_b(t575);
-    }
-    return K11_3_V{t564, t568};
-  }
-};
-struct K11_3_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_3_V &v) const {
-    A.v_x1479_d[i] = v.v0;
-    A.v_x1480_d[i] = v.v1;
-  }
-};
-struct K11_3_op {
-  K11_A A;
-  __device__ K11_3_V operator()(const K11_3_V &a, const K11_3_V &b) const {
-    int32_t t579 = rt_add_i(a.v0, b.v0);
-    int32_t t581 = rt_add_i(a.v1, b.v1);
-    return K11_3_V{t579, t581};
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1481_off = rtg_seg_offsets(v_sd_1481);
-  A.v_sd_1481_n = v_sd_1481->len;
-  A.v_x1450 = v_x1450;
-  RtValue *v_x1455 = NULL;
-  RtValue *v_x1456 = NULL;
-  RtValue *v_x1457 = NULL;
-  RtValue *v_x1458 = NULL;
-  RtValue *v_x1467 = NULL;
-  int32_t v_x1466 = 0;
-  RtValue *v_x1479 = NULL;
-  RtValue *v_x1480 = NULL;
-  /* SOACs 0 to 3: in one launch */
-  int64_t *t582, t583; /* the slot of SOAC 0's count, its size */
-  K11_2_V *t584; /* the slot of SOAC 2's values */
+  A.v_x1518_d = v_x1518->data.i;
+  A.v_x1518_n = v_x1518->len;
+  A.v_sd_1519_off = rtg_seg_offsets(v_sd_1519);
+  A.v_sd_1519_n = v_sd_1519->len;
+  A.v_sd_1531_off = rtg_seg_offsets(v_sd_1531);
+  A.v_sd_1531_n = v_sd_1531->len;
+  A.v_x1521 = v_x1521;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
+  RtValue *v_x1527 = NULL;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
+  RtValue *v_x1530 = NULL;
+  /* MAP */
   {
-    const int64_t t585 = v_x1450;
-    if (t585 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1455 = rtg_vec_new(RT_INT, t585);
-    A.v_x1455_d = v_x1455->data.i;
-    A.v_x1455_n = v_x1455->len;
-    v_x1457 = rtg_vec_new(RT_INT, t585);
-    A.v_x1457_d = v_x1457->data.i;
-    A.v_x1457_n = v_x1457->len;
-    t583 = t585;
-    const int64_t t586 = v_x1450;
-    if (t586 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1467 = rtg_vec_new(RT_BOOL, t586);
-    A.v_x1467_d = v_x1467->data.b;
-    A.v_x1467_n = v_x1467->len;
-    /* computed in the launch of SOAC 2 (K11_2_ride) */
-    const int64_t t587 = v_x1450;
-    if (t587 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0, run, 6};
-      goto fail;
-    }
-    const int64_t t588 = v_x1450;
-    if (t588 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t588, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1479 = rtg_vec_new(RT_INT, t588);
-    A.v_x1479_d = v_x1479->data.i;
-    A.v_x1479_n = v_x1479->len;
-    v_x1480 = rtg_vec_new(RT_INT, t588);
-    A.v_x1480_d = v_x1480->data.i;
-    A.v_x1480_n = v_x1480->len;
-    rtg::parts_launch("K11", loc, t588, rtg::filter_tiles<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_other{A}, true, &t582), rtg::reduce_tiles<K11_2_V>(K11_2_ride{A}, K11_2_op{A}, K11_2_V{0}, &t584), rtg::scan_tiles<K11_3_V>(K11_3_pull{A}, K11_3_op{A}, K11_3_V{0, 0}, K11_3_store{A}));
+    const int64_t t609 = v_x1518->len;
+    v_x1525 = rtg_vec_new(RT_INT, t609);
+    A.v_x1525_d = v_x1525->data.i;
+    A.v_x1525_n = v_x1525->len;
+    v_x1526 = rtg_vec_new(RT_INT, t609);
+    A.v_x1526_d = v_x1526->data.i;
+    A.v_x1526_n = v_x1526->len;
+    v_x1527 = rtg_vec_new(RT_INT, t609);
+    A.v_x1527_d = v_x1527->data.i;
+    A.v_x1527_n = v_x1527->len;
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
+  /* LIBRARY */
   {
-    const int64_t t589 = rtg::filter_count(t582);
-    v_x1455 = rtg_vec_fit(v_x1455, t589);
-    A.v_x1455_d = v_x1455->data.i;
-    A.v_x1455_n = v_x1455->len;
-    v_x1457 = rtg_vec_fit(v_x1457, t583 - t589);
-    A.v_x1457_d = v_x1457->data.i;
-    A.v_x1457_n = v_x1457->len;
+    RtValue *t610 = rtg::range_segdes(loc, A.run, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530, K11_1_ride{A});
+    rtg_seg_known_total(t610, v_x1521);
+    v_x1528 = t610;
+    A.v_x1528_off = rtg_seg_offsets(v_x1528);
+    A.v_x1528_n = v_x1528->len;
   }
-  {
-    const K11_2_V t590 = rtg::reduce_read(t584, K11_2_V{0});
-    v_x1466 = t590.v0;
-    A.v_x1466 = v_x1466;
-  }
-  *out_v_x1467 = v_x1467;
-  *out_v_x1455 = v_x1455;
-  *out_v_x1457 = v_x1457;
-  *out_v_x1466 = v_x1466;
-  *out_v_x1479 = v_x1479;
-  *out_v_x1480 = v_x1480;
-  rt_release(v_x1456);
-  rt_release(v_x1458);
+  *out_v_x1529 = v_x1529;
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1530);
   return;
 fail:
-  rt_release(v_x1455);
-  rt_release(v_x1456);
-  rt_release(v_x1457);
-  rt_release(v_x1458);
-  rt_release(v_x1467);
-  rt_release(v_x1479);
-  rt_release(v_x1480);
+  rt_release(v_x1525);
+  rt_release(v_x1526);
+  rt_release(v_x1527);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
+  rt_release(v_x1530);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1481, int32_t v_x1450, RtValue **out_v_x1467, RtValue **out_v_x1455, RtValue **out_v_x1457, int32_t *out_v_x1466, RtValue **out_v_x1479, RtValue **out_v_x1480) {
-  RtValue *vals[] = {v_sd_1481};
-  const int64_t sizes[] = {(int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450, (int64_t)v_x1450};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+  RtValue *vals[] = {v_x1518, v_sd_1519, v_sd_1531};
+  const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 1, sizes, 4, &site)) {
-    K11_host(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
+  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
+    K11_host(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_sd_1481, v_x1450, out_v_x1467, out_v_x1455, out_v_x1457, out_v_x1466, out_v_x1479, out_v_x1480);
+    K11_gpu(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
   }
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
   (void)loc;
   (void)run;
-  int32_t *v_x1526_d = v_x1526->data.i;
-  const int64_t v_x1526_n = v_x1526->len;
-  const int64_t *v_sd_1527_off = rt_seg_offsets(v_sd_1527);
-  const int64_t v_sd_1527_n = v_sd_1527->len;
-  const int64_t *v_sd_1539_off = rt_seg_offsets(v_sd_1539);
-  const int64_t v_sd_1539_n = v_sd_1539->len;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  RtValue *v_x1535 = NULL;
-  RtValue *v_x1536 = NULL;
-  RtValue *v_x1537 = NULL;
-  RtValue *v_x1538 = NULL;
+  int32_t *v_x1532_d = v_x1532->data.i;
+  const int64_t v_x1532_n = v_x1532->len;
+  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
+  const int64_t v_sd_1533_n = v_sd_1533->len;
+  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
+  const int64_t v_sd_1546_n = v_sd_1546->len;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
+  RtValue *v_x1545 = NULL;
   /* MAP */
   {
-    const int64_t t591 = v_x1526_n;
-    v_x1533 = rt_value_new(rt_vec_type(RT_INT), t591);
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    v_x1534 = rt_value_new(rt_vec_type(RT_INT), t591);
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    v_x1535 = rt_value_new(rt_vec_type(RT_INT), t591);
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
-    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
-    for (int64_t t592 = 0; t592 < t591; t592++) {
-      const int32_t t593 = (int32_t)t592;
-      int32_t t594 = v_x1526_d[t593];
-      int32_t t595;
-      if ((uint64_t)(int64_t)t594 < (uint64_t)v_sd_1539_n) {
-        t595 = (int32_t)v_sd_1539_off[t594];
+    const int64_t t611 = v_x1532_n;
+    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    v_x1542 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
+    RT_PARALLEL_FOR_IF(t611 >= RT_PARALLEL_MIN)
+    for (int64_t t612 = 0; t612 < t611; t612++) {
+      const int32_t t613 = (int32_t)t612;
+      int32_t t614 = v_x1532_d[t613];
+      int32_t t615;
+      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1546_n) {
+        t615 = (int32_t)v_sd_1546_off[t614];
       } else {
-        NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_sd_1539_n, 0.0, 0);
-        t595 = 0;
+        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1546_n, 0.0, 0);
+        t615 = 0;
       }
-      int32_t t596;
-      if ((uint64_t)(int64_t)t594 < (uint64_t)v_sd_1527_n) {
-        t596 = (int32_t)(v_sd_1527_off[t594 + 1] - v_sd_1527_off[t594]);
+      int32_t t616;
+      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1533_n) {
+        t616 = (int32_t)(v_sd_1533_off[t614 + 1] - v_sd_1533_off[t614]);
       } else {
-        NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_sd_1527_n, 0.0, 1);
-        t596 = 0;
+        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1533_n, 0.0, 1);
+        t616 = 0;
       }
-      int32_t t598 = rt_add_i(t595, t596);
-      v_x1533_d[t592] = t595;
-      v_x1534_d[t592] = t598;
-      v_x1535_d[t592] = 1;
+      int32_t t618 = rt_add_i(t615, t616);
+      v_x1539_d[t612] = t615;
+      v_x1540_d[t612] = t616;
+      v_x1541_d[t612] = t618;
+      v_x1542_d[t612] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1533_d = v_x1533->data.i;
-    const int64_t v_x1533_n = v_x1533->len;
-    int32_t *v_x1534_d = v_x1534->data.i;
-    const int64_t v_x1534_n = v_x1534->len;
-    int32_t *v_x1535_d = v_x1535->data.i;
-    const int64_t v_x1535_n = v_x1535->len;
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    int32_t *v_x1542_d = v_x1542->data.i;
+    const int64_t v_x1542_n = v_x1542->len;
     /* LIBRARY */
     {
-      RtValue *t599 = rt_range_segdes(loc, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538);
-      rt_seg_known_total(t599, v_x1529);
-      v_x1536 = t599;
-      const int64_t *v_x1536_off = rt_seg_offsets(v_x1536);
-      const int64_t v_x1536_n = v_x1536->len;
+      RtValue *t619 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
+      rt_seg_known_total(t619, v_x1535);
+      v_x1543 = t619;
+      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
+      const int64_t v_x1543_n = v_x1543->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1537 = v_x1537;
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1538);
+  *out_v_x1540 = v_x1540;
+  *out_v_x1539 = v_x1539;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1543 = v_x1543;
+  *out_v_x1545 = v_x1545;
+  rt_release(v_x1541);
+  rt_release(v_x1544);
   return;
 fail:
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1537);
-  rt_release(v_x1538);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
+  rt_release(v_x1545);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1526_d; int64_t v_x1526_n;
-  const int64_t *v_sd_1527_off; int64_t v_sd_1527_n;
-  const int64_t *v_sd_1539_off; int64_t v_sd_1539_n;
-  int32_t v_x1529;
-  int32_t *v_x1533_d; int64_t v_x1533_n;
-  int32_t *v_x1534_d; int64_t v_x1534_n;
-  int32_t *v_x1535_d; int64_t v_x1535_n;
-  const int64_t *v_x1536_off; int64_t v_x1536_n;
-  int32_t *v_x1537_d; int64_t v_x1537_n;
-  int32_t *v_x1538_d; int64_t v_x1538_n;
+  int32_t *v_x1532_d; int64_t v_x1532_n;
+  const int64_t *v_sd_1533_off; int64_t v_sd_1533_n;
+  const int64_t *v_sd_1546_off; int64_t v_sd_1546_n;
+  int32_t v_x1535;
+  int32_t *v_x1539_d; int64_t v_x1539_n;
+  int32_t *v_x1540_d; int64_t v_x1540_n;
+  int32_t *v_x1541_d; int64_t v_x1541_n;
+  int32_t *v_x1542_d; int64_t v_x1542_n;
+  const int64_t *v_x1543_off; int64_t v_x1543_n;
+  int32_t *v_x1544_d; int64_t v_x1544_n;
+  int32_t *v_x1545_d; int64_t v_x1545_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
+  int32_t v3;
 };
 struct K12_0_pull {
   K12_A A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t602 = 0; /* nonzero: a check below failed */
-    int32_t t600 = A.v_x1526_d[ix];
-    int t603 = (uint64_t)(int64_t)t600 < (uint64_t)A.v_sd_1539_n;
-    int32_t t601 = t603 ? (int32_t)A.v_sd_1539_off[t600] : 0;
-    t602 |= !t603;
-    int t605 = (uint64_t)(int64_t)t600 < (uint64_t)A.v_sd_1527_n;
-    int32_t t604 = t605 ? (int32_t)(A.v_sd_1527_off[t600 + 1] - A.v_sd_1527_off[t600]) : 0;
-    t602 |= !t605;
-    int32_t t607 = rt_add_i(t601, t604);
-    if (__builtin_expect(t602 != 0, 0)) { /* again, recording the error */
-      int32_t t608 = A.v_x1526_d[ix];
-      int32_t t609;
-      if ((uint64_t)(int64_t)t608 < (uint64_t)A.v_sd_1539_n) {
-        t609 = (int32_t)A.v_sd_1539_off[t608];
+    int t622 = 0; /* nonzero: a check below failed */
+    int32_t t620 = A.v_x1532_d[ix];
+    int t623 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1546_n;
+    int32_t t621 = t623 ? (int32_t)A.v_sd_1546_off[t620] : 0;
+    t622 |= !t623;
+    int t625 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1533_n;
+    int32_t t624 = t625 ? (int32_t)(A.v_sd_1533_off[t620 + 1] - A.v_sd_1533_off[t620]) : 0;
+    t622 |= !t625;
+    int32_t t627 = rt_add_i(t621, t624);
+    if (__builtin_expect(t622 != 0, 0)) { /* again, recording the error */
+      int32_t t628 = A.v_x1532_d[ix];
+      int32_t t629;
+      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1546_n) {
+        t629 = (int32_t)A.v_sd_1546_off[t628];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t608, A.v_sd_1539_n, 0.0, 0);
-        t609 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1546_n, 0.0, 0);
+        t629 = 0;
       }
-      int32_t t610;
-      if ((uint64_t)(int64_t)t608 < (uint64_t)A.v_sd_1527_n) {
-        t610 = (int32_t)(A.v_sd_1527_off[t608 + 1] - A.v_sd_1527_off[t608]);
+      int32_t t630;
+      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1533_n) {
+        t630 = (int32_t)(A.v_sd_1533_off[t628 + 1] - A.v_sd_1533_off[t628]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t608, A.v_sd_1527_n, 0.0, 1);
-        t610 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1533_n, 0.0, 1);
+        t630 = 0;
       }
-      int32_t t612 = rt_add_i(t609, t610);
+      int32_t t632 = rt_add_i(t629, t630);
     }
-    return K12_0_V{t601, t607, 1};
+    return K12_0_V{t621, t624, t627, 1};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1533_d[i] = v.v0;
-    A.v_x1534_d[i] = v.v1;
-    A.v_x1535_d[i] = v.v2;
+    A.v_x1539_d[i] = v.v0;
+    A.v_x1540_d[i] = v.v1;
+    A.v_x1541_d[i] = v.v2;
+    A.v_x1542_d[i] = v.v3;
   }
 };
 struct K12_1_ride {
@@ -3087,680 +3242,441 @@ struct K12_1_ride {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1526_d = v_x1526->data.i;
-  A.v_x1526_n = v_x1526->len;
-  A.v_sd_1527_off = rtg_seg_offsets(v_sd_1527);
-  A.v_sd_1527_n = v_sd_1527->len;
-  A.v_sd_1539_off = rtg_seg_offsets(v_sd_1539);
-  A.v_sd_1539_n = v_sd_1539->len;
-  A.v_x1529 = v_x1529;
-  RtValue *v_x1533 = NULL;
-  RtValue *v_x1534 = NULL;
-  RtValue *v_x1535 = NULL;
-  RtValue *v_x1536 = NULL;
-  RtValue *v_x1537 = NULL;
-  RtValue *v_x1538 = NULL;
+  A.v_x1532_d = v_x1532->data.i;
+  A.v_x1532_n = v_x1532->len;
+  A.v_sd_1533_off = rtg_seg_offsets(v_sd_1533);
+  A.v_sd_1533_n = v_sd_1533->len;
+  A.v_sd_1546_off = rtg_seg_offsets(v_sd_1546);
+  A.v_sd_1546_n = v_sd_1546->len;
+  A.v_x1535 = v_x1535;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
+  RtValue *v_x1545 = NULL;
   /* MAP */
   {
-    const int64_t t613 = v_x1526->len;
-    v_x1533 = rtg_vec_new(RT_INT, t613);
-    A.v_x1533_d = v_x1533->data.i;
-    A.v_x1533_n = v_x1533->len;
-    v_x1534 = rtg_vec_new(RT_INT, t613);
-    A.v_x1534_d = v_x1534->data.i;
-    A.v_x1534_n = v_x1534->len;
-    v_x1535 = rtg_vec_new(RT_INT, t613);
-    A.v_x1535_d = v_x1535->data.i;
-    A.v_x1535_n = v_x1535->len;
+    const int64_t t633 = v_x1532->len;
+    v_x1539 = rtg_vec_new(RT_INT, t633);
+    A.v_x1539_d = v_x1539->data.i;
+    A.v_x1539_n = v_x1539->len;
+    v_x1540 = rtg_vec_new(RT_INT, t633);
+    A.v_x1540_d = v_x1540->data.i;
+    A.v_x1540_n = v_x1540->len;
+    v_x1541 = rtg_vec_new(RT_INT, t633);
+    A.v_x1541_d = v_x1541->data.i;
+    A.v_x1541_n = v_x1541->len;
+    v_x1542 = rtg_vec_new(RT_INT, t633);
+    A.v_x1542_d = v_x1542->data.i;
+    A.v_x1542_n = v_x1542->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t614 = rtg::range_segdes(loc, A.run, v_x1533, v_x1534, v_x1535, &v_x1537, &v_x1538, K12_1_ride{A});
-    rtg_seg_known_total(t614, v_x1529);
-    v_x1536 = t614;
-    A.v_x1536_off = rtg_seg_offsets(v_x1536);
-    A.v_x1536_n = v_x1536->len;
+    RtValue *t634 = rtg::range_segdes(loc, A.run, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545, K12_1_ride{A});
+    rtg_seg_known_total(t634, v_x1535);
+    v_x1543 = t634;
+    A.v_x1543_off = rtg_seg_offsets(v_x1543);
+    A.v_x1543_n = v_x1543->len;
   }
-  *out_v_x1537 = v_x1537;
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1538);
+  *out_v_x1540 = v_x1540;
+  *out_v_x1539 = v_x1539;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1543 = v_x1543;
+  *out_v_x1545 = v_x1545;
+  rt_release(v_x1541);
+  rt_release(v_x1544);
   return;
 fail:
-  rt_release(v_x1533);
-  rt_release(v_x1534);
-  rt_release(v_x1535);
-  rt_release(v_x1536);
-  rt_release(v_x1537);
-  rt_release(v_x1538);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
+  rt_release(v_x1545);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1526, RtValue *v_sd_1527, RtValue *v_sd_1539, int32_t v_x1529, RtValue **out_v_x1537) {
-  RtValue *vals[] = {v_x1526, v_sd_1527, v_sd_1539};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
+  RtValue *vals[] = {v_x1532, v_sd_1533, v_sd_1546};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
-    K12_host(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
+    K12_host(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1526, v_sd_1527, v_sd_1539, v_x1529, out_v_x1537);
+    K12_gpu(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
   }
 }
 
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
+/* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
   (void)loc;
   (void)run;
-  int32_t *v_x1511_d = v_x1511->data.i;
-  const int64_t v_x1511_n = v_x1511->len;
-  const int64_t *v_sd_1512_off = rt_seg_offsets(v_sd_1512);
-  const int64_t v_sd_1512_n = v_sd_1512->len;
-  const int64_t *v_sd_1525_off = rt_seg_offsets(v_sd_1525);
-  const int64_t v_sd_1525_n = v_sd_1525->len;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
-  RtValue *v_x1521 = NULL;
-  RtValue *v_x1522 = NULL;
-  RtValue *v_x1523 = NULL;
-  RtValue *v_x1524 = NULL;
-  /* MAP */
-  {
-    const int64_t t615 = v_x1511_n;
-    v_x1518 = rt_value_new(rt_vec_type(RT_INT), t615);
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    v_x1519 = rt_value_new(rt_vec_type(RT_INT), t615);
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    v_x1520 = rt_value_new(rt_vec_type(RT_INT), t615);
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    v_x1521 = rt_value_new(rt_vec_type(RT_INT), t615);
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
-    RT_PARALLEL_FOR_IF(t615 >= RT_PARALLEL_MIN)
-    for (int64_t t616 = 0; t616 < t615; t616++) {
-      const int32_t t617 = (int32_t)t616;
-      int32_t t618 = v_x1511_d[t617];
-      int32_t t619;
-      if ((uint64_t)(int64_t)t618 < (uint64_t)v_sd_1525_n) {
-        t619 = (int32_t)v_sd_1525_off[t618];
-      } else {
-        NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_sd_1525_n, 0.0, 0);
-        t619 = 0;
-      }
-      int32_t t620;
-      if ((uint64_t)(int64_t)t618 < (uint64_t)v_sd_1512_n) {
-        t620 = (int32_t)(v_sd_1512_off[t618 + 1] - v_sd_1512_off[t618]);
-      } else {
-        NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_sd_1512_n, 0.0, 1);
-        t620 = 0;
-      }
-      int32_t t622 = rt_add_i(t619, t620);
-      v_x1518_d[t616] = t619;
-      v_x1519_d[t616] = t620;
-      v_x1520_d[t616] = t622;
-      v_x1521_d[t616] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1518_d = v_x1518->data.i;
-    const int64_t v_x1518_n = v_x1518->len;
-    int32_t *v_x1519_d = v_x1519->data.i;
-    const int64_t v_x1519_n = v_x1519->len;
-    int32_t *v_x1520_d = v_x1520->data.i;
-    const int64_t v_x1520_n = v_x1520->len;
-    int32_t *v_x1521_d = v_x1521->data.i;
-    const int64_t v_x1521_n = v_x1521->len;
-    /* LIBRARY */
-    {
-      RtValue *t623 = rt_range_segdes(loc, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524);
-      rt_seg_known_total(t623, v_x1514);
-      v_x1522 = t623;
-      const int64_t *v_x1522_off = rt_seg_offsets(v_x1522);
-      const int64_t v_x1522_n = v_x1522->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1519 = v_x1519;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1521 = v_x1521;
-  *out_v_x1522 = v_x1522;
-  *out_v_x1524 = v_x1524;
-  rt_release(v_x1520);
-  rt_release(v_x1523);
-  return;
-fail:
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
-  rt_release(v_x1521);
-  rt_release(v_x1522);
-  rt_release(v_x1523);
-  rt_release(v_x1524);
-}
-
-/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K13_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1511_d; int64_t v_x1511_n;
-  const int64_t *v_sd_1512_off; int64_t v_sd_1512_n;
-  const int64_t *v_sd_1525_off; int64_t v_sd_1525_n;
-  int32_t v_x1514;
-  int32_t *v_x1518_d; int64_t v_x1518_n;
-  int32_t *v_x1519_d; int64_t v_x1519_n;
-  int32_t *v_x1520_d; int64_t v_x1520_n;
-  int32_t *v_x1521_d; int64_t v_x1521_n;
-  const int64_t *v_x1522_off; int64_t v_x1522_n;
-  int32_t *v_x1523_d; int64_t v_x1523_n;
-  int32_t *v_x1524_d; int64_t v_x1524_n;
-};
-struct alignas(8) K13_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
-};
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t626 = 0; /* nonzero: a check below failed */
-    int32_t t624 = A.v_x1511_d[ix];
-    int t627 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_sd_1525_n;
-    int32_t t625 = t627 ? (int32_t)A.v_sd_1525_off[t624] : 0;
-    t626 |= !t627;
-    int t629 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_sd_1512_n;
-    int32_t t628 = t629 ? (int32_t)(A.v_sd_1512_off[t624 + 1] - A.v_sd_1512_off[t624]) : 0;
-    t626 |= !t629;
-    int32_t t631 = rt_add_i(t625, t628);
-    if (__builtin_expect(t626 != 0, 0)) { /* again, recording the error */
-      int32_t t632 = A.v_x1511_d[ix];
-      int32_t t633;
-      if ((uint64_t)(int64_t)t632 < (uint64_t)A.v_sd_1525_n) {
-        t633 = (int32_t)A.v_sd_1525_off[t632];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, A.v_sd_1525_n, 0.0, 0);
-        t633 = 0;
-      }
-      int32_t t634;
-      if ((uint64_t)(int64_t)t632 < (uint64_t)A.v_sd_1512_n) {
-        t634 = (int32_t)(A.v_sd_1512_off[t632 + 1] - A.v_sd_1512_off[t632]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, A.v_sd_1512_n, 0.0, 1);
-        t634 = 0;
-      }
-      int32_t t636 = rt_add_i(t633, t634);
-    }
-    return K13_0_V{t625, t628, t631, 1};
-  }
-};
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1518_d[i] = v.v0;
-    A.v_x1519_d[i] = v.v1;
-    A.v_x1520_d[i] = v.v2;
-    A.v_x1521_d[i] = v.v3;
-  }
-};
-struct K13_1_ride {
-  K13_A A;
-  __device__ void operator()(int64_t i) const {
-    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
-  (void)loc;
-  (void)err;
-  K13_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1511_d = v_x1511->data.i;
-  A.v_x1511_n = v_x1511->len;
-  A.v_sd_1512_off = rtg_seg_offsets(v_sd_1512);
-  A.v_sd_1512_n = v_sd_1512->len;
-  A.v_sd_1525_off = rtg_seg_offsets(v_sd_1525);
-  A.v_sd_1525_n = v_sd_1525->len;
-  A.v_x1514 = v_x1514;
-  RtValue *v_x1518 = NULL;
-  RtValue *v_x1519 = NULL;
-  RtValue *v_x1520 = NULL;
-  RtValue *v_x1521 = NULL;
-  RtValue *v_x1522 = NULL;
-  RtValue *v_x1523 = NULL;
-  RtValue *v_x1524 = NULL;
-  /* MAP */
-  {
-    const int64_t t637 = v_x1511->len;
-    v_x1518 = rtg_vec_new(RT_INT, t637);
-    A.v_x1518_d = v_x1518->data.i;
-    A.v_x1518_n = v_x1518->len;
-    v_x1519 = rtg_vec_new(RT_INT, t637);
-    A.v_x1519_d = v_x1519->data.i;
-    A.v_x1519_n = v_x1519->len;
-    v_x1520 = rtg_vec_new(RT_INT, t637);
-    A.v_x1520_d = v_x1520->data.i;
-    A.v_x1520_n = v_x1520->len;
-    v_x1521 = rtg_vec_new(RT_INT, t637);
-    A.v_x1521_d = v_x1521->data.i;
-    A.v_x1521_n = v_x1521->len;
-    /* computed in the launch of SOAC 1 (K13_1_ride) */
-  }
-  /* LIBRARY */
-  {
-    RtValue *t638 = rtg::range_segdes(loc, A.run, v_x1518, v_x1520, v_x1521, &v_x1523, &v_x1524, K13_1_ride{A});
-    rtg_seg_known_total(t638, v_x1514);
-    v_x1522 = t638;
-    A.v_x1522_off = rtg_seg_offsets(v_x1522);
-    A.v_x1522_n = v_x1522->len;
-  }
-  *out_v_x1519 = v_x1519;
-  *out_v_x1518 = v_x1518;
-  *out_v_x1521 = v_x1521;
-  *out_v_x1522 = v_x1522;
-  *out_v_x1524 = v_x1524;
-  rt_release(v_x1520);
-  rt_release(v_x1523);
-  return;
-fail:
-  rt_release(v_x1518);
-  rt_release(v_x1519);
-  rt_release(v_x1520);
-  rt_release(v_x1521);
-  rt_release(v_x1522);
-  rt_release(v_x1523);
-  rt_release(v_x1524);
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1511, RtValue *v_sd_1512, RtValue *v_sd_1525, int32_t v_x1514, RtValue **out_v_x1519, RtValue **out_v_x1518, RtValue **out_v_x1521, RtValue **out_v_x1522, RtValue **out_v_x1524) {
-  RtValue *vals[] = {v_x1511, v_sd_1512, v_sd_1525};
-  const int64_t sizes[] = {0};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
-    K13_host(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x1511, v_sd_1512, v_sd_1525, v_x1514, out_v_x1519, out_v_x1518, out_v_x1521, out_v_x1522, out_v_x1524);
-  }
-}
-
-/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1540_d = v_x1540->data.i;
-  const int64_t v_x1540_n = v_x1540->len;
-  int32_t v_x1541 = 0;
-  RtValue *v_x1543 = NULL;
+  int32_t *v_x1547_d = v_x1547->data.i;
+  const int64_t v_x1547_n = v_x1547->len;
+  int32_t v_x1548 = 0;
+  RtValue *v_x1550 = NULL;
   /* ONCE */
   {
-    int32_t t639;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1540_n) {
-      t639 = v_x1540_d[0];
+    int32_t t635;
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1547_n) {
+      t635 = v_x1547_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1540_n, 0.0, 0);
-      t639 = 0;
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1547_n, 0.0, 0);
+      t635 = 0;
     }
-    v_x1541 = t639;
+    v_x1548 = t635;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t640 = 1;
-      v_x1543 = rt_value_new(rt_vec_type(RT_INT), t640);
-      int32_t *v_x1543_d = v_x1543->data.i;
-      const int64_t v_x1543_n = v_x1543->len;
-      RT_PARALLEL_FOR_IF(t640 >= RT_PARALLEL_MIN)
-      for (int64_t t641 = 0; t641 < t640; t641++) {
-        const int32_t t642 = (int32_t)t641;
-        v_x1543_d[t641] = v_x1541;
+      const int64_t t636 = 1;
+      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t636);
+      int32_t *v_x1550_d = v_x1550->data.i;
+      const int64_t v_x1550_n = v_x1550->len;
+      RT_PARALLEL_FOR_IF(t636 >= RT_PARALLEL_MIN)
+      for (int64_t t637 = 0; t637 < t636; t637++) {
+        const int32_t t638 = (int32_t)t637;
+        v_x1550_d[t637] = v_x1548;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1543 = v_x1543;
+  *out_v_x1550 = v_x1550;
   return;
 fail:
-  rt_release(v_x1543);
+  rt_release(v_x1550);
 }
 
-/* K14: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K14_0_V;
+/* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K13_0_V;
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  const K13_0_V *K13_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1547_d; int64_t v_x1547_n;
+  int32_t *v_x1550_d; int64_t v_x1550_n;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t640 = 0; /* nonzero: a check below failed */
+    int t641 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1547_n;
+    int32_t t639 = t641 ? A.v_x1547_d[0] : 0;
+    t640 |= !t641;
+    if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
+      int32_t t642;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1547_n) {
+        t642 = A.v_x1547_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1547_n, 0.0, 0);
+        t642 = 0;
+      }
+    }
+    return K13_0_V{t639};
+  }
+};
+struct alignas(8) K13_1_V {
+  int32_t v0;
+};
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K13_1_V{A.K13_0_dev->v0};
+  }
+};
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+    A.v_x1550_d[i] = v.v0;
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+  (void)loc;
+  (void)err;
+  K13_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1547_d = v_x1547->data.i;
+  A.v_x1547_n = v_x1547->len;
+  K13_0_V *K13_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1550 = NULL;
+  /* ONCE */
+  {
+    K13_0_value = rtg::once_on_device<K13_0_V>("K13", loc, K13_0_pull{A});
+    A.K13_0_dev = K13_0_value;
+  }
+  /* MAP */
+  {
+    const int64_t t643 = 1;
+    v_x1550 = rtg_vec_new(RT_INT, t643);
+    A.v_x1550_d = v_x1550->data.i;
+    A.v_x1550_n = v_x1550->len;
+    rtg::map("K13", loc, K13_1_pull{A}, K13_1_store{A}, t643);
+  }
+  rtg_free(K13_0_value);
+  K13_0_value = NULL;
+  *out_v_x1550 = v_x1550;
+  return;
+fail:
+  rt_release(v_x1550);
+  rtg_free(K13_0_value);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+  RtValue *vals[] = {v_x1547};
+  const int64_t sizes[] = {(int64_t)1};
+  static RtgHostSite site; /* what the host path learned of this kernel */
+  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
+    K13_host(err, loc, run, v_x1547, out_v_x1550);
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x1547, out_v_x1550);
+  }
+}
+
+/* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1552_d = v_x1552->data.i;
+  const int64_t v_x1552_n = v_x1552->len;
+  int32_t *v_dev_1559_d = v_dev_1559->data.i;
+  const int64_t v_dev_1559_n = v_dev_1559->len;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t644 = v_x1552_n;
+    const int64_t t645 = t644 > 0 ? (t644 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t646 = (uint8_t *)rt_alloc_atomic((size_t)t644 + 1);
+    int64_t *t647 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t645 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t645 > 1)
+    for (int64_t t648 = 0; t648 < t645; t648++) {
+      int64_t kept[2] = {0};
+      const int64_t t648_end = (t648 + 1) * RT_CHUNK < t644 ? (t648 + 1) * RT_CHUNK : t644;
+      for (int64_t t649 = t648 * RT_CHUNK; t649 < t648_end; t649++) {
+        const int32_t t650 = (int32_t)t649;
+        int32_t t648x0;
+        int32_t t648x1;
+        int32_t t653 = v_x1552_d[t650];
+        t648x0 = t653;
+        t648x1 = t653;
+        uint8_t t654;
+        uint8_t t655;
+        int32_t t656;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n) {
+          t656 = v_dev_1559_d[0];
+        } else {
+          NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1559_n, 0.0, 0);
+          t656 = 0;
+        }
+        uint8_t t658 = rt_lt_i(t648x0, t656);
+        uint8_t t660 = rt_gt_i(t648x1, t656);
+        t654 = t658;
+        t655 = t660;
+        kept[0] += t654 != 0;
+        kept[1] += t655 != 0;
+        t646[t649] = (uint8_t)((t654 != 0) << 0 | (t655 != 0) << 1);
+      }
+      t647[0 * t645 + t648] = kept[0];
+      t647[1 * t645 + t648] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t646);
+      rt_free(t647);
+      goto fail;
+    }
+    int64_t t661 = 0;
+    for (int64_t t648 = 0; t648 < t645; t648++) {
+      const int64_t k = t647[0 * t645 + t648];
+      t647[0 * t645 + t648] = t661;
+      t661 += k;
+    }
+    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t661);
+    int32_t *v_x1557_d = v_x1557->data.i;
+    const int64_t v_x1557_n = v_x1557->len;
+    int64_t t662 = 0;
+    for (int64_t t648 = 0; t648 < t645; t648++) {
+      const int64_t k = t647[1 * t645 + t648];
+      t647[1 * t645 + t648] = t662;
+      t662 += k;
+    }
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t662);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
+    RT_PARALLEL_FOR_IF(t645 > 1)
+    for (int64_t t648 = 0; t648 < t645; t648++) {
+      int64_t at[2];
+      at[0] = t647[0 * t645 + t648];
+      at[1] = t647[1 * t645 + t648];
+      const int64_t t648_end = (t648 + 1) * RT_CHUNK < t644 ? (t648 + 1) * RT_CHUNK : t644;
+      for (int64_t t649 = t648 * RT_CHUNK; t649 < t648_end; t649++) {
+        const int32_t t650 = (int32_t)t649;
+        if (!t646[t649])
+          continue;
+        int32_t t648y0;
+        int32_t t648y1;
+        int32_t t663 = v_x1552_d[t650];
+        t648y0 = t663;
+        t648y1 = t663;
+        if (t646[t649] >> 0 & 1) {
+          v_x1557_d[at[0]] = t648y0;
+          at[0]++;
+        }
+        if (t646[t649] >> 1 & 1) {
+          v_x1558_d[at[1]] = t648y1;
+          at[1]++;
+        }
+      }
+    }
+    rt_free(t646);
+    rt_free(t647);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1557 = v_x1557;
+  *out_v_x1558 = v_x1558;
+  return;
+fail:
+  rt_release(v_x1557);
+  rt_release(v_x1558);
+}
+
+/* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
-  const K14_0_V *K14_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1540_d; int64_t v_x1540_n;
-  int32_t *v_x1543_d; int64_t v_x1543_n;
+  int32_t *v_x1552_d; int64_t v_x1552_n;
+  int32_t *v_dev_1559_d; int64_t v_dev_1559_n;
+  int32_t *v_x1557_d; int64_t v_x1557_n;
+  int32_t *v_x1558_d; int64_t v_x1558_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
+  /* v1: v0, the same value */
 };
 struct K14_0_pull {
   K14_A A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t644 = 0; /* nonzero: a check below failed */
-    int t645 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1540_n;
-    int32_t t643 = t645 ? A.v_x1540_d[0] : 0;
-    t644 |= !t645;
-    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
-      int32_t t646;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1540_n) {
-        t646 = A.v_x1540_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1540_n, 0.0, 0);
-        t646 = 0;
-      }
-    }
-    return K14_0_V{t643};
+    int32_t t664 = A.v_x1552_d[ix];
+    return K14_0_V{t664};
   }
 };
-struct alignas(8) K14_1_V {
-  int32_t v0;
-};
-struct K14_1_pull {
+struct K14_0_store {
   K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K14_1_V{A.K14_0_dev->v0};
-  }
-};
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x1543_d[i] = v.v0;
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
-  (void)loc;
-  (void)err;
-  K14_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1540_d = v_x1540->data.i;
-  A.v_x1540_n = v_x1540->len;
-  K14_0_V *K14_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1543 = NULL;
-  /* ONCE */
-  {
-    K14_0_value = rtg::once_on_device<K14_0_V>("K14", loc, K14_0_pull{A});
-    A.K14_0_dev = K14_0_value;
-  }
-  /* MAP */
-  {
-    const int64_t t647 = 1;
-    v_x1543 = rtg_vec_new(RT_INT, t647);
-    A.v_x1543_d = v_x1543->data.i;
-    A.v_x1543_n = v_x1543->len;
-    rtg::map("K14", loc, K14_1_pull{A}, K14_1_store{A}, t647);
-  }
-  rtg_free(K14_0_value);
-  K14_0_value = NULL;
-  *out_v_x1543 = v_x1543;
-  return;
-fail:
-  rt_release(v_x1543);
-  rtg_free(K14_0_value);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1540, RtValue **out_v_x1543) {
-  RtValue *vals[] = {v_x1540};
-  const int64_t sizes[] = {(int64_t)1};
-  static RtgHostSite site; /* what the host path learned of this kernel */
-  if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
-    K14_host(err, loc, run, v_x1540, out_v_x1543);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x1540, out_v_x1543);
-  }
-}
-
-/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1545_d = v_x1545->data.i;
-  const int64_t v_x1545_n = v_x1545->len;
-  int32_t *v_dev_1552_d = v_dev_1552->data.i;
-  const int64_t v_dev_1552_n = v_dev_1552->len;
-  RtValue *v_x1550 = NULL;
-  RtValue *v_x1551 = NULL;
-  /* SPLIT */
-  {
-    const int64_t t648 = v_x1545_n;
-    const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t650 = (uint8_t *)rt_alloc_atomic((size_t)t648 + 1);
-    int64_t *t651 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t649 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t649 > 1)
-    for (int64_t t652 = 0; t652 < t649; t652++) {
-      int64_t kept[2] = {0};
-      const int64_t t652_end = (t652 + 1) * RT_CHUNK < t648 ? (t652 + 1) * RT_CHUNK : t648;
-      for (int64_t t653 = t652 * RT_CHUNK; t653 < t652_end; t653++) {
-        const int32_t t654 = (int32_t)t653;
-        int32_t t652x0;
-        int32_t t652x1;
-        int32_t t657 = v_x1545_d[t654];
-        t652x0 = t657;
-        t652x1 = t657;
-        uint8_t t658;
-        uint8_t t659;
-        int32_t t660;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1552_n) {
-          t660 = v_dev_1552_d[0];
-        } else {
-          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1552_n, 0.0, 0);
-          t660 = 0;
-        }
-        uint8_t t662 = rt_lt_i(t652x0, t660);
-        uint8_t t664 = rt_gt_i(t652x1, t660);
-        t658 = t662;
-        t659 = t664;
-        kept[0] += t658 != 0;
-        kept[1] += t659 != 0;
-        t650[t653] = (uint8_t)((t658 != 0) << 0 | (t659 != 0) << 1);
-      }
-      t651[0 * t649 + t652] = kept[0];
-      t651[1 * t649 + t652] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t650);
-      rt_free(t651);
-      goto fail;
-    }
-    int64_t t665 = 0;
-    for (int64_t t652 = 0; t652 < t649; t652++) {
-      const int64_t k = t651[0 * t649 + t652];
-      t651[0 * t649 + t652] = t665;
-      t665 += k;
-    }
-    v_x1550 = rt_value_new(rt_vec_type(RT_INT), t665);
-    int32_t *v_x1550_d = v_x1550->data.i;
-    const int64_t v_x1550_n = v_x1550->len;
-    int64_t t666 = 0;
-    for (int64_t t652 = 0; t652 < t649; t652++) {
-      const int64_t k = t651[1 * t649 + t652];
-      t651[1 * t649 + t652] = t666;
-      t666 += k;
-    }
-    v_x1551 = rt_value_new(rt_vec_type(RT_INT), t666);
-    int32_t *v_x1551_d = v_x1551->data.i;
-    const int64_t v_x1551_n = v_x1551->len;
-    RT_PARALLEL_FOR_IF(t649 > 1)
-    for (int64_t t652 = 0; t652 < t649; t652++) {
-      int64_t at[2];
-      at[0] = t651[0 * t649 + t652];
-      at[1] = t651[1 * t649 + t652];
-      const int64_t t652_end = (t652 + 1) * RT_CHUNK < t648 ? (t652 + 1) * RT_CHUNK : t648;
-      for (int64_t t653 = t652 * RT_CHUNK; t653 < t652_end; t653++) {
-        const int32_t t654 = (int32_t)t653;
-        if (!t650[t653])
-          continue;
-        int32_t t652y0;
-        int32_t t652y1;
-        int32_t t667 = v_x1545_d[t654];
-        t652y0 = t667;
-        t652y1 = t667;
-        if (t650[t653] >> 0 & 1) {
-          v_x1550_d[at[0]] = t652y0;
-          at[0]++;
-        }
-        if (t650[t653] >> 1 & 1) {
-          v_x1551_d[at[1]] = t652y1;
-          at[1]++;
-        }
-      }
-    }
-    rt_free(t650);
-    rt_free(t651);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1550 = v_x1550;
-  *out_v_x1551 = v_x1551;
-  return;
-fail:
-  rt_release(v_x1550);
-  rt_release(v_x1551);
-}
-
-/* K15: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1545_d; int64_t v_x1545_n;
-  int32_t *v_dev_1552_d; int64_t v_dev_1552_n;
-  int32_t *v_x1550_d; int64_t v_x1550_n;
-  int32_t *v_x1551_d; int64_t v_x1551_n;
-};
-struct alignas(8) K15_0_V {
-  int32_t v0;
-  /* v1: v0, the same value */
-};
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t668 = A.v_x1545_d[ix];
-    return K15_0_V{t668};
-  }
-};
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int c, int64_t i, const K15_0_V &v) const {
+  __device__ void operator()(int c, int64_t i, const K14_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1550_d[i] = v.v0;
+      A.v_x1557_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1551_d[i] = v.v0;
+      A.v_x1558_d[i] = v.v0;
       break;
     }
   }
 };
-struct K15_0_pred {
-  K15_A A;
-  __device__ unsigned operator()(int64_t i, const K15_0_V &v) const {
-    int t670 = 0; /* nonzero: a check below failed */
-    int t671 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1552_n;
-    int32_t t669 = t671 ? A.v_dev_1552_d[0] : 0;
-    t670 |= !t671;
-    uint8_t t673 = rt_lt_i(v.v0, t669);
-    uint8_t t675 = rt_gt_i(v.v0, t669);
-    if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
-      int32_t t676;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1552_n) {
-        t676 = A.v_dev_1552_d[0];
+struct K14_0_pred {
+  K14_A A;
+  __device__ unsigned operator()(int64_t i, const K14_0_V &v) const {
+    int t666 = 0; /* nonzero: a check below failed */
+    int t667 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1559_n;
+    int32_t t665 = t667 ? A.v_dev_1559_d[0] : 0;
+    t666 |= !t667;
+    uint8_t t669 = rt_lt_i(v.v0, t665);
+    uint8_t t671 = rt_gt_i(v.v0, t665);
+    if (__builtin_expect(t666 != 0, 0)) { /* again, recording the error */
+      int32_t t672;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1559_n) {
+        t672 = A.v_dev_1559_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1552_n, 0.0, 0);
-        t676 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1559_n, 0.0, 0);
+        t672 = 0;
       }
-      uint8_t t678 = rt_lt_i(v.v0, t676);
-      uint8_t t680 = rt_gt_i(v.v0, t676);
+      uint8_t t674 = rt_lt_i(v.v0, t672);
+      uint8_t t676 = rt_gt_i(v.v0, t672);
     }
-    return ((unsigned)((t673) != 0) << 0) | ((unsigned)((t675) != 0) << 1);
+    return ((unsigned)((t669) != 0) << 0) | ((unsigned)((t671) != 0) << 1);
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1545_d = v_x1545->data.i;
-  A.v_x1545_n = v_x1545->len;
-  A.v_dev_1552_d = v_dev_1552->data.i;
-  A.v_dev_1552_n = v_dev_1552->len;
-  RtValue *v_x1550 = NULL;
-  RtValue *v_x1551 = NULL;
+  A.v_x1552_d = v_x1552->data.i;
+  A.v_x1552_n = v_x1552->len;
+  A.v_dev_1559_d = v_dev_1559->data.i;
+  A.v_dev_1559_n = v_dev_1559->len;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t681; /* the slots of its classes' counts */
-  int64_t t682; /* its size */
+  rtg::SplitCounts t677; /* the slots of its classes' counts */
+  int64_t t678; /* its size */
   {
-    const int64_t t683 = v_x1545->len;
-    v_x1550 = rtg_vec_new(RT_INT, t683);
-    A.v_x1550_d = v_x1550->data.i;
-    A.v_x1550_n = v_x1550->len;
-    v_x1551 = rtg_vec_new(RT_INT, t683);
-    A.v_x1551_d = v_x1551->data.i;
-    A.v_x1551_n = v_x1551->len;
-    t682 = t683;
-    t681 = rtg::split_launch<K15_0_V, 2>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t683, K15_0_store{A});
+    const int64_t t679 = v_x1552->len;
+    v_x1557 = rtg_vec_new(RT_INT, t679);
+    A.v_x1557_d = v_x1557->data.i;
+    A.v_x1557_n = v_x1557->len;
+    v_x1558 = rtg_vec_new(RT_INT, t679);
+    A.v_x1558_d = v_x1558->data.i;
+    A.v_x1558_n = v_x1558->len;
+    t678 = t679;
+    t677 = rtg::split_launch<K14_0_V, 2>("K14", loc, K14_0_pull{A}, K14_0_pred{A}, t679, K14_0_store{A});
   }
   {
-    int64_t t684[2];
-    t684[0] = rtg::filter_count(t681.at[0]);
-    t684[1] = rtg::filter_count(t681.at[1]);
-    v_x1550 = rtg_vec_fit(v_x1550, t684[0]);
-    A.v_x1550_d = v_x1550->data.i;
-    A.v_x1550_n = v_x1550->len;
-    v_x1551 = rtg_vec_fit(v_x1551, t684[1]);
-    A.v_x1551_d = v_x1551->data.i;
-    A.v_x1551_n = v_x1551->len;
+    int64_t t680[2];
+    t680[0] = rtg::filter_count(t677.at[0]);
+    t680[1] = rtg::filter_count(t677.at[1]);
+    v_x1557 = rtg_vec_fit(v_x1557, t680[0]);
+    A.v_x1557_d = v_x1557->data.i;
+    A.v_x1557_n = v_x1557->len;
+    v_x1558 = rtg_vec_fit(v_x1558, t680[1]);
+    A.v_x1558_d = v_x1558->data.i;
+    A.v_x1558_n = v_x1558->len;
   }
-  *out_v_x1550 = v_x1550;
-  *out_v_x1551 = v_x1551;
+  *out_v_x1557 = v_x1557;
+  *out_v_x1558 = v_x1558;
   return;
 fail:
-  rt_release(v_x1550);
-  rt_release(v_x1551);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1545, RtValue *v_dev_1552, RtValue **out_v_x1550, RtValue **out_v_x1551) {
-  RtValue *vals[] = {v_x1545, v_dev_1552};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+  RtValue *vals[] = {v_x1552, v_dev_1559};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
-    K15_host(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
+    K14_host(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1545, v_dev_1552, out_v_x1550, out_v_x1551);
+    K14_gpu(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
   }
 }
 
@@ -3774,24 +3690,24 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1544 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x19, &v_dev_1544);
+    RtValue *v_dev_1551 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1551);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 3, v_x19, v_dev_1544, &v_x42, &v_x60);
-    rt_release(v_dev_1544);
-    int32_t v_x63 = 0;
-    v_x63 = (int32_t)v_x60->len;
-    int32_t v_x62 = 0;
-    v_x62 = (int32_t)v_x42->len;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1551, &v_x42, &v_x60);
+    rt_release(v_dev_1551);
+    int32_t v_x61 = 0;
+    v_x61 = (int32_t)v_x60->len;
+    int32_t v_x43 = 0;
+    v_x43 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t685 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t685->data.i[0] = v_x62;
-    t685->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t685);
+    RtValue *t681 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t681->data.i[0] = v_x43;
+    t681->data.i[1] = v_x61;
+    v_x64 = NESSIE_TO_DEVICE(t681);
     int32_t v_x70 = 0;
-    v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
+    v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x43, v_x61);
     RtValue *v_x76 = NULL;
     if (rtg_append_fits(v_x42, v_x60, v_x70)) {
       v_x76 = rtg_append_into(v_x42, v_x60, v_x70);
@@ -3811,7 +3727,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x67);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K4, 4, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -3843,27 +3759,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x152 = 0;
     RtValue *v_x710 = NULL;
     RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K11, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
-    RtValue *v_x215 = NULL;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
-    RtValue *v_x241 = NULL;
-    RtValue *v_x243 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
-    int32_t v_x247 = 0;
-    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
-    RtValue *v_x255 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x241, v_x243, v_x233, v_x223, &v_x255);
-    rt_release(v_x233);
-    rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     uint8_t v_x261 = 0;
     v_x261 = rt_eq_i(v_x132, 0);
     RtValue *v_x189 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 6, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
     RtValue *v_x268 = NULL;
     if (v_x261) {
@@ -3877,15 +3781,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
-    rt_release(v_x130);
     uint8_t v_x269 = 0;
     v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x215 = NULL;
+    RtValue *v_x223 = NULL;
+    RtValue *v_x233 = NULL;
+    RtValue *v_x241 = NULL;
+    RtValue *v_x243 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 6, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    rt_release(v_x130);
+    int32_t v_x247 = 0;
+    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
     RtValue *v_x699 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
       v_x699 = v_x272;
     } else {
+      int32_t v_x422 = 0;
+      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       RtValue *v_x289 = NULL;
       RtValue *v_x335 = NULL;
       RtValue *v_x356 = NULL;
@@ -3893,10 +3807,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x385 = NULL;
       RtValue *v_x406 = NULL;
       RtValue *v_x412 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x255, v_x89, v_x215, v_x133, v_x223, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x243, v_x233, v_x223, v_x247, v_x89, v_x215, v_x133, v_x241, &v_x289, &v_x335, &v_x356, &v_x362, &v_x385, &v_x406, &v_x412);
       rt_release(v_x289);
-      int32_t v_x422 = 0;
-      v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       int32_t v_x430 = 0;
       v_x430 = (int32_t)v_x385->len;
       int32_t v_x429 = 0;
@@ -3910,7 +3822,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x531 = NULL;
       RtValue *v_x540 = NULL;
       RtValue *v_x542 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
       rt_release(v_x356);
       rt_release(v_x362);
       rt_release(v_x406);
@@ -3918,7 +3830,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x546 = 0;
       v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
       RtValue *v_x559 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
       rt_release(v_x335);
       rt_release(v_x385);
       rt_release(v_x521);
@@ -3931,14 +3843,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x540);
       rt_release(v_x559);
       RtValue *v_x698 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x133, v_x561, &v_x698);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x561, &v_x698);
       rt_release(v_x561);
       v_x699 = v_x698;
     }
     rt_release(v_x215);
     rt_release(v_x223);
+    rt_release(v_x233);
     rt_release(v_x241);
-    rt_release(v_x255);
+    rt_release(v_x243);
     RtValue *v_x758 = NULL;
     if (v_x261) {
       v_x758 = v_x699;
@@ -3956,7 +3869,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
         int32_t v_x745 = 0;
         v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
         RtValue *v_x756 = NULL;
-        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
         v_x757 = v_x756;
       }
       v_x758 = v_x757;
@@ -4089,16 +4002,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t686 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t686->data.i[0] = 3;
-  t686->data.i[1] = 1;
-  t686->data.i[2] = 4;
-  t686->data.i[3] = 1;
-  t686->data.i[4] = 5;
-  t686->data.i[5] = 9;
-  t686->data.i[6] = 2;
-  t686->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t686);
+  RtValue *t682 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t682->data.i[0] = 3;
+  t682->data.i[1] = 1;
+  t682->data.i[2] = 4;
+  t682->data.i[3] = 1;
+  t682->data.i[4] = 5;
+  t682->data.i[5] = 9;
+  t682->data.i[6] = 2;
+  t682->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t682);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

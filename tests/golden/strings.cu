@@ -630,7 +630,6 @@ static void top_10(void) {
   RtValue *v_x18 = NULL;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/strings.nesl", 5, 14), "shout", 0, fn_shout(v_x17, &v_x18));
-  rt_release(v_x17);
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
   v_x19 = NESSIE_TO_DEVICE(rt_chars(" ", 1));
@@ -640,12 +639,9 @@ static void top_10(void) {
   v_x20 = (int32_t)v_x18->len;
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
-  RtValue *v_x29 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 43);
-  v_x29 = NESSIE_TO_DEVICE(rt_chars("banana", 6));
   int32_t v_x30 = 0;
-  v_x30 = (int32_t)v_x29->len;
-  rt_release(v_x29);
+  v_x30 = (int32_t)v_x17->len;
+  rt_release(v_x17);
   RtValue *v_x31 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
