@@ -209,9 +209,17 @@ static bool same_atom(Share *sh, const FlatAtom *a, const FlatAtom *b) {
    arguments of one class differ. */
 static void refine(Share *sh, FlatFunc *g, const Vec *args) {
   int *cls = ptrmap_get(&sh->classes, g);
-  if (!cls || args->len != g->params.len)
+  if (!cls)
     return;
   int n = g->params.len;
+  if (args->len != n) { /* not a call of g's parameters: kept apart */
+    for (int i = 0; i < n; i++)
+      if (cls[i] != i) {
+        cls[i] = i;
+        sh->changed = true;
+      }
+    return;
+  }
   int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     next[i] = i;
