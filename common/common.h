@@ -131,6 +131,22 @@ Map map_copy(const Map *m);
 /* 'm' emptied, its room kept. */
 void map_clear(Map *m);
 
+/* A string map whose puts are undone, latest first, back to a mark: the
+   available expressions of a walk over nested blocks, each block's
+   forgotten when it ends.  Zero-initialized is empty. */
+typedef struct ScopedMap {
+  Map map;
+  Vec undo; /* pairs: a key, its value before the put (NULL: none) */
+} ScopedMap;
+
+static inline void *scoped_get(const ScopedMap *m, const char *key) { return map_get(&m->map, key); }
+void scoped_put(ScopedMap *m, const char *key, void *value);
+static inline int scoped_mark(const ScopedMap *m) { return m->undo.len; }
+/* Undoes the puts made since 'mark' (scoped_mark). */
+void scoped_undo(ScopedMap *m, int mark);
+/* 'm' emptied, its room kept. */
+void scoped_clear(ScopedMap *m);
+
 /* A hash map from pointers to pointers.  Zero-initialized is empty.  It
    is never iterated, so addresses never decide an order. */
 typedef struct PtrMapEntry {

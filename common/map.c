@@ -88,6 +88,26 @@ void map_clear(Map *m) {
   m->used = 0;
 }
 
+void scoped_put(ScopedMap *m, const char *key, void *value) {
+  const char *kept = xstrdup(key);
+  vec_push(&m->undo, (void *)kept);
+  vec_push(&m->undo, map_get(&m->map, kept));
+  map_put(&m->map, kept, value);
+}
+
+void scoped_undo(ScopedMap *m, int mark) {
+  while (m->undo.len > mark) {
+    void *before = m->undo.data[--m->undo.len];
+    const char *key = m->undo.data[--m->undo.len];
+    map_put(&m->map, key, before);
+  }
+}
+
+void scoped_clear(ScopedMap *m) {
+  map_clear(&m->map);
+  m->undo.len = 0;
+}
+
 Map map_copy(const Map *m) {
   Map c = *m;
   if (m->cap) {

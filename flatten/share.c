@@ -58,8 +58,7 @@ typedef struct Share {
                        index of the first parameter in it */
   PtrMap apart;     /* FlatFunc -> itself: called on each element */
   PtrMap called;    /* FlatFunc -> itself: called plainly */
-  Map avail;        /* a statement's key -> the first FlatStmt with it */
-  Vec undo;         /* pairs: a key, its value before (NULL: none) */
+  ScopedMap avail;  /* a statement's key -> the first FlatStmt with it */
   Vec joined;       /* FlatVar *: led by another since a check (join) */
   PtrMap segdes_of; /* FlatVar -> FlatVar: `l = seg_lengths d`'s l -> d */
   Buf key;
@@ -172,21 +171,6 @@ static const char *stmt_key(Share *sh, const FlatStmt *s) {
   return buf_str(b);
 }
 
-static void avail_put(Share *sh, const char *key, FlatStmt *s) {
-  const char *kept = xstrdup(key);
-  vec_push(&sh->undo, (void *)kept);
-  vec_push(&sh->undo, map_get(&sh->avail, kept));
-  map_put(&sh->avail, kept, s);
-}
-
-static void avail_undo(Share *sh, int mark) {
-  while (sh->undo.len > mark) {
-    void *before = sh->undo.data[--sh->undo.len];
-    const char *key = sh->undo.data[--sh->undo.len];
-    map_put(&sh->avail, key, before);
-  }
-}
-
 static void rewrite_atom(Share *sh, FlatAtom **a) {
   if (*a && (*a)->kind == FA_VAR && leader_of(sh, (*a)->u.var) != (*a)->u.var)
     *a = flat_var_atom(leader_of(sh, (*a)->u.var));
@@ -245,7 +229,7 @@ static bool checks_itself(const FlatStmt *s) {
 }
 
 static void walk_block(Share *sh, FlatBlock *b) {
-  int mark = sh->undo.len, joins = sh->joined.len;
+  int mark = scoped_mark(&sh->avail), joins = sh->joined.len;
   int kept = 0;
   for (int i = 0; i < b->stmts.len; i++) {
     FlatStmt *s = b->stmts.data[i];
@@ -275,9 +259,9 @@ static void walk_block(Share *sh, FlatBlock *b) {
     if (!numbered(s))
       continue;
     const char *key = stmt_key(sh, s);
-    FlatStmt *first = map_get(&sh->avail, key);
+    FlatStmt *first = scoped_get(&sh->avail, key);
     if (!first) {
-      avail_put(sh, key, s);
+      scoped_put(&sh->avail, key, s);
       continue;
     }
     for (int k = 0; k < s->results.len; k++)
@@ -287,7 +271,7 @@ static void walk_block(Share *sh, FlatBlock *b) {
     b->stmts.len = kept;
     rewrite_atoms(sh, &b->results);
   }
-  avail_undo(sh, mark);
+  scoped_undo(&sh->avail, mark);
   join_undo(sh, joins);
 }
 

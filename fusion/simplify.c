@@ -62,8 +62,7 @@ typedef struct Simp {
      it): one map for the walk, its entries of a nested block undone when
      the block ends, each put logged with what it replaced (NULL: none;
      a key is never removed, and a NULL value reads as absent) */
-  Map avail;
-  Vec undo; /* pairs: a key, its value before */
+  ScopedMap avail;
   Buf key;  /* the key being looked up, copied only when kept */
 } Simp;
 
@@ -138,24 +137,6 @@ static const char *key_of(Simp *s, char kind, const char *name, int n, const Vec
   return buf_str(b);
 }
 
-/* The statement that computed 'key' before, in scope. */
-static LcuStmt *avail_get(Simp *s, const char *key) { return map_get(&s->avail, key); }
-
-static void avail_put(Simp *s, const char *key, LcuStmt *st, LcuStmt *before) {
-  const char *kept = xstrdup(key);
-  vec_push(&s->undo, (void *)kept);
-  vec_push(&s->undo, before);
-  map_put(&s->avail, kept, st);
-}
-
-/* Forgets what was made available since the undo log had 'mark' entries. */
-static void avail_undo(Simp *s, int mark) {
-  while (s->undo.len > mark) {
-    LcuStmt *before = s->undo.data[--s->undo.len];
-    const char *key = s->undo.data[--s->undo.len];
-    map_put(&s->avail, key, before);
-  }
-}
 
 /* ---- constant folding ---- */
 
@@ -1091,7 +1072,7 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out);
 /* Looks up 'key'; if an earlier statement computed it, the results of
    'st' become that one's and true is returned; else 'st' is recorded. */
 static bool common(Simp *s, const char *key, LcuStmt *st) {
-  LcuStmt *old = avail_get(s, key);
+  LcuStmt *old = scoped_get(&s->avail, key); /* computed before, in scope */
   if (old && old->results.len == st->results.len) {
     for (int i = 0; i < st->results.len; i++) {
       LcuVar *was = st->results.data[i], *by = old->results.data[i];
@@ -1108,7 +1089,7 @@ static bool common(Simp *s, const char *key, LcuStmt *st) {
     }
     return true;
   }
-  avail_put(s, key, st, old);
+  scoped_put(&s->avail, key, st);
   return false;
 }
 
@@ -1477,13 +1458,13 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out) {
   }
   /* inside a branch the condition is known: an `if` on it there (an
      inlined function's test for an empty context, repeated) folds */
-  int mark = s->undo.len;
+  int mark = scoped_mark(&s->avail);
   genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
   simp_block(s, st->then);
-  avail_undo(s, mark);
+  scoped_undo(&s->avail, mark);
   genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
   simp_block(s, st->els);
-  avail_undo(s, mark);
+  scoped_undo(&s->avail, mark);
   genmap_put(&s->subst, c->var, NULL);
   if (empty(st->then) && empty(st->els)) {
     /* both branches give the same atoms: so does the if */
@@ -1532,9 +1513,9 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
       simp_if(s, st, out);
       continue;
     case LS_TIME: {
-      int mark = s->undo.len;
+      int mark = scoped_mark(&s->avail);
       simp_block(s, st->body);
-      avail_undo(s, mark);
+      scoped_undo(&s->avail, mark);
       break;
     }
     default:
@@ -1811,10 +1792,9 @@ static void sink_runs(Simp *s, LcuBlock *body, GenMap *uses, bool *current) {
    simplification allocated. */
 typedef struct Rounds {
   FusFacts facts;
-  Map avail;
+  ScopedMap avail;
   GenMap subst;
   GenMap uses; /* each variable's count of reads (drop_dead) */
-  Vec undo;
   Buf key;
   Vec consts; /* pairs: a global whose value is a constant, the LcuAtom */
 } Rounds;
@@ -1823,14 +1803,13 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
   bool current = false; /* r->facts are the body's as it is */
   for (int round = 0; round < 64; round++) {
     facts_of(&r->facts, body, &current);
-    map_clear(&r->avail);
+    scoped_clear(&r->avail);
     genmap_clear(&r->subst);
     for (int i = 0; i + 1 < r->consts.len; i += 2)
       genmap_put(&r->subst, r->consts.data[i], r->consts.data[i + 1]);
-    r->undo.len = 0;
     PtrMap uses = {0}, escapes = {0};
     fus_note_uses(body, &uses, &escapes);
-    Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
+    Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst,
               .key = r->key, .uses = &uses, .escapes = &escapes};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
@@ -1841,7 +1820,6 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
     /* (the maps may have grown) */
     r->avail = s.avail;
     r->subst = s.subst;
-    r->undo = s.undo;
     r->key = s.key;
     if (!s.changed)
       return;
