@@ -17,6 +17,12 @@
  *     where it is (its results no longer read, lowering drops it only
  *     where it cannot fail), and what it repeats fails first, at the
  *     first one, as before;
+ *   - after `check lengths a b`, a and b are one value to the end of
+ *     the block, and so are two segdes whose seg_lengths they are (a
+ *     segdes is its lengths).  Only after the check: fusion keeps
+ *     kernels after the checks, and a length read in place of another
+ *     before its check could change which error a program reports.  A
+ *     check left comparing one value with itself goes;
  *   - a function's parameters that every call passes the same value
  *     (variables numbered alike, or equal constants) are one parameter:
  *     the body reads the first.  Recursion is handled optimistically:
@@ -33,13 +39,6 @@
  * without results (checks).  A function called on each element (`call
  * each`) keeps its parameters apart: its calls pass vectors of them.
  * Not for --cost, whose statements count what each expression computes.
- *
- *   - after `check lengths a b`, a and b are one value to the end of
- *     the block, and so are two segdes whose seg_lengths they are (a
- *     segdes is its lengths).  Only after the check: fusion keeps
- *     kernels after the checks, and a length read in place of another
- *     before its check could change which error a program reports.  A
- *     check left comparing one value with itself goes.
  *
  * Requires: a checked FlatProgram, before shape analysis (shape.c reads
  * the variables as this pass leaves them).  Keeps: every statement but
