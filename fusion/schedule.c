@@ -614,6 +614,59 @@ static bool maps_alone(const FusRegion *r, int *parent, int u) {
   return true;
 }
 
+/* Each MAP that runs alone and that only MAPs over its space read, two
+   or more, all in one cluster, joins that cluster where it may.  There
+   it is computed once: rules.c's merge_maps makes it one MAP with the
+   first, whose results the others read, and it is not written (fill_vanish
+   says no one else reads it and it has no check of its own).  That saves
+   its vector's write and reads and a launch, and costs nothing it did
+   not read already.  The model cannot see it: each pair's gain counts
+   the producer's reads that its consumer lacks, once per consumer, as
+   if each recomputed it (candidates.c), so that a MAP saying where each
+   element of a pack of segments comes from stayed apart from the three
+   MAPs gathering Barnes-Hut's x, y and m by it.  Counting a share for
+   each consumer in the gains, or refunding all but the first as binary
+   variables, said the same but made GLPK's search give up on
+   lang_algorithms's merge_sorted^ (12 kernels by the ILP, 22 by the
+   greedy fallback). */
+static void join_shared_producers(FusRegion *r, const Vec *out, int *parent, const bool *vanish) {
+  int n = r->nodes.len;
+  int *size = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *trial = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    size[u] = 0;
+  for (int u = 0; u < n; u++)
+    size[uf_find(parent, u)]++;
+  for (int u = 0; u < n; u++) {
+    const FusNode *node = r->nodes.data[u];
+    if (!vanish[u] || node->soac->kind != SOAC_MAP || size[uf_find(parent, u)] != 1)
+      continue;
+    int target = -1, readers = 0;
+    bool one = true;
+    for (int i = 0; i < out[u].len && one; i++) {
+      const FusEdge *e = out[u].data[i];
+      if (!e->var)
+        continue;
+      const FusNode *w = r->nodes.data[e->to];
+      int root = uf_find(parent, e->to);
+      one = w->soac && w->soac->kind == SOAC_MAP && fus_len_equal(node->space, w->space) &&
+            (target < 0 || root == target);
+      target = root;
+      readers++;
+    }
+    if (!one || readers < 2)
+      continue;
+    memcpy(trial, parent, sizeof(int) * (size_t)n);
+    uf_unite(trial, u, target);
+    int a, b;
+    if (clusters_legal(r, trial) && !anchor_conflict(r, trial, &a, &b)) {
+      int sum = size[target] + 1;
+      memcpy(parent, trial, sizeof(int) * (size_t)n);
+      size[uf_find(parent, u)] = sum;
+    }
+  }
+}
+
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int n = r->nodes.len;
   int *parent = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
@@ -736,6 +789,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     }
     greedy(r, &alone, parent);
   }
+  join_shared_producers(r, out, parent, vanish);
   r->method = gave_up ? (ilp ? "ilp and greedy" : "greedy") : ilp ? "ilp" : "none";
   r->solve_ms = now_ms() - start;
   /* the clusters are the fused pairs' components (a pair inside one
