@@ -23,6 +23,12 @@
  *     kernels after the checks, and a length read in place of another
  *     before its check could change which error a program reports.  A
  *     check left comparing one value with itself goes;
+ *   - `length v` is read as what v's length is known to be: a DIST's
+ *     count, an element-wise operation's first vector operand's length,
+ *     or, for a parameter within a segdes, the segdes's number of
+ *     elements (the same for every parameter within it).  Each holds
+ *     once the statement that made v ran, so nothing is read before its
+ *     check;
  *   - a function's parameters that every call passes the same value
  *     (variables numbered alike, or equal constants) are one parameter:
  *     the body reads the first.  Recursion is handled optimistically:
@@ -60,6 +66,9 @@ typedef struct Share {
   ScopedMap avail;  /* a statement's key -> the first FlatStmt with it */
   Vec joined;       /* FlatVar *: led by another since a check (join) */
   PtrMap segdes_of; /* FlatVar -> FlatVar: `l = seg_lengths d`'s l -> d */
+  PtrMap length_of; /* FlatVar (a vector) -> FlatAtom *: its length, a
+                       scalar (a DIST's count), or the vector an
+                       element-wise operation took its length from */
   Buf key;
   bool rewrite;     /* the last walk: atoms replaced by their leaders */
   bool changed;     /* a class split in this walk */
@@ -219,6 +228,72 @@ static void refine(Share *sh, FlatFunc *g, const Vec *args) {
     }
 }
 
+/* Notes what the length of 's''s vector result is: a DIST's count, or
+   the length of an element-wise operation's first vector operand (its
+   operands have one length; flattening made them so).  Barnes-Hut's
+   `build` zipped xs with the quadrants qs, computed element-wise from
+   xs and ys: `#qs` and `#xs` were two values, so that its three filters
+   by the same flags replicated qs by two counts and made two segdes
+   for its recursive call where one would do. */
+static void note_length(Share *sh, const FlatStmt *s) {
+  if (s->kind != FS_OP || s->results.len != 1 || ((FlatVar *)s->results.data[0])->type.kind != FT_VEC)
+    return;
+  FlatVar *r = s->results.data[0];
+  if (s->op == FLAT_DIST && s->args.len == 2) {
+    ptrmap_put(&sh->length_of, r, s->args.data[1]);
+    return;
+  }
+  if (s->op > FLAT_COPY) /* ORDER FLAT_OP: the element-wise ops come first */
+    return;
+  for (int i = 0; i < s->args.len; i++) {
+    FlatAtom *a = s->args.data[i];
+    if (a->kind == FA_VAR && a->u.var->type.kind == FT_VEC) {
+      FlatAtom *l = ptrmap_get(&sh->length_of, a->u.var);
+      ptrmap_put(&sh->length_of, r, l ? l : a);
+      return;
+    }
+  }
+}
+
+/* `x = length v` where v's length is known (note_length): x is that
+   scalar (led by its leader), or the key is the length of the vector v
+   took its length from.  False if neither: the key is 's''s own. */
+static bool length_key(Share *sh, const FlatStmt *s, const char **key) {
+  if (s->kind != FS_OP || s->op != FLAT_LENGTH || s->args.len != 1 ||
+      ((FlatAtom *)s->args.data[0])->kind != FA_VAR)
+    return false;
+  FlatVar *v = ((FlatAtom *)s->args.data[0])->u.var;
+  FlatAtom *l = ptrmap_get(&sh->length_of, v);
+  if (!l && v->within) {
+    /* a parameter within a segdes: as long as the segdes has elements,
+       as every other within it (build^'s xs, ys and ms, once their
+       segdes are one parameter) */
+    Buf *b = &sh->key;
+    b->len = 0;
+    buf_printf(b, "%d:within|", (int)FLAT_LENGTH);
+    buf_printf(b, "v%d,", leader_of(sh, v->within)->id);
+    *key = buf_str(b);
+    return true;
+  }
+  if (!l)
+    return false;
+  FlatVar *x = s->results.data[0];
+  if (l->kind == FA_VAR && l->u.var->type.kind != FT_VEC) {
+    if (flat_type_equal(l->u.var->type, x->type) && leader_of(sh, l->u.var) != x)
+      sh->leader[x->id] = leader_of(sh, l->u.var);
+    *key = NULL;
+    return true;
+  }
+  if (l->kind != FA_VAR)
+    return false; /* a constant count: the statement's own key */
+  Buf *b = &sh->key;
+  b->len = 0;
+  buf_printf(b, "%d:length|", (int)FLAT_LENGTH);
+  key_atom(sh, b, l);
+  *key = buf_str(b);
+  return true;
+}
+
 /* Is 's' a `check lengths` of one value with itself, which cannot fail? */
 static bool checks_itself(const FlatStmt *s) {
   if (s->kind != FS_OP || s->op != FLAT_CHECK || s->check != RT_CHECK_LENGTHS || s->args.len != 2)
@@ -257,7 +332,12 @@ static void walk_block(Share *sh, FlatBlock *b) {
       ptrmap_put(&sh->segdes_of, s->results.data[0], ((FlatAtom *)s->args.data[0])->u.var);
     if (!numbered(s))
       continue;
-    const char *key = stmt_key(sh, s);
+    note_length(sh, s);
+    const char *key;
+    if (!length_key(sh, s, &key))
+      key = stmt_key(sh, s);
+    if (!key)
+      continue; /* read as the scalar it is */
     FlatStmt *first = scoped_get(&sh->avail, key);
     if (!first) {
       scoped_put(&sh->avail, key, s);
