@@ -255,6 +255,14 @@ static void note_length(Share *sh, const FlatStmt *s) {
   }
 }
 
+/* The key of a length known as 'what' of variable number 'id'. */
+static const char *length_key_of(Share *sh, const char *what, int id) {
+  Buf *b = &sh->key;
+  b->len = 0;
+  buf_printf(b, "%d:%s|v%d,", (int)FLAT_LENGTH, what, id);
+  return buf_str(b);
+}
+
 /* `x = length v` where v's length is known (note_length): x is that
    scalar (led by its leader), or the key is the length of the vector v
    took its length from.  False if neither: the key is 's''s own. */
@@ -268,11 +276,7 @@ static bool length_key(Share *sh, const FlatStmt *s, const char **key) {
     /* a parameter within a segdes: as long as the segdes has elements,
        as every other within it (build^'s xs, ys and ms, once their
        segdes are one parameter) */
-    Buf *b = &sh->key;
-    b->len = 0;
-    buf_printf(b, "%d:within|", (int)FLAT_LENGTH);
-    buf_printf(b, "v%d,", leader_of(sh, v->within)->id);
-    *key = buf_str(b);
+    *key = length_key_of(sh, "within", leader_of(sh, v->within)->id);
     return true;
   }
   if (!l)
@@ -286,11 +290,7 @@ static bool length_key(Share *sh, const FlatStmt *s, const char **key) {
   }
   if (l->kind != FA_VAR)
     return false; /* a constant count: the statement's own key */
-  Buf *b = &sh->key;
-  b->len = 0;
-  buf_printf(b, "%d:length|", (int)FLAT_LENGTH);
-  key_atom(sh, b, l);
-  *key = buf_str(b);
+  *key = length_key_of(sh, "length", leader_of(sh, l->u.var)->id);
   return true;
 }
 
