@@ -162,11 +162,15 @@ typedef struct FlatStmt {
                          the host knows it (an int atom), where the ranges
                          are all the segments of a segdes, each once, in
                          another order (flatten.c, gather_values_in), so
-                         that the total is that segdes's; MAKE_SEGDES: a
-                         lifted append's, whose parts together hold all of
-                         some values (flatten_prims.inc, lifted_append);
-                         NULL where it is not known.  The GPU then need
-                         not read it back.  Printed <total x> */
+                         that the total is that segdes's, or k times it
+                         for segments each replicated k times; a lifted
+                         [s:e:d] of constant bounds, k elements a range:
+                         k times the ranges; MAKE_SEGDES: a lifted
+                         append's, whose parts together hold all of some
+                         values (flatten_prims.inc, lifted_append), or
+                         a lifted sequence of k's; NULL where it is not
+                         known.  The GPU then need not read it back.
+                         Printed <total x> */
   bool guarded;       /* GATHER: a lifted subscript's, after its check
                          (flatten.c, subscript): each index is in range,
                          or -1 where the check fails, whose read gives the

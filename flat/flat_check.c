@@ -228,8 +228,8 @@ static void check_stmt(Checker *c, const void *stmt) {
     if (s->guarded && (s->op != FLAT_GATHER || s->segments))
       fail(c, s->loc, "%s <guarded>: only a gather not of whole segments is", name);
     if (s->total) {
-      if ((s->op != FLAT_SEG_RANGE || !s->segments) && s->op != FLAT_MAKE_SEGDES)
-        fail(c, s->loc, "%s <total>: only make_segdes and a seg_range of whole segments have one", name);
+      if (s->op != FLAT_SEG_RANGE && s->op != FLAT_MAKE_SEGDES)
+        fail(c, s->loc, "%s <total>: only make_segdes and seg_range have one", name);
       FlatType tt = use_atom(c, s->loc, s->total);
       if (!flat_type_equal(tt, flat_scalar(FB_INT)))
         fail(c, s->loc, "%s <total>: an int, not a %s", name, flat_type_name(tt));

@@ -293,6 +293,28 @@ static FlatAtom *total_sum(Fl *fl, FlatAtom *a, FlatAtom *b) {
   return binary(fl, FLAT_ADD, a, b);
 }
 
+/* n segments of k elements each (1 <= k <= 8): n summed k times as a
+   known total, each sum checked as total_sum's. */
+static FlatAtom *uniform_total(Fl *fl, FlatAtom *n, intptr_t k) {
+  FlatAtom *sum = n;
+  for (intptr_t i = 1; i < k; i++)
+    sum = total_sum(fl, sum, n);
+  return sum;
+}
+
+/* The length k (1 to 8) of each range of a lifted [s:e:d] whose three
+   bounds are constants distributed (`k in [0:4]` inside an
+   apply-to-each) and pass the range's check; else 0.  Its segments then
+   hold k elements each, as a lifted sequence of k does. */
+static intptr_t constant_range_length(Fl *fl, FlatAtom *s, FlatAtom *e, FlatAtom *d) {
+  int32_t a, b, c;
+  if (!dist_constant(fl, s, &a) || !dist_constant(fl, e, &b) || !dist_constant(fl, d, &c) ||
+      !rt_range_size_ok(a, b, c))
+    return 0;
+  int64_t k = ((int64_t)b - a + c - 1) / c;
+  return k >= 1 && k <= 8 ? (intptr_t)k : 0;
+}
+
 /* A constant [:char:] of the 'n' characters at 's' (NUL bytes included). */
 static FlatAtom *string_vector(Fl *fl, const char *s, size_t n) {
   if (n == 0)
@@ -1155,17 +1177,21 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
      element a segment is elems[0] as it is. */
   if (k == 1) {
     FlatAtom *d1 = make_segdes(fl, dist(fl, int_const(1), ctx->len));
+    last_stmt(fl)->total = ctx->len; /* a segment an element: the GPU need not read it back */
     ptrmap_put(&fl->uniform, d1->u.var, (void *)(intptr_t)1);
     return concat(one(d1), elems[0]);
   }
   Vals all = append_all(fl, elems, k, t);
   FlatAtom *m = ctx->len;
-  FlatAtom *total = binary(fl, FLAT_MUL, m, int_const(k));
+  /* up to 8 a segment, the total checked as it is summed (uniform_total) */
+  FlatAtom *total = k <= 8 ? uniform_total(fl, m, k) : binary(fl, FLAT_MUL, m, int_const(k));
   FlatAtom *p = iota(fl, total);
   FlatAtom *seg = binary(fl, FLAT_DIV, p, dist(fl, int_const(k), total));
   FlatAtom *pos = binary(fl, FLAT_REM, p, dist(fl, int_const(k), total));
   FlatAtom *idx = binary(fl, FLAT_ADD, binary(fl, FLAT_MUL, pos, dist(fl, m, total)), seg);
   FlatAtom *d = make_segdes(fl, dist(fl, int_const(k), m));
+  if (k <= 8)
+    last_stmt(fl)->total = total;
   ptrmap_put(&fl->uniform, d->u.var, (void *)(intptr_t)k);
   return concat(one(d), permute_values(fl, all, t, idx));
 }
@@ -2125,12 +2151,17 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       charge(fl, ctx, FLAT_COST_SIZE, one(r));
       return one(r);
     }
+    intptr_t k = constant_range_length(fl, vec_get(&s, 0), vec_get(&en, 0), vec_get(&d, 0));
+    FlatAtom *total = k > 0 ? uniform_total(fl, ctx->len, k) : NULL;
     FlatStmt *st = stmt(fl, FS_OP);
     st->op = FLAT_SEG_RANGE;
+    st->total = total;
     vec_push(&st->args, vec_get(&s, 0));
     vec_push(&st->args, vec_get(&en, 0));
     vec_push(&st->args, vec_get(&d, 0));
     FlatVar *sd = flat_new_var(fl->fp, flat_segdes(), NULL), *data = flat_new_var(fl->fp, vec_int(), NULL);
+    if (k > 0)
+      ptrmap_put(&fl->uniform, sd, (void *)k);
     vec_push(&st->results, sd);
     vec_push(&st->results, data);
     charge(fl, ctx, FLAT_COST_SIZE, one(flat_var_atom(sd)));

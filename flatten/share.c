@@ -29,6 +29,8 @@
  *     elements (the same for every parameter within it).  Each holds
  *     once the statement that made v ran, so nothing is read before its
  *     check;
+ *   - a check of the values an earlier one checked (in its block or an
+ *     enclosing one) goes: it passed;
  *   - a function's parameters that every call passes the same value
  *     (variables numbered alike, or equal constants) are one parameter:
  *     the body reads the first.  Recursion is handled optimistically:
@@ -48,7 +50,7 @@
  *
  * Requires: a checked FlatProgram, before shape analysis (shape.c reads
  * the variables as this pass leaves them).  Keeps: every statement but
- * those checks, and every parameter (a parameter no longer read stays in
+ * the checks above that cannot fail, and every parameter (a parameter no longer read stays in
  * the signature; a statement whose results no longer are read is dead
  * code for lowering); the program's results and errors.
  */
@@ -302,6 +304,21 @@ static bool checks_itself(const FlatStmt *s) {
   return x->kind == FA_VAR && y->kind == FA_VAR && x->u.var == y->u.var;
 }
 
+/* Is 's' a check that one before it (in its block or an enclosing one)
+   made of the same values, which passed if the program got here?  Else a
+   check is noted for those after it.  The last walk only: the known
+   totals of segments replicated k times (flatten.c, replicated_total)
+   check the same sums once for each value replicated. */
+static bool repeats_check(Share *sh, FlatStmt *s) {
+  if (s->kind != FS_OP || s->op != FLAT_CHECK || s->results.len != 0)
+    return false;
+  const char *key = stmt_key(sh, s);
+  if (scoped_get(&sh->avail, key))
+    return true;
+  scoped_put(&sh->avail, key, s);
+  return false;
+}
+
 static void walk_block(Share *sh, FlatBlock *b) {
   int mark = scoped_mark(&sh->avail), joins = sh->joined.len;
   int kept = 0;
@@ -313,7 +330,7 @@ static void walk_block(Share *sh, FlatBlock *b) {
       /* a check that the numbering made of one value with itself goes:
          lowering would make it a kernel over the lengths, which fusion
          cannot fuse across */
-      if (checks_itself(s))
+      if (checks_itself(s) || repeats_check(sh, s))
         continue;
       b->stmts.data[kept++] = s;
     }

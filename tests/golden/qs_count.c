@@ -207,62 +207,61 @@ fail:
   rt_release(v_x93);
 }
 
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860);
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861);
 /* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861) {
   (void)loc;
   (void)run;
-  int32_t *v_x858_d = v_x858->data.i;
-  const int64_t v_x858_n = v_x858->len;
-  int32_t v_x859 = 0;
+  int32_t *v_x859_d = v_x859->data.i;
+  const int64_t v_x859_n = v_x859->len;
   int32_t v_x860 = 0;
+  int32_t v_x861 = 0;
   /* ONCE */
   {
     int t29 = 0; /* nonzero: a check below failed */
-    int t30 = (uint64_t)(int64_t)0 < (uint64_t)v_x858_n;
-    int32_t t28 = t30 ? v_x858_d[0] : 0;
+    int t30 = (uint64_t)(int64_t)0 < (uint64_t)v_x859_n;
+    int32_t t28 = t30 ? v_x859_d[0] : 0;
     t29 |= !t30;
-    int t32 = (uint64_t)(int64_t)1 < (uint64_t)v_x858_n;
-    int32_t t31 = t32 ? v_x858_d[1] : 0;
+    int t32 = (uint64_t)(int64_t)1 < (uint64_t)v_x859_n;
+    int32_t t31 = t32 ? v_x859_d[1] : 0;
     t29 |= !t32;
     if (__builtin_expect(t29 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x859 = t28;
-    v_x860 = t31;
+    v_x860 = t28;
+    v_x861 = t31;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x859 = v_x859;
   *out_v_x860 = v_x860;
+  *out_v_x861 = v_x861;
   return;
 fail:
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K4_record(err, loc, run, v_x858, out_v_x859, out_v_x860);
+    K4_record(err, loc, run, v_x859, out_v_x860, out_v_x861);
   }
 }
 
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434);
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435);
 /* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435) {
   (void)loc;
   (void)run;
-  int32_t *v_x1393_d = v_x1393->data.i;
-  const int64_t v_x1393_n = v_x1393->len;
   int32_t *v_x1394_d = v_x1394->data.i;
   const int64_t v_x1394_n = v_x1394->len;
   int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
+  int32_t *v_x1396_d = v_x1396->data.i;
+  const int64_t v_x1396_n = v_x1396->len;
   int32_t *v_x1398_d = v_x1398->data.i;
   const int64_t v_x1398_n = v_x1398->len;
-  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
-  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
-  const int64_t v_x1400_n = v_x1400->len;
-  RtValue *v_x1408 = NULL;
+  int32_t *v_x1399_d = v_x1399->data.i;
+  const int64_t v_x1399_n = v_x1399->len;
+  (void)v_x1399_n; /* v_x1399's length is v_x1396's */
+  const int64_t *v_x1401_off = rt_seg_offsets(v_x1401);
+  const int64_t v_x1401_n = v_x1401->len;
   RtValue *v_x1409 = NULL;
-  RtValue *v_x1427 = NULL;
+  RtValue *v_x1410 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
@@ -270,34 +269,35 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
   RtValue *v_x1432 = NULL;
   RtValue *v_x1433 = NULL;
   RtValue *v_x1434 = NULL;
+  RtValue *v_x1435 = NULL;
   /* MAP */
   {
-    const int64_t t35 = v_x1399;
+    const int64_t t35 = v_x1400;
     if (t35 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t35, 0.0, 0);
       goto fail;
     }
-    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t35);
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x1409_d = v_x1409->data.i;
+    v_x1409 = rt_value_new(rt_vec_type(RT_BOOL), t35);
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    v_x1410 = rt_value_new(rt_vec_type(RT_INT), t35);
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
     for (int64_t t36 = 0; t36 < t35; t36++) {
       const int32_t t37 = (int32_t)t36;
       int t39 = 0; /* nonzero: a check below failed */
-      int t40 = (uint64_t)(int64_t)t37 < (uint64_t)v_x1395_n;
-      int32_t t38 = t40 ? v_x1395_d[t37] : 0;
+      int t40 = (uint64_t)(int64_t)t37 < (uint64_t)v_x1396_n;
+      int32_t t38 = t40 ? v_x1396_d[t37] : 0;
       t39 |= !t40;
-      int32_t t41 = t40 ? v_x1398_d[t37] : 0;
+      int32_t t41 = t40 ? v_x1399_d[t37] : 0;
       uint8_t t43 = rt_lt_i(0, t41);
       int32_t t45 = (t43 ? t38 : -1);
       uint8_t t47 = rt_ge_i(t45, 0);
       int32_t t48;
       if (t47) {
-        int t50 = (uint64_t)(int64_t)t45 < (uint64_t)v_x1397_n;
-        int32_t t49 = t50 ? v_x1397_d[t45] : 0;
+        int t50 = (uint64_t)(int64_t)t45 < (uint64_t)v_x1398_n;
+        int32_t t49 = t50 ? v_x1398_d[t45] : 0;
         t39 |= !t50;
         t48 = t49;
       } else {
@@ -305,20 +305,20 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
       }
       if (__builtin_expect(t39 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1408_d[t36] = 1;
-      v_x1409_d[t36] = t48;
+      v_x1409_d[t36] = 1;
+      v_x1410_d[t36] = t48;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    int32_t *v_x1409_d = v_x1409->data.i;
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     /* SPLIT */
     {
-      const int64_t t51 = v_x1396;
+      const int64_t t51 = v_x1397;
       if (t51 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0, 1);
         goto fail;
@@ -326,36 +326,36 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
       const int64_t t52 = t51 > 0 ? (t51 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t53 = (uint8_t *)rt_alloc_atomic((size_t)t51 + 1);
       int64_t *t54 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t52 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1431_d = v_x1431->data.i;
-      const int64_t v_x1431_n = v_x1431->len;
-      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
-      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1432_d = v_x1432->data.i;
       const int64_t v_x1432_n = v_x1432->len;
-      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      memset(v_x1433_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
       RT_PARALLEL_FOR_IF(t52 > 1)
       for (int64_t t55 = 0; t55 < t52; t55++) {
         int64_t kept[2] = {0};
-        int64_t t58 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t55 * RT_CHUNK);
+        int64_t t58 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t55 * RT_CHUNK);
         const int64_t t55_end = (t55 + 1) * RT_CHUNK < t51 ? (t55 + 1) * RT_CHUNK : t51;
         for (int64_t t56 = t55 * RT_CHUNK; t56 < t55_end; t58++) {
-          const int64_t t58_end = v_x1400_off[t58 + 1] < t55_end ? v_x1400_off[t58 + 1] : t55_end;
+          const int64_t t58_end = v_x1401_off[t58 + 1] < t55_end ? v_x1401_off[t58 + 1] : t55_end;
           const int32_t t59 = (int32_t)t58;
           if (t56 >= t58_end)
             continue; /* none of the chunk's elements */
           int t61 = 0; /* nonzero: a check of the segment's values failed */
-          int t62 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1409_n;
-          int32_t t60 = t62 ? v_x1409_d[t59] : 0;
+          int t62 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1410_n;
+          int32_t t60 = t62 ? v_x1410_d[t59] : 0;
           t61 |= !t62;
-          int t64 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
-          int32_t t63 = t64 ? v_x1395_d[t59] : 0;
+          int t64 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1396_n;
+          int32_t t63 = t64 ? v_x1396_d[t59] : 0;
           t61 |= !t64;
-          int t66 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1393_n;
-          int32_t t65 = t66 ? v_x1393_d[t59] : 0;
+          int t66 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
+          int32_t t65 = t66 ? v_x1394_d[t59] : 0;
           t61 |= !t66;
-          int t68 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
-          int32_t t67 = t68 ? v_x1394_d[t59] : 0;
+          int t68 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
+          int32_t t67 = t68 ? v_x1395_d[t59] : 0;
           t61 |= !t68;
           const int64_t before[2] = {kept[0], kept[1]}; /* the segment's piece: what it adds to kept */
           for (; t56 < t58_end; t56++) {
@@ -368,8 +368,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
             int32_t t71 = rt_sub_i(t57, t65);
             int32_t t73 = rt_mul_i(t71, t67);
             int32_t t75 = rt_add_i(t63, t73);
-            int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1397_n;
-            int32_t t76 = t77 ? v_x1397_d[t75] : 0;
+            int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1398_n;
+            int32_t t76 = t77 ? v_x1398_d[t75] : 0;
             t69 |= !t77;
             uint8_t t79 = rt_lt_i(t76, t60);
             uint8_t t81 = rt_gt_i(t76, t60);
@@ -387,12 +387,12 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
             kept[1] += t83 != 0;
             t53[t56] = (uint8_t)((t82 != 0) << 0 | (t83 != 0) << 1);
           }
-          if (v_x1400_off[t58] >= t55 * RT_CHUNK && v_x1400_off[t58 + 1] <= t55_end) { /* the whole segment */
-            v_x1431_d[t58] = (int32_t)(kept[0] - before[0]);
-            v_x1432_d[t58] = (int32_t)(kept[1] - before[1]);
+          if (v_x1401_off[t58] >= t55 * RT_CHUNK && v_x1401_off[t58 + 1] <= t55_end) { /* the whole segment */
+            v_x1432_d[t58] = (int32_t)(kept[0] - before[0]);
+            v_x1433_d[t58] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1431_d[t58], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1432_d[t58], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t58], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1433_d[t58], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t54[0 * t52 + t55] = kept[0];
@@ -409,56 +409,56 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
         t54[0 * t52 + t55] = t84;
         t84 += k;
       }
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t84);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), t84);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
       int64_t t85 = 0;
       for (int64_t t55 = 0; t55 < t52; t55++) {
         const int64_t k = t54[1 * t52 + t55];
         t54[1 * t52 + t55] = t85;
         t85 += k;
       }
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t85);
-      int32_t *v_x1429_d = v_x1429->data.i;
-      const int64_t v_x1429_n = v_x1429->len;
-      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1433_d = v_x1433->data.i;
-      const int64_t v_x1433_n = v_x1433->len;
-      for (int64_t t86 = 0, t87 = 0; t86 < v_x1400_n; t86++) {
-        v_x1433_d[t86] = (int32_t)t87;
-        t87 += v_x1431_d[t86];
-      }
-      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), t85);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1434_d = v_x1434->data.i;
       const int64_t v_x1434_n = v_x1434->len;
-      for (int64_t t86 = 0, t88 = 0; t86 < v_x1400_n; t86++) {
-        v_x1434_d[t86] = (int32_t)t88;
-        t88 += v_x1432_d[t86];
+      for (int64_t t86 = 0, t87 = 0; t86 < v_x1401_n; t86++) {
+        v_x1434_d[t86] = (int32_t)t87;
+        t87 += v_x1432_d[t86];
+      }
+      v_x1435 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1435_d = v_x1435->data.i;
+      const int64_t v_x1435_n = v_x1435->len;
+      for (int64_t t86 = 0, t88 = 0; t86 < v_x1401_n; t86++) {
+        v_x1435_d[t86] = (int32_t)t88;
+        t88 += v_x1433_d[t86];
       }
       RT_PARALLEL_FOR_IF(t52 > 1)
       for (int64_t t55 = 0; t55 < t52; t55++) {
         int64_t at[2];
         at[0] = t54[0 * t52 + t55];
         at[1] = t54[1 * t52 + t55];
-        int64_t t58 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t55 * RT_CHUNK);
+        int64_t t58 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t55 * RT_CHUNK);
         const int64_t t55_end = (t55 + 1) * RT_CHUNK < t51 ? (t55 + 1) * RT_CHUNK : t51;
         for (int64_t t56 = t55 * RT_CHUNK; t56 < t55_end; t58++) {
-          const int64_t t58_end = v_x1400_off[t58 + 1] < t55_end ? v_x1400_off[t58 + 1] : t55_end;
+          const int64_t t58_end = v_x1401_off[t58 + 1] < t55_end ? v_x1401_off[t58 + 1] : t55_end;
           const int32_t t59 = (int32_t)t58;
           if (t56 >= t58_end)
             continue; /* none of the chunk's elements */
           int t90 = 0; /* nonzero: a check of the segment's values failed */
-          int t91 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1409_n;
-          int32_t t89 = t91 ? v_x1409_d[t59] : 0;
+          int t91 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1410_n;
+          int32_t t89 = t91 ? v_x1410_d[t59] : 0;
           t90 |= !t91;
-          int t93 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
-          int32_t t92 = t93 ? v_x1395_d[t59] : 0;
+          int t93 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1396_n;
+          int32_t t92 = t93 ? v_x1396_d[t59] : 0;
           t90 |= !t93;
-          int t95 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1393_n;
-          int32_t t94 = t95 ? v_x1393_d[t59] : 0;
+          int t95 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
+          int32_t t94 = t95 ? v_x1394_d[t59] : 0;
           t90 |= !t95;
-          int t97 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1394_n;
-          int32_t t96 = t97 ? v_x1394_d[t59] : 0;
+          int t97 = (uint64_t)(int64_t)t59 < (uint64_t)v_x1395_n;
+          int32_t t96 = t97 ? v_x1395_d[t59] : 0;
           t90 |= !t97;
           for (; t56 < t58_end; t56++) {
             const int32_t t57 = (int32_t)t56;
@@ -472,8 +472,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
             int32_t t100 = rt_sub_i(t57, t94);
             int32_t t102 = rt_mul_i(t100, t96);
             int32_t t104 = rt_add_i(t92, t102);
-            int t106 = (uint64_t)(int64_t)t104 < (uint64_t)v_x1397_n;
-            int32_t t105 = t106 ? v_x1397_d[t104] : 0;
+            int t106 = (uint64_t)(int64_t)t104 < (uint64_t)v_x1398_n;
+            int32_t t105 = t106 ? v_x1398_d[t104] : 0;
             t98 |= !t106;
             uint8_t t108 = rt_lt_i(t105, t89);
             uint8_t t110 = rt_gt_i(t105, t89);
@@ -484,11 +484,11 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
             t55y2 = t105;
             t55y3 = t110;
             if (t53[t56] >> 0 & 1) {
-              v_x1427_d[at[0]] = t55y0;
+              v_x1428_d[at[0]] = t55y0;
               at[0]++;
             }
             if (t53[t56] >> 1 & 1) {
-              v_x1429_d[at[1]] = t55y2;
+              v_x1430_d[at[1]] = t55y2;
               at[1]++;
             }
           }
@@ -500,21 +500,20 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1408 = v_x1408;
-  *out_v_x1427 = v_x1427;
-  *out_v_x1431 = v_x1431;
-  *out_v_x1433 = v_x1433;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1409 = v_x1409;
+  *out_v_x1428 = v_x1428;
   *out_v_x1432 = v_x1432;
   *out_v_x1434 = v_x1434;
-  rt_release(v_x1409);
-  rt_release(v_x1428);
-  rt_release(v_x1430);
+  *out_v_x1430 = v_x1430;
+  *out_v_x1433 = v_x1433;
+  *out_v_x1435 = v_x1435;
+  rt_release(v_x1410);
+  rt_release(v_x1429);
+  rt_release(v_x1431);
   return;
 fail:
-  rt_release(v_x1408);
   rt_release(v_x1409);
-  rt_release(v_x1427);
+  rt_release(v_x1410);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
@@ -522,50 +521,51 @@ fail:
   rt_release(v_x1432);
   rt_release(v_x1433);
   rt_release(v_x1434);
+  rt_release(v_x1435);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K5_record(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
+    K5_record(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, v_x1401, out_v_x1409, out_v_x1428, out_v_x1432, out_v_x1434, out_v_x1430, out_v_x1433, out_v_x1435);
   }
 }
 
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961);
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962);
 /* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962) {
   (void)loc;
   (void)run;
-  int32_t *v_x926_d = v_x926->data.i;
-  const int64_t v_x926_n = v_x926->len;
   int32_t *v_x927_d = v_x927->data.i;
   const int64_t v_x927_n = v_x927->len;
-  (void)v_x927_n; /* v_x927's length is v_x926's */
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  (void)v_x945_n; /* v_x945's length is v_x926's */
-  int32_t *v_x949_d = v_x949->data.i;
-  const int64_t v_x949_n = v_x949->len;
-  (void)v_x949_n; /* v_x949's length is v_x926's */
-  RtValue *v_x953 = NULL;
-  RtValue *v_x955 = NULL;
-  RtValue *v_x957 = NULL;
-  RtValue *v_x959 = NULL;
+  int32_t *v_x928_d = v_x928->data.i;
+  const int64_t v_x928_n = v_x928->len;
+  (void)v_x928_n; /* v_x928's length is v_x927's */
+  int32_t *v_x946_d = v_x946->data.i;
+  const int64_t v_x946_n = v_x946->len;
+  (void)v_x946_n; /* v_x946's length is v_x927's */
+  int32_t *v_x950_d = v_x950->data.i;
+  const int64_t v_x950_n = v_x950->len;
+  (void)v_x950_n; /* v_x950's length is v_x927's */
+  RtValue *v_x954 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x958 = NULL;
   RtValue *v_x960 = NULL;
   RtValue *v_x961 = NULL;
+  RtValue *v_x962 = NULL;
   /* MAP */
   {
-    const int64_t t170 = v_x931;
+    const int64_t t170 = v_x932;
     if (t170 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t170, 0.0, 0);
       goto fail;
     }
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t170);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x955 = rt_value_new(rt_vec_type(RT_INT), t170);
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    v_x957 = rt_value_new(rt_vec_type(RT_INT), t170);
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    v_x954 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    v_x958 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     const int64_t t174 = (t170 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t174 > 1)
     for (int64_t t173 = 0; t173 < t174; t173++) {
@@ -580,134 +580,134 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue 
       for (int64_t t171 = t173 * RT_CHUNK; t171 < t173_end; t171++, (++t175 == t175_d ? (t175 = 0, t175_q += t175_s) : 0)) {
         const int32_t t172 = (int32_t)t171;
         int t177 = t176; /* nonzero: a check below failed */
-        int32_t t179 = rt_mul_i(t175, v_x938);
+        int32_t t179 = rt_mul_i(t175, v_x939);
         int32_t t181 = rt_add_i(t179, t175_q);
-        int t183 = (uint64_t)(int64_t)t181 < (uint64_t)v_x928;
+        int t183 = (uint64_t)(int64_t)t181 < (uint64_t)v_x929;
         int32_t t182 = t183 ? t181 : 0;
         t177 |= !t183;
-        uint8_t t185 = rt_lt_i(t182, (int32_t)v_x926_n);
+        uint8_t t185 = rt_lt_i(t182, (int32_t)v_x927_n);
         int32_t t186;
         if (t185) {
-          int t188 = (uint64_t)(int64_t)t182 < (uint64_t)v_x926_n;
-          int32_t t187 = t188 ? v_x926_d[t182] : 0;
+          int t188 = (uint64_t)(int64_t)t182 < (uint64_t)v_x927_n;
+          int32_t t187 = t188 ? v_x927_d[t182] : 0;
           t177 |= !t188;
           t186 = t187;
         } else {
-          int32_t t190 = rt_sub_i(t182, (int32_t)v_x926_n);
-          int t192 = (uint64_t)(int64_t)t190 < (uint64_t)v_x926_n;
-          int32_t t191 = t192 ? v_x927_d[t190] : 0;
+          int32_t t190 = rt_sub_i(t182, (int32_t)v_x927_n);
+          int t192 = (uint64_t)(int64_t)t190 < (uint64_t)v_x927_n;
+          int32_t t191 = t192 ? v_x928_d[t190] : 0;
           t177 |= !t192;
           t186 = t191;
         }
         int32_t t193;
         if (t185) {
-          int t195 = (uint64_t)(int64_t)t182 < (uint64_t)v_x926_n;
-          int32_t t194 = t195 ? v_x949_d[t182] : 0;
+          int t195 = (uint64_t)(int64_t)t182 < (uint64_t)v_x927_n;
+          int32_t t194 = t195 ? v_x950_d[t182] : 0;
           t177 |= !t195;
           t193 = t194;
         } else {
-          int32_t t197 = rt_sub_i(t182, (int32_t)v_x926_n);
-          int t199 = (uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x926_n;
+          int32_t t197 = rt_sub_i(t182, (int32_t)v_x927_n);
+          int t199 = (uint64_t)(int64_t)t197 < (uint64_t)(int32_t)v_x927_n;
           int32_t t198 = t199 ? t197 : 0;
           t177 |= !t199;
-          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x926_n;
-          int32_t t200 = t201 ? v_x945_d[t198] : 0;
+          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x927_n;
+          int32_t t200 = t201 ? v_x946_d[t198] : 0;
           t177 |= !t201;
-          int32_t t203 = rt_add_i(t200, v_x946);
+          int32_t t203 = rt_add_i(t200, v_x947);
           t193 = t203;
         }
         int32_t t205 = rt_add_i(t193, t186);
         if (__builtin_expect(t177 != 0, 0))
           rt_kernel_again(err); /* the recording version finds the error */
-        v_x953_d[t171] = t193;
-        v_x955_d[t171] = t205;
-        v_x957_d[t171] = 1;
+        v_x954_d[t171] = t193;
+        v_x956_d[t171] = t205;
+        v_x958_d[t171] = 1;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     /* LIBRARY */
     {
-      RtValue *t206 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
-      rt_seg_known_total(t206, v_x958);
-      v_x959 = t206;
-      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
-      const int64_t v_x959_n = v_x959->len;
+      RtValue *t206 = rt_range_segdes(loc, v_x954, v_x956, v_x958, &v_x961, &v_x962);
+      rt_seg_known_total(t206, v_x959);
+      v_x960 = t206;
+      const int64_t *v_x960_off = rt_seg_offsets(v_x960);
+      const int64_t v_x960_n = v_x960->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x953 = v_x953;
-  *out_v_x957 = v_x957;
-  *out_v_x959 = v_x959;
-  *out_v_x961 = v_x961;
-  rt_release(v_x955);
-  rt_release(v_x960);
+  *out_v_x954 = v_x954;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x962 = v_x962;
+  rt_release(v_x956);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x955);
-  rt_release(v_x957);
-  rt_release(v_x959);
+  rt_release(v_x954);
+  rt_release(v_x956);
+  rt_release(v_x958);
   rt_release(v_x960);
   rt_release(v_x961);
+  rt_release(v_x962);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K6_record(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
+    K6_record(err, loc, run, v_x927, v_x928, v_x929, v_x932, v_x939, v_x946, v_x947, v_x950, v_x959, out_v_x954, out_v_x958, out_v_x960, out_v_x962);
   }
 }
 
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451);
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452);
 /* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452) {
   (void)loc;
   (void)run;
-  int32_t *v_x1440_d = v_x1440->data.i;
-  const int64_t v_x1440_n = v_x1440->len;
   int32_t *v_x1441_d = v_x1441->data.i;
   const int64_t v_x1441_n = v_x1441->len;
-  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
-  const int64_t v_sd_1452_n = v_sd_1452->len;
-  int32_t *v_x1444_d = v_x1444->data.i;
-  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1442_d = v_x1442->data.i;
+  const int64_t v_x1442_n = v_x1442->len;
+  const int64_t *v_sd_1453_off = rt_seg_offsets(v_sd_1453);
+  const int64_t v_sd_1453_n = v_sd_1453->len;
   int32_t *v_x1445_d = v_x1445->data.i;
   const int64_t v_x1445_n = v_x1445->len;
   int32_t *v_x1446_d = v_x1446->data.i;
   const int64_t v_x1446_n = v_x1446->len;
-  RtValue *v_x1451 = NULL;
+  int32_t *v_x1447_d = v_x1447->data.i;
+  const int64_t v_x1447_n = v_x1447->len;
+  RtValue *v_x1452 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t237 = v_sd_1452_off[v_sd_1452_n];
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t237);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t237 = v_sd_1453_off[v_sd_1453_n];
+    v_x1452 = rt_value_new(rt_vec_type(RT_INT), t237);
+    int32_t *v_x1452_d = v_x1452->data.i;
+    const int64_t v_x1452_n = v_x1452->len;
     const int64_t t238 = (t237 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t238 > 1)
     for (int64_t t239 = 0; t239 < t238; t239++) {
-      int64_t t242 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t239 * RT_CHUNK);
+      int64_t t242 = rt_segment_search(v_sd_1453_off, 0, v_sd_1453_n, t239 * RT_CHUNK);
       const int64_t t239_end = (t239 + 1) * RT_CHUNK < t237 ? (t239 + 1) * RT_CHUNK : t237;
       for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t242++) {
-        const int64_t t242_end = v_sd_1452_off[t242 + 1] < t239_end ? v_sd_1452_off[t242 + 1] : t239_end;
+        const int64_t t242_end = v_sd_1453_off[t242 + 1] < t239_end ? v_sd_1453_off[t242 + 1] : t239_end;
         const int32_t t243 = (int32_t)t242;
         if (t240 >= t242_end)
           continue; /* none of the chunk's elements */
         int t245 = 0; /* nonzero: a check of the segment's values failed */
-        int t246 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1446_n;
-        int32_t t244 = t246 ? v_x1446_d[t243] : 0;
+        int t246 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1447_n;
+        int32_t t244 = t246 ? v_x1447_d[t243] : 0;
         t245 |= !t246;
-        int t248 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1444_n;
-        int32_t t247 = t248 ? v_x1444_d[t243] : 0;
+        int t248 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1445_n;
+        int32_t t247 = t248 ? v_x1445_d[t243] : 0;
         t245 |= !t248;
-        int t250 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1445_n;
-        int32_t t249 = t250 ? v_x1445_d[t243] : 0;
+        int t250 = (uint64_t)(int64_t)t243 < (uint64_t)v_x1446_n;
+        int32_t t249 = t250 ? v_x1446_d[t243] : 0;
         t245 |= !t250;
         while (t240 < t242_end) {
           int64_t t240_stop = t242_end;
@@ -722,44 +722,44 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue
             const int32_t *t251_src0 = NULL;
             int64_t t251_len0 = 0;
             /* at the run's first element */
-            const int64_t t251_v0 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v0 = rt_run_get_i(v_x1447_d, v_x1447_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v1 = rt_run_int(t251_a0, &t251_ok0);
-            const int64_t t251_v2 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v2 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v3 = rt_run_sub(t251_v1, t251_v2, &t251_ok0);
-            const int64_t t251_v4 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v4 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v5 = rt_run_mul(t251_v3, t251_v4, &t251_ok0);
             const int64_t t251_v6 = rt_run_add(t251_v0, t251_v5, &t251_ok0);
-            const int64_t t251_v7 = rt_run_bound(t251_v6, (int64_t)v_x1442, &t251_ok0);
-            const int64_t t251_v8 = rt_run_cmp(RT_LT, t251_v7, (int64_t)v_x1440_n, &t251_d0, &t251_seen0);
+            const int64_t t251_v7 = rt_run_bound(t251_v6, (int64_t)v_x1443, &t251_ok0);
+            const int64_t t251_v8 = rt_run_cmp(RT_LT, t251_v7, (int64_t)v_x1441_n, &t251_d0, &t251_seen0);
             t251_c0 = (int)t251_v8;
             int64_t t251_v9;
             if (t251_c0) {
-              t251_src0 = v_x1440_d;
-              t251_len0 = v_x1440_n;
-              t251_v9 = t251_v7;
-            } else {
-              const int64_t t251_v10 = rt_run_sub(t251_v7, (int64_t)v_x1440_n, &t251_ok0);
               t251_src0 = v_x1441_d;
               t251_len0 = v_x1441_n;
+              t251_v9 = t251_v7;
+            } else {
+              const int64_t t251_v10 = rt_run_sub(t251_v7, (int64_t)v_x1441_n, &t251_ok0);
+              t251_src0 = v_x1442_d;
+              t251_len0 = v_x1442_n;
               t251_v9 = t251_v10;
             }
             int64_t t251_end0 = t242_end;
             { /* at the next: where each comparison changes */
               const int64_t t251_next0 = t251_a0 + 1;
-              const int64_t t251_v11 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v11 = rt_run_get_i(v_x1447_d, v_x1447_n, (int64_t)t243, &t251_skip0);
               const int64_t t251_v12 = rt_run_int(t251_next0, &t251_skip0);
-              const int64_t t251_v13 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v13 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_skip0);
               const int64_t t251_v14 = rt_run_sub(t251_v12, t251_v13, &t251_skip0);
-              const int64_t t251_v15 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_skip0);
+              const int64_t t251_v15 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_skip0);
               const int64_t t251_v16 = rt_run_mul(t251_v14, t251_v15, &t251_skip0);
               const int64_t t251_v17 = rt_run_add(t251_v11, t251_v16, &t251_skip0);
-              const int64_t t251_v18 = rt_run_bound(t251_v17, (int64_t)v_x1442, &t251_skip0);
-              const int64_t t251_v19 = rt_run_cmp(RT_LT, t251_v18, (int64_t)v_x1440_n, &t251_dn0, &t251_scratch_seen0);
+              const int64_t t251_v18 = rt_run_bound(t251_v17, (int64_t)v_x1443, &t251_skip0);
+              const int64_t t251_v19 = rt_run_cmp(RT_LT, t251_v18, (int64_t)v_x1441_n, &t251_dn0, &t251_scratch_seen0);
               int64_t t251_v20;
               if (t251_c0) {
                 t251_v20 = t251_v18;
               } else {
-                const int64_t t251_v21 = rt_run_sub(t251_v18, (int64_t)v_x1440_n, &t251_skip0);
+                const int64_t t251_v21 = rt_run_sub(t251_v18, (int64_t)v_x1441_n, &t251_skip0);
                 t251_v20 = t251_v21;
               }
               (void)t251_v20;
@@ -773,36 +773,36 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue
             const int32_t *t251_first_src0 = t251_src0;
             const int64_t t251_last0 = t251_end0 - 1;
             /* at the run's last element */
-            const int64_t t251_v22 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v22 = rt_run_get_i(v_x1447_d, v_x1447_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v23 = rt_run_int(t251_last0, &t251_ok0);
-            const int64_t t251_v24 = rt_run_get_i(v_x1444_d, v_x1444_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v24 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v25 = rt_run_sub(t251_v23, t251_v24, &t251_ok0);
-            const int64_t t251_v26 = rt_run_get_i(v_x1445_d, v_x1445_n, (int64_t)t243, &t251_ok0);
+            const int64_t t251_v26 = rt_run_get_i(v_x1446_d, v_x1446_n, (int64_t)t243, &t251_ok0);
             const int64_t t251_v27 = rt_run_mul(t251_v25, t251_v26, &t251_ok0);
             const int64_t t251_v28 = rt_run_add(t251_v22, t251_v27, &t251_ok0);
-            const int64_t t251_v29 = rt_run_bound(t251_v28, (int64_t)v_x1442, &t251_ok0);
-            const int64_t t251_v30 = rt_run_cmp(RT_LT, t251_v29, (int64_t)v_x1440_n, &t251_scratch0, &t251_scratch_seen0);
+            const int64_t t251_v29 = rt_run_bound(t251_v28, (int64_t)v_x1443, &t251_ok0);
+            const int64_t t251_v30 = rt_run_cmp(RT_LT, t251_v29, (int64_t)v_x1441_n, &t251_scratch0, &t251_scratch_seen0);
             if (t251_v30 != t251_c0)
               t251_ok0 = 0;
             int64_t t251_v31;
             if (t251_c0) {
-              t251_src0 = v_x1440_d;
-              t251_len0 = v_x1440_n;
-              t251_v31 = t251_v29;
-            } else {
-              const int64_t t251_v32 = rt_run_sub(t251_v29, (int64_t)v_x1440_n, &t251_ok0);
               t251_src0 = v_x1441_d;
               t251_len0 = v_x1441_n;
+              t251_v31 = t251_v29;
+            } else {
+              const int64_t t251_v32 = rt_run_sub(t251_v29, (int64_t)v_x1441_n, &t251_ok0);
+              t251_src0 = v_x1442_d;
+              t251_len0 = v_x1442_n;
               t251_v31 = t251_v32;
             }
             const int64_t t251_step0 = t251_v31 == t251_v9 ? 0 : 1;
             if (t251_ok0 && t251_src0 == t251_first_src0 && t251_v31 - t251_v9 == t251_step0 * (t251_last0 - t251_a0) && t251_v9 >= 0 && t251_v31 < t251_len0) {
               if (t251_end0 - t251_a0 >= RT_RUN_MIN) {
                 if (t251_step0)
-                  memcpy(v_x1451_d + t251_a0, t251_src0 + t251_v9, sizeof(int32_t) * (size_t)(t251_end0 - t251_a0));
+                  memcpy(v_x1452_d + t251_a0, t251_src0 + t251_v9, sizeof(int32_t) * (size_t)(t251_end0 - t251_a0));
                 else
                   for (int64_t k = t251_a0; k < t251_end0; k++)
-                    v_x1451_d[k] = t251_src0[t251_v9];
+                    v_x1452_d[k] = t251_src0[t251_v9];
                 t240 = t251_end0;
                 continue;
               }
@@ -815,26 +815,26 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue
             int32_t t254 = rt_sub_i(t241, t247);
             int32_t t256 = rt_mul_i(t254, t249);
             int32_t t258 = rt_add_i(t244, t256);
-            int t260 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1442;
+            int t260 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1443;
             int32_t t259 = t260 ? t258 : 0;
             t252 |= !t260;
-            uint8_t t262 = rt_lt_i(t259, (int32_t)v_x1440_n);
+            uint8_t t262 = rt_lt_i(t259, (int32_t)v_x1441_n);
             int32_t t263;
             if (t262) {
-              int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1440_n;
-              int32_t t264 = t265 ? v_x1440_d[t259] : 0;
+              int t265 = (uint64_t)(int64_t)t259 < (uint64_t)v_x1441_n;
+              int32_t t264 = t265 ? v_x1441_d[t259] : 0;
               t252 |= !t265;
               t263 = t264;
             } else {
-              int32_t t267 = rt_sub_i(t259, (int32_t)v_x1440_n);
-              int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x1441_n;
-              int32_t t268 = t269 ? v_x1441_d[t267] : 0;
+              int32_t t267 = rt_sub_i(t259, (int32_t)v_x1441_n);
+              int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x1442_n;
+              int32_t t268 = t269 ? v_x1442_d[t267] : 0;
               t252 |= !t269;
               t263 = t268;
             }
             if (__builtin_expect(t252 != 0, 0))
               rt_kernel_again(err); /* the recording version finds the error */
-            v_x1451_d[t240] = t263;
+            v_x1452_d[t240] = t263;
           }
         }
       }
@@ -842,34 +842,34 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1451 = v_x1451;
+  *out_v_x1452 = v_x1452;
   return;
 fail:
-  rt_release(v_x1451);
+  rt_release(v_x1452);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K7_record(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
+    K7_record(err, loc, run, v_x1441, v_x1442, v_x1443, v_sd_1453, v_x1445, v_x1446, v_x1447, out_v_x1452);
   }
 }
 
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006);
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007);
 /* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
-  const int64_t v_x988_n = v_x988->len;
-  RtValue *v_x1006 = NULL;
+  int32_t *v_x989_d = v_x989->data.i;
+  const int64_t v_x989_n = v_x989->len;
+  RtValue *v_x1007 = NULL;
   /* MAP */
   {
-    const int64_t t294 = v_x976;
+    const int64_t t294 = v_x977;
     if (t294 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
       goto fail;
     }
-    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x1006_d = v_x1006->data.i;
-    const int64_t v_x1006_n = v_x1006->len;
+    v_x1007 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x1007_d = v_x1007->data.i;
+    const int64_t v_x1007_n = v_x1007->len;
     RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
     for (int64_t t295 = 0; t295 < t294; t295++) {
       const int32_t t296 = (int32_t)t295;
@@ -879,8 +879,8 @@ static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *
       uint8_t t302 = rt_ge_i(t300, 0);
       int32_t t303;
       if (t302) {
-        int t306 = (uint64_t)(int64_t)t300 < (uint64_t)v_x988_n;
-        int32_t t304 = t306 ? v_x988_d[t300] : 0;
+        int t306 = (uint64_t)(int64_t)t300 < (uint64_t)v_x989_n;
+        int32_t t304 = t306 ? v_x989_d[t300] : 0;
         t305 |= !t306;
         t303 = t304;
       } else {
@@ -892,8 +892,8 @@ static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *
       uint8_t t314 = rt_ge_i(t312, 0);
       int32_t t315;
       if (t314) {
-        int t317 = (uint64_t)(int64_t)t312 < (uint64_t)v_x988_n;
-        int32_t t316 = t317 ? v_x988_d[t312] : 0;
+        int t317 = (uint64_t)(int64_t)t312 < (uint64_t)v_x989_n;
+        int32_t t316 = t317 ? v_x989_d[t312] : 0;
         t305 |= !t317;
         t315 = t316;
       } else {
@@ -902,106 +902,106 @@ static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *
       int32_t t319 = rt_add_i(t308, t315);
       if (__builtin_expect(t305 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1006_d[t295] = t319;
+      v_x1007_d[t295] = t319;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1006 = v_x1006;
+  *out_v_x1007 = v_x1007;
   return;
 fail:
-  rt_release(v_x1006);
+  rt_release(v_x1007);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K8_record(err, loc, run, v_x976, v_x988, out_v_x1006);
+    K8_record(err, loc, run, v_x977, v_x989, out_v_x1007);
   }
 }
 
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253);
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254);
 /* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  int32_t *v_x1239_d = v_x1239->data.i;
-  const int64_t v_x1239_n = v_x1239->len;
-  uint8_t *v_x1243_d = v_x1243->data.b;
-  const int64_t v_x1243_n = v_x1243->len;
-  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
-  int32_t *v_x1244_d = v_x1244->data.i;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
   const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
-  int32_t *v_x1247_d = v_x1247->data.i;
-  const int64_t v_x1247_n = v_x1247->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
   int32_t *v_x1248_d = v_x1248->data.i;
   const int64_t v_x1248_n = v_x1248->len;
-  RtValue *v_x1253 = NULL;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
   /* MAP */
   {
-    const int64_t t343 = v_x1239_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t343);
-    int32_t *v_x1253_d = v_x1253->data.i;
-    const int64_t v_x1253_n = v_x1253->len;
+    const int64_t t343 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t343);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
     RT_PARALLEL_FOR_IF(t343 >= RT_PARALLEL_MIN)
     for (int64_t t344 = 0; t344 < t343; t344++) {
       const int32_t t345 = (int32_t)t344;
       int t354 = 0; /* nonzero: a check below failed */
-      int32_t t346 = v_x1239_d[t345];
-      int32_t t348 = rt_add_i(t346, v_x1240);
-      uint8_t t349 = v_x1243_d[t345];
-      int32_t t350 = v_x1244_d[t345];
+      int32_t t346 = v_x1240_d[t345];
+      int32_t t348 = rt_add_i(t346, v_x1241);
+      uint8_t t349 = v_x1244_d[t345];
+      int32_t t350 = v_x1245_d[t345];
       int32_t t352 = (t349 ? t350 : t348);
-      int t355 = (uint64_t)(int64_t)t352 < (uint64_t)v_x1249;
+      int t355 = (uint64_t)(int64_t)t352 < (uint64_t)v_x1250;
       int32_t t353 = t355 ? t352 : 0;
       t354 |= !t355;
-      uint8_t t357 = rt_lt_i(t353, (int32_t)v_x1247_n);
+      uint8_t t357 = rt_lt_i(t353, (int32_t)v_x1248_n);
       int32_t t358;
       if (t357) {
-        int t360 = (uint64_t)(int64_t)t353 < (uint64_t)v_x1247_n;
-        int32_t t359 = t360 ? v_x1247_d[t353] : 0;
+        int t360 = (uint64_t)(int64_t)t353 < (uint64_t)v_x1248_n;
+        int32_t t359 = t360 ? v_x1248_d[t353] : 0;
         t354 |= !t360;
         t358 = t359;
       } else {
-        int32_t t362 = rt_sub_i(t353, (int32_t)v_x1247_n);
-        int t364 = (uint64_t)(int64_t)t362 < (uint64_t)v_x1248_n;
-        int32_t t363 = t364 ? v_x1248_d[t362] : 0;
+        int32_t t362 = rt_sub_i(t353, (int32_t)v_x1248_n);
+        int t364 = (uint64_t)(int64_t)t362 < (uint64_t)v_x1249_n;
+        int32_t t363 = t364 ? v_x1249_d[t362] : 0;
         t354 |= !t364;
         t358 = t363;
       }
       if (__builtin_expect(t354 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1253_d[t344] = t358;
+      v_x1254_d[t344] = t358;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
   return;
 fail:
-  rt_release(v_x1253);
+  rt_release(v_x1254);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K9_record(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
+    K9_record(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
   }
 }
 
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487);
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488);
 /* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
-  const int64_t v_sd_1488_n = v_sd_1488->len;
-  RtValue *v_x1462 = NULL;
+  const int64_t *v_sd_1489_off = rt_seg_offsets(v_sd_1489);
+  const int64_t v_sd_1489_n = v_sd_1489->len;
   RtValue *v_x1463 = NULL;
   RtValue *v_x1464 = NULL;
   RtValue *v_x1465 = NULL;
-  int32_t v_x1473 = 0;
-  RtValue *v_x1474 = NULL;
-  RtValue *v_x1486 = NULL;
+  RtValue *v_x1466 = NULL;
+  int32_t v_x1474 = 0;
+  RtValue *v_x1475 = NULL;
   RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* PARTITION */
   {
-    const int64_t t383 = v_x1457;
+    const int64_t t383 = v_x1458;
     if (t383 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
@@ -1018,8 +1018,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
         int32_t t387x0;
         uint8_t t387x1;
         int t391 = 0; /* nonzero: a check below failed */
-        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1488_n;
-        int32_t t390 = t392 ? (int32_t)(v_sd_1488_off[t389 + 1] - v_sd_1488_off[t389]) : 0;
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1489_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1489_off[t389 + 1] - v_sd_1489_off[t389]) : 0;
         t391 |= !t392;
         uint8_t t394 = rt_le_i(t390, 1);
         if (__builtin_expect(t391 != 0, 0))
@@ -1044,12 +1044,12 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
       t386[t387] = t396;
       t396 += k;
     }
-    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t396);
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t383 - t396));
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    v_x1463 = rt_value_new(rt_vec_type(RT_INT), t396);
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    v_x1465 = rt_value_new(rt_vec_type(RT_INT), (t383 - t396));
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     RT_PARALLEL_FOR_IF(t384 > 1)
     for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t at = t386[t387];
@@ -1060,8 +1060,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
         int32_t t387y0;
         uint8_t t387y1;
         int t398 = 0; /* nonzero: a check below failed */
-        int t399 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1488_n;
-        int32_t t397 = t399 ? (int32_t)(v_sd_1488_off[t389 + 1] - v_sd_1488_off[t389]) : 0;
+        int t399 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1489_n;
+        int32_t t397 = t399 ? (int32_t)(v_sd_1489_off[t389 + 1] - v_sd_1489_off[t389]) : 0;
         t398 |= !t399;
         uint8_t t401 = rt_le_i(t397, 1);
         if (__builtin_expect(t398 != 0, 0))
@@ -1069,10 +1069,10 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
         t387y0 = t389;
         t387y1 = t401;
         if (t385[t388]) {
-          v_x1462_d[at] = t387y0;
+          v_x1463_d[at] = t387y0;
           at++;
         } else {
-          v_x1464_d[at_not] = t387y0;
+          v_x1465_d[at_not] = t387y0;
           at_not++;
         }
       }
@@ -1083,22 +1083,22 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     /* REDUCE */
     {
-      const int64_t t402 = v_x1457;
+      const int64_t t402 = v_x1458;
       if (t402 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t402, 0.0, 1);
         goto fail;
       }
       const int64_t t403 = t402 > 0 ? (t402 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t404 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t403);
-      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t402);
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      v_x1475 = rt_value_new(rt_vec_type(RT_BOOL), t402);
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       RT_PARALLEL_FOR_IF(t403 > 1)
       for (int64_t t405 = 0; t405 < t403; t405++) {
         int32_t t405a0;
@@ -1109,8 +1109,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
           int32_t t405x0;
           uint8_t t405x1;
           int t409 = 0; /* nonzero: a check below failed */
-          int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1488_n;
-          int32_t t408 = t410 ? (int32_t)(v_sd_1488_off[t407 + 1] - v_sd_1488_off[t407]) : 0;
+          int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1489_n;
+          int32_t t408 = t410 ? (int32_t)(v_sd_1489_off[t407 + 1] - v_sd_1489_off[t407]) : 0;
           t409 |= !t410;
           uint8_t t412 = rt_le_i(t408, 1);
           int32_t t414 = (t412 ? 0 : t408);
@@ -1118,7 +1118,7 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
             rt_kernel_again(err); /* the recording version finds the error */
           t405x0 = t414;
           t405x1 = t412;
-          v_x1474_d[t406] = t405x1; /* a map column */
+          v_x1475_d[t406] = t405x1; /* a map column */
           int32_t t416 = rt_add_i(t405a0, t405x0);
           t405a0 = t416;
         }
@@ -1131,17 +1131,17 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
         int32_t t419 = rt_add_i(t405t0, t417);
         t405t0 = t419;
       }
-      v_x1473 = t405t0;
+      v_x1474 = t405t0;
       rt_free(t404);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       /* SCAN */
       {
-        const int64_t t420 = v_x1457;
+        const int64_t t420 = v_x1458;
         if (t420 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t420, 0.0, 2);
           goto fail;
@@ -1161,8 +1161,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
             int32_t t424x0;
             int32_t t424x1;
             int t428 = 0; /* nonzero: a check below failed */
-            int t429 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1488_n;
-            int32_t t427 = t429 ? (int32_t)(v_sd_1488_off[t426 + 1] - v_sd_1488_off[t426]) : 0;
+            int t429 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1489_n;
+            int32_t t427 = t429 ? (int32_t)(v_sd_1489_off[t426 + 1] - v_sd_1489_off[t426]) : 0;
             t428 |= !t429;
             uint8_t t431 = rt_le_i(t427, 1);
             int32_t t433 = rt_btoi_b(t431);
@@ -1194,12 +1194,12 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
           t424t0 = t445;
           t424t1 = t447;
         }
-        v_x1486 = rt_value_new(rt_vec_type(RT_INT), t420);
-        int32_t *v_x1486_d = v_x1486->data.i;
-        const int64_t v_x1486_n = v_x1486->len;
         v_x1487 = rt_value_new(rt_vec_type(RT_INT), t420);
         int32_t *v_x1487_d = v_x1487->data.i;
         const int64_t v_x1487_n = v_x1487->len;
+        v_x1488 = rt_value_new(rt_vec_type(RT_INT), t420);
+        int32_t *v_x1488_d = v_x1488->data.i;
+        const int64_t v_x1488_n = v_x1488->len;
         RT_PARALLEL_FOR_IF(t421 > 1)
         for (int64_t t424 = 0; t424 < t421; t424++) {
           int32_t t424p0;
@@ -1209,13 +1209,13 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
           const int64_t t424_end = (t424 + 1) * RT_CHUNK < t420 ? (t424 + 1) * RT_CHUNK : t420;
           for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
             const int32_t t426 = (int32_t)t425;
-            v_x1486_d[t425] = t424p0;
-            v_x1487_d[t425] = t424p1;
+            v_x1487_d[t425] = t424p0;
+            v_x1488_d[t425] = t424p1;
             int32_t t424y0;
             int32_t t424y1;
             int t449 = 0; /* nonzero: a check below failed */
-            int t450 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1488_n;
-            int32_t t448 = t450 ? (int32_t)(v_sd_1488_off[t426 + 1] - v_sd_1488_off[t426]) : 0;
+            int t450 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1489_n;
+            int32_t t448 = t450 ? (int32_t)(v_sd_1489_off[t426 + 1] - v_sd_1489_off[t426]) : 0;
             t449 |= !t450;
             uint8_t t452 = rt_le_i(t448, 1);
             int32_t t454 = rt_btoi_b(t452);
@@ -1238,141 +1238,138 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int3
         goto fail;
     }
   }
+  *out_v_x1475 = v_x1475;
+  *out_v_x1463 = v_x1463;
+  *out_v_x1465 = v_x1465;
   *out_v_x1474 = v_x1474;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1486 = v_x1486;
   *out_v_x1487 = v_x1487;
-  rt_release(v_x1463);
-  rt_release(v_x1465);
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1464);
+  rt_release(v_x1466);
   return;
 fail:
-  rt_release(v_x1462);
   rt_release(v_x1463);
   rt_release(v_x1464);
   rt_release(v_x1465);
-  rt_release(v_x1474);
-  rt_release(v_x1486);
+  rt_release(v_x1466);
+  rt_release(v_x1475);
   rt_release(v_x1487);
+  rt_release(v_x1488);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K10_record(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
+    K10_record(err, loc, run, v_sd_1489, v_x1458, out_v_x1475, out_v_x1463, out_v_x1465, out_v_x1474, out_v_x1487, out_v_x1488);
   }
 }
 
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529);
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530);
 /* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530) {
   (void)loc;
   (void)run;
-  int32_t *v_x1518_d = v_x1518->data.i;
-  const int64_t v_x1518_n = v_x1518->len;
-  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
-  const int64_t v_sd_1519_n = v_sd_1519->len;
-  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
-  const int64_t v_sd_1531_n = v_sd_1531->len;
-  RtValue *v_x1525 = NULL;
+  int32_t *v_x1519_d = v_x1519->data.i;
+  const int64_t v_x1519_n = v_x1519->len;
+  const int64_t *v_sd_1520_off = rt_seg_offsets(v_sd_1520);
+  const int64_t v_sd_1520_n = v_sd_1520->len;
+  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
+  const int64_t v_sd_1532_n = v_sd_1532->len;
   RtValue *v_x1526 = NULL;
   RtValue *v_x1527 = NULL;
   RtValue *v_x1528 = NULL;
   RtValue *v_x1529 = NULL;
   RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
   /* MAP */
   {
-    const int64_t t533 = v_x1518_n;
-    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t533);
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
+    const int64_t t533 = v_x1519_n;
     v_x1526 = rt_value_new(rt_vec_type(RT_INT), t533);
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     v_x1527 = rt_value_new(rt_vec_type(RT_INT), t533);
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t533);
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     RT_PARALLEL_FOR_IF(t533 >= RT_PARALLEL_MIN)
     for (int64_t t534 = 0; t534 < t533; t534++) {
       const int32_t t535 = (int32_t)t534;
       int t538 = 0; /* nonzero: a check below failed */
-      int32_t t536 = v_x1518_d[t535];
-      int t539 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1531_n;
-      int32_t t537 = t539 ? (int32_t)v_sd_1531_off[t536] : 0;
+      int32_t t536 = v_x1519_d[t535];
+      int t539 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1532_n;
+      int32_t t537 = t539 ? (int32_t)v_sd_1532_off[t536] : 0;
       t538 |= !t539;
-      int t541 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1519_n;
-      int32_t t540 = t541 ? (int32_t)(v_sd_1519_off[t536 + 1] - v_sd_1519_off[t536]) : 0;
+      int t541 = (uint64_t)(int64_t)t536 < (uint64_t)v_sd_1520_n;
+      int32_t t540 = t541 ? (int32_t)(v_sd_1520_off[t536 + 1] - v_sd_1520_off[t536]) : 0;
       t538 |= !t541;
       int32_t t543 = rt_add_i(t537, t540);
       if (__builtin_expect(t538 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1525_d[t534] = t537;
-      v_x1526_d[t534] = t543;
-      v_x1527_d[t534] = 1;
+      v_x1526_d[t534] = t537;
+      v_x1527_d[t534] = t543;
+      v_x1528_d[t534] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     /* LIBRARY */
     {
-      RtValue *t544 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
-      rt_seg_known_total(t544, v_x1521);
-      v_x1528 = t544;
-      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
-      const int64_t v_x1528_n = v_x1528->len;
+      RtValue *t544 = rt_range_segdes(loc, v_x1526, v_x1527, v_x1528, &v_x1530, &v_x1531);
+      rt_seg_known_total(t544, v_x1522);
+      v_x1529 = t544;
+      const int64_t *v_x1529_off = rt_seg_offsets(v_x1529);
+      const int64_t v_x1529_n = v_x1529->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1529 = v_x1529;
-  rt_release(v_x1525);
+  *out_v_x1530 = v_x1530;
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
-  rt_release(v_x1530);
+  rt_release(v_x1529);
+  rt_release(v_x1531);
   return;
 fail:
-  rt_release(v_x1525);
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
   rt_release(v_x1529);
   rt_release(v_x1530);
+  rt_release(v_x1531);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K11_record(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
+    K11_record(err, loc, run, v_x1519, v_sd_1520, v_sd_1532, v_x1522, out_v_x1530);
   }
 }
 
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545);
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546);
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546) {
   (void)loc;
   (void)run;
-  int32_t *v_x1532_d = v_x1532->data.i;
-  const int64_t v_x1532_n = v_x1532->len;
-  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
-  const int64_t v_sd_1533_n = v_sd_1533->len;
-  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
-  const int64_t v_sd_1546_n = v_sd_1546->len;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1533_d = v_x1533->data.i;
+  const int64_t v_x1533_n = v_x1533->len;
+  const int64_t *v_sd_1534_off = rt_seg_offsets(v_sd_1534);
+  const int64_t v_sd_1534_n = v_sd_1534->len;
+  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
+  const int64_t v_sd_1547_n = v_sd_1547->len;
   RtValue *v_x1540 = NULL;
   RtValue *v_x1541 = NULL;
   RtValue *v_x1542 = NULL;
   RtValue *v_x1543 = NULL;
   RtValue *v_x1544 = NULL;
   RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
   /* MAP */
   {
-    const int64_t t554 = v_x1532_n;
-    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t554);
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
+    const int64_t t554 = v_x1533_n;
     v_x1540 = rt_value_new(rt_vec_type(RT_INT), t554);
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
@@ -1382,88 +1379,91 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValu
     v_x1542 = rt_value_new(rt_vec_type(RT_INT), t554);
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    v_x1543 = rt_value_new(rt_vec_type(RT_INT), t554);
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     RT_PARALLEL_FOR_IF(t554 >= RT_PARALLEL_MIN)
     for (int64_t t555 = 0; t555 < t554; t555++) {
       const int32_t t556 = (int32_t)t555;
       int t559 = 0; /* nonzero: a check below failed */
-      int32_t t557 = v_x1532_d[t556];
-      int t560 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1546_n;
-      int32_t t558 = t560 ? (int32_t)v_sd_1546_off[t557] : 0;
+      int32_t t557 = v_x1533_d[t556];
+      int t560 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1547_n;
+      int32_t t558 = t560 ? (int32_t)v_sd_1547_off[t557] : 0;
       t559 |= !t560;
-      int t562 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1533_n;
-      int32_t t561 = t562 ? (int32_t)(v_sd_1533_off[t557 + 1] - v_sd_1533_off[t557]) : 0;
+      int t562 = (uint64_t)(int64_t)t557 < (uint64_t)v_sd_1534_n;
+      int32_t t561 = t562 ? (int32_t)(v_sd_1534_off[t557 + 1] - v_sd_1534_off[t557]) : 0;
       t559 |= !t562;
       int32_t t564 = rt_add_i(t558, t561);
       if (__builtin_expect(t559 != 0, 0))
         rt_kernel_again(err); /* the recording version finds the error */
-      v_x1539_d[t555] = t558;
-      v_x1540_d[t555] = t561;
-      v_x1541_d[t555] = t564;
-      v_x1542_d[t555] = 1;
+      v_x1540_d[t555] = t558;
+      v_x1541_d[t555] = t561;
+      v_x1542_d[t555] = t564;
+      v_x1543_d[t555] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
     int32_t *v_x1541_d = v_x1541->data.i;
     const int64_t v_x1541_n = v_x1541->len;
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     /* LIBRARY */
     {
-      RtValue *t565 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
-      rt_seg_known_total(t565, v_x1535);
-      v_x1543 = t565;
-      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
-      const int64_t v_x1543_n = v_x1543->len;
+      RtValue *t565 = rt_range_segdes(loc, v_x1540, v_x1542, v_x1543, &v_x1545, &v_x1546);
+      rt_seg_known_total(t565, v_x1536);
+      v_x1544 = t565;
+      const int64_t *v_x1544_off = rt_seg_offsets(v_x1544);
+      const int64_t v_x1544_n = v_x1544->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
+  *out_v_x1541 = v_x1541;
   *out_v_x1540 = v_x1540;
-  *out_v_x1539 = v_x1539;
-  *out_v_x1542 = v_x1542;
   *out_v_x1543 = v_x1543;
-  *out_v_x1545 = v_x1545;
-  rt_release(v_x1541);
-  rt_release(v_x1544);
+  *out_v_x1544 = v_x1544;
+  *out_v_x1546 = v_x1546;
+  rt_release(v_x1542);
+  rt_release(v_x1545);
   return;
 fail:
-  rt_release(v_x1539);
   rt_release(v_x1540);
   rt_release(v_x1541);
   rt_release(v_x1542);
   rt_release(v_x1543);
   rt_release(v_x1544);
   rt_release(v_x1545);
+  rt_release(v_x1546);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K12_record(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
+    K12_record(err, loc, run, v_x1533, v_sd_1534, v_sd_1547, v_x1536, out_v_x1541, out_v_x1540, out_v_x1543, out_v_x1544, out_v_x1546);
   }
 }
 
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550);
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551);
 /* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1547_d = v_x1547->data.i;
-  const int64_t v_x1547_n = v_x1547->len;
-  int32_t v_x1548 = 0;
-  RtValue *v_x1550 = NULL;
+  int32_t *v_x1548_d = v_x1548->data.i;
+  const int64_t v_x1548_n = v_x1548->len;
+  int32_t v_x1549 = 0;
+  RtValue *v_x1551 = NULL;
   /* ONCE */
   {
     int t576 = 0; /* nonzero: a check below failed */
-    int t577 = (uint64_t)(int64_t)0 < (uint64_t)v_x1547_n;
-    int32_t t575 = t577 ? v_x1547_d[0] : 0;
+    int t577 = (uint64_t)(int64_t)0 < (uint64_t)v_x1548_n;
+    int32_t t575 = t577 ? v_x1548_d[0] : 0;
     t576 |= !t577;
     if (__builtin_expect(t576 != 0, 0))
       rt_kernel_again(err); /* the recording version finds the error */
-    v_x1548 = t575;
+    v_x1549 = t575;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1471,42 +1471,42 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValu
     /* MAP */
     {
       const int64_t t578 = 1;
-      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t578);
-      int32_t *v_x1550_d = v_x1550->data.i;
-      const int64_t v_x1550_n = v_x1550->len;
+      v_x1551 = rt_value_new(rt_vec_type(RT_INT), t578);
+      int32_t *v_x1551_d = v_x1551->data.i;
+      const int64_t v_x1551_n = v_x1551->len;
       RT_PARALLEL_FOR_IF(t578 >= RT_PARALLEL_MIN)
       for (int64_t t579 = 0; t579 < t578; t579++) {
         const int32_t t580 = (int32_t)t579;
-        v_x1550_d[t579] = v_x1548;
+        v_x1551_d[t579] = v_x1549;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1550);
+  rt_release(v_x1551);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K13_record(err, loc, run, v_x1547, out_v_x1550);
+    K13_record(err, loc, run, v_x1548, out_v_x1551);
   }
 }
 
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558);
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559);
 /* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559) {
   (void)loc;
   (void)run;
-  int32_t *v_x1552_d = v_x1552->data.i;
-  const int64_t v_x1552_n = v_x1552->len;
-  int32_t *v_dev_1559_d = v_dev_1559->data.i;
-  const int64_t v_dev_1559_n = v_dev_1559->len;
-  RtValue *v_x1557 = NULL;
+  int32_t *v_x1553_d = v_x1553->data.i;
+  const int64_t v_x1553_n = v_x1553->len;
+  int32_t *v_dev_1560_d = v_dev_1560->data.i;
+  const int64_t v_dev_1560_n = v_dev_1560->len;
   RtValue *v_x1558 = NULL;
+  RtValue *v_x1559 = NULL;
   /* SPLIT */
   {
-    const int64_t t585 = v_x1552_n;
+    const int64_t t585 = v_x1553_n;
     const int64_t t586 = t585 > 0 ? (t585 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t587 = (uint8_t *)rt_alloc_atomic((size_t)t585 + 1);
     int64_t *t588 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t586 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -1518,14 +1518,14 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValu
         const int32_t t591 = (int32_t)t590;
         int32_t t589x0;
         int32_t t589x1;
-        int32_t t594 = v_x1552_d[t591];
+        int32_t t594 = v_x1553_d[t591];
         t589x0 = t594;
         t589x1 = t594;
         uint8_t t595;
         uint8_t t596;
         int t598 = 0; /* nonzero: a check below failed */
-        int t599 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n;
-        int32_t t597 = t599 ? v_dev_1559_d[0] : 0;
+        int t599 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1560_n;
+        int32_t t597 = t599 ? v_dev_1560_d[0] : 0;
         t598 |= !t599;
         uint8_t t601 = rt_lt_i(t589x0, t597);
         uint8_t t603 = rt_gt_i(t589x1, t597);
@@ -1551,18 +1551,18 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValu
       t588[0 * t586 + t589] = t604;
       t604 += k;
     }
-    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t604);
-    int32_t *v_x1557_d = v_x1557->data.i;
-    const int64_t v_x1557_n = v_x1557->len;
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t604);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
     int64_t t605 = 0;
     for (int64_t t589 = 0; t589 < t586; t589++) {
       const int64_t k = t588[1 * t586 + t589];
       t588[1 * t586 + t589] = t605;
       t605 += k;
     }
-    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t605);
-    int32_t *v_x1558_d = v_x1558->data.i;
-    const int64_t v_x1558_n = v_x1558->len;
+    v_x1559 = rt_value_new(rt_vec_type(RT_INT), t605);
+    int32_t *v_x1559_d = v_x1559->data.i;
+    const int64_t v_x1559_n = v_x1559->len;
     RT_PARALLEL_FOR_IF(t586 > 1)
     for (int64_t t589 = 0; t589 < t586; t589++) {
       int64_t at[2];
@@ -1575,15 +1575,15 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValu
           continue;
         int32_t t589y0;
         int32_t t589y1;
-        int32_t t606 = v_x1552_d[t591];
+        int32_t t606 = v_x1553_d[t591];
         t589y0 = t606;
         t589y1 = t606;
         if (t587[t590] >> 0 & 1) {
-          v_x1557_d[at[0]] = t589y0;
+          v_x1558_d[at[0]] = t589y0;
           at[0]++;
         }
         if (t587[t590] >> 1 & 1) {
-          v_x1558_d[at[1]] = t589y1;
+          v_x1559_d[at[1]] = t589y1;
           at[1]++;
         }
       }
@@ -1593,15 +1593,15 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValu
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1557 = v_x1557;
   *out_v_x1558 = v_x1558;
+  *out_v_x1559 = v_x1559;
   return;
 fail:
-  rt_release(v_x1557);
   rt_release(v_x1558);
+  rt_release(v_x1559);
   if (err->order == RT_KERNEL_AGAIN) { /* an element failed: again, recording the error */
     *err = (RtKernelError)RT_NO_ERROR;
-    K14_record(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
+    K14_record(err, loc, run, v_x1553, v_dev_1560, out_v_x1558, out_v_x1559);
   }
 }
 
@@ -1661,60 +1661,59 @@ fail:
 }
 
 /* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
+__attribute__((cold)) static void K4_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861) {
   (void)loc;
   (void)run;
-  int32_t *v_x858_d = v_x858->data.i;
-  const int64_t v_x858_n = v_x858->len;
-  int32_t v_x859 = 0;
+  int32_t *v_x859_d = v_x859->data.i;
+  const int64_t v_x859_n = v_x859->len;
   int32_t v_x860 = 0;
+  int32_t v_x861 = 0;
   /* ONCE */
   {
     int32_t t33;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x858_n) {
-      t33 = v_x858_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x859_n) {
+      t33 = v_x859_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x858_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x859_n, 0.0, 0);
       t33 = 0;
     }
     int32_t t34;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x858_n) {
-      t34 = v_x858_d[1];
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x859_n) {
+      t34 = v_x859_d[1];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x858_n, 0.0, 1);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x859_n, 0.0, 1);
       t34 = 0;
     }
-    v_x859 = t33;
-    v_x860 = t34;
+    v_x860 = t33;
+    v_x861 = t34;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x859 = v_x859;
   *out_v_x860 = v_x860;
+  *out_v_x861 = v_x861;
   return;
 fail:
 }
 
 /* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
+__attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435) {
   (void)loc;
   (void)run;
-  int32_t *v_x1393_d = v_x1393->data.i;
-  const int64_t v_x1393_n = v_x1393->len;
   int32_t *v_x1394_d = v_x1394->data.i;
   const int64_t v_x1394_n = v_x1394->len;
   int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
+  int32_t *v_x1396_d = v_x1396->data.i;
+  const int64_t v_x1396_n = v_x1396->len;
   int32_t *v_x1398_d = v_x1398->data.i;
   const int64_t v_x1398_n = v_x1398->len;
-  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
-  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
-  const int64_t v_x1400_n = v_x1400->len;
-  RtValue *v_x1408 = NULL;
+  int32_t *v_x1399_d = v_x1399->data.i;
+  const int64_t v_x1399_n = v_x1399->len;
+  (void)v_x1399_n; /* v_x1399's length is v_x1396's */
+  const int64_t *v_x1401_off = rt_seg_offsets(v_x1401);
+  const int64_t v_x1401_n = v_x1401->len;
   RtValue *v_x1409 = NULL;
-  RtValue *v_x1427 = NULL;
+  RtValue *v_x1410 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
@@ -1722,34 +1721,35 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
   RtValue *v_x1432 = NULL;
   RtValue *v_x1433 = NULL;
   RtValue *v_x1434 = NULL;
+  RtValue *v_x1435 = NULL;
   /* MAP */
   {
-    const int64_t t111 = v_x1399;
+    const int64_t t111 = v_x1400;
     if (t111 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t111, 0.0, 0);
       goto fail;
     }
-    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t111);
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t111);
-    int32_t *v_x1409_d = v_x1409->data.i;
+    v_x1409 = rt_value_new(rt_vec_type(RT_BOOL), t111);
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    v_x1410 = rt_value_new(rt_vec_type(RT_INT), t111);
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     RT_PARALLEL_FOR_IF(t111 >= RT_PARALLEL_MIN)
     for (int64_t t112 = 0; t112 < t111; t112++) {
       const int32_t t113 = (int32_t)t112;
       int32_t t114;
-      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1395_n) {
-        t114 = v_x1395_d[t113];
+      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1396_n) {
+        t114 = v_x1396_d[t113];
       } else {
-        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1395_n, 0.0, 1);
+        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1396_n, 0.0, 1);
         t114 = 0;
       }
       int32_t t115;
-      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1395_n) {
-        t115 = v_x1398_d[t113];
+      if ((uint64_t)(int64_t)t113 < (uint64_t)v_x1396_n) {
+        t115 = v_x1399_d[t113];
       } else {
-        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1395_n, 0.0, 2);
+        NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t113, v_x1396_n, 0.0, 2);
         t115 = 0;
       }
       uint8_t t117 = rt_lt_i(0, t115);
@@ -1758,30 +1758,30 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
       int32_t t122;
       if (t121) {
         int32_t t123;
-        if ((uint64_t)(int64_t)t119 < (uint64_t)v_x1397_n) {
-          t123 = v_x1397_d[t119];
+        if ((uint64_t)(int64_t)t119 < (uint64_t)v_x1398_n) {
+          t123 = v_x1398_d[t119];
         } else {
-          NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, v_x1397_n, 0.0, 3);
+          NESSIE_RECORD(err, t112, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, v_x1398_n, 0.0, 3);
           t123 = 0;
         }
         t122 = t123;
       } else {
         t122 = 0;
       }
-      v_x1408_d[t112] = 1;
-      v_x1409_d[t112] = t122;
+      v_x1409_d[t112] = 1;
+      v_x1410_d[t112] = t122;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    int32_t *v_x1409_d = v_x1409->data.i;
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     /* SPLIT */
     {
-      const int64_t t124 = v_x1396;
+      const int64_t t124 = v_x1397;
       if (t124 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t124, 0.0, 4);
         goto fail;
@@ -1789,21 +1789,21 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
       const int64_t t125 = t124 > 0 ? (t124 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t126 = (uint8_t *)rt_alloc_atomic((size_t)t124 + 1);
       int64_t *t127 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t125 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1431_d = v_x1431->data.i;
-      const int64_t v_x1431_n = v_x1431->len;
-      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
-      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1432_d = v_x1432->data.i;
       const int64_t v_x1432_n = v_x1432->len;
-      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      memset(v_x1433_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
       RT_PARALLEL_FOR_IF(t125 > 1)
       for (int64_t t128 = 0; t128 < t125; t128++) {
         int64_t kept[2] = {0};
-        int64_t t131 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t128 * RT_CHUNK);
+        int64_t t131 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t128 * RT_CHUNK);
         const int64_t t128_end = (t128 + 1) * RT_CHUNK < t124 ? (t128 + 1) * RT_CHUNK : t124;
         for (int64_t t129 = t128 * RT_CHUNK; t129 < t128_end; t131++) {
-          const int64_t t131_end = v_x1400_off[t131 + 1] < t128_end ? v_x1400_off[t131 + 1] : t128_end;
+          const int64_t t131_end = v_x1401_off[t131 + 1] < t128_end ? v_x1401_off[t131 + 1] : t128_end;
           const int32_t t132 = (int32_t)t131;
           if (t129 >= t131_end)
             continue; /* none of the chunk's elements */
@@ -1815,41 +1815,41 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
             int32_t t128x2;
             uint8_t t128x3;
             int32_t t133;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1409_n) {
-              t133 = v_x1409_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1410_n) {
+              t133 = v_x1410_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1409_n, 0.0, 5);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1410_n, 0.0, 5);
               t133 = 0;
             }
             int32_t t134;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
-              t134 = v_x1395_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1396_n) {
+              t134 = v_x1396_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 6);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1396_n, 0.0, 6);
               t134 = 0;
             }
             int32_t t135;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1393_n) {
-              t135 = v_x1393_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
+              t135 = v_x1394_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1393_n, 0.0, 7);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 7);
               t135 = 0;
             }
             int32_t t137 = rt_sub_i(t130, t135);
             int32_t t138;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
-              t138 = v_x1394_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
+              t138 = v_x1395_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 8);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 8);
               t138 = 0;
             }
             int32_t t140 = rt_mul_i(t137, t138);
             int32_t t142 = rt_add_i(t134, t140);
             int32_t t143;
-            if ((uint64_t)(int64_t)t142 < (uint64_t)v_x1397_n) {
-              t143 = v_x1397_d[t142];
+            if ((uint64_t)(int64_t)t142 < (uint64_t)v_x1398_n) {
+              t143 = v_x1398_d[t142];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x1397_n, 0.0, 9);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x1398_n, 0.0, 9);
               t143 = 0;
             }
             uint8_t t145 = rt_lt_i(t143, t133);
@@ -1866,12 +1866,12 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
             kept[1] += t149 != 0;
             t126[t129] = (uint8_t)((t148 != 0) << 0 | (t149 != 0) << 1);
           }
-          if (v_x1400_off[t131] >= t128 * RT_CHUNK && v_x1400_off[t131 + 1] <= t128_end) { /* the whole segment */
-            v_x1431_d[t131] = (int32_t)(kept[0] - before[0]);
-            v_x1432_d[t131] = (int32_t)(kept[1] - before[1]);
+          if (v_x1401_off[t131] >= t128 * RT_CHUNK && v_x1401_off[t131 + 1] <= t128_end) { /* the whole segment */
+            v_x1432_d[t131] = (int32_t)(kept[0] - before[0]);
+            v_x1433_d[t131] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1431_d[t131], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1432_d[t131], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t131], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1433_d[t131], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t127[0 * t125 + t128] = kept[0];
@@ -1888,41 +1888,41 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
         t127[0 * t125 + t128] = t150;
         t150 += k;
       }
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t150);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), t150);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
       int64_t t151 = 0;
       for (int64_t t128 = 0; t128 < t125; t128++) {
         const int64_t k = t127[1 * t125 + t128];
         t127[1 * t125 + t128] = t151;
         t151 += k;
       }
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t151);
-      int32_t *v_x1429_d = v_x1429->data.i;
-      const int64_t v_x1429_n = v_x1429->len;
-      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1433_d = v_x1433->data.i;
-      const int64_t v_x1433_n = v_x1433->len;
-      for (int64_t t152 = 0, t153 = 0; t152 < v_x1400_n; t152++) {
-        v_x1433_d[t152] = (int32_t)t153;
-        t153 += v_x1431_d[t152];
-      }
-      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), t151);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1434_d = v_x1434->data.i;
       const int64_t v_x1434_n = v_x1434->len;
-      for (int64_t t152 = 0, t154 = 0; t152 < v_x1400_n; t152++) {
-        v_x1434_d[t152] = (int32_t)t154;
-        t154 += v_x1432_d[t152];
+      for (int64_t t152 = 0, t153 = 0; t152 < v_x1401_n; t152++) {
+        v_x1434_d[t152] = (int32_t)t153;
+        t153 += v_x1432_d[t152];
+      }
+      v_x1435 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1435_d = v_x1435->data.i;
+      const int64_t v_x1435_n = v_x1435->len;
+      for (int64_t t152 = 0, t154 = 0; t152 < v_x1401_n; t152++) {
+        v_x1435_d[t152] = (int32_t)t154;
+        t154 += v_x1433_d[t152];
       }
       RT_PARALLEL_FOR_IF(t125 > 1)
       for (int64_t t128 = 0; t128 < t125; t128++) {
         int64_t at[2];
         at[0] = t127[0 * t125 + t128];
         at[1] = t127[1 * t125 + t128];
-        int64_t t131 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t128 * RT_CHUNK);
+        int64_t t131 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t128 * RT_CHUNK);
         const int64_t t128_end = (t128 + 1) * RT_CHUNK < t124 ? (t128 + 1) * RT_CHUNK : t124;
         for (int64_t t129 = t128 * RT_CHUNK; t129 < t128_end; t131++) {
-          const int64_t t131_end = v_x1400_off[t131 + 1] < t128_end ? v_x1400_off[t131 + 1] : t128_end;
+          const int64_t t131_end = v_x1401_off[t131 + 1] < t128_end ? v_x1401_off[t131 + 1] : t128_end;
           const int32_t t132 = (int32_t)t131;
           if (t129 >= t131_end)
             continue; /* none of the chunk's elements */
@@ -1935,41 +1935,41 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
             int32_t t128y2;
             uint8_t t128y3;
             int32_t t155;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1409_n) {
-              t155 = v_x1409_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1410_n) {
+              t155 = v_x1410_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1409_n, 0.0, 10);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 3, 0, RT_GATHER, t132, v_x1410_n, 0.0, 10);
               t155 = 0;
             }
             int32_t t156;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
-              t156 = v_x1395_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1396_n) {
+              t156 = v_x1396_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 11);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1396_n, 0.0, 11);
               t156 = 0;
             }
             int32_t t157;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1393_n) {
-              t157 = v_x1393_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
+              t157 = v_x1394_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1393_n, 0.0, 12);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 12);
               t157 = 0;
             }
             int32_t t159 = rt_sub_i(t130, t157);
             int32_t t160;
-            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1394_n) {
-              t160 = v_x1394_d[t132];
+            if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1395_n) {
+              t160 = v_x1395_d[t132];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1394_n, 0.0, 13);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1395_n, 0.0, 13);
               t160 = 0;
             }
             int32_t t162 = rt_mul_i(t159, t160);
             int32_t t164 = rt_add_i(t156, t162);
             int32_t t165;
-            if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1397_n) {
-              t165 = v_x1397_d[t164];
+            if ((uint64_t)(int64_t)t164 < (uint64_t)v_x1398_n) {
+              t165 = v_x1398_d[t164];
             } else {
-              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x1397_n, 0.0, 14);
+              NESSIE_RECORD(err, t129, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x1398_n, 0.0, 14);
               t165 = 0;
             }
             uint8_t t167 = rt_lt_i(t165, t155);
@@ -1979,11 +1979,11 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
             t128y2 = t165;
             t128y3 = t169;
             if (t126[t129] >> 0 & 1) {
-              v_x1427_d[at[0]] = t128y0;
+              v_x1428_d[at[0]] = t128y0;
               at[0]++;
             }
             if (t126[t129] >> 1 & 1) {
-              v_x1429_d[at[1]] = t128y2;
+              v_x1430_d[at[1]] = t128y2;
               at[1]++;
             }
           }
@@ -1995,21 +1995,20 @@ __attribute__((cold)) static void K5_record(RtKernelError *err, RtLoc loc, int r
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1408 = v_x1408;
-  *out_v_x1427 = v_x1427;
-  *out_v_x1431 = v_x1431;
-  *out_v_x1433 = v_x1433;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1409 = v_x1409;
+  *out_v_x1428 = v_x1428;
   *out_v_x1432 = v_x1432;
   *out_v_x1434 = v_x1434;
-  rt_release(v_x1409);
-  rt_release(v_x1428);
-  rt_release(v_x1430);
+  *out_v_x1430 = v_x1430;
+  *out_v_x1433 = v_x1433;
+  *out_v_x1435 = v_x1435;
+  rt_release(v_x1410);
+  rt_release(v_x1429);
+  rt_release(v_x1431);
   return;
 fail:
-  rt_release(v_x1408);
   rt_release(v_x1409);
-  rt_release(v_x1427);
+  rt_release(v_x1410);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
@@ -2017,45 +2016,46 @@ fail:
   rt_release(v_x1432);
   rt_release(v_x1433);
   rt_release(v_x1434);
+  rt_release(v_x1435);
 }
 
 /* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+__attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962) {
   (void)loc;
   (void)run;
-  int32_t *v_x926_d = v_x926->data.i;
-  const int64_t v_x926_n = v_x926->len;
   int32_t *v_x927_d = v_x927->data.i;
   const int64_t v_x927_n = v_x927->len;
-  (void)v_x927_n; /* v_x927's length is v_x926's */
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  (void)v_x945_n; /* v_x945's length is v_x926's */
-  int32_t *v_x949_d = v_x949->data.i;
-  const int64_t v_x949_n = v_x949->len;
-  (void)v_x949_n; /* v_x949's length is v_x926's */
-  RtValue *v_x953 = NULL;
-  RtValue *v_x955 = NULL;
-  RtValue *v_x957 = NULL;
-  RtValue *v_x959 = NULL;
+  int32_t *v_x928_d = v_x928->data.i;
+  const int64_t v_x928_n = v_x928->len;
+  (void)v_x928_n; /* v_x928's length is v_x927's */
+  int32_t *v_x946_d = v_x946->data.i;
+  const int64_t v_x946_n = v_x946->len;
+  (void)v_x946_n; /* v_x946's length is v_x927's */
+  int32_t *v_x950_d = v_x950->data.i;
+  const int64_t v_x950_n = v_x950->len;
+  (void)v_x950_n; /* v_x950's length is v_x927's */
+  RtValue *v_x954 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x958 = NULL;
   RtValue *v_x960 = NULL;
   RtValue *v_x961 = NULL;
+  RtValue *v_x962 = NULL;
   /* MAP */
   {
-    const int64_t t207 = v_x931;
+    const int64_t t207 = v_x932;
     if (t207 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t207, 0.0, 0);
       goto fail;
     }
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t207);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x955 = rt_value_new(rt_vec_type(RT_INT), t207);
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    v_x957 = rt_value_new(rt_vec_type(RT_INT), t207);
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    v_x954 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    v_x958 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     RT_PARALLEL_FOR_IF(t207 >= RT_PARALLEL_MIN)
     for (int64_t t208 = 0; t208 < t207; t208++) {
       const int32_t t209 = (int32_t)t208;
@@ -2069,33 +2069,33 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
       if (t212) {
         NESSIE_RECORD(err, t208, RT_CHECK_SCALAR, 0, t212, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t215 = rt_mul_i(t213, v_x938);
+      int32_t t215 = rt_mul_i(t213, v_x939);
       int32_t t217 = rt_add_i(t215, t211);
       int32_t t218;
-      if ((uint64_t)(int64_t)t217 < (uint64_t)v_x928) {
+      if ((uint64_t)(int64_t)t217 < (uint64_t)v_x929) {
         t218 = t217;
       } else {
-        NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x928, 0.0, 3);
+        NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x929, 0.0, 3);
         t218 = 0;
       }
-      uint8_t t220 = rt_lt_i(t218, (int32_t)v_x926_n);
+      uint8_t t220 = rt_lt_i(t218, (int32_t)v_x927_n);
       int32_t t221;
       if (t220) {
         int32_t t222;
-        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x926_n) {
-          t222 = v_x926_d[t218];
+        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x927_n) {
+          t222 = v_x927_d[t218];
         } else {
-          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x926_n, 0.0, 4);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x927_n, 0.0, 4);
           t222 = 0;
         }
         t221 = t222;
       } else {
-        int32_t t224 = rt_sub_i(t218, (int32_t)v_x926_n);
+        int32_t t224 = rt_sub_i(t218, (int32_t)v_x927_n);
         int32_t t225;
-        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x926_n) {
-          t225 = v_x927_d[t224];
+        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x927_n) {
+          t225 = v_x928_d[t224];
         } else {
-          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x926_n, 0.0, 5);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x927_n, 0.0, 5);
           t225 = 0;
         }
         t221 = t225;
@@ -2103,192 +2103,192 @@ __attribute__((cold)) static void K6_record(RtKernelError *err, RtLoc loc, int r
       int32_t t226;
       if (t220) {
         int32_t t227;
-        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x926_n) {
-          t227 = v_x949_d[t218];
+        if ((uint64_t)(int64_t)t218 < (uint64_t)v_x927_n) {
+          t227 = v_x950_d[t218];
         } else {
-          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x926_n, 0.0, 6);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x927_n, 0.0, 6);
           t227 = 0;
         }
         t226 = t227;
       } else {
-        int32_t t229 = rt_sub_i(t218, (int32_t)v_x926_n);
+        int32_t t229 = rt_sub_i(t218, (int32_t)v_x927_n);
         int32_t t230;
-        if ((uint64_t)(int64_t)t229 < (uint64_t)(int32_t)v_x926_n) {
+        if ((uint64_t)(int64_t)t229 < (uint64_t)(int32_t)v_x927_n) {
           t230 = t229;
         } else {
-          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, (int32_t)v_x926_n, 0.0, 7);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t229, (int32_t)v_x927_n, 0.0, 7);
           t230 = 0;
         }
         int32_t t231;
-        if ((uint64_t)(int64_t)t230 < (uint64_t)v_x926_n) {
-          t231 = v_x945_d[t230];
+        if ((uint64_t)(int64_t)t230 < (uint64_t)v_x927_n) {
+          t231 = v_x946_d[t230];
         } else {
-          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, v_x926_n, 0.0, 8);
+          NESSIE_RECORD(err, t208, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, v_x927_n, 0.0, 8);
           t231 = 0;
         }
-        int32_t t233 = rt_add_i(t231, v_x946);
+        int32_t t233 = rt_add_i(t231, v_x947);
         t226 = t233;
       }
       int32_t t235 = rt_add_i(t226, t221);
-      v_x953_d[t208] = t226;
-      v_x955_d[t208] = t235;
-      v_x957_d[t208] = 1;
+      v_x954_d[t208] = t226;
+      v_x956_d[t208] = t235;
+      v_x958_d[t208] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     /* LIBRARY */
     {
-      RtValue *t236 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
-      rt_seg_known_total(t236, v_x958);
-      v_x959 = t236;
-      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
-      const int64_t v_x959_n = v_x959->len;
+      RtValue *t236 = rt_range_segdes(loc, v_x954, v_x956, v_x958, &v_x961, &v_x962);
+      rt_seg_known_total(t236, v_x959);
+      v_x960 = t236;
+      const int64_t *v_x960_off = rt_seg_offsets(v_x960);
+      const int64_t v_x960_n = v_x960->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x953 = v_x953;
-  *out_v_x957 = v_x957;
-  *out_v_x959 = v_x959;
-  *out_v_x961 = v_x961;
-  rt_release(v_x955);
-  rt_release(v_x960);
+  *out_v_x954 = v_x954;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x962 = v_x962;
+  rt_release(v_x956);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x955);
-  rt_release(v_x957);
-  rt_release(v_x959);
+  rt_release(v_x954);
+  rt_release(v_x956);
+  rt_release(v_x958);
   rt_release(v_x960);
   rt_release(v_x961);
+  rt_release(v_x962);
 }
 
 /* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+__attribute__((cold)) static void K7_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452) {
   (void)loc;
   (void)run;
-  int32_t *v_x1440_d = v_x1440->data.i;
-  const int64_t v_x1440_n = v_x1440->len;
   int32_t *v_x1441_d = v_x1441->data.i;
   const int64_t v_x1441_n = v_x1441->len;
-  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
-  const int64_t v_sd_1452_n = v_sd_1452->len;
-  int32_t *v_x1444_d = v_x1444->data.i;
-  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1442_d = v_x1442->data.i;
+  const int64_t v_x1442_n = v_x1442->len;
+  const int64_t *v_sd_1453_off = rt_seg_offsets(v_sd_1453);
+  const int64_t v_sd_1453_n = v_sd_1453->len;
   int32_t *v_x1445_d = v_x1445->data.i;
   const int64_t v_x1445_n = v_x1445->len;
   int32_t *v_x1446_d = v_x1446->data.i;
   const int64_t v_x1446_n = v_x1446->len;
-  RtValue *v_x1451 = NULL;
+  int32_t *v_x1447_d = v_x1447->data.i;
+  const int64_t v_x1447_n = v_x1447->len;
+  RtValue *v_x1452 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t270 = v_sd_1452_off[v_sd_1452_n];
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t270);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t270 = v_sd_1453_off[v_sd_1453_n];
+    v_x1452 = rt_value_new(rt_vec_type(RT_INT), t270);
+    int32_t *v_x1452_d = v_x1452->data.i;
+    const int64_t v_x1452_n = v_x1452->len;
     const int64_t t271 = (t270 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t271 > 1)
     for (int64_t t272 = 0; t272 < t271; t272++) {
-      int64_t t275 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t272 * RT_CHUNK);
+      int64_t t275 = rt_segment_search(v_sd_1453_off, 0, v_sd_1453_n, t272 * RT_CHUNK);
       const int64_t t272_end = (t272 + 1) * RT_CHUNK < t270 ? (t272 + 1) * RT_CHUNK : t270;
       for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t275++) {
-        const int64_t t275_end = v_sd_1452_off[t275 + 1] < t272_end ? v_sd_1452_off[t275 + 1] : t272_end;
+        const int64_t t275_end = v_sd_1453_off[t275 + 1] < t272_end ? v_sd_1453_off[t275 + 1] : t272_end;
         const int32_t t276 = (int32_t)t275;
         if (t273 >= t275_end)
           continue; /* none of the chunk's elements */
         for (; t273 < t275_end; t273++) {
           const int32_t t274 = (int32_t)t273;
           int32_t t277;
-          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1446_n) {
-            t277 = v_x1446_d[t276];
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1447_n) {
+            t277 = v_x1447_d[t276];
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1446_n, 0.0, 0);
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1447_n, 0.0, 0);
             t277 = 0;
           }
           int32_t t278;
-          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1444_n) {
-            t278 = v_x1444_d[t276];
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1445_n) {
+            t278 = v_x1445_d[t276];
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1444_n, 0.0, 1);
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1445_n, 0.0, 1);
             t278 = 0;
           }
           int32_t t280 = rt_sub_i(t274, t278);
           int32_t t281;
-          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1445_n) {
-            t281 = v_x1445_d[t276];
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x1446_n) {
+            t281 = v_x1446_d[t276];
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1445_n, 0.0, 2);
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x1446_n, 0.0, 2);
             t281 = 0;
           }
           int32_t t283 = rt_mul_i(t280, t281);
           int32_t t285 = rt_add_i(t277, t283);
           int32_t t286;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1442) {
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1443) {
             t286 = t285;
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1442, 0.0, 3);
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1443, 0.0, 3);
             t286 = 0;
           }
-          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1440_n);
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1441_n);
           int32_t t289;
           if (t288) {
             int32_t t290;
-            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1440_n) {
-              t290 = v_x1440_d[t286];
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1441_n) {
+              t290 = v_x1441_d[t286];
             } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1440_n, 0.0, 4);
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1441_n, 0.0, 4);
               t290 = 0;
             }
             t289 = t290;
           } else {
-            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1440_n);
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1441_n);
             int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1441_n) {
-              t293 = v_x1441_d[t292];
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1442_n) {
+              t293 = v_x1442_d[t292];
             } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1441_n, 0.0, 5);
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1442_n, 0.0, 5);
               t293 = 0;
             }
             t289 = t293;
           }
-          v_x1451_d[t273] = t289;
+          v_x1452_d[t273] = t289;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1451 = v_x1451;
+  *out_v_x1452 = v_x1452;
   return;
 fail:
-  rt_release(v_x1451);
+  rt_release(v_x1452);
 }
 
 /* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+__attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
-  const int64_t v_x988_n = v_x988->len;
-  RtValue *v_x1006 = NULL;
+  int32_t *v_x989_d = v_x989->data.i;
+  const int64_t v_x989_n = v_x989->len;
+  RtValue *v_x1007 = NULL;
   /* MAP */
   {
-    const int64_t t320 = v_x976;
+    const int64_t t320 = v_x977;
     if (t320 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t320, 0.0, 0);
       goto fail;
     }
-    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t320);
-    int32_t *v_x1006_d = v_x1006->data.i;
-    const int64_t v_x1006_n = v_x1006->len;
+    v_x1007 = rt_value_new(rt_vec_type(RT_INT), t320);
+    int32_t *v_x1007_d = v_x1007->data.i;
+    const int64_t v_x1007_n = v_x1007->len;
     RT_PARALLEL_FOR_IF(t320 >= RT_PARALLEL_MIN)
     for (int64_t t321 = 0; t321 < t320; t321++) {
       const int32_t t322 = (int32_t)t321;
@@ -2298,10 +2298,10 @@ __attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int r
       int32_t t329;
       if (t328) {
         int32_t t330;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x988_n) {
-          t330 = v_x988_d[t326];
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x989_n) {
+          t330 = v_x989_d[t326];
         } else {
-          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, v_x988_n, 0.0, 1);
+          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, v_x989_n, 0.0, 1);
           t330 = 0;
         }
         t329 = t330;
@@ -2315,10 +2315,10 @@ __attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int r
       int32_t t339;
       if (t338) {
         int32_t t340;
-        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x988_n) {
-          t340 = v_x988_d[t336];
+        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x989_n) {
+          t340 = v_x989_d[t336];
         } else {
-          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 1, 0, RT_GATHER, t336, v_x988_n, 0.0, 2);
+          NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 1, 0, RT_GATHER, t336, v_x989_n, 0.0, 2);
           t340 = 0;
         }
         t339 = t340;
@@ -2326,105 +2326,105 @@ __attribute__((cold)) static void K8_record(RtKernelError *err, RtLoc loc, int r
         t339 = 0;
       }
       int32_t t342 = rt_add_i(t332, t339);
-      v_x1006_d[t321] = t342;
+      v_x1007_d[t321] = t342;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1006 = v_x1006;
+  *out_v_x1007 = v_x1007;
   return;
 fail:
-  rt_release(v_x1006);
+  rt_release(v_x1007);
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+__attribute__((cold)) static void K9_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  int32_t *v_x1239_d = v_x1239->data.i;
-  const int64_t v_x1239_n = v_x1239->len;
-  uint8_t *v_x1243_d = v_x1243->data.b;
-  const int64_t v_x1243_n = v_x1243->len;
-  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
-  int32_t *v_x1244_d = v_x1244->data.i;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
   const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
-  int32_t *v_x1247_d = v_x1247->data.i;
-  const int64_t v_x1247_n = v_x1247->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
   int32_t *v_x1248_d = v_x1248->data.i;
   const int64_t v_x1248_n = v_x1248->len;
-  RtValue *v_x1253 = NULL;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
   /* MAP */
   {
-    const int64_t t365 = v_x1239_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t365);
-    int32_t *v_x1253_d = v_x1253->data.i;
-    const int64_t v_x1253_n = v_x1253->len;
+    const int64_t t365 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t365);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
     RT_PARALLEL_FOR_IF(t365 >= RT_PARALLEL_MIN)
     for (int64_t t366 = 0; t366 < t365; t366++) {
       const int32_t t367 = (int32_t)t366;
-      int32_t t368 = v_x1239_d[t367];
-      int32_t t370 = rt_add_i(t368, v_x1240);
-      uint8_t t371 = v_x1243_d[t367];
-      int32_t t372 = v_x1244_d[t367];
+      int32_t t368 = v_x1240_d[t367];
+      int32_t t370 = rt_add_i(t368, v_x1241);
+      uint8_t t371 = v_x1244_d[t367];
+      int32_t t372 = v_x1245_d[t367];
       int32_t t374 = (t371 ? t372 : t370);
       int32_t t375;
-      if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1249) {
+      if ((uint64_t)(int64_t)t374 < (uint64_t)v_x1250) {
         t375 = t374;
       } else {
-        NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1249, 0.0, 0);
+        NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, v_x1250, 0.0, 0);
         t375 = 0;
       }
-      uint8_t t377 = rt_lt_i(t375, (int32_t)v_x1247_n);
+      uint8_t t377 = rt_lt_i(t375, (int32_t)v_x1248_n);
       int32_t t378;
       if (t377) {
         int32_t t379;
-        if ((uint64_t)(int64_t)t375 < (uint64_t)v_x1247_n) {
-          t379 = v_x1247_d[t375];
+        if ((uint64_t)(int64_t)t375 < (uint64_t)v_x1248_n) {
+          t379 = v_x1248_d[t375];
         } else {
-          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_x1247_n, 0.0, 1);
+          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_x1248_n, 0.0, 1);
           t379 = 0;
         }
         t378 = t379;
       } else {
-        int32_t t381 = rt_sub_i(t375, (int32_t)v_x1247_n);
+        int32_t t381 = rt_sub_i(t375, (int32_t)v_x1248_n);
         int32_t t382;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1248_n) {
-          t382 = v_x1248_d[t381];
+        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1249_n) {
+          t382 = v_x1249_d[t381];
         } else {
-          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1248_n, 0.0, 2);
+          NESSIE_RECORD(err, t366, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1249_n, 0.0, 2);
           t382 = 0;
         }
         t378 = t382;
       }
-      v_x1253_d[t366] = t378;
+      v_x1254_d[t366] = t378;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
   return;
 fail:
-  rt_release(v_x1253);
+  rt_release(v_x1254);
 }
 
 /* K10: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+__attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
-  const int64_t v_sd_1488_n = v_sd_1488->len;
-  RtValue *v_x1462 = NULL;
+  const int64_t *v_sd_1489_off = rt_seg_offsets(v_sd_1489);
+  const int64_t v_sd_1489_n = v_sd_1489->len;
   RtValue *v_x1463 = NULL;
   RtValue *v_x1464 = NULL;
   RtValue *v_x1465 = NULL;
-  int32_t v_x1473 = 0;
-  RtValue *v_x1474 = NULL;
-  RtValue *v_x1486 = NULL;
+  RtValue *v_x1466 = NULL;
+  int32_t v_x1474 = 0;
+  RtValue *v_x1475 = NULL;
   RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* PARTITION */
   {
-    const int64_t t463 = v_x1457;
+    const int64_t t463 = v_x1458;
     if (t463 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t463, 0.0, 0);
       goto fail;
@@ -2441,10 +2441,10 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
         int32_t t467x0;
         uint8_t t467x1;
         int32_t t470;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1488_n) {
-          t470 = (int32_t)(v_sd_1488_off[t469 + 1] - v_sd_1488_off[t469]);
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1489_n) {
+          t470 = (int32_t)(v_sd_1489_off[t469 + 1] - v_sd_1489_off[t469]);
         } else {
-          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1488_n, 0.0, 1);
+          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1489_n, 0.0, 1);
           t470 = 0;
         }
         uint8_t t472 = rt_le_i(t470, 1);
@@ -2468,12 +2468,12 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
       t466[t467] = t474;
       t474 += k;
     }
-    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t474);
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t463 - t474));
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    v_x1463 = rt_value_new(rt_vec_type(RT_INT), t474);
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    v_x1465 = rt_value_new(rt_vec_type(RT_INT), (t463 - t474));
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     RT_PARALLEL_FOR_IF(t464 > 1)
     for (int64_t t467 = 0; t467 < t464; t467++) {
       int64_t at = t466[t467];
@@ -2484,20 +2484,20 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
         int32_t t467y0;
         uint8_t t467y1;
         int32_t t475;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1488_n) {
-          t475 = (int32_t)(v_sd_1488_off[t469 + 1] - v_sd_1488_off[t469]);
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1489_n) {
+          t475 = (int32_t)(v_sd_1489_off[t469 + 1] - v_sd_1489_off[t469]);
         } else {
-          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1488_n, 0.0, 2);
+          NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1489_n, 0.0, 2);
           t475 = 0;
         }
         uint8_t t477 = rt_le_i(t475, 1);
         t467y0 = t469;
         t467y1 = t477;
         if (t465[t468]) {
-          v_x1462_d[at] = t467y0;
+          v_x1463_d[at] = t467y0;
           at++;
         } else {
-          v_x1464_d[at_not] = t467y0;
+          v_x1465_d[at_not] = t467y0;
           at_not++;
         }
       }
@@ -2508,22 +2508,22 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     /* REDUCE */
     {
-      const int64_t t478 = v_x1457;
+      const int64_t t478 = v_x1458;
       if (t478 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t478, 0.0, 3);
         goto fail;
       }
       const int64_t t479 = t478 > 0 ? (t478 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t480 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t479);
-      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t478);
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      v_x1475 = rt_value_new(rt_vec_type(RT_BOOL), t478);
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       RT_PARALLEL_FOR_IF(t479 > 1)
       for (int64_t t481 = 0; t481 < t479; t481++) {
         int32_t t481a0;
@@ -2534,17 +2534,17 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
           int32_t t481x0;
           uint8_t t481x1;
           int32_t t484;
-          if ((uint64_t)(int64_t)t483 < (uint64_t)v_sd_1488_n) {
-            t484 = (int32_t)(v_sd_1488_off[t483 + 1] - v_sd_1488_off[t483]);
+          if ((uint64_t)(int64_t)t483 < (uint64_t)v_sd_1489_n) {
+            t484 = (int32_t)(v_sd_1489_off[t483 + 1] - v_sd_1489_off[t483]);
           } else {
-            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_sd_1488_n, 0.0, 4);
+            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_sd_1489_n, 0.0, 4);
             t484 = 0;
           }
           uint8_t t486 = rt_le_i(t484, 1);
           int32_t t488 = (t486 ? 0 : t484);
           t481x0 = t488;
           t481x1 = t486;
-          v_x1474_d[t482] = t481x1; /* a map column */
+          v_x1475_d[t482] = t481x1; /* a map column */
           int32_t t490 = rt_add_i(t481a0, t481x0);
           t481a0 = t490;
         }
@@ -2557,17 +2557,17 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
         int32_t t493 = rt_add_i(t481t0, t491);
         t481t0 = t493;
       }
-      v_x1473 = t481t0;
+      v_x1474 = t481t0;
       rt_free(t480);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       /* SCAN */
       {
-        const int64_t t494 = v_x1457;
+        const int64_t t494 = v_x1458;
         if (t494 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0, 5);
           goto fail;
@@ -2587,10 +2587,10 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
             int32_t t498x0;
             int32_t t498x1;
             int32_t t501;
-            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1488_n) {
-              t501 = (int32_t)(v_sd_1488_off[t500 + 1] - v_sd_1488_off[t500]);
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1489_n) {
+              t501 = (int32_t)(v_sd_1489_off[t500 + 1] - v_sd_1489_off[t500]);
             } else {
-              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1488_n, 0.0, 6);
+              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1489_n, 0.0, 6);
               t501 = 0;
             }
             uint8_t t503 = rt_le_i(t501, 1);
@@ -2621,12 +2621,12 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
           t498t0 = t517;
           t498t1 = t519;
         }
-        v_x1486 = rt_value_new(rt_vec_type(RT_INT), t494);
-        int32_t *v_x1486_d = v_x1486->data.i;
-        const int64_t v_x1486_n = v_x1486->len;
         v_x1487 = rt_value_new(rt_vec_type(RT_INT), t494);
         int32_t *v_x1487_d = v_x1487->data.i;
         const int64_t v_x1487_n = v_x1487->len;
+        v_x1488 = rt_value_new(rt_vec_type(RT_INT), t494);
+        int32_t *v_x1488_d = v_x1488->data.i;
+        const int64_t v_x1488_n = v_x1488->len;
         RT_PARALLEL_FOR_IF(t495 > 1)
         for (int64_t t498 = 0; t498 < t495; t498++) {
           int32_t t498p0;
@@ -2636,15 +2636,15 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
           const int64_t t498_end = (t498 + 1) * RT_CHUNK < t494 ? (t498 + 1) * RT_CHUNK : t494;
           for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
             const int32_t t500 = (int32_t)t499;
-            v_x1486_d[t499] = t498p0;
-            v_x1487_d[t499] = t498p1;
+            v_x1487_d[t499] = t498p0;
+            v_x1488_d[t499] = t498p1;
             int32_t t498y0;
             int32_t t498y1;
             int32_t t520;
-            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1488_n) {
-              t520 = (int32_t)(v_sd_1488_off[t500 + 1] - v_sd_1488_off[t500]);
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_sd_1489_n) {
+              t520 = (int32_t)(v_sd_1489_off[t500 + 1] - v_sd_1489_off[t500]);
             } else {
-              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1488_n, 0.0, 7);
+              NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_sd_1489_n, 0.0, 7);
               t520 = 0;
             }
             uint8_t t522 = rt_le_i(t520, 1);
@@ -2666,136 +2666,133 @@ __attribute__((cold)) static void K10_record(RtKernelError *err, RtLoc loc, int 
         goto fail;
     }
   }
+  *out_v_x1475 = v_x1475;
+  *out_v_x1463 = v_x1463;
+  *out_v_x1465 = v_x1465;
   *out_v_x1474 = v_x1474;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1486 = v_x1486;
   *out_v_x1487 = v_x1487;
-  rt_release(v_x1463);
-  rt_release(v_x1465);
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1464);
+  rt_release(v_x1466);
   return;
 fail:
-  rt_release(v_x1462);
   rt_release(v_x1463);
   rt_release(v_x1464);
   rt_release(v_x1465);
-  rt_release(v_x1474);
-  rt_release(v_x1486);
+  rt_release(v_x1466);
+  rt_release(v_x1475);
   rt_release(v_x1487);
+  rt_release(v_x1488);
 }
 
 /* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+__attribute__((cold)) static void K11_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530) {
   (void)loc;
   (void)run;
-  int32_t *v_x1518_d = v_x1518->data.i;
-  const int64_t v_x1518_n = v_x1518->len;
-  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
-  const int64_t v_sd_1519_n = v_sd_1519->len;
-  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
-  const int64_t v_sd_1531_n = v_sd_1531->len;
-  RtValue *v_x1525 = NULL;
+  int32_t *v_x1519_d = v_x1519->data.i;
+  const int64_t v_x1519_n = v_x1519->len;
+  const int64_t *v_sd_1520_off = rt_seg_offsets(v_sd_1520);
+  const int64_t v_sd_1520_n = v_sd_1520->len;
+  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
+  const int64_t v_sd_1532_n = v_sd_1532->len;
   RtValue *v_x1526 = NULL;
   RtValue *v_x1527 = NULL;
   RtValue *v_x1528 = NULL;
   RtValue *v_x1529 = NULL;
   RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
   /* MAP */
   {
-    const int64_t t545 = v_x1518_n;
-    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t545);
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
+    const int64_t t545 = v_x1519_n;
     v_x1526 = rt_value_new(rt_vec_type(RT_INT), t545);
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     v_x1527 = rt_value_new(rt_vec_type(RT_INT), t545);
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t545);
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     RT_PARALLEL_FOR_IF(t545 >= RT_PARALLEL_MIN)
     for (int64_t t546 = 0; t546 < t545; t546++) {
       const int32_t t547 = (int32_t)t546;
-      int32_t t548 = v_x1518_d[t547];
+      int32_t t548 = v_x1519_d[t547];
       int32_t t549;
-      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1531_n) {
-        t549 = (int32_t)v_sd_1531_off[t548];
+      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1532_n) {
+        t549 = (int32_t)v_sd_1532_off[t548];
       } else {
-        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1531_n, 0.0, 0);
+        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1532_n, 0.0, 0);
         t549 = 0;
       }
       int32_t t550;
-      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1519_n) {
-        t550 = (int32_t)(v_sd_1519_off[t548 + 1] - v_sd_1519_off[t548]);
+      if ((uint64_t)(int64_t)t548 < (uint64_t)v_sd_1520_n) {
+        t550 = (int32_t)(v_sd_1520_off[t548 + 1] - v_sd_1520_off[t548]);
       } else {
-        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1519_n, 0.0, 1);
+        NESSIE_RECORD(err, t546, RT_CHECK_INDEX, 0, 0, RT_GATHER, t548, v_sd_1520_n, 0.0, 1);
         t550 = 0;
       }
       int32_t t552 = rt_add_i(t549, t550);
-      v_x1525_d[t546] = t549;
-      v_x1526_d[t546] = t552;
-      v_x1527_d[t546] = 1;
+      v_x1526_d[t546] = t549;
+      v_x1527_d[t546] = t552;
+      v_x1528_d[t546] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     /* LIBRARY */
     {
-      RtValue *t553 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
-      rt_seg_known_total(t553, v_x1521);
-      v_x1528 = t553;
-      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
-      const int64_t v_x1528_n = v_x1528->len;
+      RtValue *t553 = rt_range_segdes(loc, v_x1526, v_x1527, v_x1528, &v_x1530, &v_x1531);
+      rt_seg_known_total(t553, v_x1522);
+      v_x1529 = t553;
+      const int64_t *v_x1529_off = rt_seg_offsets(v_x1529);
+      const int64_t v_x1529_n = v_x1529->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1529 = v_x1529;
-  rt_release(v_x1525);
+  *out_v_x1530 = v_x1530;
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
-  rt_release(v_x1530);
+  rt_release(v_x1529);
+  rt_release(v_x1531);
   return;
 fail:
-  rt_release(v_x1525);
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
   rt_release(v_x1529);
   rt_release(v_x1530);
+  rt_release(v_x1531);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
+__attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546) {
   (void)loc;
   (void)run;
-  int32_t *v_x1532_d = v_x1532->data.i;
-  const int64_t v_x1532_n = v_x1532->len;
-  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
-  const int64_t v_sd_1533_n = v_sd_1533->len;
-  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
-  const int64_t v_sd_1546_n = v_sd_1546->len;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1533_d = v_x1533->data.i;
+  const int64_t v_x1533_n = v_x1533->len;
+  const int64_t *v_sd_1534_off = rt_seg_offsets(v_sd_1534);
+  const int64_t v_sd_1534_n = v_sd_1534->len;
+  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
+  const int64_t v_sd_1547_n = v_sd_1547->len;
   RtValue *v_x1540 = NULL;
   RtValue *v_x1541 = NULL;
   RtValue *v_x1542 = NULL;
   RtValue *v_x1543 = NULL;
   RtValue *v_x1544 = NULL;
   RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
   /* MAP */
   {
-    const int64_t t566 = v_x1532_n;
-    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t566);
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
+    const int64_t t566 = v_x1533_n;
     v_x1540 = rt_value_new(rt_vec_type(RT_INT), t566);
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
@@ -2805,89 +2802,92 @@ __attribute__((cold)) static void K12_record(RtKernelError *err, RtLoc loc, int 
     v_x1542 = rt_value_new(rt_vec_type(RT_INT), t566);
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    v_x1543 = rt_value_new(rt_vec_type(RT_INT), t566);
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     RT_PARALLEL_FOR_IF(t566 >= RT_PARALLEL_MIN)
     for (int64_t t567 = 0; t567 < t566; t567++) {
       const int32_t t568 = (int32_t)t567;
-      int32_t t569 = v_x1532_d[t568];
+      int32_t t569 = v_x1533_d[t568];
       int32_t t570;
-      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1546_n) {
-        t570 = (int32_t)v_sd_1546_off[t569];
+      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1547_n) {
+        t570 = (int32_t)v_sd_1547_off[t569];
       } else {
-        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1546_n, 0.0, 0);
+        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1547_n, 0.0, 0);
         t570 = 0;
       }
       int32_t t571;
-      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1533_n) {
-        t571 = (int32_t)(v_sd_1533_off[t569 + 1] - v_sd_1533_off[t569]);
+      if ((uint64_t)(int64_t)t569 < (uint64_t)v_sd_1534_n) {
+        t571 = (int32_t)(v_sd_1534_off[t569 + 1] - v_sd_1534_off[t569]);
       } else {
-        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1533_n, 0.0, 1);
+        NESSIE_RECORD(err, t567, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_sd_1534_n, 0.0, 1);
         t571 = 0;
       }
       int32_t t573 = rt_add_i(t570, t571);
-      v_x1539_d[t567] = t570;
-      v_x1540_d[t567] = t571;
-      v_x1541_d[t567] = t573;
-      v_x1542_d[t567] = 1;
+      v_x1540_d[t567] = t570;
+      v_x1541_d[t567] = t571;
+      v_x1542_d[t567] = t573;
+      v_x1543_d[t567] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
     int32_t *v_x1541_d = v_x1541->data.i;
     const int64_t v_x1541_n = v_x1541->len;
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     /* LIBRARY */
     {
-      RtValue *t574 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
-      rt_seg_known_total(t574, v_x1535);
-      v_x1543 = t574;
-      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
-      const int64_t v_x1543_n = v_x1543->len;
+      RtValue *t574 = rt_range_segdes(loc, v_x1540, v_x1542, v_x1543, &v_x1545, &v_x1546);
+      rt_seg_known_total(t574, v_x1536);
+      v_x1544 = t574;
+      const int64_t *v_x1544_off = rt_seg_offsets(v_x1544);
+      const int64_t v_x1544_n = v_x1544->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
+  *out_v_x1541 = v_x1541;
   *out_v_x1540 = v_x1540;
-  *out_v_x1539 = v_x1539;
-  *out_v_x1542 = v_x1542;
   *out_v_x1543 = v_x1543;
-  *out_v_x1545 = v_x1545;
-  rt_release(v_x1541);
-  rt_release(v_x1544);
+  *out_v_x1544 = v_x1544;
+  *out_v_x1546 = v_x1546;
+  rt_release(v_x1542);
+  rt_release(v_x1545);
   return;
 fail:
-  rt_release(v_x1539);
   rt_release(v_x1540);
   rt_release(v_x1541);
   rt_release(v_x1542);
   rt_release(v_x1543);
   rt_release(v_x1544);
   rt_release(v_x1545);
+  rt_release(v_x1546);
 }
 
 /* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+__attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1547_d = v_x1547->data.i;
-  const int64_t v_x1547_n = v_x1547->len;
-  int32_t v_x1548 = 0;
-  RtValue *v_x1550 = NULL;
+  int32_t *v_x1548_d = v_x1548->data.i;
+  const int64_t v_x1548_n = v_x1548->len;
+  int32_t v_x1549 = 0;
+  RtValue *v_x1551 = NULL;
   /* ONCE */
   {
     int32_t t581;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1547_n) {
-      t581 = v_x1547_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1548_n) {
+      t581 = v_x1548_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1547_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1548_n, 0.0, 0);
       t581 = 0;
     }
-    v_x1548 = t581;
+    v_x1549 = t581;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2895,37 +2895,37 @@ __attribute__((cold)) static void K13_record(RtKernelError *err, RtLoc loc, int 
     /* MAP */
     {
       const int64_t t582 = 1;
-      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t582);
-      int32_t *v_x1550_d = v_x1550->data.i;
-      const int64_t v_x1550_n = v_x1550->len;
+      v_x1551 = rt_value_new(rt_vec_type(RT_INT), t582);
+      int32_t *v_x1551_d = v_x1551->data.i;
+      const int64_t v_x1551_n = v_x1551->len;
       RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
       for (int64_t t583 = 0; t583 < t582; t583++) {
         const int32_t t584 = (int32_t)t583;
-        v_x1550_d[t583] = v_x1548;
+        v_x1551_d[t583] = v_x1549;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1550);
+  rt_release(v_x1551);
 }
 
 /* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+__attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559) {
   (void)loc;
   (void)run;
-  int32_t *v_x1552_d = v_x1552->data.i;
-  const int64_t v_x1552_n = v_x1552->len;
-  int32_t *v_dev_1559_d = v_dev_1559->data.i;
-  const int64_t v_dev_1559_n = v_dev_1559->len;
-  RtValue *v_x1557 = NULL;
+  int32_t *v_x1553_d = v_x1553->data.i;
+  const int64_t v_x1553_n = v_x1553->len;
+  int32_t *v_dev_1560_d = v_dev_1560->data.i;
+  const int64_t v_dev_1560_n = v_dev_1560->len;
   RtValue *v_x1558 = NULL;
+  RtValue *v_x1559 = NULL;
   /* SPLIT */
   {
-    const int64_t t607 = v_x1552_n;
+    const int64_t t607 = v_x1553_n;
     const int64_t t608 = t607 > 0 ? (t607 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t609 = (uint8_t *)rt_alloc_atomic((size_t)t607 + 1);
     int64_t *t610 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t608 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -2937,16 +2937,16 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
         const int32_t t613 = (int32_t)t612;
         int32_t t611x0;
         int32_t t611x1;
-        int32_t t616 = v_x1552_d[t613];
+        int32_t t616 = v_x1553_d[t613];
         t611x0 = t616;
         t611x1 = t616;
         uint8_t t617;
         uint8_t t618;
         int32_t t619;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n) {
-          t619 = v_dev_1559_d[0];
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1560_n) {
+          t619 = v_dev_1560_d[0];
         } else {
-          NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1559_n, 0.0, 0);
+          NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1560_n, 0.0, 0);
           t619 = 0;
         }
         uint8_t t621 = rt_lt_i(t611x0, t619);
@@ -2971,18 +2971,18 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
       t610[0 * t608 + t611] = t624;
       t624 += k;
     }
-    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t624);
-    int32_t *v_x1557_d = v_x1557->data.i;
-    const int64_t v_x1557_n = v_x1557->len;
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t624);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
     int64_t t625 = 0;
     for (int64_t t611 = 0; t611 < t608; t611++) {
       const int64_t k = t610[1 * t608 + t611];
       t610[1 * t608 + t611] = t625;
       t625 += k;
     }
-    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t625);
-    int32_t *v_x1558_d = v_x1558->data.i;
-    const int64_t v_x1558_n = v_x1558->len;
+    v_x1559 = rt_value_new(rt_vec_type(RT_INT), t625);
+    int32_t *v_x1559_d = v_x1559->data.i;
+    const int64_t v_x1559_n = v_x1559->len;
     RT_PARALLEL_FOR_IF(t608 > 1)
     for (int64_t t611 = 0; t611 < t608; t611++) {
       int64_t at[2];
@@ -2995,15 +2995,15 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
           continue;
         int32_t t611y0;
         int32_t t611y1;
-        int32_t t626 = v_x1552_d[t613];
+        int32_t t626 = v_x1553_d[t613];
         t611y0 = t626;
         t611y1 = t626;
         if (t609[t612] >> 0 & 1) {
-          v_x1557_d[at[0]] = t611y0;
+          v_x1558_d[at[0]] = t611y0;
           at[0]++;
         }
         if (t609[t612] >> 1 & 1) {
-          v_x1558_d[at[1]] = t611y1;
+          v_x1559_d[at[1]] = t611y1;
           at[1]++;
         }
       }
@@ -3013,12 +3013,12 @@ __attribute__((cold)) static void K14_record(RtKernelError *err, RtLoc loc, int 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1557 = v_x1557;
   *out_v_x1558 = v_x1558;
+  *out_v_x1559 = v_x1559;
   return;
 fail:
-  rt_release(v_x1557);
   rt_release(v_x1558);
+  rt_release(v_x1559);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3031,12 +3031,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1551 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1551);
+    RtValue *v_dev_1552 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1552);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1551, &v_x42, &v_x60);
-    rt_release(v_dev_1551);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1552, &v_x42, &v_x60);
+    rt_release(v_dev_1552);
     int32_t v_x61 = 0;
     v_x61 = (int32_t)v_x60->len;
     int32_t v_x43 = 0;
@@ -3082,11 +3082,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x759 = NULL;
+  RtValue *v_x760 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x759 = v_x94;
+    v_x760 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -3094,9 +3094,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x710 = NULL;
-    RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    RtValue *v_x711 = NULL;
+    RtValue *v_x725 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x711, &v_x725);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     int32_t v_x132 = 0;
@@ -3129,11 +3129,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
-    RtValue *v_x699 = NULL;
+    RtValue *v_x700 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
-      v_x699 = v_x272;
+      v_x700 = v_x272;
     } else {
       int32_t v_x422 = 0;
       v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -3152,75 +3152,76 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       v_x429 = (int32_t)v_x335->len;
       int32_t v_x431 = 0;
       v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      NESSIE_CHECK(4 /* append */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133, 0);
       int32_t v_x441 = 0;
-      v_x441 = rt_mul_i(v_x133, 2);
+      v_x441 = rt_add_i(v_x133, v_x133);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
-      RtValue *v_x521 = NULL;
-      RtValue *v_x531 = NULL;
-      RtValue *v_x540 = NULL;
-      RtValue *v_x542 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      RtValue *v_x522 = NULL;
+      RtValue *v_x532 = NULL;
+      RtValue *v_x541 = NULL;
+      RtValue *v_x543 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x522, &v_x532, &v_x541, &v_x543);
       rt_release(v_x356);
       rt_release(v_x362);
       rt_release(v_x406);
       rt_release(v_x412);
-      int32_t v_x546 = 0;
-      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
-      RtValue *v_x559 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      int32_t v_x547 = 0;
+      v_x547 = (int32_t)NESSIE_SEG_TOTAL(v_x541);
+      RtValue *v_x560 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x541, v_x543, v_x532, v_x522, &v_x560);
       rt_release(v_x335);
       rt_release(v_x385);
-      rt_release(v_x521);
-      rt_release(v_x531);
-      rt_release(v_x542);
-      RtValue *v_x561 = NULL;
-      rt_retain(v_x540);
-      rt_retain(v_x559);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
-      rt_release(v_x540);
-      rt_release(v_x559);
-      RtValue *v_x698 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x561, &v_x698);
-      rt_release(v_x561);
-      v_x699 = v_x698;
+      rt_release(v_x522);
+      rt_release(v_x532);
+      rt_release(v_x543);
+      RtValue *v_x562 = NULL;
+      rt_retain(v_x541);
+      rt_retain(v_x560);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x541, v_x560, &v_x562));
+      rt_release(v_x541);
+      rt_release(v_x560);
+      RtValue *v_x699 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x562, &v_x699);
+      rt_release(v_x562);
+      v_x700 = v_x699;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x233);
     rt_release(v_x241);
     rt_release(v_x243);
-    RtValue *v_x758 = NULL;
+    RtValue *v_x759 = NULL;
     if (v_x261) {
-      v_x758 = v_x699;
-      rt_retain(v_x699);
+      v_x759 = v_x700;
+      rt_retain(v_x700);
     } else {
-      RtValue *v_x757 = NULL;
+      RtValue *v_x758 = NULL;
       if (v_x269) {
-        v_x757 = v_x268;
+        v_x758 = v_x268;
         rt_retain(v_x268);
       } else {
-        int32_t v_x744 = 0;
-        v_x744 = (int32_t)v_x699->len;
-        int32_t v_x743 = 0;
-        v_x743 = (int32_t)v_x268->len;
         int32_t v_x745 = 0;
-        v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
-        RtValue *v_x756 = NULL;
-        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
-        v_x757 = v_x756;
+        v_x745 = (int32_t)v_x700->len;
+        int32_t v_x744 = 0;
+        v_x744 = (int32_t)v_x268->len;
+        int32_t v_x746 = 0;
+        v_x746 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x744, v_x745);
+        RtValue *v_x757 = NULL;
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x725, v_x132, v_x105, v_x711, v_x268, v_x700, v_x746, &v_x757);
+        v_x758 = v_x757;
       }
-      v_x758 = v_x757;
+      v_x759 = v_x758;
     }
     rt_release(v_x105);
-    rt_release(v_x710);
-    rt_release(v_x724);
+    rt_release(v_x711);
+    rt_release(v_x725);
     rt_release(v_x268);
-    rt_release(v_x699);
-    v_x759 = v_x758;
+    rt_release(v_x700);
+    v_x760 = v_x759;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x759;
+  *out_0 = v_x760;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

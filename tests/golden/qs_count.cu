@@ -427,36 +427,36 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861) {
   (void)loc;
   (void)run;
-  int32_t *v_x858_d = v_x858->data.i;
-  const int64_t v_x858_n = v_x858->len;
-  int32_t v_x859 = 0;
+  int32_t *v_x859_d = v_x859->data.i;
+  const int64_t v_x859_n = v_x859->len;
   int32_t v_x860 = 0;
+  int32_t v_x861 = 0;
   /* ONCE */
   {
     int32_t t35;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x858_n) {
-      t35 = v_x858_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x859_n) {
+      t35 = v_x859_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x858_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x859_n, 0.0, 0);
       t35 = 0;
     }
     int32_t t36;
-    if ((uint64_t)(int64_t)1 < (uint64_t)v_x858_n) {
-      t36 = v_x858_d[1];
+    if ((uint64_t)(int64_t)1 < (uint64_t)v_x859_n) {
+      t36 = v_x859_d[1];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x858_n, 0.0, 1);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x859_n, 0.0, 1);
       t36 = 0;
     }
-    v_x859 = t35;
-    v_x860 = t36;
+    v_x860 = t35;
+    v_x861 = t36;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x859 = v_x859;
   *out_v_x860 = v_x860;
+  *out_v_x861 = v_x861;
   return;
 fail:
 }
@@ -465,9 +465,9 @@ fail:
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x858_d; int64_t v_x858_n;
-  int32_t v_x859;
+  int32_t *v_x859_d; int64_t v_x859_n;
   int32_t v_x860;
+  int32_t v_x861;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -479,42 +479,42 @@ struct K4_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t38 = 0; /* nonzero: a check below failed */
-    int t39 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x858_n;
-    int32_t t37 = t39 ? A.v_x858_d[0] : 0;
+    int t39 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x859_n;
+    int32_t t37 = t39 ? A.v_x859_d[0] : 0;
     t38 |= !t39;
-    int t41 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x858_n;
-    int32_t t40 = t41 ? A.v_x858_d[1] : 0;
+    int t41 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x859_n;
+    int32_t t40 = t41 ? A.v_x859_d[1] : 0;
     t38 |= !t41;
     if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
       int32_t t42;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x858_n) {
-        t42 = A.v_x858_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x859_n) {
+        t42 = A.v_x859_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x858_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x859_n, 0.0, 0);
         t42 = 0;
       }
       int32_t t43;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x858_n) {
-        t43 = A.v_x858_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x859_n) {
+        t43 = A.v_x859_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x858_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x859_n, 0.0, 1);
         t43 = 0;
       }
     }
     return K4_0_V{t37, t40};
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x858_d = v_x858->data.i;
-  A.v_x858_n = v_x858->len;
-  int32_t v_x859 = 0;
+  A.v_x859_d = v_x859->data.i;
+  A.v_x859_n = v_x859->len;
   int32_t v_x860 = 0;
+  int32_t v_x861 = 0;
   /* ONCE */
   K4_0_V *t44; /* the slot of its values */
   {
@@ -522,49 +522,48 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int3
   }
   {
     const K4_0_V t45 = rtg::once_read(t44);
-    v_x859 = t45.v0;
-    A.v_x859 = v_x859;
-    v_x860 = t45.v1;
+    v_x860 = t45.v0;
     A.v_x860 = v_x860;
+    v_x861 = t45.v1;
+    A.v_x861 = v_x861;
   }
-  *out_v_x859 = v_x859;
   *out_v_x860 = v_x860;
+  *out_v_x861 = v_x861;
   return;
 fail:
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, int32_t *out_v_x859, int32_t *out_v_x860) {
-  RtValue *vals[] = {v_x858};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, int32_t *out_v_x860, int32_t *out_v_x861) {
+  RtValue *vals[] = {v_x859};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 1, sizes, 0, &site)) {
-    K4_host(err, loc, run, v_x858, out_v_x859, out_v_x860);
+    K4_host(err, loc, run, v_x859, out_v_x860, out_v_x861);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x858, out_v_x859, out_v_x860);
+    K4_gpu(err, loc, run, v_x859, out_v_x860, out_v_x861);
   }
 }
 
 /* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435) {
   (void)loc;
   (void)run;
-  int32_t *v_x1393_d = v_x1393->data.i;
-  const int64_t v_x1393_n = v_x1393->len;
   int32_t *v_x1394_d = v_x1394->data.i;
   const int64_t v_x1394_n = v_x1394->len;
   int32_t *v_x1395_d = v_x1395->data.i;
   const int64_t v_x1395_n = v_x1395->len;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
+  int32_t *v_x1396_d = v_x1396->data.i;
+  const int64_t v_x1396_n = v_x1396->len;
   int32_t *v_x1398_d = v_x1398->data.i;
   const int64_t v_x1398_n = v_x1398->len;
-  (void)v_x1398_n; /* v_x1398's length is v_x1395's */
-  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
-  const int64_t v_x1400_n = v_x1400->len;
-  RtValue *v_x1408 = NULL;
+  int32_t *v_x1399_d = v_x1399->data.i;
+  const int64_t v_x1399_n = v_x1399->len;
+  (void)v_x1399_n; /* v_x1399's length is v_x1396's */
+  const int64_t *v_x1401_off = rt_seg_offsets(v_x1401);
+  const int64_t v_x1401_n = v_x1401->len;
   RtValue *v_x1409 = NULL;
-  RtValue *v_x1427 = NULL;
+  RtValue *v_x1410 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
@@ -572,34 +571,35 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
   RtValue *v_x1432 = NULL;
   RtValue *v_x1433 = NULL;
   RtValue *v_x1434 = NULL;
+  RtValue *v_x1435 = NULL;
   /* MAP */
   {
-    const int64_t t46 = v_x1399;
+    const int64_t t46 = v_x1400;
     if (t46 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t46, 0.0, 0);
       goto fail;
     }
-    v_x1408 = rt_value_new(rt_vec_type(RT_BOOL), t46);
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    v_x1409 = rt_value_new(rt_vec_type(RT_INT), t46);
-    int32_t *v_x1409_d = v_x1409->data.i;
+    v_x1409 = rt_value_new(rt_vec_type(RT_BOOL), t46);
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    v_x1410 = rt_value_new(rt_vec_type(RT_INT), t46);
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     RT_PARALLEL_FOR_IF(t46 >= RT_PARALLEL_MIN)
     for (int64_t t47 = 0; t47 < t46; t47++) {
       const int32_t t48 = (int32_t)t47;
       int32_t t49;
-      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1395_n) {
-        t49 = v_x1395_d[t48];
+      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1396_n) {
+        t49 = v_x1396_d[t48];
       } else {
-        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1395_n, 0.0, 1);
+        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1396_n, 0.0, 1);
         t49 = 0;
       }
       int32_t t50;
-      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1395_n) {
-        t50 = v_x1398_d[t48];
+      if ((uint64_t)(int64_t)t48 < (uint64_t)v_x1396_n) {
+        t50 = v_x1399_d[t48];
       } else {
-        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1395_n, 0.0, 2);
+        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t48, v_x1396_n, 0.0, 2);
         t50 = 0;
       }
       uint8_t t52 = rt_lt_i(0, t50);
@@ -608,30 +608,30 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
       int32_t t57;
       if (t56) {
         int32_t t58;
-        if ((uint64_t)(int64_t)t54 < (uint64_t)v_x1397_n) {
-          t58 = v_x1397_d[t54];
+        if ((uint64_t)(int64_t)t54 < (uint64_t)v_x1398_n) {
+          t58 = v_x1398_d[t54];
         } else {
-          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t54, v_x1397_n, 0.0, 3);
+          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 2, 0, RT_GATHER, t54, v_x1398_n, 0.0, 3);
           t58 = 0;
         }
         t57 = t58;
       } else {
         t57 = 0;
       }
-      v_x1408_d[t47] = 1;
-      v_x1409_d[t47] = t57;
+      v_x1409_d[t47] = 1;
+      v_x1410_d[t47] = t57;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1408_d = v_x1408->data.b;
-    const int64_t v_x1408_n = v_x1408->len;
-    int32_t *v_x1409_d = v_x1409->data.i;
+    uint8_t *v_x1409_d = v_x1409->data.b;
     const int64_t v_x1409_n = v_x1409->len;
+    int32_t *v_x1410_d = v_x1410->data.i;
+    const int64_t v_x1410_n = v_x1410->len;
     /* SPLIT */
     {
-      const int64_t t59 = v_x1396;
+      const int64_t t59 = v_x1397;
       if (t59 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t59, 0.0, 4);
         goto fail;
@@ -639,21 +639,21 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
       const int64_t t60 = t59 > 0 ? (t59 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t61 = (uint8_t *)rt_alloc_atomic((size_t)t59 + 1);
       int64_t *t62 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t60 + 1)); /* class c, chunk k: [c * chunks + k] */
-      v_x1431 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1431_d = v_x1431->data.i;
-      const int64_t v_x1431_n = v_x1431->len;
-      memset(v_x1431_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
-      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1432 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1432_d = v_x1432->data.i;
       const int64_t v_x1432_n = v_x1432->len;
-      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1400_n);
+      memset(v_x1432_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
+      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1433_d = v_x1433->data.i;
+      const int64_t v_x1433_n = v_x1433->len;
+      memset(v_x1433_d, 0, sizeof(int32_t) * (size_t)v_x1401_n);
       RT_PARALLEL_FOR_IF(t60 > 1)
       for (int64_t t63 = 0; t63 < t60; t63++) {
         int64_t kept[2] = {0};
-        int64_t t66 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t63 * RT_CHUNK);
+        int64_t t66 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t63 * RT_CHUNK);
         const int64_t t63_end = (t63 + 1) * RT_CHUNK < t59 ? (t63 + 1) * RT_CHUNK : t59;
         for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t66++) {
-          const int64_t t66_end = v_x1400_off[t66 + 1] < t63_end ? v_x1400_off[t66 + 1] : t63_end;
+          const int64_t t66_end = v_x1401_off[t66 + 1] < t63_end ? v_x1401_off[t66 + 1] : t63_end;
           const int32_t t67 = (int32_t)t66;
           if (t64 >= t66_end)
             continue; /* none of the chunk's elements */
@@ -665,41 +665,41 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
             int32_t t63x2;
             uint8_t t63x3;
             int32_t t68;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1409_n) {
-              t68 = v_x1409_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1410_n) {
+              t68 = v_x1410_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1409_n, 0.0, 5);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1410_n, 0.0, 5);
               t68 = 0;
             }
             int32_t t69;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
-              t69 = v_x1395_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1396_n) {
+              t69 = v_x1396_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 6);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1396_n, 0.0, 6);
               t69 = 0;
             }
             int32_t t70;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1393_n) {
-              t70 = v_x1393_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
+              t70 = v_x1394_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1393_n, 0.0, 7);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 7);
               t70 = 0;
             }
             int32_t t72 = rt_sub_i(t65, t70);
             int32_t t73;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
-              t73 = v_x1394_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
+              t73 = v_x1395_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 8);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 8);
               t73 = 0;
             }
             int32_t t75 = rt_mul_i(t72, t73);
             int32_t t77 = rt_add_i(t69, t75);
             int32_t t78;
-            if ((uint64_t)(int64_t)t77 < (uint64_t)v_x1397_n) {
-              t78 = v_x1397_d[t77];
+            if ((uint64_t)(int64_t)t77 < (uint64_t)v_x1398_n) {
+              t78 = v_x1398_d[t77];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x1397_n, 0.0, 9);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x1398_n, 0.0, 9);
               t78 = 0;
             }
             uint8_t t80 = rt_lt_i(t78, t68);
@@ -716,12 +716,12 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
             kept[1] += t84 != 0;
             t61[t64] = (uint8_t)((t83 != 0) << 0 | (t84 != 0) << 1);
           }
-          if (v_x1400_off[t66] >= t63 * RT_CHUNK && v_x1400_off[t66 + 1] <= t63_end) { /* the whole segment */
-            v_x1431_d[t66] = (int32_t)(kept[0] - before[0]);
-            v_x1432_d[t66] = (int32_t)(kept[1] - before[1]);
+          if (v_x1401_off[t66] >= t63 * RT_CHUNK && v_x1401_off[t66 + 1] <= t63_end) { /* the whole segment */
+            v_x1432_d[t66] = (int32_t)(kept[0] - before[0]);
+            v_x1433_d[t66] = (int32_t)(kept[1] - before[1]);
           } else {
-            __atomic_fetch_add(&v_x1431_d[t66], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
-            __atomic_fetch_add(&v_x1432_d[t66], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1432_d[t66], (int32_t)(kept[0] - before[0]), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&v_x1433_d[t66], (int32_t)(kept[1] - before[1]), __ATOMIC_RELAXED);
           }
         }
         t62[0 * t60 + t63] = kept[0];
@@ -738,41 +738,41 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
         t62[0 * t60 + t63] = t85;
         t85 += k;
       }
-      v_x1427 = rt_value_new(rt_vec_type(RT_INT), t85);
-      int32_t *v_x1427_d = v_x1427->data.i;
-      const int64_t v_x1427_n = v_x1427->len;
+      v_x1428 = rt_value_new(rt_vec_type(RT_INT), t85);
+      int32_t *v_x1428_d = v_x1428->data.i;
+      const int64_t v_x1428_n = v_x1428->len;
       int64_t t86 = 0;
       for (int64_t t63 = 0; t63 < t60; t63++) {
         const int64_t k = t62[1 * t60 + t63];
         t62[1 * t60 + t63] = t86;
         t86 += k;
       }
-      v_x1429 = rt_value_new(rt_vec_type(RT_INT), t86);
-      int32_t *v_x1429_d = v_x1429->data.i;
-      const int64_t v_x1429_n = v_x1429->len;
-      v_x1433 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
-      int32_t *v_x1433_d = v_x1433->data.i;
-      const int64_t v_x1433_n = v_x1433->len;
-      for (int64_t t87 = 0, t88 = 0; t87 < v_x1400_n; t87++) {
-        v_x1433_d[t87] = (int32_t)t88;
-        t88 += v_x1431_d[t87];
-      }
-      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      v_x1430 = rt_value_new(rt_vec_type(RT_INT), t86);
+      int32_t *v_x1430_d = v_x1430->data.i;
+      const int64_t v_x1430_n = v_x1430->len;
+      v_x1434 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
       int32_t *v_x1434_d = v_x1434->data.i;
       const int64_t v_x1434_n = v_x1434->len;
-      for (int64_t t87 = 0, t89 = 0; t87 < v_x1400_n; t87++) {
-        v_x1434_d[t87] = (int32_t)t89;
-        t89 += v_x1432_d[t87];
+      for (int64_t t87 = 0, t88 = 0; t87 < v_x1401_n; t87++) {
+        v_x1434_d[t87] = (int32_t)t88;
+        t88 += v_x1432_d[t87];
+      }
+      v_x1435 = rt_value_new(rt_vec_type(RT_INT), v_x1401_n);
+      int32_t *v_x1435_d = v_x1435->data.i;
+      const int64_t v_x1435_n = v_x1435->len;
+      for (int64_t t87 = 0, t89 = 0; t87 < v_x1401_n; t87++) {
+        v_x1435_d[t87] = (int32_t)t89;
+        t89 += v_x1433_d[t87];
       }
       RT_PARALLEL_FOR_IF(t60 > 1)
       for (int64_t t63 = 0; t63 < t60; t63++) {
         int64_t at[2];
         at[0] = t62[0 * t60 + t63];
         at[1] = t62[1 * t60 + t63];
-        int64_t t66 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t63 * RT_CHUNK);
+        int64_t t66 = rt_segment_search(v_x1401_off, 0, v_x1401_n, t63 * RT_CHUNK);
         const int64_t t63_end = (t63 + 1) * RT_CHUNK < t59 ? (t63 + 1) * RT_CHUNK : t59;
         for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t66++) {
-          const int64_t t66_end = v_x1400_off[t66 + 1] < t63_end ? v_x1400_off[t66 + 1] : t63_end;
+          const int64_t t66_end = v_x1401_off[t66 + 1] < t63_end ? v_x1401_off[t66 + 1] : t63_end;
           const int32_t t67 = (int32_t)t66;
           if (t64 >= t66_end)
             continue; /* none of the chunk's elements */
@@ -785,41 +785,41 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
             int32_t t63y2;
             uint8_t t63y3;
             int32_t t90;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1409_n) {
-              t90 = v_x1409_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1410_n) {
+              t90 = v_x1410_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1409_n, 0.0, 10);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 3, 0, RT_GATHER, t67, v_x1410_n, 0.0, 10);
               t90 = 0;
             }
             int32_t t91;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
-              t91 = v_x1395_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1396_n) {
+              t91 = v_x1396_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 11);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1396_n, 0.0, 11);
               t91 = 0;
             }
             int32_t t92;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1393_n) {
-              t92 = v_x1393_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
+              t92 = v_x1394_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1393_n, 0.0, 12);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 12);
               t92 = 0;
             }
             int32_t t94 = rt_sub_i(t65, t92);
             int32_t t95;
-            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1394_n) {
-              t95 = v_x1394_d[t67];
+            if ((uint64_t)(int64_t)t67 < (uint64_t)v_x1395_n) {
+              t95 = v_x1395_d[t67];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1394_n, 0.0, 13);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x1395_n, 0.0, 13);
               t95 = 0;
             }
             int32_t t97 = rt_mul_i(t94, t95);
             int32_t t99 = rt_add_i(t91, t97);
             int32_t t100;
-            if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
-              t100 = v_x1397_d[t99];
+            if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1398_n) {
+              t100 = v_x1398_d[t99];
             } else {
-              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, v_x1397_n, 0.0, 14);
+              NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, v_x1398_n, 0.0, 14);
               t100 = 0;
             }
             uint8_t t102 = rt_lt_i(t100, t90);
@@ -829,11 +829,11 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
             t63y2 = t100;
             t63y3 = t104;
             if (t61[t64] >> 0 & 1) {
-              v_x1427_d[at[0]] = t63y0;
+              v_x1428_d[at[0]] = t63y0;
               at[0]++;
             }
             if (t61[t64] >> 1 & 1) {
-              v_x1429_d[at[1]] = t63y2;
+              v_x1430_d[at[1]] = t63y2;
               at[1]++;
             }
           }
@@ -845,21 +845,20 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, Rt
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1408 = v_x1408;
-  *out_v_x1427 = v_x1427;
-  *out_v_x1431 = v_x1431;
-  *out_v_x1433 = v_x1433;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1409 = v_x1409;
+  *out_v_x1428 = v_x1428;
   *out_v_x1432 = v_x1432;
   *out_v_x1434 = v_x1434;
-  rt_release(v_x1409);
-  rt_release(v_x1428);
-  rt_release(v_x1430);
+  *out_v_x1430 = v_x1430;
+  *out_v_x1433 = v_x1433;
+  *out_v_x1435 = v_x1435;
+  rt_release(v_x1410);
+  rt_release(v_x1429);
+  rt_release(v_x1431);
   return;
 fail:
-  rt_release(v_x1408);
   rt_release(v_x1409);
-  rt_release(v_x1427);
+  rt_release(v_x1410);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
@@ -867,30 +866,31 @@ fail:
   rt_release(v_x1432);
   rt_release(v_x1433);
   rt_release(v_x1434);
+  rt_release(v_x1435);
 }
 
 /* K5: MAP, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1393_d; int64_t v_x1393_n;
   int32_t *v_x1394_d; int64_t v_x1394_n;
   int32_t *v_x1395_d; int64_t v_x1395_n;
-  int32_t v_x1396;
-  int32_t *v_x1397_d; int64_t v_x1397_n;
+  int32_t *v_x1396_d; int64_t v_x1396_n;
+  int32_t v_x1397;
   int32_t *v_x1398_d; int64_t v_x1398_n;
-  int32_t v_x1399;
-  const int64_t *v_x1400_off; int64_t v_x1400_n;
-  uint8_t *v_x1408_d; int64_t v_x1408_n;
-  int32_t *v_x1409_d; int64_t v_x1409_n;
-  int32_t *v_x1427_d; int64_t v_x1427_n;
-  uint8_t *v_x1428_d; int64_t v_x1428_n;
-  int32_t *v_x1429_d; int64_t v_x1429_n;
-  uint8_t *v_x1430_d; int64_t v_x1430_n;
-  int32_t *v_x1431_d; int64_t v_x1431_n;
+  int32_t *v_x1399_d; int64_t v_x1399_n;
+  int32_t v_x1400;
+  const int64_t *v_x1401_off; int64_t v_x1401_n;
+  uint8_t *v_x1409_d; int64_t v_x1409_n;
+  int32_t *v_x1410_d; int64_t v_x1410_n;
+  int32_t *v_x1428_d; int64_t v_x1428_n;
+  uint8_t *v_x1429_d; int64_t v_x1429_n;
+  int32_t *v_x1430_d; int64_t v_x1430_n;
+  uint8_t *v_x1431_d; int64_t v_x1431_n;
   int32_t *v_x1432_d; int64_t v_x1432_n;
   int32_t *v_x1433_d; int64_t v_x1433_n;
   int32_t *v_x1434_d; int64_t v_x1434_n;
+  int32_t *v_x1435_d; int64_t v_x1435_n;
 };
 struct alignas(8) K5_0_V {
   uint8_t v0;
@@ -902,17 +902,17 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t106 = 0; /* nonzero: a check below failed */
-    int t107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n;
-    int32_t t105 = t107 ? rtg::ld_stream(&A.v_x1395_d[ix]) : 0;
+    int t107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1396_n;
+    int32_t t105 = t107 ? rtg::ld_stream(&A.v_x1396_d[ix]) : 0;
     t106 |= !t107;
-    int32_t t108 = t107 ? rtg::ld_stream(&A.v_x1398_d[ix]) : 0;
+    int32_t t108 = t107 ? rtg::ld_stream(&A.v_x1399_d[ix]) : 0;
     uint8_t t110 = rt_lt_i(0, t108);
     int32_t t112 = (t110 ? t105 : -1);
     uint8_t t114 = rt_ge_i(t112, 0);
     int32_t t115;
     if (t114) {
-      int t117 = (uint64_t)(int64_t)t112 < (uint64_t)A.v_x1397_n;
-      int32_t t116 = t117 ? A.v_x1397_d[t112] : 0;
+      int t117 = (uint64_t)(int64_t)t112 < (uint64_t)A.v_x1398_n;
+      int32_t t116 = t117 ? A.v_x1398_d[t112] : 0;
       t106 |= !t117;
       t115 = t116;
     } else {
@@ -920,17 +920,17 @@ struct K5_0_pull {
     }
     if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
       int32_t t118;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
-        t118 = rtg::ld_stream(&A.v_x1395_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1396_n) {
+        t118 = rtg::ld_stream(&A.v_x1396_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1396_n, 0.0, 0);
         t118 = 0;
       }
       int32_t t119;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1395_n) {
-        t119 = rtg::ld_stream(&A.v_x1398_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1396_n) {
+        t119 = rtg::ld_stream(&A.v_x1399_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1395_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1396_n, 0.0, 1);
         t119 = 0;
       }
       uint8_t t121 = rt_lt_i(0, t119);
@@ -939,10 +939,10 @@ struct K5_0_pull {
       int32_t t126;
       if (t125) {
         int32_t t127;
-        if ((uint64_t)(int64_t)t123 < (uint64_t)A.v_x1397_n) {
-          t127 = A.v_x1397_d[t123];
+        if ((uint64_t)(int64_t)t123 < (uint64_t)A.v_x1398_n) {
+          t127 = A.v_x1398_d[t123];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t123, A.v_x1397_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t123, A.v_x1398_n, 0.0, 2);
           t127 = 0;
         }
         t126 = t127;
@@ -956,8 +956,8 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1408_d[i] = v.v0;
-    A.v_x1409_d[i] = v.v1;
+    A.v_x1409_d[i] = v.v0;
+    A.v_x1410_d[i] = v.v1;
   }
 };
 struct alignas(8) K5_1_V {
@@ -975,63 +975,63 @@ struct K5_1_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1409_n;
-    int32_t t128 = t130 ? A.v_x1409_d[sx] : 0;
+    int t130 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1410_n;
+    int32_t t128 = t130 ? A.v_x1410_d[sx] : 0;
     t129 |= !t130;
-    int t132 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n;
-    int32_t t131 = t132 ? A.v_x1395_d[sx] : 0;
+    int t132 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1396_n;
+    int32_t t131 = t132 ? A.v_x1396_d[sx] : 0;
     t129 |= !t132;
-    int t134 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1393_n;
-    int32_t t133 = t134 ? A.v_x1393_d[sx] : 0;
+    int t134 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n;
+    int32_t t133 = t134 ? A.v_x1394_d[sx] : 0;
     t129 |= !t134;
     int32_t t136 = rt_sub_i(ix, t133);
-    int t138 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n;
-    int32_t t137 = t138 ? A.v_x1394_d[sx] : 0;
+    int t138 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n;
+    int32_t t137 = t138 ? A.v_x1395_d[sx] : 0;
     t129 |= !t138;
     int32_t t140 = rt_mul_i(t136, t137);
     int32_t t142 = rt_add_i(t131, t140);
-    int t144 = (uint64_t)(int64_t)t142 < (uint64_t)A.v_x1397_n;
-    int32_t t143 = t144 ? A.v_x1397_d[t142] : 0;
+    int t144 = (uint64_t)(int64_t)t142 < (uint64_t)A.v_x1398_n;
+    int32_t t143 = t144 ? A.v_x1398_d[t142] : 0;
     t129 |= !t144;
     uint8_t t146 = rt_lt_i(t143, t128);
     uint8_t t148 = rt_gt_i(t143, t128);
     if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
       int32_t t149;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1409_n) {
-        t149 = A.v_x1409_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1410_n) {
+        t149 = A.v_x1410_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1409_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1410_n, 0.0, 3);
         t149 = 0;
       }
       int32_t t150;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n) {
-        t150 = A.v_x1395_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1396_n) {
+        t150 = A.v_x1396_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1395_n, 0.0, 4);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1396_n, 0.0, 4);
         t150 = 0;
       }
       int32_t t151;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1393_n) {
-        t151 = A.v_x1393_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n) {
+        t151 = A.v_x1394_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1393_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1394_n, 0.0, 5);
         t151 = 0;
       }
       int32_t t153 = rt_sub_i(ix, t151);
       int32_t t154;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1394_n) {
-        t154 = A.v_x1394_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n) {
+        t154 = A.v_x1395_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1394_n, 0.0, 6);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1395_n, 0.0, 6);
         t154 = 0;
       }
       int32_t t156 = rt_mul_i(t153, t154);
       int32_t t158 = rt_add_i(t150, t156);
       int32_t t159;
-      if ((uint64_t)(int64_t)t158 < (uint64_t)A.v_x1397_n) {
-        t159 = A.v_x1397_d[t158];
+      if ((uint64_t)(int64_t)t158 < (uint64_t)A.v_x1398_n) {
+        t159 = A.v_x1398_d[t158];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, A.v_x1397_n, 0.0, 7);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, A.v_x1398_n, 0.0, 7);
         t159 = 0;
       }
       uint8_t t161 = rt_lt_i(t159, t149);
@@ -1045,12 +1045,12 @@ struct K5_1_store {
   __device__ void operator()(int c, int64_t i, const K5_1_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1427_d[i] = v.v0;
-      /* v.v1: v_x1428, read by nothing */
+      A.v_x1428_d[i] = v.v0;
+      /* v.v1: v_x1429, read by nothing */
       break;
     case 1:
-      A.v_x1429_d[i] = v.v0;
-      /* v.v3: v_x1430, read by nothing */
+      A.v_x1430_d[i] = v.v0;
+      /* v.v3: v_x1431, read by nothing */
       break;
     }
   }
@@ -1061,30 +1061,29 @@ struct K5_1_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1393_d = v_x1393->data.i;
-  A.v_x1393_n = v_x1393->len;
   A.v_x1394_d = v_x1394->data.i;
   A.v_x1394_n = v_x1394->len;
   A.v_x1395_d = v_x1395->data.i;
   A.v_x1395_n = v_x1395->len;
-  A.v_x1396 = v_x1396;
-  A.v_x1397_d = v_x1397->data.i;
-  A.v_x1397_n = v_x1397->len;
+  A.v_x1396_d = v_x1396->data.i;
+  A.v_x1396_n = v_x1396->len;
+  A.v_x1397 = v_x1397;
   A.v_x1398_d = v_x1398->data.i;
   A.v_x1398_n = v_x1398->len;
-  A.v_x1399 = v_x1399;
-  A.v_x1400_off = rtg_seg_offsets(v_x1400);
-  A.v_x1400_n = v_x1400->len;
-  RtValue *v_x1408 = NULL;
+  A.v_x1399_d = v_x1399->data.i;
+  A.v_x1399_n = v_x1399->len;
+  A.v_x1400 = v_x1400;
+  A.v_x1401_off = rtg_seg_offsets(v_x1401);
+  A.v_x1401_n = v_x1401->len;
   RtValue *v_x1409 = NULL;
-  RtValue *v_x1427 = NULL;
+  RtValue *v_x1410 = NULL;
   RtValue *v_x1428 = NULL;
   RtValue *v_x1429 = NULL;
   RtValue *v_x1430 = NULL;
@@ -1092,85 +1091,85 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtV
   RtValue *v_x1432 = NULL;
   RtValue *v_x1433 = NULL;
   RtValue *v_x1434 = NULL;
+  RtValue *v_x1435 = NULL;
   /* MAP */
   {
-    const int64_t t164 = v_x1399;
+    const int64_t t164 = v_x1400;
     if (t164 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0, run, 8};
       goto fail;
     }
-    v_x1408 = rtg_vec_new(RT_BOOL, t164);
-    A.v_x1408_d = v_x1408->data.b;
-    A.v_x1408_n = v_x1408->len;
-    v_x1409 = rtg_vec_new(RT_INT, t164);
-    A.v_x1409_d = v_x1409->data.i;
+    v_x1409 = rtg_vec_new(RT_BOOL, t164);
+    A.v_x1409_d = v_x1409->data.b;
     A.v_x1409_n = v_x1409->len;
+    v_x1410 = rtg_vec_new(RT_INT, t164);
+    A.v_x1410_d = v_x1410->data.i;
+    A.v_x1410_n = v_x1410->len;
     rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t164);
   }
   /* SPLIT */
   rtg::SplitCounts t165; /* the slots of its classes' counts */
   int64_t t166; /* its size */
   {
-    const int64_t t167 = v_x1396;
+    const int64_t t167 = v_x1397;
     if (t167 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0, run, 9};
       goto fail;
     }
-    v_x1427 = rtg_vec_new(RT_INT, t167);
-    A.v_x1427_d = v_x1427->data.i;
-    A.v_x1427_n = v_x1427->len;
-    v_x1429 = rtg_vec_new(RT_INT, t167);
-    A.v_x1429_d = v_x1429->data.i;
-    A.v_x1429_n = v_x1429->len;
+    v_x1428 = rtg_vec_new(RT_INT, t167);
+    A.v_x1428_d = v_x1428->data.i;
+    A.v_x1428_n = v_x1428->len;
+    v_x1430 = rtg_vec_new(RT_INT, t167);
+    A.v_x1430_d = v_x1430->data.i;
+    A.v_x1430_n = v_x1430->len;
     t166 = t167;
-    v_x1431 = rtg_vec_new(RT_INT, v_x1400->len);
-    A.v_x1431_d = v_x1431->data.i;
-    A.v_x1431_n = v_x1431->len;
-    v_x1432 = rtg_vec_new(RT_INT, v_x1400->len);
+    v_x1432 = rtg_vec_new(RT_INT, v_x1401->len);
     A.v_x1432_d = v_x1432->data.i;
     A.v_x1432_n = v_x1432->len;
-    RtValue *const t168[2] = {
-      v_x1431,
-      v_x1432,
-    };
-    v_x1433 = rtg_vec_new(RT_INT, v_x1400->len);
+    v_x1433 = rtg_vec_new(RT_INT, v_x1401->len);
     A.v_x1433_d = v_x1433->data.i;
     A.v_x1433_n = v_x1433->len;
-    v_x1434 = rtg_vec_new(RT_INT, v_x1400->len);
+    RtValue *const t168[2] = {
+      v_x1432,
+      v_x1433,
+    };
+    v_x1434 = rtg_vec_new(RT_INT, v_x1401->len);
     A.v_x1434_d = v_x1434->data.i;
     A.v_x1434_n = v_x1434->len;
+    v_x1435 = rtg_vec_new(RT_INT, v_x1401->len);
+    A.v_x1435_d = v_x1435->data.i;
+    A.v_x1435_n = v_x1435->len;
     RtValue *const t169[2] = {
-      v_x1433,
       v_x1434,
+      v_x1435,
     };
-    t165 = rtg::split_launch<K5_1_V, 2>("K5", loc, K5_1_pull{A}, K5_1_pred{A}, t167, K5_1_store{A}, v_x1400, t168, t169);
+    t165 = rtg::split_launch<K5_1_V, 2>("K5", loc, K5_1_pull{A}, K5_1_pred{A}, t167, K5_1_store{A}, v_x1401, t168, t169);
   }
   {
     int64_t t170[2];
     t170[0] = rtg::filter_count(t165.at[0]);
     t170[1] = rtg::filter_count(t165.at[1]);
-    v_x1427 = rtg_vec_fit(v_x1427, t170[0]);
-    A.v_x1427_d = v_x1427->data.i;
-    A.v_x1427_n = v_x1427->len;
-    v_x1429 = rtg_vec_fit(v_x1429, t170[1]);
-    A.v_x1429_d = v_x1429->data.i;
-    A.v_x1429_n = v_x1429->len;
+    v_x1428 = rtg_vec_fit(v_x1428, t170[0]);
+    A.v_x1428_d = v_x1428->data.i;
+    A.v_x1428_n = v_x1428->len;
+    v_x1430 = rtg_vec_fit(v_x1430, t170[1]);
+    A.v_x1430_d = v_x1430->data.i;
+    A.v_x1430_n = v_x1430->len;
   }
-  *out_v_x1408 = v_x1408;
-  *out_v_x1427 = v_x1427;
-  *out_v_x1431 = v_x1431;
-  *out_v_x1433 = v_x1433;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1409 = v_x1409;
+  *out_v_x1428 = v_x1428;
   *out_v_x1432 = v_x1432;
   *out_v_x1434 = v_x1434;
-  rt_release(v_x1409);
-  rt_release(v_x1428);
-  rt_release(v_x1430);
+  *out_v_x1430 = v_x1430;
+  *out_v_x1433 = v_x1433;
+  *out_v_x1435 = v_x1435;
+  rt_release(v_x1410);
+  rt_release(v_x1429);
+  rt_release(v_x1431);
   return;
 fail:
-  rt_release(v_x1408);
   rt_release(v_x1409);
-  rt_release(v_x1427);
+  rt_release(v_x1410);
   rt_release(v_x1428);
   rt_release(v_x1429);
   rt_release(v_x1430);
@@ -1178,57 +1177,58 @@ fail:
   rt_release(v_x1432);
   rt_release(v_x1433);
   rt_release(v_x1434);
+  rt_release(v_x1435);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1393, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, int32_t v_x1399, RtValue *v_x1400, RtValue **out_v_x1408, RtValue **out_v_x1427, RtValue **out_v_x1431, RtValue **out_v_x1433, RtValue **out_v_x1429, RtValue **out_v_x1432, RtValue **out_v_x1434) {
-  RtValue *vals[] = {v_x1393, v_x1394, v_x1395, v_x1397, v_x1398, v_x1400};
-  const int64_t sizes[] = {(int64_t)v_x1399};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, RtValue *v_x1396, int32_t v_x1397, RtValue *v_x1398, RtValue *v_x1399, int32_t v_x1400, RtValue *v_x1401, RtValue **out_v_x1409, RtValue **out_v_x1428, RtValue **out_v_x1432, RtValue **out_v_x1434, RtValue **out_v_x1430, RtValue **out_v_x1433, RtValue **out_v_x1435) {
+  RtValue *vals[] = {v_x1394, v_x1395, v_x1396, v_x1398, v_x1399, v_x1401};
+  const int64_t sizes[] = {(int64_t)v_x1400};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 6, sizes, 1, &site)) {
-    K5_host(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
+    K5_host(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, v_x1401, out_v_x1409, out_v_x1428, out_v_x1432, out_v_x1434, out_v_x1430, out_v_x1433, out_v_x1435);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x1393, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, out_v_x1408, out_v_x1427, out_v_x1431, out_v_x1433, out_v_x1429, out_v_x1432, out_v_x1434);
+    K5_gpu(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1399, v_x1400, v_x1401, out_v_x1409, out_v_x1428, out_v_x1432, out_v_x1434, out_v_x1430, out_v_x1433, out_v_x1435);
   }
 }
 
 /* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962) {
   (void)loc;
   (void)run;
-  int32_t *v_x926_d = v_x926->data.i;
-  const int64_t v_x926_n = v_x926->len;
   int32_t *v_x927_d = v_x927->data.i;
   const int64_t v_x927_n = v_x927->len;
-  (void)v_x927_n; /* v_x927's length is v_x926's */
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  (void)v_x945_n; /* v_x945's length is v_x926's */
-  int32_t *v_x949_d = v_x949->data.i;
-  const int64_t v_x949_n = v_x949->len;
-  (void)v_x949_n; /* v_x949's length is v_x926's */
-  RtValue *v_x953 = NULL;
-  RtValue *v_x955 = NULL;
-  RtValue *v_x957 = NULL;
-  RtValue *v_x959 = NULL;
+  int32_t *v_x928_d = v_x928->data.i;
+  const int64_t v_x928_n = v_x928->len;
+  (void)v_x928_n; /* v_x928's length is v_x927's */
+  int32_t *v_x946_d = v_x946->data.i;
+  const int64_t v_x946_n = v_x946->len;
+  (void)v_x946_n; /* v_x946's length is v_x927's */
+  int32_t *v_x950_d = v_x950->data.i;
+  const int64_t v_x950_n = v_x950->len;
+  (void)v_x950_n; /* v_x950's length is v_x927's */
+  RtValue *v_x954 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x958 = NULL;
   RtValue *v_x960 = NULL;
   RtValue *v_x961 = NULL;
+  RtValue *v_x962 = NULL;
   /* MAP */
   {
-    const int64_t t171 = v_x931;
+    const int64_t t171 = v_x932;
     if (t171 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t171, 0.0, 0);
       goto fail;
     }
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t171);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x955 = rt_value_new(rt_vec_type(RT_INT), t171);
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    v_x957 = rt_value_new(rt_vec_type(RT_INT), t171);
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    v_x954 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    v_x958 = rt_value_new(rt_vec_type(RT_INT), t171);
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     RT_PARALLEL_FOR_IF(t171 >= RT_PARALLEL_MIN)
     for (int64_t t172 = 0; t172 < t171; t172++) {
       const int32_t t173 = (int32_t)t172;
@@ -1242,33 +1242,33 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtV
       if (t176) {
         NESSIE_RECORD(err, t172, RT_CHECK_SCALAR, 0, t176, RT_REM, 0, 0, 0.0, 2);
       }
-      int32_t t179 = rt_mul_i(t177, v_x938);
+      int32_t t179 = rt_mul_i(t177, v_x939);
       int32_t t181 = rt_add_i(t179, t175);
       int32_t t182;
-      if ((uint64_t)(int64_t)t181 < (uint64_t)v_x928) {
+      if ((uint64_t)(int64_t)t181 < (uint64_t)v_x929) {
         t182 = t181;
       } else {
-        NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x928, 0.0, 3);
+        NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x929, 0.0, 3);
         t182 = 0;
       }
-      uint8_t t184 = rt_lt_i(t182, (int32_t)v_x926_n);
+      uint8_t t184 = rt_lt_i(t182, (int32_t)v_x927_n);
       int32_t t185;
       if (t184) {
         int32_t t186;
-        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x926_n) {
-          t186 = v_x926_d[t182];
+        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x927_n) {
+          t186 = v_x927_d[t182];
         } else {
-          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x926_n, 0.0, 4);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x927_n, 0.0, 4);
           t186 = 0;
         }
         t185 = t186;
       } else {
-        int32_t t188 = rt_sub_i(t182, (int32_t)v_x926_n);
+        int32_t t188 = rt_sub_i(t182, (int32_t)v_x927_n);
         int32_t t189;
-        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x926_n) {
-          t189 = v_x927_d[t188];
+        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x927_n) {
+          t189 = v_x928_d[t188];
         } else {
-          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x926_n, 0.0, 5);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x927_n, 0.0, 5);
           t189 = 0;
         }
         t185 = t189;
@@ -1276,93 +1276,93 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtV
       int32_t t190;
       if (t184) {
         int32_t t191;
-        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x926_n) {
-          t191 = v_x949_d[t182];
+        if ((uint64_t)(int64_t)t182 < (uint64_t)v_x927_n) {
+          t191 = v_x950_d[t182];
         } else {
-          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x926_n, 0.0, 6);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t182, v_x927_n, 0.0, 6);
           t191 = 0;
         }
         t190 = t191;
       } else {
-        int32_t t193 = rt_sub_i(t182, (int32_t)v_x926_n);
+        int32_t t193 = rt_sub_i(t182, (int32_t)v_x927_n);
         int32_t t194;
-        if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x926_n) {
+        if ((uint64_t)(int64_t)t193 < (uint64_t)(int32_t)v_x927_n) {
           t194 = t193;
         } else {
-          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x926_n, 0.0, 7);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t193, (int32_t)v_x927_n, 0.0, 7);
           t194 = 0;
         }
         int32_t t195;
-        if ((uint64_t)(int64_t)t194 < (uint64_t)v_x926_n) {
-          t195 = v_x945_d[t194];
+        if ((uint64_t)(int64_t)t194 < (uint64_t)v_x927_n) {
+          t195 = v_x946_d[t194];
         } else {
-          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x926_n, 0.0, 8);
+          NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x927_n, 0.0, 8);
           t195 = 0;
         }
-        int32_t t197 = rt_add_i(t195, v_x946);
+        int32_t t197 = rt_add_i(t195, v_x947);
         t190 = t197;
       }
       int32_t t199 = rt_add_i(t190, t185);
-      v_x953_d[t172] = t190;
-      v_x955_d[t172] = t199;
-      v_x957_d[t172] = 1;
+      v_x954_d[t172] = t190;
+      v_x956_d[t172] = t199;
+      v_x958_d[t172] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    int32_t *v_x955_d = v_x955->data.i;
-    const int64_t v_x955_n = v_x955->len;
-    int32_t *v_x957_d = v_x957->data.i;
-    const int64_t v_x957_n = v_x957->len;
+    int32_t *v_x954_d = v_x954->data.i;
+    const int64_t v_x954_n = v_x954->len;
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    int32_t *v_x958_d = v_x958->data.i;
+    const int64_t v_x958_n = v_x958->len;
     /* LIBRARY */
     {
-      RtValue *t200 = rt_range_segdes(loc, v_x953, v_x955, v_x957, &v_x960, &v_x961);
-      rt_seg_known_total(t200, v_x958);
-      v_x959 = t200;
-      const int64_t *v_x959_off = rt_seg_offsets(v_x959);
-      const int64_t v_x959_n = v_x959->len;
+      RtValue *t200 = rt_range_segdes(loc, v_x954, v_x956, v_x958, &v_x961, &v_x962);
+      rt_seg_known_total(t200, v_x959);
+      v_x960 = t200;
+      const int64_t *v_x960_off = rt_seg_offsets(v_x960);
+      const int64_t v_x960_n = v_x960->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x953 = v_x953;
-  *out_v_x957 = v_x957;
-  *out_v_x959 = v_x959;
-  *out_v_x961 = v_x961;
-  rt_release(v_x955);
-  rt_release(v_x960);
+  *out_v_x954 = v_x954;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x962 = v_x962;
+  rt_release(v_x956);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x955);
-  rt_release(v_x957);
-  rt_release(v_x959);
+  rt_release(v_x954);
+  rt_release(v_x956);
+  rt_release(v_x958);
   rt_release(v_x960);
   rt_release(v_x961);
+  rt_release(v_x962);
 }
 
 /* K6: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x926_d; int64_t v_x926_n;
   int32_t *v_x927_d; int64_t v_x927_n;
-  int32_t v_x928;
-  int32_t v_x931;
-  int32_t v_x938;
-  int32_t *v_x945_d; int64_t v_x945_n;
-  int32_t v_x946;
-  int32_t *v_x949_d; int64_t v_x949_n;
-  int32_t v_x958;
-  int32_t *v_x953_d; int64_t v_x953_n;
-  int32_t *v_x955_d; int64_t v_x955_n;
-  int32_t *v_x957_d; int64_t v_x957_n;
-  const int64_t *v_x959_off; int64_t v_x959_n;
-  int32_t *v_x960_d; int64_t v_x960_n;
+  int32_t *v_x928_d; int64_t v_x928_n;
+  int32_t v_x929;
+  int32_t v_x932;
+  int32_t v_x939;
+  int32_t *v_x946_d; int64_t v_x946_n;
+  int32_t v_x947;
+  int32_t *v_x950_d; int64_t v_x950_n;
+  int32_t v_x959;
+  int32_t *v_x954_d; int64_t v_x954_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+  int32_t *v_x958_d; int64_t v_x958_n;
+  const int64_t *v_x960_off; int64_t v_x960_n;
   int32_t *v_x961_d; int64_t v_x961_n;
+  int32_t *v_x962_d; int64_t v_x962_n;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -1377,40 +1377,40 @@ struct K6_0_pull {
     int t203 = 0; /* nonzero: a check below failed */
     int32_t t202 = rt_div_i(ix, 2, &t203);
     int32_t t205 = rt_rem_i(ix, 2, &t203);
-    int32_t t207 = rt_mul_i(t205, A.v_x938);
+    int32_t t207 = rt_mul_i(t205, A.v_x939);
     int32_t t209 = rt_add_i(t207, t202);
-    int t211 = (uint64_t)(int64_t)t209 < (uint64_t)A.v_x928;
+    int t211 = (uint64_t)(int64_t)t209 < (uint64_t)A.v_x929;
     int32_t t210 = t211 ? t209 : 0;
     t203 |= !t211;
-    uint8_t t213 = rt_lt_i(t210, (int32_t)A.v_x926_n);
+    uint8_t t213 = rt_lt_i(t210, (int32_t)A.v_x927_n);
     int32_t t214;
     if (t213) {
-      int t216 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x926_n;
-      int32_t t215 = t216 ? A.v_x926_d[t210] : 0;
+      int t216 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x927_n;
+      int32_t t215 = t216 ? A.v_x927_d[t210] : 0;
       t203 |= !t216;
       t214 = t215;
     } else {
-      int32_t t218 = rt_sub_i(t210, (int32_t)A.v_x926_n);
-      int t220 = (uint64_t)(int64_t)t218 < (uint64_t)A.v_x926_n;
-      int32_t t219 = t220 ? A.v_x927_d[t218] : 0;
+      int32_t t218 = rt_sub_i(t210, (int32_t)A.v_x927_n);
+      int t220 = (uint64_t)(int64_t)t218 < (uint64_t)A.v_x927_n;
+      int32_t t219 = t220 ? A.v_x928_d[t218] : 0;
       t203 |= !t220;
       t214 = t219;
     }
     int32_t t221;
     if (t213) {
-      int t223 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x926_n;
-      int32_t t222 = t223 ? A.v_x949_d[t210] : 0;
+      int t223 = (uint64_t)(int64_t)t210 < (uint64_t)A.v_x927_n;
+      int32_t t222 = t223 ? A.v_x950_d[t210] : 0;
       t203 |= !t223;
       t221 = t222;
     } else {
-      int32_t t225 = rt_sub_i(t210, (int32_t)A.v_x926_n);
-      int t227 = (uint64_t)(int64_t)t225 < (uint64_t)(int32_t)A.v_x926_n;
+      int32_t t225 = rt_sub_i(t210, (int32_t)A.v_x927_n);
+      int t227 = (uint64_t)(int64_t)t225 < (uint64_t)(int32_t)A.v_x927_n;
       int32_t t226 = t227 ? t225 : 0;
       t203 |= !t227;
-      int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x926_n;
-      int32_t t228 = t229 ? A.v_x945_d[t226] : 0;
+      int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x927_n;
+      int32_t t228 = t229 ? A.v_x946_d[t226] : 0;
       t203 |= !t229;
-      int32_t t231 = rt_add_i(t228, A.v_x946);
+      int32_t t231 = rt_add_i(t228, A.v_x947);
       t221 = t231;
     }
     int32_t t233 = rt_add_i(t221, t214);
@@ -1425,33 +1425,33 @@ struct K6_0_pull {
       if (t236) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t236, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t239 = rt_mul_i(t237, A.v_x938);
+      int32_t t239 = rt_mul_i(t237, A.v_x939);
       int32_t t241 = rt_add_i(t239, t235);
       int32_t t242;
-      if ((uint64_t)(int64_t)t241 < (uint64_t)A.v_x928) {
+      if ((uint64_t)(int64_t)t241 < (uint64_t)A.v_x929) {
         t242 = t241;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, A.v_x928, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, A.v_x929, 0.0, 2);
         t242 = 0;
       }
-      uint8_t t244 = rt_lt_i(t242, (int32_t)A.v_x926_n);
+      uint8_t t244 = rt_lt_i(t242, (int32_t)A.v_x927_n);
       int32_t t245;
       if (t244) {
         int32_t t246;
-        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x926_n) {
-          t246 = A.v_x926_d[t242];
+        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x927_n) {
+          t246 = A.v_x927_d[t242];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x926_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x927_n, 0.0, 3);
           t246 = 0;
         }
         t245 = t246;
       } else {
-        int32_t t248 = rt_sub_i(t242, (int32_t)A.v_x926_n);
+        int32_t t248 = rt_sub_i(t242, (int32_t)A.v_x927_n);
         int32_t t249;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)A.v_x926_n) {
-          t249 = A.v_x927_d[t248];
+        if ((uint64_t)(int64_t)t248 < (uint64_t)A.v_x927_n) {
+          t249 = A.v_x928_d[t248];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, A.v_x926_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, A.v_x927_n, 0.0, 4);
           t249 = 0;
         }
         t245 = t249;
@@ -1459,30 +1459,30 @@ struct K6_0_pull {
       int32_t t250;
       if (t244) {
         int32_t t251;
-        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x926_n) {
-          t251 = A.v_x949_d[t242];
+        if ((uint64_t)(int64_t)t242 < (uint64_t)A.v_x927_n) {
+          t251 = A.v_x950_d[t242];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x926_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, A.v_x927_n, 0.0, 5);
           t251 = 0;
         }
         t250 = t251;
       } else {
-        int32_t t253 = rt_sub_i(t242, (int32_t)A.v_x926_n);
+        int32_t t253 = rt_sub_i(t242, (int32_t)A.v_x927_n);
         int32_t t254;
-        if ((uint64_t)(int64_t)t253 < (uint64_t)(int32_t)A.v_x926_n) {
+        if ((uint64_t)(int64_t)t253 < (uint64_t)(int32_t)A.v_x927_n) {
           t254 = t253;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, (int32_t)A.v_x926_n, 0.0, 6);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, (int32_t)A.v_x927_n, 0.0, 6);
           t254 = 0;
         }
         int32_t t255;
-        if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x926_n) {
-          t255 = A.v_x945_d[t254];
+        if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x927_n) {
+          t255 = A.v_x946_d[t254];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x926_n, 0.0, 7);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x927_n, 0.0, 7);
           t255 = 0;
         }
-        int32_t t257 = rt_add_i(t255, A.v_x946);
+        int32_t t257 = rt_add_i(t255, A.v_x947);
         t250 = t257;
       }
       int32_t t259 = rt_add_i(t250, t245);
@@ -1493,9 +1493,9 @@ struct K6_0_pull {
 struct K6_0_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x953_d[i] = v.v0;
-    A.v_x955_d[i] = v.v1;
-    A.v_x957_d[i] = v.v2;
+    A.v_x954_d[i] = v.v0;
+    A.v_x956_d[i] = v.v1;
+    A.v_x958_d[i] = v.v2;
   }
 };
 struct K6_1_ride {
@@ -1504,199 +1504,199 @@ struct K6_1_ride {
     K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x926_d = v_x926->data.i;
-  A.v_x926_n = v_x926->len;
   A.v_x927_d = v_x927->data.i;
   A.v_x927_n = v_x927->len;
-  A.v_x928 = v_x928;
-  A.v_x931 = v_x931;
-  A.v_x938 = v_x938;
-  A.v_x945_d = v_x945->data.i;
-  A.v_x945_n = v_x945->len;
-  A.v_x946 = v_x946;
-  A.v_x949_d = v_x949->data.i;
-  A.v_x949_n = v_x949->len;
-  A.v_x958 = v_x958;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x955 = NULL;
-  RtValue *v_x957 = NULL;
-  RtValue *v_x959 = NULL;
+  A.v_x928_d = v_x928->data.i;
+  A.v_x928_n = v_x928->len;
+  A.v_x929 = v_x929;
+  A.v_x932 = v_x932;
+  A.v_x939 = v_x939;
+  A.v_x946_d = v_x946->data.i;
+  A.v_x946_n = v_x946->len;
+  A.v_x947 = v_x947;
+  A.v_x950_d = v_x950->data.i;
+  A.v_x950_n = v_x950->len;
+  A.v_x959 = v_x959;
+  RtValue *v_x954 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x958 = NULL;
   RtValue *v_x960 = NULL;
   RtValue *v_x961 = NULL;
+  RtValue *v_x962 = NULL;
   /* MAP */
   {
-    const int64_t t260 = v_x931;
+    const int64_t t260 = v_x932;
     if (t260 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t260, 0.0, run, 8};
       goto fail;
     }
-    v_x953 = rtg_vec_new(RT_INT, t260);
-    A.v_x953_d = v_x953->data.i;
-    A.v_x953_n = v_x953->len;
-    v_x955 = rtg_vec_new(RT_INT, t260);
-    A.v_x955_d = v_x955->data.i;
-    A.v_x955_n = v_x955->len;
-    v_x957 = rtg_vec_new(RT_INT, t260);
-    A.v_x957_d = v_x957->data.i;
-    A.v_x957_n = v_x957->len;
+    v_x954 = rtg_vec_new(RT_INT, t260);
+    A.v_x954_d = v_x954->data.i;
+    A.v_x954_n = v_x954->len;
+    v_x956 = rtg_vec_new(RT_INT, t260);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x958 = rtg_vec_new(RT_INT, t260);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
     /* computed in the launch of SOAC 1 (K6_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t261 = rtg::range_segdes(loc, A.run, v_x953, v_x955, v_x957, &v_x960, &v_x961, K6_1_ride{A});
-    rtg_seg_known_total(t261, v_x958);
-    v_x959 = t261;
-    A.v_x959_off = rtg_seg_offsets(v_x959);
-    A.v_x959_n = v_x959->len;
+    RtValue *t261 = rtg::range_segdes(loc, A.run, v_x954, v_x956, v_x958, &v_x961, &v_x962, K6_1_ride{A});
+    rtg_seg_known_total(t261, v_x959);
+    v_x960 = t261;
+    A.v_x960_off = rtg_seg_offsets(v_x960);
+    A.v_x960_n = v_x960->len;
   }
-  *out_v_x953 = v_x953;
-  *out_v_x957 = v_x957;
-  *out_v_x959 = v_x959;
-  *out_v_x961 = v_x961;
-  rt_release(v_x955);
-  rt_release(v_x960);
+  *out_v_x954 = v_x954;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x962 = v_x962;
+  rt_release(v_x956);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x955);
-  rt_release(v_x957);
-  rt_release(v_x959);
+  rt_release(v_x954);
+  rt_release(v_x956);
+  rt_release(v_x958);
   rt_release(v_x960);
   rt_release(v_x961);
+  rt_release(v_x962);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x926, RtValue *v_x927, int32_t v_x928, int32_t v_x931, int32_t v_x938, RtValue *v_x945, int32_t v_x946, RtValue *v_x949, int32_t v_x958, RtValue **out_v_x953, RtValue **out_v_x957, RtValue **out_v_x959, RtValue **out_v_x961) {
-  RtValue *vals[] = {v_x926, v_x927, v_x945, v_x949};
-  const int64_t sizes[] = {(int64_t)v_x931};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x927, RtValue *v_x928, int32_t v_x929, int32_t v_x932, int32_t v_x939, RtValue *v_x946, int32_t v_x947, RtValue *v_x950, int32_t v_x959, RtValue **out_v_x954, RtValue **out_v_x958, RtValue **out_v_x960, RtValue **out_v_x962) {
+  RtValue *vals[] = {v_x927, v_x928, v_x946, v_x950};
+  const int64_t sizes[] = {(int64_t)v_x932};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 4, sizes, 1, &site)) {
-    K6_host(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
+    K6_host(err, loc, run, v_x927, v_x928, v_x929, v_x932, v_x939, v_x946, v_x947, v_x950, v_x959, out_v_x954, out_v_x958, out_v_x960, out_v_x962);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x926, v_x927, v_x928, v_x931, v_x938, v_x945, v_x946, v_x949, v_x958, out_v_x953, out_v_x957, out_v_x959, out_v_x961);
+    K6_gpu(err, loc, run, v_x927, v_x928, v_x929, v_x932, v_x939, v_x946, v_x947, v_x950, v_x959, out_v_x954, out_v_x958, out_v_x960, out_v_x962);
   }
 }
 
 /* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452) {
   (void)loc;
   (void)run;
-  int32_t *v_x1440_d = v_x1440->data.i;
-  const int64_t v_x1440_n = v_x1440->len;
   int32_t *v_x1441_d = v_x1441->data.i;
   const int64_t v_x1441_n = v_x1441->len;
-  const int64_t *v_sd_1452_off = rt_seg_offsets(v_sd_1452);
-  const int64_t v_sd_1452_n = v_sd_1452->len;
-  int32_t *v_x1444_d = v_x1444->data.i;
-  const int64_t v_x1444_n = v_x1444->len;
+  int32_t *v_x1442_d = v_x1442->data.i;
+  const int64_t v_x1442_n = v_x1442->len;
+  const int64_t *v_sd_1453_off = rt_seg_offsets(v_sd_1453);
+  const int64_t v_sd_1453_n = v_sd_1453->len;
   int32_t *v_x1445_d = v_x1445->data.i;
   const int64_t v_x1445_n = v_x1445->len;
   int32_t *v_x1446_d = v_x1446->data.i;
   const int64_t v_x1446_n = v_x1446->len;
-  RtValue *v_x1451 = NULL;
+  int32_t *v_x1447_d = v_x1447->data.i;
+  const int64_t v_x1447_n = v_x1447->len;
+  RtValue *v_x1452 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t262 = v_sd_1452_off[v_sd_1452_n];
-    v_x1451 = rt_value_new(rt_vec_type(RT_INT), t262);
-    int32_t *v_x1451_d = v_x1451->data.i;
-    const int64_t v_x1451_n = v_x1451->len;
+    const int64_t t262 = v_sd_1453_off[v_sd_1453_n];
+    v_x1452 = rt_value_new(rt_vec_type(RT_INT), t262);
+    int32_t *v_x1452_d = v_x1452->data.i;
+    const int64_t v_x1452_n = v_x1452->len;
     const int64_t t263 = (t262 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t263 > 1)
     for (int64_t t264 = 0; t264 < t263; t264++) {
-      int64_t t267 = rt_segment_search(v_sd_1452_off, 0, v_sd_1452_n, t264 * RT_CHUNK);
+      int64_t t267 = rt_segment_search(v_sd_1453_off, 0, v_sd_1453_n, t264 * RT_CHUNK);
       const int64_t t264_end = (t264 + 1) * RT_CHUNK < t262 ? (t264 + 1) * RT_CHUNK : t262;
       for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t267++) {
-        const int64_t t267_end = v_sd_1452_off[t267 + 1] < t264_end ? v_sd_1452_off[t267 + 1] : t264_end;
+        const int64_t t267_end = v_sd_1453_off[t267 + 1] < t264_end ? v_sd_1453_off[t267 + 1] : t264_end;
         const int32_t t268 = (int32_t)t267;
         if (t265 >= t267_end)
           continue; /* none of the chunk's elements */
         for (; t265 < t267_end; t265++) {
           const int32_t t266 = (int32_t)t265;
           int32_t t269;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1446_n) {
-            t269 = v_x1446_d[t268];
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1447_n) {
+            t269 = v_x1447_d[t268];
           } else {
-            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1446_n, 0.0, 0);
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1447_n, 0.0, 0);
             t269 = 0;
           }
           int32_t t270;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1444_n) {
-            t270 = v_x1444_d[t268];
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1445_n) {
+            t270 = v_x1445_d[t268];
           } else {
-            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1444_n, 0.0, 1);
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1445_n, 0.0, 1);
             t270 = 0;
           }
           int32_t t272 = rt_sub_i(t266, t270);
           int32_t t273;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1445_n) {
-            t273 = v_x1445_d[t268];
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1446_n) {
+            t273 = v_x1446_d[t268];
           } else {
-            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1445_n, 0.0, 2);
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1446_n, 0.0, 2);
             t273 = 0;
           }
           int32_t t275 = rt_mul_i(t272, t273);
           int32_t t277 = rt_add_i(t269, t275);
           int32_t t278;
-          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1442) {
+          if ((uint64_t)(int64_t)t277 < (uint64_t)v_x1443) {
             t278 = t277;
           } else {
-            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1442, 0.0, 3);
+            NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x1443, 0.0, 3);
             t278 = 0;
           }
-          uint8_t t280 = rt_lt_i(t278, (int32_t)v_x1440_n);
+          uint8_t t280 = rt_lt_i(t278, (int32_t)v_x1441_n);
           int32_t t281;
           if (t280) {
             int32_t t282;
-            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1440_n) {
-              t282 = v_x1440_d[t278];
+            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1441_n) {
+              t282 = v_x1441_d[t278];
             } else {
-              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1440_n, 0.0, 4);
+              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1441_n, 0.0, 4);
               t282 = 0;
             }
             t281 = t282;
           } else {
-            int32_t t284 = rt_sub_i(t278, (int32_t)v_x1440_n);
+            int32_t t284 = rt_sub_i(t278, (int32_t)v_x1441_n);
             int32_t t285;
-            if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1441_n) {
-              t285 = v_x1441_d[t284];
+            if ((uint64_t)(int64_t)t284 < (uint64_t)v_x1442_n) {
+              t285 = v_x1442_d[t284];
             } else {
-              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1441_n, 0.0, 5);
+              NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x1442_n, 0.0, 5);
               t285 = 0;
             }
             t281 = t285;
           }
-          v_x1451_d[t265] = t281;
+          v_x1452_d[t265] = t281;
         }
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1451 = v_x1451;
+  *out_v_x1452 = v_x1452;
   return;
 fail:
-  rt_release(v_x1451);
+  rt_release(v_x1452);
 }
 
 /* K7: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1440_d; int64_t v_x1440_n;
   int32_t *v_x1441_d; int64_t v_x1441_n;
-  int32_t v_x1442;
-  const int64_t *v_sd_1452_off; int64_t v_sd_1452_n;
-  int32_t *v_x1444_d; int64_t v_x1444_n;
+  int32_t *v_x1442_d; int64_t v_x1442_n;
+  int32_t v_x1443;
+  const int64_t *v_sd_1453_off; int64_t v_sd_1453_n;
   int32_t *v_x1445_d; int64_t v_x1445_n;
   int32_t *v_x1446_d; int64_t v_x1446_n;
-  int32_t *v_x1451_d; int64_t v_x1451_n;
+  int32_t *v_x1447_d; int64_t v_x1447_n;
+  int32_t *v_x1452_d; int64_t v_x1452_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1710,85 +1710,85 @@ struct K7_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t287 = 0; /* nonzero: a check below failed */
-    int t288 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n;
-    int32_t t286 = t288 ? A.v_x1446_d[sx] : 0;
+    int t288 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1447_n;
+    int32_t t286 = t288 ? A.v_x1447_d[sx] : 0;
     t287 |= !t288;
-    int t290 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1444_n;
-    int32_t t289 = t290 ? A.v_x1444_d[sx] : 0;
+    int t290 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n;
+    int32_t t289 = t290 ? A.v_x1445_d[sx] : 0;
     t287 |= !t290;
     int32_t t292 = rt_sub_i(ix, t289);
-    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n;
-    int32_t t293 = t294 ? A.v_x1445_d[sx] : 0;
+    int t294 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n;
+    int32_t t293 = t294 ? A.v_x1446_d[sx] : 0;
     t287 |= !t294;
     int32_t t296 = rt_mul_i(t292, t293);
     int32_t t298 = rt_add_i(t286, t296);
-    int t300 = (uint64_t)(int64_t)t298 < (uint64_t)A.v_x1442;
+    int t300 = (uint64_t)(int64_t)t298 < (uint64_t)A.v_x1443;
     int32_t t299 = t300 ? t298 : 0;
     t287 |= !t300;
-    uint8_t t302 = rt_lt_i(t299, (int32_t)A.v_x1440_n);
+    uint8_t t302 = rt_lt_i(t299, (int32_t)A.v_x1441_n);
     int32_t t303;
     if (t302) {
-      int t305 = (uint64_t)(int64_t)t299 < (uint64_t)A.v_x1440_n;
-      int32_t t304 = t305 ? A.v_x1440_d[t299] : 0;
+      int t305 = (uint64_t)(int64_t)t299 < (uint64_t)A.v_x1441_n;
+      int32_t t304 = t305 ? A.v_x1441_d[t299] : 0;
       t287 |= !t305;
       t303 = t304;
     } else {
-      int32_t t307 = rt_sub_i(t299, (int32_t)A.v_x1440_n);
-      int t309 = (uint64_t)(int64_t)t307 < (uint64_t)A.v_x1441_n;
-      int32_t t308 = t309 ? A.v_x1441_d[t307] : 0;
+      int32_t t307 = rt_sub_i(t299, (int32_t)A.v_x1441_n);
+      int t309 = (uint64_t)(int64_t)t307 < (uint64_t)A.v_x1442_n;
+      int32_t t308 = t309 ? A.v_x1442_d[t307] : 0;
       t287 |= !t309;
       t303 = t308;
     }
     if (__builtin_expect(t287 != 0, 0)) { /* again, recording the error */
       int32_t t310;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n) {
-        t310 = A.v_x1446_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1447_n) {
+        t310 = A.v_x1447_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1446_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1447_n, 0.0, 0);
         t310 = 0;
       }
       int32_t t311;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1444_n) {
-        t311 = A.v_x1444_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n) {
+        t311 = A.v_x1445_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1444_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1445_n, 0.0, 1);
         t311 = 0;
       }
       int32_t t313 = rt_sub_i(ix, t311);
       int32_t t314;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1445_n) {
-        t314 = A.v_x1445_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1446_n) {
+        t314 = A.v_x1446_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1445_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1446_n, 0.0, 2);
         t314 = 0;
       }
       int32_t t316 = rt_mul_i(t313, t314);
       int32_t t318 = rt_add_i(t310, t316);
       int32_t t319;
-      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x1442) {
+      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x1443) {
         t319 = t318;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x1442, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x1443, 0.0, 3);
         t319 = 0;
       }
-      uint8_t t321 = rt_lt_i(t319, (int32_t)A.v_x1440_n);
+      uint8_t t321 = rt_lt_i(t319, (int32_t)A.v_x1441_n);
       int32_t t322;
       if (t321) {
         int32_t t323;
-        if ((uint64_t)(int64_t)t319 < (uint64_t)A.v_x1440_n) {
-          t323 = A.v_x1440_d[t319];
+        if ((uint64_t)(int64_t)t319 < (uint64_t)A.v_x1441_n) {
+          t323 = A.v_x1441_d[t319];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, A.v_x1440_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, A.v_x1441_n, 0.0, 4);
           t323 = 0;
         }
         t322 = t323;
       } else {
-        int32_t t325 = rt_sub_i(t319, (int32_t)A.v_x1440_n);
+        int32_t t325 = rt_sub_i(t319, (int32_t)A.v_x1441_n);
         int32_t t326;
-        if ((uint64_t)(int64_t)t325 < (uint64_t)A.v_x1441_n) {
-          t326 = A.v_x1441_d[t325];
+        if ((uint64_t)(int64_t)t325 < (uint64_t)A.v_x1442_n) {
+          t326 = A.v_x1442_d[t325];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x1441_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x1442_n, 0.0, 5);
           t326 = 0;
         }
         t322 = t326;
@@ -1800,73 +1800,73 @@ struct K7_0_pull {
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1451_d[i] = v.v0;
+    A.v_x1452_d[i] = v.v0;
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1440_d = v_x1440->data.i;
-  A.v_x1440_n = v_x1440->len;
   A.v_x1441_d = v_x1441->data.i;
   A.v_x1441_n = v_x1441->len;
-  A.v_x1442 = v_x1442;
-  A.v_sd_1452_off = rtg_seg_offsets(v_sd_1452);
-  A.v_sd_1452_n = v_sd_1452->len;
-  A.v_x1444_d = v_x1444->data.i;
-  A.v_x1444_n = v_x1444->len;
+  A.v_x1442_d = v_x1442->data.i;
+  A.v_x1442_n = v_x1442->len;
+  A.v_x1443 = v_x1443;
+  A.v_sd_1453_off = rtg_seg_offsets(v_sd_1453);
+  A.v_sd_1453_n = v_sd_1453->len;
   A.v_x1445_d = v_x1445->data.i;
   A.v_x1445_n = v_x1445->len;
   A.v_x1446_d = v_x1446->data.i;
   A.v_x1446_n = v_x1446->len;
-  RtValue *v_x1451 = NULL;
+  A.v_x1447_d = v_x1447->data.i;
+  A.v_x1447_n = v_x1447->len;
+  RtValue *v_x1452 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t327 = rtg_seg_total(v_sd_1452);
-    v_x1451 = rtg_vec_new(RT_INT, t327);
-    A.v_x1451_d = v_x1451->data.i;
-    A.v_x1451_n = v_x1451->len;
-    rtg::seg_map("K7", loc, K7_0_pull{A}, K7_0_store{A}, v_sd_1452, t327);
+    const int64_t t327 = rtg_seg_total(v_sd_1453);
+    v_x1452 = rtg_vec_new(RT_INT, t327);
+    A.v_x1452_d = v_x1452->data.i;
+    A.v_x1452_n = v_x1452->len;
+    rtg::seg_map("K7", loc, K7_0_pull{A}, K7_0_store{A}, v_sd_1453, t327);
   }
-  *out_v_x1451 = v_x1451;
+  *out_v_x1452 = v_x1452;
   return;
 fail:
-  rt_release(v_x1451);
+  rt_release(v_x1452);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1440, RtValue *v_x1441, int32_t v_x1442, RtValue *v_sd_1452, RtValue *v_x1444, RtValue *v_x1445, RtValue *v_x1446, RtValue **out_v_x1451) {
-  RtValue *vals[] = {v_x1440, v_x1441, v_sd_1452, v_x1444, v_x1445, v_x1446};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1441, RtValue *v_x1442, int32_t v_x1443, RtValue *v_sd_1453, RtValue *v_x1445, RtValue *v_x1446, RtValue *v_x1447, RtValue **out_v_x1452) {
+  RtValue *vals[] = {v_x1441, v_x1442, v_sd_1453, v_x1445, v_x1446, v_x1447};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 6, sizes, 0, &site)) {
-    K7_host(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
+    K7_host(err, loc, run, v_x1441, v_x1442, v_x1443, v_sd_1453, v_x1445, v_x1446, v_x1447, out_v_x1452);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x1440, v_x1441, v_x1442, v_sd_1452, v_x1444, v_x1445, v_x1446, out_v_x1451);
+    K7_gpu(err, loc, run, v_x1441, v_x1442, v_x1443, v_sd_1453, v_x1445, v_x1446, v_x1447, out_v_x1452);
   }
 }
 
 /* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
-  const int64_t v_x988_n = v_x988->len;
-  RtValue *v_x1006 = NULL;
+  int32_t *v_x989_d = v_x989->data.i;
+  const int64_t v_x989_n = v_x989->len;
+  RtValue *v_x1007 = NULL;
   /* MAP */
   {
-    const int64_t t328 = v_x976;
+    const int64_t t328 = v_x977;
     if (t328 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t328, 0.0, 0);
       goto fail;
     }
-    v_x1006 = rt_value_new(rt_vec_type(RT_INT), t328);
-    int32_t *v_x1006_d = v_x1006->data.i;
-    const int64_t v_x1006_n = v_x1006->len;
+    v_x1007 = rt_value_new(rt_vec_type(RT_INT), t328);
+    int32_t *v_x1007_d = v_x1007->data.i;
+    const int64_t v_x1007_n = v_x1007->len;
     RT_PARALLEL_FOR_IF(t328 >= RT_PARALLEL_MIN)
     for (int64_t t329 = 0; t329 < t328; t329++) {
       const int32_t t330 = (int32_t)t329;
@@ -1876,10 +1876,10 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtVa
       int32_t t337;
       if (t336) {
         int32_t t338;
-        if ((uint64_t)(int64_t)t334 < (uint64_t)v_x988_n) {
-          t338 = v_x988_d[t334];
+        if ((uint64_t)(int64_t)t334 < (uint64_t)v_x989_n) {
+          t338 = v_x989_d[t334];
         } else {
-          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 4, 0, RT_GATHER, t334, v_x988_n, 0.0, 1);
+          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 4, 0, RT_GATHER, t334, v_x989_n, 0.0, 1);
           t338 = 0;
         }
         t337 = t338;
@@ -1893,10 +1893,10 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtVa
       int32_t t347;
       if (t346) {
         int32_t t348;
-        if ((uint64_t)(int64_t)t344 < (uint64_t)v_x988_n) {
-          t348 = v_x988_d[t344];
+        if ((uint64_t)(int64_t)t344 < (uint64_t)v_x989_n) {
+          t348 = v_x989_d[t344];
         } else {
-          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 1, 0, RT_GATHER, t344, v_x988_n, 0.0, 2);
+          NESSIE_RECORD(err, t329, RT_CHECK_INDEX, 1, 0, RT_GATHER, t344, v_x989_n, 0.0, 2);
           t348 = 0;
         }
         t347 = t348;
@@ -1904,24 +1904,24 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtVa
         t347 = 0;
       }
       int32_t t350 = rt_add_i(t340, t347);
-      v_x1006_d[t329] = t350;
+      v_x1007_d[t329] = t350;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1006 = v_x1006;
+  *out_v_x1007 = v_x1007;
   return;
 fail:
-  rt_release(v_x1006);
+  rt_release(v_x1007);
 }
 
 /* K8: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t v_x976;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  int32_t *v_x1006_d; int64_t v_x1006_n;
+  int32_t v_x977;
+  int32_t *v_x989_d; int64_t v_x989_n;
+  int32_t *v_x1007_d; int64_t v_x1007_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -1937,8 +1937,8 @@ struct K8_0_pull {
     uint8_t t356 = rt_ge_i(t354, 0);
     int32_t t357;
     if (t356) {
-      int t360 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x988_n;
-      int32_t t358 = t360 ? A.v_x988_d[t354] : 0;
+      int t360 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x989_n;
+      int32_t t358 = t360 ? A.v_x989_d[t354] : 0;
       t359 |= !t360;
       t357 = t358;
     } else {
@@ -1950,8 +1950,8 @@ struct K8_0_pull {
     uint8_t t368 = rt_ge_i(t366, 0);
     int32_t t369;
     if (t368) {
-      int t371 = (uint64_t)(int64_t)t366 < (uint64_t)A.v_x988_n;
-      int32_t t370 = t371 ? A.v_x988_d[t366] : 0;
+      int t371 = (uint64_t)(int64_t)t366 < (uint64_t)A.v_x989_n;
+      int32_t t370 = t371 ? A.v_x989_d[t366] : 0;
       t359 |= !t371;
       t369 = t370;
     } else {
@@ -1965,10 +1965,10 @@ struct K8_0_pull {
       int32_t t380;
       if (t379) {
         int32_t t381;
-        if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x988_n) {
-          t381 = A.v_x988_d[t377];
+        if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x989_n) {
+          t381 = A.v_x989_d[t377];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t377, A.v_x988_n, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t377, A.v_x989_n, 0.0, 0);
           t381 = 0;
         }
         t380 = t381;
@@ -1982,10 +1982,10 @@ struct K8_0_pull {
       int32_t t390;
       if (t389) {
         int32_t t391;
-        if ((uint64_t)(int64_t)t387 < (uint64_t)A.v_x988_n) {
-          t391 = A.v_x988_d[t387];
+        if ((uint64_t)(int64_t)t387 < (uint64_t)A.v_x989_n) {
+          t391 = A.v_x989_d[t387];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t387, A.v_x988_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t387, A.v_x989_n, 0.0, 1);
           t391 = 0;
         }
         t390 = t391;
@@ -2000,133 +2000,133 @@ struct K8_0_pull {
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x1006_d[i] = v.v0;
+    A.v_x1007_d[i] = v.v0;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x976 = v_x976;
-  A.v_x988_d = v_x988->data.i;
-  A.v_x988_n = v_x988->len;
-  RtValue *v_x1006 = NULL;
+  A.v_x977 = v_x977;
+  A.v_x989_d = v_x989->data.i;
+  A.v_x989_n = v_x989->len;
+  RtValue *v_x1007 = NULL;
   /* MAP */
   {
-    const int64_t t394 = v_x976;
+    const int64_t t394 = v_x977;
     if (t394 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t394, 0.0, run, 2};
       goto fail;
     }
-    v_x1006 = rtg_vec_new(RT_INT, t394);
-    A.v_x1006_d = v_x1006->data.i;
-    A.v_x1006_n = v_x1006->len;
+    v_x1007 = rtg_vec_new(RT_INT, t394);
+    A.v_x1007_d = v_x1007->data.i;
+    A.v_x1007_n = v_x1007->len;
     rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t394);
   }
-  *out_v_x1006 = v_x1006;
+  *out_v_x1007 = v_x1007;
   return;
 fail:
-  rt_release(v_x1006);
+  rt_release(v_x1007);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x976, RtValue *v_x988, RtValue **out_v_x1006) {
-  RtValue *vals[] = {v_x988};
-  const int64_t sizes[] = {(int64_t)v_x976};
+static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x977, RtValue *v_x989, RtValue **out_v_x1007) {
+  RtValue *vals[] = {v_x989};
+  const int64_t sizes[] = {(int64_t)v_x977};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
-    K8_host(err, loc, run, v_x976, v_x988, out_v_x1006);
+    K8_host(err, loc, run, v_x977, v_x989, out_v_x1007);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x976, v_x988, out_v_x1006);
+    K8_gpu(err, loc, run, v_x977, v_x989, out_v_x1007);
   }
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)run;
-  int32_t *v_x1239_d = v_x1239->data.i;
-  const int64_t v_x1239_n = v_x1239->len;
-  uint8_t *v_x1243_d = v_x1243->data.b;
-  const int64_t v_x1243_n = v_x1243->len;
-  (void)v_x1243_n; /* v_x1243's length is v_x1239's */
-  int32_t *v_x1244_d = v_x1244->data.i;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  uint8_t *v_x1244_d = v_x1244->data.b;
   const int64_t v_x1244_n = v_x1244->len;
-  (void)v_x1244_n; /* v_x1244's length is v_x1239's */
-  int32_t *v_x1247_d = v_x1247->data.i;
-  const int64_t v_x1247_n = v_x1247->len;
+  (void)v_x1244_n; /* v_x1244's length is v_x1240's */
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  (void)v_x1245_n; /* v_x1245's length is v_x1240's */
   int32_t *v_x1248_d = v_x1248->data.i;
   const int64_t v_x1248_n = v_x1248->len;
-  RtValue *v_x1253 = NULL;
+  int32_t *v_x1249_d = v_x1249->data.i;
+  const int64_t v_x1249_n = v_x1249->len;
+  RtValue *v_x1254 = NULL;
   /* MAP */
   {
-    const int64_t t395 = v_x1239_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t395);
-    int32_t *v_x1253_d = v_x1253->data.i;
-    const int64_t v_x1253_n = v_x1253->len;
+    const int64_t t395 = v_x1240_n;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t395);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
     RT_PARALLEL_FOR_IF(t395 >= RT_PARALLEL_MIN)
     for (int64_t t396 = 0; t396 < t395; t396++) {
       const int32_t t397 = (int32_t)t396;
-      int32_t t398 = v_x1239_d[t397];
-      int32_t t400 = rt_add_i(t398, v_x1240);
-      uint8_t t401 = v_x1243_d[t397];
-      int32_t t402 = v_x1244_d[t397];
+      int32_t t398 = v_x1240_d[t397];
+      int32_t t400 = rt_add_i(t398, v_x1241);
+      uint8_t t401 = v_x1244_d[t397];
+      int32_t t402 = v_x1245_d[t397];
       int32_t t404 = (t401 ? t402 : t400);
       int32_t t405;
-      if ((uint64_t)(int64_t)t404 < (uint64_t)v_x1249) {
+      if ((uint64_t)(int64_t)t404 < (uint64_t)v_x1250) {
         t405 = t404;
       } else {
-        NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x1249, 0.0, 0);
+        NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x1250, 0.0, 0);
         t405 = 0;
       }
-      uint8_t t407 = rt_lt_i(t405, (int32_t)v_x1247_n);
+      uint8_t t407 = rt_lt_i(t405, (int32_t)v_x1248_n);
       int32_t t408;
       if (t407) {
         int32_t t409;
-        if ((uint64_t)(int64_t)t405 < (uint64_t)v_x1247_n) {
-          t409 = v_x1247_d[t405];
+        if ((uint64_t)(int64_t)t405 < (uint64_t)v_x1248_n) {
+          t409 = v_x1248_d[t405];
         } else {
-          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_x1247_n, 0.0, 1);
+          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t405, v_x1248_n, 0.0, 1);
           t409 = 0;
         }
         t408 = t409;
       } else {
-        int32_t t411 = rt_sub_i(t405, (int32_t)v_x1247_n);
+        int32_t t411 = rt_sub_i(t405, (int32_t)v_x1248_n);
         int32_t t412;
-        if ((uint64_t)(int64_t)t411 < (uint64_t)v_x1248_n) {
-          t412 = v_x1248_d[t411];
+        if ((uint64_t)(int64_t)t411 < (uint64_t)v_x1249_n) {
+          t412 = v_x1249_d[t411];
         } else {
-          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x1248_n, 0.0, 2);
+          NESSIE_RECORD(err, t396, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x1249_n, 0.0, 2);
           t412 = 0;
         }
         t408 = t412;
       }
-      v_x1253_d[t396] = t408;
+      v_x1254_d[t396] = t408;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
   return;
 fail:
-  rt_release(v_x1253);
+  rt_release(v_x1254);
 }
 
 /* K9: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1239_d; int64_t v_x1239_n;
-  int32_t v_x1240;
-  uint8_t *v_x1243_d; int64_t v_x1243_n;
-  int32_t *v_x1244_d; int64_t v_x1244_n;
-  int32_t *v_x1247_d; int64_t v_x1247_n;
+  int32_t *v_x1240_d; int64_t v_x1240_n;
+  int32_t v_x1241;
+  uint8_t *v_x1244_d; int64_t v_x1244_n;
+  int32_t *v_x1245_d; int64_t v_x1245_n;
   int32_t *v_x1248_d; int64_t v_x1248_n;
-  int32_t v_x1249;
-  int32_t *v_x1253_d; int64_t v_x1253_n;
+  int32_t *v_x1249_d; int64_t v_x1249_n;
+  int32_t v_x1250;
+  int32_t *v_x1254_d; int64_t v_x1254_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2137,59 +2137,59 @@ struct K9_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t421 = 0; /* nonzero: a check below failed */
-    int32_t t413 = rtg::ld_stream(&A.v_x1239_d[ix]);
-    int32_t t415 = rt_add_i(t413, A.v_x1240);
-    uint8_t t416 = rtg::ld_stream(&A.v_x1243_d[ix]);
-    int32_t t417 = rtg::ld_stream(&A.v_x1244_d[ix]);
+    int32_t t413 = rtg::ld_stream(&A.v_x1240_d[ix]);
+    int32_t t415 = rt_add_i(t413, A.v_x1241);
+    uint8_t t416 = rtg::ld_stream(&A.v_x1244_d[ix]);
+    int32_t t417 = rtg::ld_stream(&A.v_x1245_d[ix]);
     int32_t t419 = (t416 ? t417 : t415);
-    int t422 = (uint64_t)(int64_t)t419 < (uint64_t)A.v_x1249;
+    int t422 = (uint64_t)(int64_t)t419 < (uint64_t)A.v_x1250;
     int32_t t420 = t422 ? t419 : 0;
     t421 |= !t422;
-    uint8_t t424 = rt_lt_i(t420, (int32_t)A.v_x1247_n);
+    uint8_t t424 = rt_lt_i(t420, (int32_t)A.v_x1248_n);
     int32_t t425;
     if (t424) {
-      int t427 = (uint64_t)(int64_t)t420 < (uint64_t)A.v_x1247_n;
-      int32_t t426 = t427 ? A.v_x1247_d[t420] : 0;
+      int t427 = (uint64_t)(int64_t)t420 < (uint64_t)A.v_x1248_n;
+      int32_t t426 = t427 ? A.v_x1248_d[t420] : 0;
       t421 |= !t427;
       t425 = t426;
     } else {
-      int32_t t429 = rt_sub_i(t420, (int32_t)A.v_x1247_n);
-      int t431 = (uint64_t)(int64_t)t429 < (uint64_t)A.v_x1248_n;
-      int32_t t430 = t431 ? A.v_x1248_d[t429] : 0;
+      int32_t t429 = rt_sub_i(t420, (int32_t)A.v_x1248_n);
+      int t431 = (uint64_t)(int64_t)t429 < (uint64_t)A.v_x1249_n;
+      int32_t t430 = t431 ? A.v_x1249_d[t429] : 0;
       t421 |= !t431;
       t425 = t430;
     }
     if (__builtin_expect(t421 != 0, 0)) { /* again, recording the error */
-      int32_t t432 = rtg::ld_stream(&A.v_x1239_d[ix]);
-      int32_t t434 = rt_add_i(t432, A.v_x1240);
-      uint8_t t435 = rtg::ld_stream(&A.v_x1243_d[ix]);
-      int32_t t436 = rtg::ld_stream(&A.v_x1244_d[ix]);
+      int32_t t432 = rtg::ld_stream(&A.v_x1240_d[ix]);
+      int32_t t434 = rt_add_i(t432, A.v_x1241);
+      uint8_t t435 = rtg::ld_stream(&A.v_x1244_d[ix]);
+      int32_t t436 = rtg::ld_stream(&A.v_x1245_d[ix]);
       int32_t t438 = (t435 ? t436 : t434);
       int32_t t439;
-      if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x1249) {
+      if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x1250) {
         t439 = t438;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x1249, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x1250, 0.0, 0);
         t439 = 0;
       }
-      uint8_t t441 = rt_lt_i(t439, (int32_t)A.v_x1247_n);
+      uint8_t t441 = rt_lt_i(t439, (int32_t)A.v_x1248_n);
       int32_t t442;
       if (t441) {
         int32_t t443;
-        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x1247_n) {
-          t443 = A.v_x1247_d[t439];
+        if ((uint64_t)(int64_t)t439 < (uint64_t)A.v_x1248_n) {
+          t443 = A.v_x1248_d[t439];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x1247_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t439, A.v_x1248_n, 0.0, 1);
           t443 = 0;
         }
         t442 = t443;
       } else {
-        int32_t t445 = rt_sub_i(t439, (int32_t)A.v_x1247_n);
+        int32_t t445 = rt_sub_i(t439, (int32_t)A.v_x1248_n);
         int32_t t446;
-        if ((uint64_t)(int64_t)t445 < (uint64_t)A.v_x1248_n) {
-          t446 = A.v_x1248_d[t445];
+        if ((uint64_t)(int64_t)t445 < (uint64_t)A.v_x1249_n) {
+          t446 = A.v_x1249_d[t445];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, A.v_x1248_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, A.v_x1249_n, 0.0, 2);
           t446 = 0;
         }
         t442 = t446;
@@ -2201,72 +2201,72 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1253_d[i] = v.v0;
+    A.v_x1254_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1239_d = v_x1239->data.i;
-  A.v_x1239_n = v_x1239->len;
-  A.v_x1240 = v_x1240;
-  A.v_x1243_d = v_x1243->data.b;
-  A.v_x1243_n = v_x1243->len;
-  A.v_x1244_d = v_x1244->data.i;
+  A.v_x1240_d = v_x1240->data.i;
+  A.v_x1240_n = v_x1240->len;
+  A.v_x1241 = v_x1241;
+  A.v_x1244_d = v_x1244->data.b;
   A.v_x1244_n = v_x1244->len;
-  A.v_x1247_d = v_x1247->data.i;
-  A.v_x1247_n = v_x1247->len;
+  A.v_x1245_d = v_x1245->data.i;
+  A.v_x1245_n = v_x1245->len;
   A.v_x1248_d = v_x1248->data.i;
   A.v_x1248_n = v_x1248->len;
-  A.v_x1249 = v_x1249;
-  RtValue *v_x1253 = NULL;
+  A.v_x1249_d = v_x1249->data.i;
+  A.v_x1249_n = v_x1249->len;
+  A.v_x1250 = v_x1250;
+  RtValue *v_x1254 = NULL;
   /* MAP */
   {
-    const int64_t t447 = v_x1243->len;
-    v_x1253 = rtg_vec_new(RT_INT, t447);
-    A.v_x1253_d = v_x1253->data.i;
-    A.v_x1253_n = v_x1253->len;
+    const int64_t t447 = v_x1244->len;
+    v_x1254 = rtg_vec_new(RT_INT, t447);
+    A.v_x1254_d = v_x1254->data.i;
+    A.v_x1254_n = v_x1254->len;
     rtg::map("K9", loc, K9_0_pull{A}, K9_0_store{A}, t447);
   }
-  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
   return;
 fail:
-  rt_release(v_x1253);
+  rt_release(v_x1254);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1239, int32_t v_x1240, RtValue *v_x1243, RtValue *v_x1244, RtValue *v_x1247, RtValue *v_x1248, int32_t v_x1249, RtValue **out_v_x1253) {
-  RtValue *vals[] = {v_x1239, v_x1243, v_x1244, v_x1247, v_x1248};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, int32_t v_x1241, RtValue *v_x1244, RtValue *v_x1245, RtValue *v_x1248, RtValue *v_x1249, int32_t v_x1250, RtValue **out_v_x1254) {
+  RtValue *vals[] = {v_x1240, v_x1244, v_x1245, v_x1248, v_x1249};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 5, sizes, 0, &site)) {
-    K9_host(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
+    K9_host(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x1239, v_x1240, v_x1243, v_x1244, v_x1247, v_x1248, v_x1249, out_v_x1253);
+    K9_gpu(err, loc, run, v_x1240, v_x1241, v_x1244, v_x1245, v_x1248, v_x1249, v_x1250, out_v_x1254);
   }
 }
 
 /* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1488_off = rt_seg_offsets(v_sd_1488);
-  const int64_t v_sd_1488_n = v_sd_1488->len;
-  RtValue *v_x1462 = NULL;
+  const int64_t *v_sd_1489_off = rt_seg_offsets(v_sd_1489);
+  const int64_t v_sd_1489_n = v_sd_1489->len;
   RtValue *v_x1463 = NULL;
   RtValue *v_x1464 = NULL;
   RtValue *v_x1465 = NULL;
-  RtValue *v_x1474 = NULL;
-  int32_t v_x1473 = 0;
-  RtValue *v_x1486 = NULL;
+  RtValue *v_x1466 = NULL;
+  RtValue *v_x1475 = NULL;
+  int32_t v_x1474 = 0;
   RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* PARTITION */
   {
-    const int64_t t448 = v_x1457;
+    const int64_t t448 = v_x1458;
     if (t448 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t448, 0.0, 0);
       goto fail;
@@ -2283,10 +2283,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
         int32_t t452x0;
         uint8_t t452x1;
         int32_t t455;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1488_n) {
-          t455 = (int32_t)(v_sd_1488_off[t454 + 1] - v_sd_1488_off[t454]);
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1489_n) {
+          t455 = (int32_t)(v_sd_1489_off[t454 + 1] - v_sd_1489_off[t454]);
         } else {
-          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1488_n, 0.0, 1);
+          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1489_n, 0.0, 1);
           t455 = 0;
         }
         uint8_t t457 = rt_le_i(t455, 1);
@@ -2310,12 +2310,12 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
       t451[t452] = t459;
       t459 += k;
     }
-    v_x1462 = rt_value_new(rt_vec_type(RT_INT), t459);
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    v_x1464 = rt_value_new(rt_vec_type(RT_INT), (t448 - t459));
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    v_x1463 = rt_value_new(rt_vec_type(RT_INT), t459);
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    v_x1465 = rt_value_new(rt_vec_type(RT_INT), (t448 - t459));
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     RT_PARALLEL_FOR_IF(t449 > 1)
     for (int64_t t452 = 0; t452 < t449; t452++) {
       int64_t at = t451[t452];
@@ -2326,20 +2326,20 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
         int32_t t452y0;
         uint8_t t452y1;
         int32_t t460;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1488_n) {
-          t460 = (int32_t)(v_sd_1488_off[t454 + 1] - v_sd_1488_off[t454]);
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_sd_1489_n) {
+          t460 = (int32_t)(v_sd_1489_off[t454 + 1] - v_sd_1489_off[t454]);
         } else {
-          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1488_n, 0.0, 2);
+          NESSIE_RECORD(err, t453, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_sd_1489_n, 0.0, 2);
           t460 = 0;
         }
         uint8_t t462 = rt_le_i(t460, 1);
         t452y0 = t454;
         t452y1 = t462;
         if (t450[t453]) {
-          v_x1462_d[at] = t452y0;
+          v_x1463_d[at] = t452y0;
           at++;
         } else {
-          v_x1464_d[at_not] = t452y0;
+          v_x1465_d[at_not] = t452y0;
           at_not++;
         }
       }
@@ -2350,42 +2350,42 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1462_d = v_x1462->data.i;
-    const int64_t v_x1462_n = v_x1462->len;
-    int32_t *v_x1464_d = v_x1464->data.i;
-    const int64_t v_x1464_n = v_x1464->len;
+    int32_t *v_x1463_d = v_x1463->data.i;
+    const int64_t v_x1463_n = v_x1463->len;
+    int32_t *v_x1465_d = v_x1465->data.i;
+    const int64_t v_x1465_n = v_x1465->len;
     /* MAP */
     {
-      const int64_t t463 = v_x1457;
+      const int64_t t463 = v_x1458;
       if (t463 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t463, 0.0, 3);
         goto fail;
       }
-      v_x1474 = rt_value_new(rt_vec_type(RT_BOOL), t463);
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      v_x1475 = rt_value_new(rt_vec_type(RT_BOOL), t463);
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       RT_PARALLEL_FOR_IF(t463 >= RT_PARALLEL_MIN)
       for (int64_t t464 = 0; t464 < t463; t464++) {
         const int32_t t465 = (int32_t)t464;
         int32_t t466;
-        if ((uint64_t)(int64_t)t465 < (uint64_t)v_sd_1488_n) {
-          t466 = (int32_t)(v_sd_1488_off[t465 + 1] - v_sd_1488_off[t465]);
+        if ((uint64_t)(int64_t)t465 < (uint64_t)v_sd_1489_n) {
+          t466 = (int32_t)(v_sd_1489_off[t465 + 1] - v_sd_1489_off[t465]);
         } else {
-          NESSIE_RECORD(err, t464, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_sd_1488_n, 0.0, 4);
+          NESSIE_RECORD(err, t464, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_sd_1489_n, 0.0, 4);
           t466 = 0;
         }
         uint8_t t468 = rt_le_i(t466, 1);
-        v_x1474_d[t464] = t468;
+        v_x1475_d[t464] = t468;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1474_d = v_x1474->data.b;
-      const int64_t v_x1474_n = v_x1474->len;
+      uint8_t *v_x1475_d = v_x1475->data.b;
+      const int64_t v_x1475_n = v_x1475->len;
       /* REDUCE */
       {
-        const int64_t t469 = v_x1457;
+        const int64_t t469 = v_x1458;
         if (t469 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0, 5);
           goto fail;
@@ -2401,10 +2401,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
             const int32_t t474 = (int32_t)t473;
             int32_t t472x0;
             int32_t t475;
-            if ((uint64_t)(int64_t)t474 < (uint64_t)v_sd_1488_n) {
-              t475 = (int32_t)(v_sd_1488_off[t474 + 1] - v_sd_1488_off[t474]);
+            if ((uint64_t)(int64_t)t474 < (uint64_t)v_sd_1489_n) {
+              t475 = (int32_t)(v_sd_1489_off[t474 + 1] - v_sd_1489_off[t474]);
             } else {
-              NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_sd_1488_n, 0.0, 6);
+              NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_sd_1489_n, 0.0, 6);
               t475 = 0;
             }
             uint8_t t477 = rt_le_i(t475, 1);
@@ -2422,7 +2422,7 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
           int32_t t484 = rt_add_i(t472t0, t482);
           t472t0 = t484;
         }
-        v_x1473 = t472t0;
+        v_x1474 = t472t0;
         rt_free(t471);
       }
       if (err->index != INT64_MAX)
@@ -2430,7 +2430,7 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
       {
         /* SCAN */
         {
-          const int64_t t485 = v_x1457;
+          const int64_t t485 = v_x1458;
           if (t485 < 0) {
             NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t485, 0.0, 7);
             goto fail;
@@ -2450,10 +2450,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
               int32_t t489x0;
               int32_t t489x1;
               int32_t t492;
-              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1488_n) {
-                t492 = (int32_t)(v_sd_1488_off[t491 + 1] - v_sd_1488_off[t491]);
+              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1489_n) {
+                t492 = (int32_t)(v_sd_1489_off[t491 + 1] - v_sd_1489_off[t491]);
               } else {
-                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1488_n, 0.0, 8);
+                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1489_n, 0.0, 8);
                 t492 = 0;
               }
               uint8_t t494 = rt_le_i(t492, 1);
@@ -2484,12 +2484,12 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
             t489t0 = t508;
             t489t1 = t510;
           }
-          v_x1486 = rt_value_new(rt_vec_type(RT_INT), t485);
-          int32_t *v_x1486_d = v_x1486->data.i;
-          const int64_t v_x1486_n = v_x1486->len;
           v_x1487 = rt_value_new(rt_vec_type(RT_INT), t485);
           int32_t *v_x1487_d = v_x1487->data.i;
           const int64_t v_x1487_n = v_x1487->len;
+          v_x1488 = rt_value_new(rt_vec_type(RT_INT), t485);
+          int32_t *v_x1488_d = v_x1488->data.i;
+          const int64_t v_x1488_n = v_x1488->len;
           RT_PARALLEL_FOR_IF(t486 > 1)
           for (int64_t t489 = 0; t489 < t486; t489++) {
             int32_t t489p0;
@@ -2499,15 +2499,15 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
             const int64_t t489_end = (t489 + 1) * RT_CHUNK < t485 ? (t489 + 1) * RT_CHUNK : t485;
             for (int64_t t490 = t489 * RT_CHUNK; t490 < t489_end; t490++) {
               const int32_t t491 = (int32_t)t490;
-              v_x1486_d[t490] = t489p0;
-              v_x1487_d[t490] = t489p1;
+              v_x1487_d[t490] = t489p0;
+              v_x1488_d[t490] = t489p1;
               int32_t t489y0;
               int32_t t489y1;
               int32_t t511;
-              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1488_n) {
-                t511 = (int32_t)(v_sd_1488_off[t491 + 1] - v_sd_1488_off[t491]);
+              if ((uint64_t)(int64_t)t491 < (uint64_t)v_sd_1489_n) {
+                t511 = (int32_t)(v_sd_1489_off[t491 + 1] - v_sd_1489_off[t491]);
               } else {
-                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1488_n, 0.0, 9);
+                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_sd_1489_n, 0.0, 9);
                 t511 = 0;
               }
               uint8_t t513 = rt_le_i(t511, 1);
@@ -2530,39 +2530,39 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488,
       }
     }
   }
+  *out_v_x1475 = v_x1475;
+  *out_v_x1463 = v_x1463;
+  *out_v_x1465 = v_x1465;
   *out_v_x1474 = v_x1474;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1486 = v_x1486;
   *out_v_x1487 = v_x1487;
-  rt_release(v_x1463);
-  rt_release(v_x1465);
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1464);
+  rt_release(v_x1466);
   return;
 fail:
-  rt_release(v_x1462);
   rt_release(v_x1463);
   rt_release(v_x1464);
   rt_release(v_x1465);
-  rt_release(v_x1474);
-  rt_release(v_x1486);
+  rt_release(v_x1466);
+  rt_release(v_x1475);
   rt_release(v_x1487);
+  rt_release(v_x1488);
 }
 
 /* K10: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K10_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1488_off; int64_t v_sd_1488_n;
-  int32_t v_x1457;
-  int32_t *v_x1462_d; int64_t v_x1462_n;
-  uint8_t *v_x1463_d; int64_t v_x1463_n;
-  int32_t *v_x1464_d; int64_t v_x1464_n;
-  uint8_t *v_x1465_d; int64_t v_x1465_n;
-  uint8_t *v_x1474_d; int64_t v_x1474_n;
-  int32_t v_x1473;
-  int32_t *v_x1486_d; int64_t v_x1486_n;
+  const int64_t *v_sd_1489_off; int64_t v_sd_1489_n;
+  int32_t v_x1458;
+  int32_t *v_x1463_d; int64_t v_x1463_n;
+  uint8_t *v_x1464_d; int64_t v_x1464_n;
+  int32_t *v_x1465_d; int64_t v_x1465_n;
+  uint8_t *v_x1466_d; int64_t v_x1466_n;
+  uint8_t *v_x1475_d; int64_t v_x1475_n;
+  int32_t v_x1474;
   int32_t *v_x1487_d; int64_t v_x1487_n;
+  int32_t *v_x1488_d; int64_t v_x1488_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -2574,16 +2574,16 @@ struct K10_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t525 = 0; /* nonzero: a check below failed */
-    int t526 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
-    int32_t t524 = t526 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    int t526 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n;
+    int32_t t524 = t526 ? (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]) : 0;
     t525 |= !t526;
     uint8_t t528 = rt_le_i(t524, 1);
     if (__builtin_expect(t525 != 0, 0)) { /* again, recording the error */
       int32_t t529;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
-        t529 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n) {
+        t529 = (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1489_n, 0.0, 0);
         t529 = 0;
       }
       uint8_t t531 = rt_le_i(t529, 1);
@@ -2599,8 +2599,8 @@ struct K10_0_store {
   typedef K10_0_S staged;
   __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
   __device__ void operator()(int64_t i, const K10_0_S &v) const {
-    A.v_x1462_d[i] = v.v0;
-    /* v.v1: v_x1463, read by nothing (its checks are the pull's) */
+    A.v_x1463_d[i] = v.v0;
+    /* v.v1: v_x1464, read by nothing (its checks are the pull's) */
   }
 };
 struct K10_0_other {
@@ -2608,8 +2608,8 @@ struct K10_0_other {
   typedef K10_0_S staged;
   __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
   __device__ void operator()(int64_t i, const K10_0_S &v) const {
-    A.v_x1464_d[i] = v.v0;
-    /* v.v1: v_x1465, read by nothing (its checks are the pull's) */
+    A.v_x1465_d[i] = v.v0;
+    /* v.v1: v_x1466, read by nothing (its checks are the pull's) */
   }
 };
 struct K10_0_pred {
@@ -2627,16 +2627,16 @@ struct K10_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t533 = 0; /* nonzero: a check below failed */
-    int t534 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
-    int32_t t532 = t534 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    int t534 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n;
+    int32_t t532 = t534 ? (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]) : 0;
     t533 |= !t534;
     uint8_t t536 = rt_le_i(t532, 1);
     if (__builtin_expect(t533 != 0, 0)) { /* again, recording the error */
       int32_t t537;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
-        t537 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n) {
+        t537 = (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1489_n, 0.0, 1);
         t537 = 0;
       }
       uint8_t t539 = rt_le_i(t537, 1);
@@ -2647,7 +2647,7 @@ struct K10_1_pull {
 struct K10_1_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    A.v_x1474_d[i] = v.v0;
+    A.v_x1475_d[i] = v.v0;
   }
 };
 struct alignas(8) K10_2_V {
@@ -2659,17 +2659,17 @@ struct K10_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t541 = 0; /* nonzero: a check below failed */
-    int t542 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
-    int32_t t540 = t542 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    int t542 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n;
+    int32_t t540 = t542 ? (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]) : 0;
     t541 |= !t542;
     uint8_t t544 = rt_le_i(t540, 1);
     int32_t t546 = (t544 ? 0 : t540);
     if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
       int32_t t547;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
-        t547 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n) {
+        t547 = (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1489_n, 0.0, 2);
         t547 = 0;
       }
       uint8_t t549 = rt_le_i(t547, 1);
@@ -2702,8 +2702,8 @@ struct K10_3_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t555 = 0; /* nonzero: a check below failed */
-    int t556 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n;
-    int32_t t554 = t556 ? (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]) : 0;
+    int t556 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n;
+    int32_t t554 = t556 ? (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]) : 0;
     t555 |= !t556;
     uint8_t t558 = rt_le_i(t554, 1);
     int32_t t560 = rt_btoi_b(t558);
@@ -2711,10 +2711,10 @@ struct K10_3_pull {
     int32_t t564 = rt_btoi_b(t562);
     if (__builtin_expect(t555 != 0, 0)) { /* again, recording the error */
       int32_t t565;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1488_n) {
-        t565 = (int32_t)(A.v_sd_1488_off[ix + 1] - A.v_sd_1488_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1489_n) {
+        t565 = (int32_t)(A.v_sd_1489_off[ix + 1] - A.v_sd_1489_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1488_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1489_n, 0.0, 3);
         t565 = 0;
       }
       uint8_t t567 = rt_le_i(t565, 1);
@@ -2728,8 +2728,8 @@ struct K10_3_pull {
 struct K10_3_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_3_V &v) const {
-    A.v_x1486_d[i] = v.v0;
-    A.v_x1487_d[i] = v.v1;
+    A.v_x1487_d[i] = v.v0;
+    A.v_x1488_d[i] = v.v1;
   }
 };
 struct K10_3_op {
@@ -2740,214 +2740,214 @@ struct K10_3_op {
     return K10_3_V{t575, t577};
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1488_off = rtg_seg_offsets(v_sd_1488);
-  A.v_sd_1488_n = v_sd_1488->len;
-  A.v_x1457 = v_x1457;
-  RtValue *v_x1462 = NULL;
+  A.v_sd_1489_off = rtg_seg_offsets(v_sd_1489);
+  A.v_sd_1489_n = v_sd_1489->len;
+  A.v_x1458 = v_x1458;
   RtValue *v_x1463 = NULL;
   RtValue *v_x1464 = NULL;
   RtValue *v_x1465 = NULL;
-  RtValue *v_x1474 = NULL;
-  int32_t v_x1473 = 0;
-  RtValue *v_x1486 = NULL;
+  RtValue *v_x1466 = NULL;
+  RtValue *v_x1475 = NULL;
+  int32_t v_x1474 = 0;
   RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* SOACs 0 to 3: in one launch */
   int64_t *t578, t579; /* the slot of SOAC 0's count, its size */
   K10_2_V *t580; /* the slot of SOAC 2's values */
   {
-    const int64_t t581 = v_x1457;
+    const int64_t t581 = v_x1458;
     if (t581 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t581, 0.0, run, 4};
       goto fail;
     }
-    v_x1462 = rtg_vec_new(RT_INT, t581);
-    A.v_x1462_d = v_x1462->data.i;
-    A.v_x1462_n = v_x1462->len;
-    v_x1464 = rtg_vec_new(RT_INT, t581);
-    A.v_x1464_d = v_x1464->data.i;
-    A.v_x1464_n = v_x1464->len;
+    v_x1463 = rtg_vec_new(RT_INT, t581);
+    A.v_x1463_d = v_x1463->data.i;
+    A.v_x1463_n = v_x1463->len;
+    v_x1465 = rtg_vec_new(RT_INT, t581);
+    A.v_x1465_d = v_x1465->data.i;
+    A.v_x1465_n = v_x1465->len;
     t579 = t581;
-    const int64_t t582 = v_x1457;
+    const int64_t t582 = v_x1458;
     if (t582 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 5};
       goto fail;
     }
-    v_x1474 = rtg_vec_new(RT_BOOL, t582);
-    A.v_x1474_d = v_x1474->data.b;
-    A.v_x1474_n = v_x1474->len;
+    v_x1475 = rtg_vec_new(RT_BOOL, t582);
+    A.v_x1475_d = v_x1475->data.b;
+    A.v_x1475_n = v_x1475->len;
     /* computed in the launch of SOAC 2 (K10_2_ride) */
-    const int64_t t583 = v_x1457;
+    const int64_t t583 = v_x1458;
     if (t583 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t583, 0.0, run, 6};
       goto fail;
     }
-    const int64_t t584 = v_x1457;
+    const int64_t t584 = v_x1458;
     if (t584 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t584, 0.0, run, 7};
       goto fail;
     }
-    v_x1486 = rtg_vec_new(RT_INT, t584);
-    A.v_x1486_d = v_x1486->data.i;
-    A.v_x1486_n = v_x1486->len;
     v_x1487 = rtg_vec_new(RT_INT, t584);
     A.v_x1487_d = v_x1487->data.i;
     A.v_x1487_n = v_x1487->len;
+    v_x1488 = rtg_vec_new(RT_INT, t584);
+    A.v_x1488_d = v_x1488->data.i;
+    A.v_x1488_n = v_x1488->len;
     rtg::parts_launch("K10", loc, t584, rtg::filter_tiles<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_other{A}, true, &t578), rtg::reduce_tiles<K10_2_V>(K10_2_ride{A}, K10_2_op{A}, K10_2_V{0}, &t580), rtg::scan_tiles<K10_3_V>(K10_3_pull{A}, K10_3_op{A}, K10_3_V{0, 0}, K10_3_store{A}));
   }
   {
     const int64_t t585 = rtg::filter_count(t578);
-    v_x1462 = rtg_vec_fit(v_x1462, t585);
-    A.v_x1462_d = v_x1462->data.i;
-    A.v_x1462_n = v_x1462->len;
-    v_x1464 = rtg_vec_fit(v_x1464, t579 - t585);
-    A.v_x1464_d = v_x1464->data.i;
-    A.v_x1464_n = v_x1464->len;
+    v_x1463 = rtg_vec_fit(v_x1463, t585);
+    A.v_x1463_d = v_x1463->data.i;
+    A.v_x1463_n = v_x1463->len;
+    v_x1465 = rtg_vec_fit(v_x1465, t579 - t585);
+    A.v_x1465_d = v_x1465->data.i;
+    A.v_x1465_n = v_x1465->len;
   }
   {
     const K10_2_V t586 = rtg::reduce_read(t580, K10_2_V{0});
-    v_x1473 = t586.v0;
-    A.v_x1473 = v_x1473;
+    v_x1474 = t586.v0;
+    A.v_x1474 = v_x1474;
   }
+  *out_v_x1475 = v_x1475;
+  *out_v_x1463 = v_x1463;
+  *out_v_x1465 = v_x1465;
   *out_v_x1474 = v_x1474;
-  *out_v_x1462 = v_x1462;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1473 = v_x1473;
-  *out_v_x1486 = v_x1486;
   *out_v_x1487 = v_x1487;
-  rt_release(v_x1463);
-  rt_release(v_x1465);
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1464);
+  rt_release(v_x1466);
   return;
 fail:
-  rt_release(v_x1462);
   rt_release(v_x1463);
   rt_release(v_x1464);
   rt_release(v_x1465);
-  rt_release(v_x1474);
-  rt_release(v_x1486);
+  rt_release(v_x1466);
+  rt_release(v_x1475);
   rt_release(v_x1487);
+  rt_release(v_x1488);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1488, int32_t v_x1457, RtValue **out_v_x1474, RtValue **out_v_x1462, RtValue **out_v_x1464, int32_t *out_v_x1473, RtValue **out_v_x1486, RtValue **out_v_x1487) {
-  RtValue *vals[] = {v_sd_1488};
-  const int64_t sizes[] = {(int64_t)v_x1457, (int64_t)v_x1457, (int64_t)v_x1457, (int64_t)v_x1457};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1489, int32_t v_x1458, RtValue **out_v_x1475, RtValue **out_v_x1463, RtValue **out_v_x1465, int32_t *out_v_x1474, RtValue **out_v_x1487, RtValue **out_v_x1488) {
+  RtValue *vals[] = {v_sd_1489};
+  const int64_t sizes[] = {(int64_t)v_x1458, (int64_t)v_x1458, (int64_t)v_x1458, (int64_t)v_x1458};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 1, sizes, 4, &site)) {
-    K10_host(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
+    K10_host(err, loc, run, v_sd_1489, v_x1458, out_v_x1475, out_v_x1463, out_v_x1465, out_v_x1474, out_v_x1487, out_v_x1488);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_sd_1488, v_x1457, out_v_x1474, out_v_x1462, out_v_x1464, out_v_x1473, out_v_x1486, out_v_x1487);
+    K10_gpu(err, loc, run, v_sd_1489, v_x1458, out_v_x1475, out_v_x1463, out_v_x1465, out_v_x1474, out_v_x1487, out_v_x1488);
   }
 }
 
 /* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530) {
   (void)loc;
   (void)run;
-  int32_t *v_x1518_d = v_x1518->data.i;
-  const int64_t v_x1518_n = v_x1518->len;
-  const int64_t *v_sd_1519_off = rt_seg_offsets(v_sd_1519);
-  const int64_t v_sd_1519_n = v_sd_1519->len;
-  const int64_t *v_sd_1531_off = rt_seg_offsets(v_sd_1531);
-  const int64_t v_sd_1531_n = v_sd_1531->len;
-  RtValue *v_x1525 = NULL;
+  int32_t *v_x1519_d = v_x1519->data.i;
+  const int64_t v_x1519_n = v_x1519->len;
+  const int64_t *v_sd_1520_off = rt_seg_offsets(v_sd_1520);
+  const int64_t v_sd_1520_n = v_sd_1520->len;
+  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
+  const int64_t v_sd_1532_n = v_sd_1532->len;
   RtValue *v_x1526 = NULL;
   RtValue *v_x1527 = NULL;
   RtValue *v_x1528 = NULL;
   RtValue *v_x1529 = NULL;
   RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
   /* MAP */
   {
-    const int64_t t587 = v_x1518_n;
-    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t587);
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
+    const int64_t t587 = v_x1519_n;
     v_x1526 = rt_value_new(rt_vec_type(RT_INT), t587);
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     v_x1527 = rt_value_new(rt_vec_type(RT_INT), t587);
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
     for (int64_t t588 = 0; t588 < t587; t588++) {
       const int32_t t589 = (int32_t)t588;
-      int32_t t590 = v_x1518_d[t589];
+      int32_t t590 = v_x1519_d[t589];
       int32_t t591;
-      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1531_n) {
-        t591 = (int32_t)v_sd_1531_off[t590];
+      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1532_n) {
+        t591 = (int32_t)v_sd_1532_off[t590];
       } else {
-        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1531_n, 0.0, 0);
+        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1532_n, 0.0, 0);
         t591 = 0;
       }
       int32_t t592;
-      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1519_n) {
-        t592 = (int32_t)(v_sd_1519_off[t590 + 1] - v_sd_1519_off[t590]);
+      if ((uint64_t)(int64_t)t590 < (uint64_t)v_sd_1520_n) {
+        t592 = (int32_t)(v_sd_1520_off[t590 + 1] - v_sd_1520_off[t590]);
       } else {
-        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1519_n, 0.0, 1);
+        NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_sd_1520_n, 0.0, 1);
         t592 = 0;
       }
       int32_t t594 = rt_add_i(t591, t592);
-      v_x1525_d[t588] = t591;
-      v_x1526_d[t588] = t594;
-      v_x1527_d[t588] = 1;
+      v_x1526_d[t588] = t591;
+      v_x1527_d[t588] = t594;
+      v_x1528_d[t588] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
     int32_t *v_x1526_d = v_x1526->data.i;
     const int64_t v_x1526_n = v_x1526->len;
     int32_t *v_x1527_d = v_x1527->data.i;
     const int64_t v_x1527_n = v_x1527->len;
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     /* LIBRARY */
     {
-      RtValue *t595 = rt_range_segdes(loc, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530);
-      rt_seg_known_total(t595, v_x1521);
-      v_x1528 = t595;
-      const int64_t *v_x1528_off = rt_seg_offsets(v_x1528);
-      const int64_t v_x1528_n = v_x1528->len;
+      RtValue *t595 = rt_range_segdes(loc, v_x1526, v_x1527, v_x1528, &v_x1530, &v_x1531);
+      rt_seg_known_total(t595, v_x1522);
+      v_x1529 = t595;
+      const int64_t *v_x1529_off = rt_seg_offsets(v_x1529);
+      const int64_t v_x1529_n = v_x1529->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1529 = v_x1529;
-  rt_release(v_x1525);
+  *out_v_x1530 = v_x1530;
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
-  rt_release(v_x1530);
+  rt_release(v_x1529);
+  rt_release(v_x1531);
   return;
 fail:
-  rt_release(v_x1525);
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
   rt_release(v_x1529);
   rt_release(v_x1530);
+  rt_release(v_x1531);
 }
 
 /* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1518_d; int64_t v_x1518_n;
-  const int64_t *v_sd_1519_off; int64_t v_sd_1519_n;
-  const int64_t *v_sd_1531_off; int64_t v_sd_1531_n;
-  int32_t v_x1521;
-  int32_t *v_x1525_d; int64_t v_x1525_n;
+  int32_t *v_x1519_d; int64_t v_x1519_n;
+  const int64_t *v_sd_1520_off; int64_t v_sd_1520_n;
+  const int64_t *v_sd_1532_off; int64_t v_sd_1532_n;
+  int32_t v_x1522;
   int32_t *v_x1526_d; int64_t v_x1526_n;
   int32_t *v_x1527_d; int64_t v_x1527_n;
-  const int64_t *v_x1528_off; int64_t v_x1528_n;
-  int32_t *v_x1529_d; int64_t v_x1529_n;
+  int32_t *v_x1528_d; int64_t v_x1528_n;
+  const int64_t *v_x1529_off; int64_t v_x1529_n;
   int32_t *v_x1530_d; int64_t v_x1530_n;
+  int32_t *v_x1531_d; int64_t v_x1531_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -2960,28 +2960,28 @@ struct K11_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t598 = 0; /* nonzero: a check below failed */
-    int32_t t596 = A.v_x1518_d[ix];
-    int t599 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1531_n;
-    int32_t t597 = t599 ? (int32_t)A.v_sd_1531_off[t596] : 0;
+    int32_t t596 = A.v_x1519_d[ix];
+    int t599 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1532_n;
+    int32_t t597 = t599 ? (int32_t)A.v_sd_1532_off[t596] : 0;
     t598 |= !t599;
-    int t601 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1519_n;
-    int32_t t600 = t601 ? (int32_t)(A.v_sd_1519_off[t596 + 1] - A.v_sd_1519_off[t596]) : 0;
+    int t601 = (uint64_t)(int64_t)t596 < (uint64_t)A.v_sd_1520_n;
+    int32_t t600 = t601 ? (int32_t)(A.v_sd_1520_off[t596 + 1] - A.v_sd_1520_off[t596]) : 0;
     t598 |= !t601;
     int32_t t603 = rt_add_i(t597, t600);
     if (__builtin_expect(t598 != 0, 0)) { /* again, recording the error */
-      int32_t t604 = A.v_x1518_d[ix];
+      int32_t t604 = A.v_x1519_d[ix];
       int32_t t605;
-      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1531_n) {
-        t605 = (int32_t)A.v_sd_1531_off[t604];
+      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1532_n) {
+        t605 = (int32_t)A.v_sd_1532_off[t604];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1531_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1532_n, 0.0, 0);
         t605 = 0;
       }
       int32_t t606;
-      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1519_n) {
-        t606 = (int32_t)(A.v_sd_1519_off[t604 + 1] - A.v_sd_1519_off[t604]);
+      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_sd_1520_n) {
+        t606 = (int32_t)(A.v_sd_1520_off[t604 + 1] - A.v_sd_1520_off[t604]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1519_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_sd_1520_n, 0.0, 1);
         t606 = 0;
       }
       int32_t t608 = rt_add_i(t605, t606);
@@ -2992,9 +2992,9 @@ struct K11_0_pull {
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1525_d[i] = v.v0;
-    A.v_x1526_d[i] = v.v1;
-    A.v_x1527_d[i] = v.v2;
+    A.v_x1526_d[i] = v.v0;
+    A.v_x1527_d[i] = v.v1;
+    A.v_x1528_d[i] = v.v2;
   }
 };
 struct K11_1_ride {
@@ -3003,99 +3003,96 @@ struct K11_1_ride {
     K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1518_d = v_x1518->data.i;
-  A.v_x1518_n = v_x1518->len;
-  A.v_sd_1519_off = rtg_seg_offsets(v_sd_1519);
-  A.v_sd_1519_n = v_sd_1519->len;
-  A.v_sd_1531_off = rtg_seg_offsets(v_sd_1531);
-  A.v_sd_1531_n = v_sd_1531->len;
-  A.v_x1521 = v_x1521;
-  RtValue *v_x1525 = NULL;
+  A.v_x1519_d = v_x1519->data.i;
+  A.v_x1519_n = v_x1519->len;
+  A.v_sd_1520_off = rtg_seg_offsets(v_sd_1520);
+  A.v_sd_1520_n = v_sd_1520->len;
+  A.v_sd_1532_off = rtg_seg_offsets(v_sd_1532);
+  A.v_sd_1532_n = v_sd_1532->len;
+  A.v_x1522 = v_x1522;
   RtValue *v_x1526 = NULL;
   RtValue *v_x1527 = NULL;
   RtValue *v_x1528 = NULL;
   RtValue *v_x1529 = NULL;
   RtValue *v_x1530 = NULL;
+  RtValue *v_x1531 = NULL;
   /* MAP */
   {
-    const int64_t t609 = v_x1518->len;
-    v_x1525 = rtg_vec_new(RT_INT, t609);
-    A.v_x1525_d = v_x1525->data.i;
-    A.v_x1525_n = v_x1525->len;
+    const int64_t t609 = v_x1519->len;
     v_x1526 = rtg_vec_new(RT_INT, t609);
     A.v_x1526_d = v_x1526->data.i;
     A.v_x1526_n = v_x1526->len;
     v_x1527 = rtg_vec_new(RT_INT, t609);
     A.v_x1527_d = v_x1527->data.i;
     A.v_x1527_n = v_x1527->len;
+    v_x1528 = rtg_vec_new(RT_INT, t609);
+    A.v_x1528_d = v_x1528->data.i;
+    A.v_x1528_n = v_x1528->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t610 = rtg::range_segdes(loc, A.run, v_x1525, v_x1526, v_x1527, &v_x1529, &v_x1530, K11_1_ride{A});
-    rtg_seg_known_total(t610, v_x1521);
-    v_x1528 = t610;
-    A.v_x1528_off = rtg_seg_offsets(v_x1528);
-    A.v_x1528_n = v_x1528->len;
+    RtValue *t610 = rtg::range_segdes(loc, A.run, v_x1526, v_x1527, v_x1528, &v_x1530, &v_x1531, K11_1_ride{A});
+    rtg_seg_known_total(t610, v_x1522);
+    v_x1529 = t610;
+    A.v_x1529_off = rtg_seg_offsets(v_x1529);
+    A.v_x1529_n = v_x1529->len;
   }
-  *out_v_x1529 = v_x1529;
-  rt_release(v_x1525);
+  *out_v_x1530 = v_x1530;
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
-  rt_release(v_x1530);
+  rt_release(v_x1529);
+  rt_release(v_x1531);
   return;
 fail:
-  rt_release(v_x1525);
   rt_release(v_x1526);
   rt_release(v_x1527);
   rt_release(v_x1528);
   rt_release(v_x1529);
   rt_release(v_x1530);
+  rt_release(v_x1531);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue *v_sd_1519, RtValue *v_sd_1531, int32_t v_x1521, RtValue **out_v_x1529) {
-  RtValue *vals[] = {v_x1518, v_sd_1519, v_sd_1531};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1519, RtValue *v_sd_1520, RtValue *v_sd_1532, int32_t v_x1522, RtValue **out_v_x1530) {
+  RtValue *vals[] = {v_x1519, v_sd_1520, v_sd_1532};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
-    K11_host(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
+    K11_host(err, loc, run, v_x1519, v_sd_1520, v_sd_1532, v_x1522, out_v_x1530);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x1518, v_sd_1519, v_sd_1531, v_x1521, out_v_x1529);
+    K11_gpu(err, loc, run, v_x1519, v_sd_1520, v_sd_1532, v_x1522, out_v_x1530);
   }
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546) {
   (void)loc;
   (void)run;
-  int32_t *v_x1532_d = v_x1532->data.i;
-  const int64_t v_x1532_n = v_x1532->len;
-  const int64_t *v_sd_1533_off = rt_seg_offsets(v_sd_1533);
-  const int64_t v_sd_1533_n = v_sd_1533->len;
-  const int64_t *v_sd_1546_off = rt_seg_offsets(v_sd_1546);
-  const int64_t v_sd_1546_n = v_sd_1546->len;
-  RtValue *v_x1539 = NULL;
+  int32_t *v_x1533_d = v_x1533->data.i;
+  const int64_t v_x1533_n = v_x1533->len;
+  const int64_t *v_sd_1534_off = rt_seg_offsets(v_sd_1534);
+  const int64_t v_sd_1534_n = v_sd_1534->len;
+  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
+  const int64_t v_sd_1547_n = v_sd_1547->len;
   RtValue *v_x1540 = NULL;
   RtValue *v_x1541 = NULL;
   RtValue *v_x1542 = NULL;
   RtValue *v_x1543 = NULL;
   RtValue *v_x1544 = NULL;
   RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
   /* MAP */
   {
-    const int64_t t611 = v_x1532_n;
-    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t611);
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
+    const int64_t t611 = v_x1533_n;
     v_x1540 = rt_value_new(rt_vec_type(RT_INT), t611);
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
@@ -3105,86 +3102,89 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, R
     v_x1542 = rt_value_new(rt_vec_type(RT_INT), t611);
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    v_x1543 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     RT_PARALLEL_FOR_IF(t611 >= RT_PARALLEL_MIN)
     for (int64_t t612 = 0; t612 < t611; t612++) {
       const int32_t t613 = (int32_t)t612;
-      int32_t t614 = v_x1532_d[t613];
+      int32_t t614 = v_x1533_d[t613];
       int32_t t615;
-      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1546_n) {
-        t615 = (int32_t)v_sd_1546_off[t614];
+      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1547_n) {
+        t615 = (int32_t)v_sd_1547_off[t614];
       } else {
-        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1546_n, 0.0, 0);
+        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1547_n, 0.0, 0);
         t615 = 0;
       }
       int32_t t616;
-      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1533_n) {
-        t616 = (int32_t)(v_sd_1533_off[t614 + 1] - v_sd_1533_off[t614]);
+      if ((uint64_t)(int64_t)t614 < (uint64_t)v_sd_1534_n) {
+        t616 = (int32_t)(v_sd_1534_off[t614 + 1] - v_sd_1534_off[t614]);
       } else {
-        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1533_n, 0.0, 1);
+        NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_sd_1534_n, 0.0, 1);
         t616 = 0;
       }
       int32_t t618 = rt_add_i(t615, t616);
-      v_x1539_d[t612] = t615;
-      v_x1540_d[t612] = t616;
-      v_x1541_d[t612] = t618;
-      v_x1542_d[t612] = 1;
+      v_x1540_d[t612] = t615;
+      v_x1541_d[t612] = t616;
+      v_x1542_d[t612] = t618;
+      v_x1543_d[t612] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1539_d = v_x1539->data.i;
-    const int64_t v_x1539_n = v_x1539->len;
     int32_t *v_x1540_d = v_x1540->data.i;
     const int64_t v_x1540_n = v_x1540->len;
     int32_t *v_x1541_d = v_x1541->data.i;
     const int64_t v_x1541_n = v_x1541->len;
     int32_t *v_x1542_d = v_x1542->data.i;
     const int64_t v_x1542_n = v_x1542->len;
+    int32_t *v_x1543_d = v_x1543->data.i;
+    const int64_t v_x1543_n = v_x1543->len;
     /* LIBRARY */
     {
-      RtValue *t619 = rt_range_segdes(loc, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545);
-      rt_seg_known_total(t619, v_x1535);
-      v_x1543 = t619;
-      const int64_t *v_x1543_off = rt_seg_offsets(v_x1543);
-      const int64_t v_x1543_n = v_x1543->len;
+      RtValue *t619 = rt_range_segdes(loc, v_x1540, v_x1542, v_x1543, &v_x1545, &v_x1546);
+      rt_seg_known_total(t619, v_x1536);
+      v_x1544 = t619;
+      const int64_t *v_x1544_off = rt_seg_offsets(v_x1544);
+      const int64_t v_x1544_n = v_x1544->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
+  *out_v_x1541 = v_x1541;
   *out_v_x1540 = v_x1540;
-  *out_v_x1539 = v_x1539;
-  *out_v_x1542 = v_x1542;
   *out_v_x1543 = v_x1543;
-  *out_v_x1545 = v_x1545;
-  rt_release(v_x1541);
-  rt_release(v_x1544);
+  *out_v_x1544 = v_x1544;
+  *out_v_x1546 = v_x1546;
+  rt_release(v_x1542);
+  rt_release(v_x1545);
   return;
 fail:
-  rt_release(v_x1539);
   rt_release(v_x1540);
   rt_release(v_x1541);
   rt_release(v_x1542);
   rt_release(v_x1543);
   rt_release(v_x1544);
   rt_release(v_x1545);
+  rt_release(v_x1546);
 }
 
 /* K12: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1532_d; int64_t v_x1532_n;
-  const int64_t *v_sd_1533_off; int64_t v_sd_1533_n;
-  const int64_t *v_sd_1546_off; int64_t v_sd_1546_n;
-  int32_t v_x1535;
-  int32_t *v_x1539_d; int64_t v_x1539_n;
+  int32_t *v_x1533_d; int64_t v_x1533_n;
+  const int64_t *v_sd_1534_off; int64_t v_sd_1534_n;
+  const int64_t *v_sd_1547_off; int64_t v_sd_1547_n;
+  int32_t v_x1536;
   int32_t *v_x1540_d; int64_t v_x1540_n;
   int32_t *v_x1541_d; int64_t v_x1541_n;
   int32_t *v_x1542_d; int64_t v_x1542_n;
-  const int64_t *v_x1543_off; int64_t v_x1543_n;
-  int32_t *v_x1544_d; int64_t v_x1544_n;
+  int32_t *v_x1543_d; int64_t v_x1543_n;
+  const int64_t *v_x1544_off; int64_t v_x1544_n;
   int32_t *v_x1545_d; int64_t v_x1545_n;
+  int32_t *v_x1546_d; int64_t v_x1546_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -3198,28 +3198,28 @@ struct K12_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t622 = 0; /* nonzero: a check below failed */
-    int32_t t620 = A.v_x1532_d[ix];
-    int t623 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1546_n;
-    int32_t t621 = t623 ? (int32_t)A.v_sd_1546_off[t620] : 0;
+    int32_t t620 = A.v_x1533_d[ix];
+    int t623 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1547_n;
+    int32_t t621 = t623 ? (int32_t)A.v_sd_1547_off[t620] : 0;
     t622 |= !t623;
-    int t625 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1533_n;
-    int32_t t624 = t625 ? (int32_t)(A.v_sd_1533_off[t620 + 1] - A.v_sd_1533_off[t620]) : 0;
+    int t625 = (uint64_t)(int64_t)t620 < (uint64_t)A.v_sd_1534_n;
+    int32_t t624 = t625 ? (int32_t)(A.v_sd_1534_off[t620 + 1] - A.v_sd_1534_off[t620]) : 0;
     t622 |= !t625;
     int32_t t627 = rt_add_i(t621, t624);
     if (__builtin_expect(t622 != 0, 0)) { /* again, recording the error */
-      int32_t t628 = A.v_x1532_d[ix];
+      int32_t t628 = A.v_x1533_d[ix];
       int32_t t629;
-      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1546_n) {
-        t629 = (int32_t)A.v_sd_1546_off[t628];
+      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1547_n) {
+        t629 = (int32_t)A.v_sd_1547_off[t628];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1546_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1547_n, 0.0, 0);
         t629 = 0;
       }
       int32_t t630;
-      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1533_n) {
-        t630 = (int32_t)(A.v_sd_1533_off[t628 + 1] - A.v_sd_1533_off[t628]);
+      if ((uint64_t)(int64_t)t628 < (uint64_t)A.v_sd_1534_n) {
+        t630 = (int32_t)(A.v_sd_1534_off[t628 + 1] - A.v_sd_1534_off[t628]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1533_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, A.v_sd_1534_n, 0.0, 1);
         t630 = 0;
       }
       int32_t t632 = rt_add_i(t629, t630);
@@ -3230,10 +3230,10 @@ struct K12_0_pull {
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1539_d[i] = v.v0;
-    A.v_x1540_d[i] = v.v1;
-    A.v_x1541_d[i] = v.v2;
-    A.v_x1542_d[i] = v.v3;
+    A.v_x1540_d[i] = v.v0;
+    A.v_x1541_d[i] = v.v1;
+    A.v_x1542_d[i] = v.v2;
+    A.v_x1543_d[i] = v.v3;
   }
 };
 struct K12_1_ride {
@@ -3242,33 +3242,30 @@ struct K12_1_ride {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1532_d = v_x1532->data.i;
-  A.v_x1532_n = v_x1532->len;
-  A.v_sd_1533_off = rtg_seg_offsets(v_sd_1533);
-  A.v_sd_1533_n = v_sd_1533->len;
-  A.v_sd_1546_off = rtg_seg_offsets(v_sd_1546);
-  A.v_sd_1546_n = v_sd_1546->len;
-  A.v_x1535 = v_x1535;
-  RtValue *v_x1539 = NULL;
+  A.v_x1533_d = v_x1533->data.i;
+  A.v_x1533_n = v_x1533->len;
+  A.v_sd_1534_off = rtg_seg_offsets(v_sd_1534);
+  A.v_sd_1534_n = v_sd_1534->len;
+  A.v_sd_1547_off = rtg_seg_offsets(v_sd_1547);
+  A.v_sd_1547_n = v_sd_1547->len;
+  A.v_x1536 = v_x1536;
   RtValue *v_x1540 = NULL;
   RtValue *v_x1541 = NULL;
   RtValue *v_x1542 = NULL;
   RtValue *v_x1543 = NULL;
   RtValue *v_x1544 = NULL;
   RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
   /* MAP */
   {
-    const int64_t t633 = v_x1532->len;
-    v_x1539 = rtg_vec_new(RT_INT, t633);
-    A.v_x1539_d = v_x1539->data.i;
-    A.v_x1539_n = v_x1539->len;
+    const int64_t t633 = v_x1533->len;
     v_x1540 = rtg_vec_new(RT_INT, t633);
     A.v_x1540_d = v_x1540->data.i;
     A.v_x1540_n = v_x1540->len;
@@ -3278,64 +3275,67 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, Rt
     v_x1542 = rtg_vec_new(RT_INT, t633);
     A.v_x1542_d = v_x1542->data.i;
     A.v_x1542_n = v_x1542->len;
+    v_x1543 = rtg_vec_new(RT_INT, t633);
+    A.v_x1543_d = v_x1543->data.i;
+    A.v_x1543_n = v_x1543->len;
     /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t634 = rtg::range_segdes(loc, A.run, v_x1539, v_x1541, v_x1542, &v_x1544, &v_x1545, K12_1_ride{A});
-    rtg_seg_known_total(t634, v_x1535);
-    v_x1543 = t634;
-    A.v_x1543_off = rtg_seg_offsets(v_x1543);
-    A.v_x1543_n = v_x1543->len;
+    RtValue *t634 = rtg::range_segdes(loc, A.run, v_x1540, v_x1542, v_x1543, &v_x1545, &v_x1546, K12_1_ride{A});
+    rtg_seg_known_total(t634, v_x1536);
+    v_x1544 = t634;
+    A.v_x1544_off = rtg_seg_offsets(v_x1544);
+    A.v_x1544_n = v_x1544->len;
   }
+  *out_v_x1541 = v_x1541;
   *out_v_x1540 = v_x1540;
-  *out_v_x1539 = v_x1539;
-  *out_v_x1542 = v_x1542;
   *out_v_x1543 = v_x1543;
-  *out_v_x1545 = v_x1545;
-  rt_release(v_x1541);
-  rt_release(v_x1544);
+  *out_v_x1544 = v_x1544;
+  *out_v_x1546 = v_x1546;
+  rt_release(v_x1542);
+  rt_release(v_x1545);
   return;
 fail:
-  rt_release(v_x1539);
   rt_release(v_x1540);
   rt_release(v_x1541);
   rt_release(v_x1542);
   rt_release(v_x1543);
   rt_release(v_x1544);
   rt_release(v_x1545);
+  rt_release(v_x1546);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1532, RtValue *v_sd_1533, RtValue *v_sd_1546, int32_t v_x1535, RtValue **out_v_x1540, RtValue **out_v_x1539, RtValue **out_v_x1542, RtValue **out_v_x1543, RtValue **out_v_x1545) {
-  RtValue *vals[] = {v_x1532, v_sd_1533, v_sd_1546};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1533, RtValue *v_sd_1534, RtValue *v_sd_1547, int32_t v_x1536, RtValue **out_v_x1541, RtValue **out_v_x1540, RtValue **out_v_x1543, RtValue **out_v_x1544, RtValue **out_v_x1546) {
+  RtValue *vals[] = {v_x1533, v_sd_1534, v_sd_1547};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 3, sizes, 0, &site)) {
-    K12_host(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
+    K12_host(err, loc, run, v_x1533, v_sd_1534, v_sd_1547, v_x1536, out_v_x1541, out_v_x1540, out_v_x1543, out_v_x1544, out_v_x1546);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1532, v_sd_1533, v_sd_1546, v_x1535, out_v_x1540, out_v_x1539, out_v_x1542, out_v_x1543, out_v_x1545);
+    K12_gpu(err, loc, run, v_x1533, v_sd_1534, v_sd_1547, v_x1536, out_v_x1541, out_v_x1540, out_v_x1543, out_v_x1544, out_v_x1546);
   }
 }
 
 /* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551) {
   (void)loc;
   (void)run;
-  int32_t *v_x1547_d = v_x1547->data.i;
-  const int64_t v_x1547_n = v_x1547->len;
-  int32_t v_x1548 = 0;
-  RtValue *v_x1550 = NULL;
+  int32_t *v_x1548_d = v_x1548->data.i;
+  const int64_t v_x1548_n = v_x1548->len;
+  int32_t v_x1549 = 0;
+  RtValue *v_x1551 = NULL;
   /* ONCE */
   {
     int32_t t635;
-    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1547_n) {
-      t635 = v_x1547_d[0];
+    if ((uint64_t)(int64_t)0 < (uint64_t)v_x1548_n) {
+      t635 = v_x1548_d[0];
     } else {
-      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1547_n, 0.0, 0);
+      NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1548_n, 0.0, 0);
       t635 = 0;
     }
-    v_x1548 = t635;
+    v_x1549 = t635;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3343,22 +3343,22 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, R
     /* MAP */
     {
       const int64_t t636 = 1;
-      v_x1550 = rt_value_new(rt_vec_type(RT_INT), t636);
-      int32_t *v_x1550_d = v_x1550->data.i;
-      const int64_t v_x1550_n = v_x1550->len;
+      v_x1551 = rt_value_new(rt_vec_type(RT_INT), t636);
+      int32_t *v_x1551_d = v_x1551->data.i;
+      const int64_t v_x1551_n = v_x1551->len;
       RT_PARALLEL_FOR_IF(t636 >= RT_PARALLEL_MIN)
       for (int64_t t637 = 0; t637 < t636; t637++) {
         const int32_t t638 = (int32_t)t637;
-        v_x1550_d[t637] = v_x1548;
+        v_x1551_d[t637] = v_x1549;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1550);
+  rt_release(v_x1551);
 }
 
 /* K13: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -3367,8 +3367,8 @@ struct K13_A {
   RtKernelError *err;
   int run;
   const K13_0_V *K13_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1547_d; int64_t v_x1547_n;
-  int32_t *v_x1550_d; int64_t v_x1550_n;
+  int32_t *v_x1548_d; int64_t v_x1548_n;
+  int32_t *v_x1551_d; int64_t v_x1551_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -3379,15 +3379,15 @@ struct K13_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t640 = 0; /* nonzero: a check below failed */
-    int t641 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1547_n;
-    int32_t t639 = t641 ? A.v_x1547_d[0] : 0;
+    int t641 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1548_n;
+    int32_t t639 = t641 ? A.v_x1548_d[0] : 0;
     t640 |= !t641;
     if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
       int32_t t642;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1547_n) {
-        t642 = A.v_x1547_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1548_n) {
+        t642 = A.v_x1548_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1547_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1548_n, 0.0, 0);
         t642 = 0;
       }
     }
@@ -3408,20 +3408,20 @@ struct K13_1_pull {
 struct K13_1_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x1550_d[i] = v.v0;
+    A.v_x1551_d[i] = v.v0;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1547_d = v_x1547->data.i;
-  A.v_x1547_n = v_x1547->len;
+  A.v_x1548_d = v_x1548->data.i;
+  A.v_x1548_n = v_x1548->len;
   K13_0_V *K13_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1550 = NULL;
+  RtValue *v_x1551 = NULL;
   /* ONCE */
   {
     K13_0_value = rtg::once_on_device<K13_0_V>("K13", loc, K13_0_pull{A});
@@ -3430,45 +3430,45 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, Rt
   /* MAP */
   {
     const int64_t t643 = 1;
-    v_x1550 = rtg_vec_new(RT_INT, t643);
-    A.v_x1550_d = v_x1550->data.i;
-    A.v_x1550_n = v_x1550->len;
+    v_x1551 = rtg_vec_new(RT_INT, t643);
+    A.v_x1551_d = v_x1551->data.i;
+    A.v_x1551_n = v_x1551->len;
     rtg::map("K13", loc, K13_1_pull{A}, K13_1_store{A}, t643);
   }
   rtg_free(K13_0_value);
   K13_0_value = NULL;
-  *out_v_x1550 = v_x1550;
+  *out_v_x1551 = v_x1551;
   return;
 fail:
-  rt_release(v_x1550);
+  rt_release(v_x1551);
   rtg_free(K13_0_value);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1547, RtValue **out_v_x1550) {
-  RtValue *vals[] = {v_x1547};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1548, RtValue **out_v_x1551) {
+  RtValue *vals[] = {v_x1548};
   const int64_t sizes[] = {(int64_t)1};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 1, sizes, 1, &site)) {
-    K13_host(err, loc, run, v_x1547, out_v_x1550);
+    K13_host(err, loc, run, v_x1548, out_v_x1551);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1547, out_v_x1550);
+    K13_gpu(err, loc, run, v_x1548, out_v_x1551);
   }
 }
 
 /* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559) {
   (void)loc;
   (void)run;
-  int32_t *v_x1552_d = v_x1552->data.i;
-  const int64_t v_x1552_n = v_x1552->len;
-  int32_t *v_dev_1559_d = v_dev_1559->data.i;
-  const int64_t v_dev_1559_n = v_dev_1559->len;
-  RtValue *v_x1557 = NULL;
+  int32_t *v_x1553_d = v_x1553->data.i;
+  const int64_t v_x1553_n = v_x1553->len;
+  int32_t *v_dev_1560_d = v_dev_1560->data.i;
+  const int64_t v_dev_1560_n = v_dev_1560->len;
   RtValue *v_x1558 = NULL;
+  RtValue *v_x1559 = NULL;
   /* SPLIT */
   {
-    const int64_t t644 = v_x1552_n;
+    const int64_t t644 = v_x1553_n;
     const int64_t t645 = t644 > 0 ? (t644 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t646 = (uint8_t *)rt_alloc_atomic((size_t)t644 + 1);
     int64_t *t647 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t645 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -3480,16 +3480,16 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, R
         const int32_t t650 = (int32_t)t649;
         int32_t t648x0;
         int32_t t648x1;
-        int32_t t653 = v_x1552_d[t650];
+        int32_t t653 = v_x1553_d[t650];
         t648x0 = t653;
         t648x1 = t653;
         uint8_t t654;
         uint8_t t655;
         int32_t t656;
-        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1559_n) {
-          t656 = v_dev_1559_d[0];
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1560_n) {
+          t656 = v_dev_1560_d[0];
         } else {
-          NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1559_n, 0.0, 0);
+          NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1560_n, 0.0, 0);
           t656 = 0;
         }
         uint8_t t658 = rt_lt_i(t648x0, t656);
@@ -3514,18 +3514,18 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, R
       t647[0 * t645 + t648] = t661;
       t661 += k;
     }
-    v_x1557 = rt_value_new(rt_vec_type(RT_INT), t661);
-    int32_t *v_x1557_d = v_x1557->data.i;
-    const int64_t v_x1557_n = v_x1557->len;
+    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t661);
+    int32_t *v_x1558_d = v_x1558->data.i;
+    const int64_t v_x1558_n = v_x1558->len;
     int64_t t662 = 0;
     for (int64_t t648 = 0; t648 < t645; t648++) {
       const int64_t k = t647[1 * t645 + t648];
       t647[1 * t645 + t648] = t662;
       t662 += k;
     }
-    v_x1558 = rt_value_new(rt_vec_type(RT_INT), t662);
-    int32_t *v_x1558_d = v_x1558->data.i;
-    const int64_t v_x1558_n = v_x1558->len;
+    v_x1559 = rt_value_new(rt_vec_type(RT_INT), t662);
+    int32_t *v_x1559_d = v_x1559->data.i;
+    const int64_t v_x1559_n = v_x1559->len;
     RT_PARALLEL_FOR_IF(t645 > 1)
     for (int64_t t648 = 0; t648 < t645; t648++) {
       int64_t at[2];
@@ -3538,15 +3538,15 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, R
           continue;
         int32_t t648y0;
         int32_t t648y1;
-        int32_t t663 = v_x1552_d[t650];
+        int32_t t663 = v_x1553_d[t650];
         t648y0 = t663;
         t648y1 = t663;
         if (t646[t649] >> 0 & 1) {
-          v_x1557_d[at[0]] = t648y0;
+          v_x1558_d[at[0]] = t648y0;
           at[0]++;
         }
         if (t646[t649] >> 1 & 1) {
-          v_x1558_d[at[1]] = t648y1;
+          v_x1559_d[at[1]] = t648y1;
           at[1]++;
         }
       }
@@ -3556,22 +3556,22 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1557 = v_x1557;
   *out_v_x1558 = v_x1558;
+  *out_v_x1559 = v_x1559;
   return;
 fail:
-  rt_release(v_x1557);
   rt_release(v_x1558);
+  rt_release(v_x1559);
 }
 
 /* K14: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1552_d; int64_t v_x1552_n;
-  int32_t *v_dev_1559_d; int64_t v_dev_1559_n;
-  int32_t *v_x1557_d; int64_t v_x1557_n;
+  int32_t *v_x1553_d; int64_t v_x1553_n;
+  int32_t *v_dev_1560_d; int64_t v_dev_1560_n;
   int32_t *v_x1558_d; int64_t v_x1558_n;
+  int32_t *v_x1559_d; int64_t v_x1559_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -3582,7 +3582,7 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t664 = A.v_x1552_d[ix];
+    int32_t t664 = A.v_x1553_d[ix];
     return K14_0_V{t664};
   }
 };
@@ -3591,10 +3591,10 @@ struct K14_0_store {
   __device__ void operator()(int c, int64_t i, const K14_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1557_d[i] = v.v0;
+      A.v_x1558_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1558_d[i] = v.v0;
+      A.v_x1559_d[i] = v.v0;
       break;
     }
   }
@@ -3603,17 +3603,17 @@ struct K14_0_pred {
   K14_A A;
   __device__ unsigned operator()(int64_t i, const K14_0_V &v) const {
     int t666 = 0; /* nonzero: a check below failed */
-    int t667 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1559_n;
-    int32_t t665 = t667 ? A.v_dev_1559_d[0] : 0;
+    int t667 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1560_n;
+    int32_t t665 = t667 ? A.v_dev_1560_d[0] : 0;
     t666 |= !t667;
     uint8_t t669 = rt_lt_i(v.v0, t665);
     uint8_t t671 = rt_gt_i(v.v0, t665);
     if (__builtin_expect(t666 != 0, 0)) { /* again, recording the error */
       int32_t t672;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1559_n) {
-        t672 = A.v_dev_1559_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1560_n) {
+        t672 = A.v_dev_1560_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1559_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1560_n, 0.0, 0);
         t672 = 0;
       }
       uint8_t t674 = rt_lt_i(v.v0, t672);
@@ -3622,30 +3622,30 @@ struct K14_0_pred {
     return ((unsigned)((t669) != 0) << 0) | ((unsigned)((t671) != 0) << 1);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1552_d = v_x1552->data.i;
-  A.v_x1552_n = v_x1552->len;
-  A.v_dev_1559_d = v_dev_1559->data.i;
-  A.v_dev_1559_n = v_dev_1559->len;
-  RtValue *v_x1557 = NULL;
+  A.v_x1553_d = v_x1553->data.i;
+  A.v_x1553_n = v_x1553->len;
+  A.v_dev_1560_d = v_dev_1560->data.i;
+  A.v_dev_1560_n = v_dev_1560->len;
   RtValue *v_x1558 = NULL;
+  RtValue *v_x1559 = NULL;
   /* SPLIT */
   rtg::SplitCounts t677; /* the slots of its classes' counts */
   int64_t t678; /* its size */
   {
-    const int64_t t679 = v_x1552->len;
-    v_x1557 = rtg_vec_new(RT_INT, t679);
-    A.v_x1557_d = v_x1557->data.i;
-    A.v_x1557_n = v_x1557->len;
+    const int64_t t679 = v_x1553->len;
     v_x1558 = rtg_vec_new(RT_INT, t679);
     A.v_x1558_d = v_x1558->data.i;
     A.v_x1558_n = v_x1558->len;
+    v_x1559 = rtg_vec_new(RT_INT, t679);
+    A.v_x1559_d = v_x1559->data.i;
+    A.v_x1559_n = v_x1559->len;
     t678 = t679;
     t677 = rtg::split_launch<K14_0_V, 2>("K14", loc, K14_0_pull{A}, K14_0_pred{A}, t679, K14_0_store{A});
   }
@@ -3653,30 +3653,30 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, Rt
     int64_t t680[2];
     t680[0] = rtg::filter_count(t677.at[0]);
     t680[1] = rtg::filter_count(t677.at[1]);
-    v_x1557 = rtg_vec_fit(v_x1557, t680[0]);
-    A.v_x1557_d = v_x1557->data.i;
-    A.v_x1557_n = v_x1557->len;
-    v_x1558 = rtg_vec_fit(v_x1558, t680[1]);
+    v_x1558 = rtg_vec_fit(v_x1558, t680[0]);
     A.v_x1558_d = v_x1558->data.i;
     A.v_x1558_n = v_x1558->len;
+    v_x1559 = rtg_vec_fit(v_x1559, t680[1]);
+    A.v_x1559_d = v_x1559->data.i;
+    A.v_x1559_n = v_x1559->len;
   }
-  *out_v_x1557 = v_x1557;
   *out_v_x1558 = v_x1558;
+  *out_v_x1559 = v_x1559;
   return;
 fail:
-  rt_release(v_x1557);
   rt_release(v_x1558);
+  rt_release(v_x1559);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1552, RtValue *v_dev_1559, RtValue **out_v_x1557, RtValue **out_v_x1558) {
-  RtValue *vals[] = {v_x1552, v_dev_1559};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1553, RtValue *v_dev_1560, RtValue **out_v_x1558, RtValue **out_v_x1559) {
+  RtValue *vals[] = {v_x1553, v_dev_1560};
   const int64_t sizes[] = {0};
   static RtgHostSite site; /* what the host path learned of this kernel */
   if (rtg_choose_host(vals, 2, sizes, 0, &site)) {
-    K14_host(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
+    K14_host(err, loc, run, v_x1553, v_dev_1560, out_v_x1558, out_v_x1559);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1552, v_dev_1559, out_v_x1557, out_v_x1558);
+    K14_gpu(err, loc, run, v_x1553, v_dev_1560, out_v_x1558, out_v_x1559);
   }
 }
 
@@ -3690,12 +3690,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1551 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1551);
+    RtValue *v_dev_1552 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x19, &v_dev_1552);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1551, &v_x42, &v_x60);
-    rt_release(v_dev_1551);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 3, v_x19, v_dev_1552, &v_x42, &v_x60);
+    rt_release(v_dev_1552);
     int32_t v_x61 = 0;
     v_x61 = (int32_t)v_x60->len;
     int32_t v_x43 = 0;
@@ -3745,11 +3745,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x759 = NULL;
+  RtValue *v_x760 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x759 = v_x94;
+    v_x760 = v_x94;
   } else {
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x89->len;
@@ -3757,9 +3757,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    RtValue *v_x710 = NULL;
-    RtValue *v_x724 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x710, &v_x724);
+    RtValue *v_x711 = NULL;
+    RtValue *v_x725 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K10, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x711, &v_x725);
     int32_t v_x154 = 0;
     v_x154 = rt_sub_i(v_x153, v_x152);
     int32_t v_x132 = 0;
@@ -3792,11 +3792,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     int32_t v_x247 = 0;
     v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
-    RtValue *v_x699 = NULL;
+    RtValue *v_x700 = NULL;
     if (v_x269) {
       RtValue *v_x272 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x272);
-      v_x699 = v_x272;
+      v_x700 = v_x272;
     } else {
       int32_t v_x422 = 0;
       v_x422 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -3815,75 +3815,76 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       v_x429 = (int32_t)v_x335->len;
       int32_t v_x431 = 0;
       v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x429, v_x430);
+      NESSIE_CHECK(4 /* append */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133, 0);
       int32_t v_x441 = 0;
-      v_x441 = rt_mul_i(v_x133, 2);
+      v_x441 = rt_add_i(v_x133, v_x133);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x441, 1);
-      RtValue *v_x521 = NULL;
-      RtValue *v_x531 = NULL;
-      RtValue *v_x540 = NULL;
-      RtValue *v_x542 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x521, &v_x531, &v_x540, &v_x542);
+      RtValue *v_x522 = NULL;
+      RtValue *v_x532 = NULL;
+      RtValue *v_x541 = NULL;
+      RtValue *v_x543 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K6, 5, v_x356, v_x406, v_x422, v_x441, v_x133, v_x412, v_x429, v_x362, v_x431, &v_x522, &v_x532, &v_x541, &v_x543);
       rt_release(v_x356);
       rt_release(v_x362);
       rt_release(v_x406);
       rt_release(v_x412);
-      int32_t v_x546 = 0;
-      v_x546 = (int32_t)NESSIE_SEG_TOTAL(v_x540);
-      RtValue *v_x559 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x540, v_x542, v_x531, v_x521, &v_x559);
+      int32_t v_x547 = 0;
+      v_x547 = (int32_t)NESSIE_SEG_TOTAL(v_x541);
+      RtValue *v_x560 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 5, v_x335, v_x385, v_x431, v_x541, v_x543, v_x532, v_x522, &v_x560);
       rt_release(v_x335);
       rt_release(v_x385);
-      rt_release(v_x521);
-      rt_release(v_x531);
-      rt_release(v_x542);
-      RtValue *v_x561 = NULL;
-      rt_retain(v_x540);
-      rt_retain(v_x559);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x540, v_x559, &v_x561));
-      rt_release(v_x540);
-      rt_release(v_x559);
-      RtValue *v_x698 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x561, &v_x698);
-      rt_release(v_x561);
-      v_x699 = v_x698;
+      rt_release(v_x522);
+      rt_release(v_x532);
+      rt_release(v_x543);
+      RtValue *v_x562 = NULL;
+      rt_retain(v_x541);
+      rt_retain(v_x560);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x541, v_x560, &v_x562));
+      rt_release(v_x541);
+      rt_release(v_x560);
+      RtValue *v_x699 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x133, v_x562, &v_x699);
+      rt_release(v_x562);
+      v_x700 = v_x699;
     }
     rt_release(v_x215);
     rt_release(v_x223);
     rt_release(v_x233);
     rt_release(v_x241);
     rt_release(v_x243);
-    RtValue *v_x758 = NULL;
+    RtValue *v_x759 = NULL;
     if (v_x261) {
-      v_x758 = v_x699;
-      rt_retain(v_x699);
+      v_x759 = v_x700;
+      rt_retain(v_x700);
     } else {
-      RtValue *v_x757 = NULL;
+      RtValue *v_x758 = NULL;
       if (v_x269) {
-        v_x757 = v_x268;
+        v_x758 = v_x268;
         rt_retain(v_x268);
       } else {
-        int32_t v_x744 = 0;
-        v_x744 = (int32_t)v_x699->len;
-        int32_t v_x743 = 0;
-        v_x743 = (int32_t)v_x268->len;
         int32_t v_x745 = 0;
-        v_x745 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x743, v_x744);
-        RtValue *v_x756 = NULL;
-        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x724, v_x132, v_x105, v_x710, v_x268, v_x699, v_x745, &v_x756);
-        v_x757 = v_x756;
+        v_x745 = (int32_t)v_x700->len;
+        int32_t v_x744 = 0;
+        v_x744 = (int32_t)v_x268->len;
+        int32_t v_x746 = 0;
+        v_x746 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x744, v_x745);
+        RtValue *v_x757 = NULL;
+        NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 6, v_x725, v_x132, v_x105, v_x711, v_x268, v_x700, v_x746, &v_x757);
+        v_x758 = v_x757;
       }
-      v_x758 = v_x757;
+      v_x759 = v_x758;
     }
     rt_release(v_x105);
-    rt_release(v_x710);
-    rt_release(v_x724);
+    rt_release(v_x711);
+    rt_release(v_x725);
     rt_release(v_x268);
-    rt_release(v_x699);
-    v_x759 = v_x758;
+    rt_release(v_x700);
+    v_x760 = v_x759;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x759;
+  *out_0 = v_x760;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
