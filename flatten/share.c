@@ -50,9 +50,10 @@
  *
  * Requires: a checked FlatProgram, before shape analysis (shape.c reads
  * the variables as this pass leaves them).  Keeps: every statement but
- * the checks above that cannot fail, and every parameter (a parameter no longer read stays in
- * the signature; a statement whose results no longer are read is dead
- * code for lowering); the program's results and errors.
+ * the checks above that cannot fail, and every parameter (a parameter
+ * no longer read stays in the signature; a statement whose results no
+ * longer are read is dead code for lowering); the program's results and
+ * errors.
  */
 #include <string.h>
 

@@ -5,11 +5,10 @@
 # there are processors; the messages of a build go to OUTDIR/NAME.build.
 # The C compiler runs at -O1 here (NESSIE_CFLAGS): the tests check what
 # the programs print, and the build time of the whole corpus matters on
-# CI.  The builds run side by side,
-# so each nessie runs at most two compilers on a large program's
-# translation units (NESSIE_JOBS).  The largest files start first, so
-# that the last builds running are small ones and no processor waits
-# long for a large one at the end.
+# CI.  The builds run side by side, so each nessie runs at most two
+# compilers on a large program's translation units (NESSIE_JOBS).  The
+# largest files start first, so that the last builds running are small
+# ones and no processor waits long for a large one at the end.
 set -u
 NESSIE=$1
 OUT=$2

@@ -6,7 +6,7 @@
 # at 50 ms it failed on a busy 2-core AMD machine at the base commit too
 # (alg_strsearch's refine^ 62-66 ms, whole_append 50-60 ms, 2026-12-07).
 # --stats comes with a run of the program (--interp=lcu), most of this
-# test's time: the programs run one a processor at a time (107 -> 60 s
+# test's time: the programs run one a processor at a time (107 -> 65 s
 # on the 2-core machine), each solve still on one processor.
 set -u
 if [ "${1:-}" = --one ]; then
