@@ -311,7 +311,7 @@ static intptr_t constant_range_length(Fl *fl, FlatAtom *s, FlatAtom *e, FlatAtom
   if (!dist_constant(fl, s, &a) || !dist_constant(fl, e, &b) || !dist_constant(fl, d, &c) ||
       !rt_range_size_ok(a, b, c))
     return 0;
-  int64_t k = ((int64_t)b - a + c - 1) / c;
+  int64_t k = rt_range_length(a, b, c);
   return k >= 1 && k <= 8 ? (intptr_t)k : 0;
 }
 
@@ -1206,11 +1206,7 @@ static FlatAtom *replicated_total(Fl *fl, Vals v, Type *t, FlatAtom *segdes) {
   intptr_t k = segdes && segdes->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->uniform, segdes->u.var) : 0;
   if (k < 1 || k > 8 || res(t)->kind != T_SEQ)
     return NULL;
-  FlatAtom *n = vals_length(fl, slice(v, 1, v.len - 1), res(t)->elem);
-  FlatAtom *sum = n;
-  for (intptr_t i = 1; i < k; i++)
-    sum = total_sum(fl, sum, n);
-  return sum;
+  return uniform_total(fl, vals_length(fl, slice(v, 1, v.len - 1), res(t)->elem), k);
 }
 
 /* {body : p1 in s1; ... | filter} */
