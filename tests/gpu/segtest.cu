@@ -505,7 +505,8 @@ static void test_ids_move(void) {
   std::vector<int32_t> ref = ids_of(len);
   RtValue *d = device_segdes(len, true);
   rtg_seg_ids_raw(d);
-  bool host = rtg_choose_host(&d, 1, NULL, 0);
+  RtgHostSite site = {}; /* a launch site of its own: nothing learned yet */
+  bool host = rtg_choose_host(&d, 1, NULL, 0, &site);
   bool dropped = host && !d->device && d->ids == NULL && d->offsets == NULL;
   rtg_to_device_all(&d, 1);
   int64_t bad = first_difference(read_back(rtg_seg_ids_raw(d), ref.size()), ref);
