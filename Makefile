@@ -222,10 +222,14 @@ gpu-test: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
 # On a machine with an NVIDIA GPU: the runtime's segment descriptors and
 # segmented skeletons against a CPU reference (tests/gpu/segtest.cu; ends
 # `N passed, M failed`).  SEGTEST_FLAGS=--quick: fewer layouts, no timing.
+# SEGTEST_NVCCFLAGS: the skeletons' compile-time settings to test
+# (-DNESSIE_JOINED_COUNTS=1; docs/codegen.md); a change of them alone
+# does not rebuild the self-test (remove it first).
 SEGTEST_FLAGS ?=
+SEGTEST_NVCCFLAGS ?=
 $(BUILD)/gpu-tests/segtest: tests/gpu/segtest.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h $(RUNTIME_DIR)/libnessie_rt_cuda.a
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall -Irt -o $@ $< $(RUNTIME_DIR)/libnessie_rt_cuda.a \
+	$(NVCC) -std=c++17 -O3 $(SEGTEST_NVCCFLAGS) $(NVCC_GENCODE) -Xcompiler -Wall -Irt -o $@ $< $(RUNTIME_DIR)/libnessie_rt_cuda.a \
 	    -Xcompiler -fopenmp -lm -lpthread
 
 gpu-segtest: $(BUILD)/gpu-tests/segtest

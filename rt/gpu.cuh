@@ -601,6 +601,13 @@ bool check_result(const char *name, RtLoc loc, V *value, Check check, V id, RtKe
    words are never cleared between launches. */
 constexpr unsigned long long TILE_SUM = 1, TILE_PREFIX = 2;
 
+/* the predecessors' words a lane of the look-back reads at once (a window
+   of 32 times as many tiles): to measure the look-back's reach against
+   its loads */
+#ifndef NESSIE_LOOKBACK_WORDS
+#define NESSIE_LOOKBACK_WORDS 1
+#endif
+
 __device__ inline void tile_store(RtgTileWord *w, long long value, unsigned long long status) {
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(value), "l"(status) : "memory");
 }
@@ -646,18 +653,44 @@ template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, i
   }
   if (lane == 0)
     tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
+  /* a window of 32 * M tiles: lane k reads tiles last - k * M - m, m = 0
+     .. M - 1 (the nearest M to lane 0) */
+  constexpr int M = NESSIE_LOOKBACK_WORDS;
   V before = none; /* the windows read so far, nearest first */
-  for (int64_t last = tile - 1;; last -= 32) {
-    int64_t p = last - lane;
-    long long value = 0;
-    unsigned long long status = mine | TILE_PREFIX; /* before tile 0: nothing to wait for */
-    if (p >= 0)
-      do
-        tile_load(&st.words[p], &value, &status);
-      while ((status & ~3ull) != mine);
-    unsigned prefixes = __ballot_sync(all, (status & 3) == TILE_PREFIX);
+  for (int64_t last = tile - 1;; last -= 32 * M) {
+    long long value[M];
+    unsigned long long status[M];
+    /* every word not yet of this launch loaded again, all M issued
+       before any is waited for */
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+      value[m] = 0;
+      /* before tile 0: nothing to wait for; else not yet read */
+      status[m] = last - (int64_t)lane * M - m < 0 ? mine | TILE_PREFIX : ~mine;
+    }
+    for (bool waiting = true; waiting;) {
+#pragma unroll
+      for (int m = 0; m < M; m++)
+        if ((status[m] & ~3ull) != mine)
+          tile_load(&st.words[last - (int64_t)lane * M - m], &value[m], &status[m]);
+      waiting = false;
+#pragma unroll
+      for (int m = 0; m < M; m++)
+        waiting |= (status[m] & ~3ull) != mine;
+    }
+    int first = M; /* the lane's nearest inclusive prefix, M for none */
+#pragma unroll
+    for (int m = M - 1; m >= 0; m--)
+      if ((status[m] & 3) == TILE_PREFIX)
+        first = m;
+    unsigned prefixes = __ballot_sync(all, first < M);
     int nearest = prefixes ? __ffs(prefixes) - 1 : 31; /* the window's lanes 0 .. nearest count */
-    V x = p >= 0 && lane <= nearest ? value_of<V>(value) : none;
+    /* the lane's tiles in order, earliest first, back to its prefix */
+    V x = none;
+#pragma unroll
+    for (int m = M - 1; m >= 0; m--)
+      if (lane <= nearest && m <= first && last - (int64_t)lane * M - m >= 0)
+        x = op(x, value_of<V>(value[m]));
     /* lane 0 gets op over lanes nearest .. 0, in that (tile) order: at
        each step a lane takes the partial of the lanes above it, which
        are earlier tiles */
@@ -1179,6 +1212,20 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
 #ifndef NESSIE_FILTER_STAGE
 #define NESSIE_FILTER_STAGE 1
 #endif
+/* a joined PARTITION's tiles take their starts from the count pass's
+   tile counts (1) or from the look-back (0, the default until the two
+   are measured on a GPU: docs/gpu-runs.md, fifty-second session) */
+#ifndef NESSIE_JOINED_COUNTS
+#define NESSIE_JOINED_COUNTS 0
+#endif
+/* the blocks of filter_kernel that ptxas must fit on a multiprocessor
+   (its registers a thread bounded so): to measure occupancy against
+   spills */
+#ifdef NESSIE_FILTER_MIN_BLOCKS
+#define NESSIE_FILTER_BOUNDS __launch_bounds__(THREADS, NESSIE_FILTER_MIN_BLOCKS)
+#else
+#define NESSIE_FILTER_BOUNDS __launch_bounds__(THREADS)
+#endif
 template <class V>
 constexpr int FILTER_ITEMS = sizeof(V) <= 4 ? NESSIE_FILTER_ITEMS4 : sizeof(V) <= 8 ? NESSIE_FILTER_ITEMS8 : ITEMS<V>;
 #ifndef NESSIE_FILTER_STAGE_BYTES
@@ -1217,11 +1264,17 @@ __device__ __forceinline__ char *filter_stage() {
 
 /* One tile of a FILTER or PARTITION.  'others_after', where not NULL, is
    a joined PARTITION's kept count on the device: each other value goes
-   to its index among the others plus it (read once a tile). */
-template <int K, class V, class Pull, class Pred, class Store, class Other>
+   to its index among the others plus it (read once a tile).
+   With COUNTS, 'tile_counts' holds the kept count of every tile of
+   the launch (a joined PARTITION's count pass wrote them): the tile's
+   start among the kept is then their sum over the tiles before it,
+   summed by the whole block, and not the look-back's (partition_joined,
+   NESSIE_JOINED_COUNTS). */
+template <int K, class V, bool COUNTS = false, class Pull, class Pred, class Store, class Other>
 __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
                                             const Other &other, bool partition, RtgTileState st, int64_t *count,
-                                            int64_t tile, const int64_t *others_after = nullptr) {
+                                            int64_t tile, const int64_t *others_after = nullptr,
+                                            const int *tile_counts = nullptr) {
   constexpr int WARPS = THREADS / 32, PER_TILE = THREADS * K;
   typedef Staged<V, Store> St;
   typedef typename St::type S;
@@ -1229,6 +1282,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start, tile_others;
   __shared__ int tile_kept;
+  __shared__ int64_t warp_before[COUNTS ? WARPS : 1]; /* with tile_counts: each warp's part of their sum */
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t base = tile * (int64_t)PER_TILE;
   V v[K];
@@ -1245,6 +1299,17 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
     if (j < n)
       v[r] = pull(j);
   }
+  if constexpr (COUNTS) {
+    /* the kept counts of the tiles before this one, a thread a stride
+       of them, loaded while the pulls' loads are in flight */
+    int mine = 0; /* at most the kept count, which is at most n: an int */
+    for (int t = threadIdx.x; t < (int)tile; t += THREADS)
+      mine += tile_counts[t];
+    for (int d = 16; d > 0; d /= 2)
+      mine += __shfl_down_sync(0xffffffffu, mine, d);
+    if (lane == 0)
+      warp_before[w] = mine;
+  }
 #pragma unroll
   for (int r = 0; r < K; r++) {
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
@@ -1258,7 +1323,12 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
     /* the warps' counts to their exclusive prefixes, in element order, by
        the first warp; then the tile's start */
     int total = tile_counts_scan<K * WARPS>(&warp_counts[0][0]);
-    int64_t before = tile_lookback(st, tile, total);
+    int64_t before = 0;
+    if constexpr (COUNTS)
+      for (int k = 0; k < WARPS; k++)
+        before += warp_before[k];
+    else
+      before = tile_lookback(st, tile, total);
     if (lane == 0) {
       tile_start = before;
       tile_others = base - before + after; /* the tile's first other's index (lane 0: thread 0) */
@@ -1307,11 +1377,12 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
   }
 }
 
-template <int K, class V, class Pull, class Pred, class Store, class Other>
-__global__ void __launch_bounds__(THREADS)
+template <int K, class V, bool COUNTS = false, class Pull, class Pred, class Store, class Other>
+__global__ void NESSIE_FILTER_BOUNDS
     filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
-                  int64_t *count, const int64_t *others_after = nullptr) {
-  filter_tile<K, V>(pull, pred, n, store, other, partition, st, count, blockIdx.x, others_after);
+                  int64_t *count, const int64_t *others_after = nullptr, const int *tile_counts = nullptr) {
+  filter_tile<K, V, COUNTS>(pull, pred, n, store, other, partition, st, count, blockIdx.x, others_after,
+                            tile_counts);
 }
 
 /* Several FILTERs and PARTITIONs of a kernel over the same n elements,
@@ -1558,7 +1629,7 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
    docs/gpu-runs.md, forty-third session). */
 template <int K, class V, class Pull, class Pred>
 __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pred, int64_t n,
-                                                             unsigned long long *count) {
+                                                             unsigned long long *count, int *tile_counts) {
   __shared__ int warp_sums[THREADS / 32];
   const int64_t base = (int64_t)blockIdx.x * THREADS * K;
   V v[K];
@@ -1576,8 +1647,11 @@ __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pre
   }
   auto plus = [](int a, int b) { return a + b; };
   int sum = block_combine_commutative(mine, plus, 0, warp_sums);
-  if (threadIdx.x == 0 && sum)
-    atomicAdd(count, (unsigned long long)sum);
+  if (threadIdx.x == 0) {
+    tile_counts[blockIdx.x] = sum;
+    if (sum)
+      atomicAdd(count, (unsigned long long)sum);
+  }
 }
 
 /* A joined PARTITION (fus_join_partitions): its kept values to 'store'
@@ -1591,7 +1665,18 @@ __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pre
    wait; radix sort's pass was a PARTITION, a wait for its count and a
    copy of its second part.  Moving the others after the PARTITION by
    the count it leaves (a launch that reads and writes them again)
-   measured slower (docs/gpu-runs.md, forty-second session). */
+   measured slower (docs/gpu-runs.md, forty-second session).
+
+   The count pass also leaves each tile's count, so that with
+   NESSIE_JOINED_COUNTS the PARTITION's tiles sum their starts from them
+   and need no look-back.  Under ncu the PARTITION of radix sort's 10^7
+   keys took 53.8 µs (1.16 TB/s), its blocks waiting at their barriers
+   39% of their cycles while the first warp looked back, and doubling
+   the blocks an SM gained nothing (docs/gpu-runs.md, fifty-second
+   session): a look-back that passes 32 tiles a round trip to the L2
+   cache bounds the tiles a launch finishes per microsecond, however
+   many are in flight (NESSIE_LOOKBACK_WORDS widens the window).  The
+   switch stays off until the two are timed on a GPU. */
 template <class V, class Pull, class Pred, class Store>
 void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
   if (n <= 0)
@@ -1599,17 +1684,19 @@ void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t
   constexpr int K = filter_items<V, Store>, per_tile = THREADS * K;
   int64_t tiles = (n + per_tile - 1) / per_tile;
   /* [0]: the count the first pass finds; [1]: the one the PARTITION's
-     last tile writes, as every PARTITION's (read by nothing) */
-  int64_t *counts = (int64_t *)rtg_alloc(2 * sizeof(int64_t));
+     last tile writes, as every PARTITION's (read by nothing); then each
+     tile's kept count, an int (at most THREADS * K), from the first pass */
+  int64_t *counts = (int64_t *)rtg_alloc(2 * sizeof(int64_t) + (size_t)tiles * sizeof(int));
+  int *tile_counts = (int *)(counts + 2);
   rtg_zero(counts, sizeof(int64_t));
   rtg_launching("partition (joined): count");
   count_kept_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n,
-                                                                         (unsigned long long *)counts);
+                                                                         (unsigned long long *)counts, tile_counts);
   rtg_launched(name, loc);
   RtgTileState st = rtg_tile_state(tiles);
   rtg_launching("partition (joined)");
-  filter_kernel<K, V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, store, true, st,
-                                                                      counts + 1, counts);
+  filter_kernel<K, V, NESSIE_JOINED_COUNTS != 0><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
+      pull, pred, n, store, store, true, st, counts + 1, counts, tile_counts);
   rtg_launched(name, loc);
   rtg_free(counts); /* in stream order: the launches have read it */
 }

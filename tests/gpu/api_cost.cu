@@ -48,11 +48,42 @@ __global__ void args_kernel(Args a, long long n) {
     a.d[0][i] = a.scalar;
 }
 
+/* An argument block of B bytes: a fused kernel's skeleton takes a copy
+   of the kernel's struct of vectors (K_A, 100 to 300 bytes) in each of
+   its functors, and a launch of several parts takes every part's (nine
+   copies in Barnes-Hut's K45, about 2.4 KB). */
+template <int B> struct Block {
+  int *d;
+  char pad[B - sizeof(int *)];
+};
+template <int B> __global__ void block_kernel(Block<B> a, long long n) {
+  if (n > 0 && a.d)
+    a.d[0] = a.pad[B / 2];
+}
+
 enum { N = 20000, WARM = 2000 };
 
 static void row(const char *what, double seconds, int n) {
   printf("  %-58s %8.2f µs\n", what, 1e6 * seconds / n);
 }
+
+/* a launch of a B-byte argument block, 10 blocks of 256 threads, n = 0 */
+template <int B> static void param_row(cudaStream_t s, int *buf) {
+  Block<B> a = {};
+  a.d = buf;
+  for (int i = 0; i < WARM; i++)
+    block_kernel<B><<<10, 256, 0, s>>>(a, 0);
+  check(cudaStreamSynchronize(s), "sync");
+  double t = now();
+  for (int i = 0; i < N; i++)
+    block_kernel<B><<<10, 256, 0, s>>>(a, 0);
+  double took = now() - t;
+  check(cudaStreamSynchronize(s), "sync");
+  char what[80];
+  snprintf(what, sizeof what, "launch with a %d-byte argument block, 10 blocks", B);
+  row(what, took, N);
+}
+
 
 int main(void) {
   check(cudaSetDevice(0), "cudaSetDevice");
@@ -93,6 +124,12 @@ int main(void) {
   double args = now() - t;
   check(cudaStreamSynchronize(s), "sync");
   row("launch with a 140-byte argument struct, 1024 blocks", args, N);
+
+  param_row<64>(s, buf);
+  param_row<256>(s, buf);
+  param_row<1024>(s, buf);
+  param_row<2048>(s, buf);
+  param_row<4096>(s, buf);
 
   t = now();
   for (int i = 0; i < N; i++) {
