@@ -1,9 +1,10 @@
-# tests/bench/abcommon.sh: what ab.sh and envab.sh share, sourced by
+# tests/bench/abcommon.sh: what ab.sh, envab.sh and flagsab.sh share, sourced by
 # both (run from the repository's root).
 
 # BIND: bind a run to one CPU (AB_CPU, default 2) where taskset is found
+# and can bind to it (a 2-core machine has no CPU 2: every run failed)
 BIND=""
-command -v taskset > /dev/null && BIND="taskset -c ${AB_CPU:-2}"
+command -v taskset > /dev/null && taskset -c "${AB_CPU:-2}" true 2> /dev/null && BIND="taskset -c ${AB_CPU:-2}"
 
 # the median of the timed calls of output $1, in ms
 median() {
