@@ -1,5 +1,5 @@
 # tests/bench/abcommon.sh: what ab.sh, envab.sh and flagsab.sh share, sourced by
-# both (run from the repository's root).
+# each (run from the repository's root).
 
 # BIND: bind a run to one CPU (AB_CPU, default 2) where taskset is found
 # and can bind to it (a 2-core machine has no CPU 2: every run failed)
@@ -14,6 +14,16 @@ median() {
 
 # check(...)'s line of output $1, before the times
 checks() { grep '^it = \[.*\] : \[float\]$' "$1" | head -1; }
+
+# whether output $1's check values are those of output $2, the first
+# setting's: a phrase for the setting's line
+same_check() {
+  if [ -z "$(checks "$1")" ] || [ "$(checks "$1")" != "$(checks "$2")" ]; then
+    echo "check differs: $(checks "$1") $(grep error "$1" | head -1)"
+  else
+    echo "check as the first's"
+  fi
+}
 
 # bench_sources OUT NAME=N...: tests/bench/NAME.nesl at size N with the
 # harness's statements (the check values, then 11 calls of run_once

@@ -45,10 +45,7 @@ for spec in "$@"; do
   for setting in $(echo "$SETTINGS" | tr '/' ' '); do
     i=$((i + 1))
     stats=$(sed -n 's/^stats: \([0-9]*\) kernel launches, \([0-9]*\) host synchronizations.*/\1 launches, \2 waits/p' "$exe.$i.out.1")
-    check="check as the first's"
-    if [ -z "$(checks "$exe.$i.out.1")" ] || [ "$(checks "$exe.$i.out.1")" != "$(checks "$exe.1.out.1")" ]; then
-      check="check differs: $(checks "$exe.$i.out.1") $(grep error "$exe.$i.out.1" | head -1)"
-    fi
+    check=$(same_check "$exe.$i.out.1" "$exe.1.out.1")
     eval "times=\$t$i"
     echo "$name=$n  $setting:$times ms  ($stats; $check)"
     eval "t$i="

@@ -42,10 +42,7 @@ for spec in "$@"; do
       echo "$name=$n  $flags: the build failed: $(head -3 "$exe.build")"
       continue
     fi
-    check="check as the first's"
-    if [ -z "$(checks "$exe.out.1")" ] || [ "$(checks "$exe.out.1")" != "$(checks "$OUT/$name.$n.f1.out.1")" ]; then
-      check="check differs: $(checks "$exe.out.1") $(grep error "$exe.out.1" | head -1)"
-    fi
+    check=$(same_check "$exe.out.1" "$OUT/$name.$n.f1.out.1")
     eval "times=\$t$i"
     echo "$name=$n  $flags:$times ms  ($check)"
     eval "t$i="
