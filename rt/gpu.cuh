@@ -1673,10 +1673,11 @@ __global__ void __launch_bounds__(THREADS) count_kept_kernel(Pull pull, Pred pre
    keys took 53.8 µs (1.16 TB/s), its blocks waiting at their barriers
    39% of their cycles while the first warp looked back, and doubling
    the blocks an SM gained nothing (docs/gpu-runs.md, fifty-second
-   session): a look-back that passes 32 tiles a round trip to the L2
-   cache bounds the tiles a launch finishes per microsecond, however
-   many are in flight (NESSIE_LOOKBACK_WORDS widens the window).  The
-   switch stays off until the two are timed on a GPU. */
+   session).  That fits a look-back that passes 32 tiles a round trip
+   to the L2 cache bounding the tiles a launch finishes per
+   microsecond, however many are in flight (NESSIE_LOOKBACK_WORDS
+   widens the window), a guess until measured: the switch stays off
+   until the two are timed on a GPU. */
 template <class V, class Pull, class Pred, class Store>
 void partition_joined(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
   if (n <= 0)
