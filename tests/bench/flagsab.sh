@@ -16,8 +16,9 @@ NESSIE=$1 OUT=$2 ROUNDS=$3 FLAGSETS=$4
 shift 4
 . tests/bench/abcommon.sh
 bench_sources "$OUT" "$@"
+sets=$(echo "$FLAGSETS" | tr '/' ' ')
 i=0
-for flags in $(echo "$FLAGSETS" | tr '/' ' '); do
+for flags in $sets; do
   i=$((i + 1))
   NESSIE_NVCCFLAGS=$(echo "$flags" | tr ',' ' ') bench_builds "$OUT" "$NESSIE" ".f$i" "$@"
 done
@@ -26,7 +27,7 @@ for spec in "$@"; do
   name=${spec%%=*} n=${spec#*=}
   for r in $(seq "$ROUNDS"); do
     i=0
-    for flags in $(echo "$FLAGSETS" | tr '/' ' '); do
+    for flags in $sets; do
       i=$((i + 1))
       exe=$OUT/$name.$n.f$i
       [ -x "$exe" ] || continue
@@ -35,7 +36,7 @@ for spec in "$@"; do
     done
   done
   i=0
-  for flags in $(echo "$FLAGSETS" | tr '/' ' '); do
+  for flags in $sets; do
     i=$((i + 1))
     exe=$OUT/$name.$n.f$i
     if [ ! -x "$exe" ]; then
