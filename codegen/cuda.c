@@ -77,7 +77,19 @@ typedef struct Gx {
                        not read yet */
   const LcuSoac *fields_of; /* the SOAC whose V fields 'fields' gives (v_field) */
   int *fields;
+  Vec a_fields;     /* AField *: K_A's fields, in its order */
+  Map reads;        /* a functor's name -> the bool of each of a_fields
+                       that it reads (open_functor, close_functor) */
+  const char *open; /* the functor being written, or NULL */
+  CgText *saved_out; /* the output its text goes to when closed */
+  CgText body;      /* its text, until its fields are known */
 } Gx;
+
+/* A field of K_A: its name and its declaration. */
+typedef struct AField {
+  const char *name;
+  const char *decl;
+} AField;
 
 /* A FILTER whose count is read after the independent SOACs that follow
    it are launched too (flush_filters): one wait for all.  A REDUCE or
@@ -198,31 +210,63 @@ static const char *kname(Gx *x, const char *what) { return xprintf("%s_%d_%s", x
 static int nvalues(const LcuSoac *s) { return s->pull ? s->pull->body.len : 0; }
 static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull->body.data[i])->type; }
 
-static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
+/* Adds a field of K_A to x->a_fields; its line is the caller's. */
+static void add_field(Gx *x, const char *name, const char *decl) {
+  AField *f = xmalloc(sizeof *f);
+  *f = (AField){name, decl};
+  vec_push(&x->a_fields, f);
+}
+
+/* Adds the n fields 'names', declared by 'decls', and writes 'line',
+   which declares them all. */
+static void add_fields(Gx *x, const char *line, int n, const char **names, const char **decls) {
+  for (int i = 0; i < n; i++)
+    add_field(x, names[i], decls[i]);
+  cg_line(x->cg, "%s", line);
+}
+
+/* K_A: every vector, segdes and scalar the kernel's SOACs read or
+   write, as the host fills it (fill_a).  A functor holds only the
+   fields its code reads (close_functor): a launch's argument block is
+   the sum of its functors', and a fused kernel's several functors each
+   held the whole K_A before. */
+static void gen_a_struct(Gx *x, const Vec *vars) {
+  Cg *cg = x->cg;
+  const LcuKernel *k = x->k;
   for (int i = 0; i < k->soacs.len; i++)
     if (value_inside(cg, k, i))
       cg_line(cg, "struct %s_%d_V;", k->name, i);
   cg_line(cg, "struct %s_A {", k->name);
   cg->indent++;
-  cg_line(cg, "RtKernelError *err;");
-  cg_line(cg, "int run;");
+  add_fields(x, "RtKernelError *err;", 1, (const char *[]){"err"}, (const char *[]){"RtKernelError *err;"});
+  add_fields(x, "int run;", 1, (const char *[]){"run"}, (const char *[]){"int run;"});
   for (int i = 0; i < k->soacs.len; i++)
-    if (value_inside(cg, k, i))
-      cg_line(cg, "const %s_%d_V *%s_%d_dev; /* the SOAC's values, on the device */", k->name, i, k->name, i);
+    if (value_inside(cg, k, i)) {
+      const char *decl = xprintf("const %s_%d_V *%s_%d_dev;", k->name, i, k->name, i);
+      add_fields(x, xprintf("%s /* the SOAC's values, on the device */", decl), 1,
+                 (const char *[]){xprintf("%s_%d_dev", k->name, i)}, (const char *[]){decl});
+    }
   for (int i = 0; i < vars->len; i++) {
     const LcuVar *v = vars->data[i];
     const char *n = cg_name(v);
     int value;
     if (inside_value(cg, k, v, &value) >= 0)
       continue;
-    if (is_vec(v))
-      cg_line(cg, "%s *%s_d; int64_t %s_n;", cg_ctype(v->type.base), n, n);
-    else if (is_sd(v))
-      cg_line(cg, "const int64_t *%s_off; int64_t %s_n;", n, n);
-    else
-      cg_line(cg, "%s %s;", cg_ctype(v->type.base), n);
-    if (cg_divides_by(k, v))
-      cg_line(cg, "RtDivisor %s_dv; /* %s, prepared to divide by */", n, n);
+    if (is_vec(v) || is_sd(v)) {
+      const char *data = is_vec(v) ? xprintf("%s *%s_d;", cg_ctype(v->type.base), n) : xprintf("const int64_t *%s_off;", n);
+      const char *len = xprintf("int64_t %s_n;", n);
+      add_fields(x, xprintf("%s %s", data, len), 2,
+                 (const char *[]){xprintf(is_vec(v) ? "%s_d" : "%s_off", n), xprintf("%s_n", n)},
+                 (const char *[]){data, len});
+    } else {
+      const char *decl = xprintf("%s %s;", cg_ctype(v->type.base), n);
+      add_fields(x, decl, 1, (const char *[]){n}, (const char *[]){decl});
+    }
+    if (cg_divides_by(k, v)) {
+      const char *decl = xprintf("RtDivisor %s_dv;", n);
+      add_fields(x, xprintf("%s /* %s, prepared to divide by */", decl, n), 1,
+                 (const char *[]){xprintf("%s_dv", n)}, (const char *[]){decl});
+    }
   }
   cg->indent--;
   cg_line(cg, "};");
@@ -387,14 +431,26 @@ static void return_one(Cg *cg, void *ctx, const char **values, int n) {
   cg_line(cg, "return (%s)%s;", (const char *)ctx, values[0]);
 }
 
-/* Opens functor K_s_'what': its struct, holding a copy of K_A (and
-   'member' where not NULL), and the body of its device operator(), whose
-   declaration is 'signature'. */
+/* Begins functor 'name' (K_s_what): its text, from the line after its
+   `struct name {` on, goes to x->body until close_functor, which writes
+   the struct with the fields of K_A that the text reads. */
+static void begin_functor(Gx *x, const char *name) {
+  Cg *cg = x->cg;
+  if (x->open)
+    die("codegen: functor %s begun inside %s", name, x->open);
+  x->open = name;
+  x->saved_out = cg->out;
+  x->body = (CgText){0};
+  cg->out = &x->body;
+  cg->indent++;
+}
+
+/* Opens functor K_s_'what' (begin_functor), with 'member' where not
+   NULL, and the body of its device operator(), whose declaration is
+   'signature'. */
 static void open_functor_with(Gx *x, const char *what, const char *signature, const char *member) {
   Cg *cg = x->cg;
-  cg_line(cg, "struct %s {", kname(x, what));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
+  begin_functor(x, kname(x, what));
   for (const char *m = member; m && *m;) { /* a line of the member's each */
     const char *end = strchr(m, '\n');
     int len = end ? (int)(end - m) : (int)strlen(m);
@@ -407,12 +463,86 @@ static void open_functor_with(Gx *x, const char *what, const char *signature, co
 
 static void open_functor(Gx *x, const char *what, const char *signature) { open_functor_with(x, what, signature, NULL); }
 
-/* Closes the functor that open_functor opened. */
-static void close_functor(Cg *cg) {
+static bool ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+static int a_field_index(const Gx *x, const char *name, size_t len) {
+  for (int i = 0; i < x->a_fields.len; i++) {
+    const char *f = ((const AField *)x->a_fields.data[i])->name;
+    if (strlen(f) == len && memcmp(f, name, len) == 0)
+      return i;
+  }
+  return -1;
+}
+
+/* Marks in 'reads' the fields of K_A that 'text' reads: `A.field`, the
+   run number that NESSIE_DEVICE_RECORD reads (A.run), and the fields of
+   every functor written before that it makes from its own A
+   (`K_s_store{A}`, a ride's). */
+static void mark_reads(const Gx *x, const char *text, size_t n, bool *reads) {
+  for (size_t i = 0; i + 2 < n; i++) {
+    if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '.'))
+      continue;
+    if (text[i] == 'A' && text[i + 1] == '.') {
+      size_t e = i + 2;
+      while (e < n && ident_char(text[e]))
+        e++;
+      int f = a_field_index(x, text + i + 2, e - i - 2);
+      if (f >= 0)
+        reads[f] = true;
+      i = e - 1;
+      continue;
+    }
+    if (!ident_char(text[i]))
+      continue;
+    size_t e = i;
+    while (e < n && ident_char(text[e]))
+      e++;
+    const char *word = xstrndup(text + i, e - i);
+    if (strcmp(word, "NESSIE_DEVICE_RECORD") == 0) {
+      int f = a_field_index(x, "run", 3);
+      if (f >= 0)
+        reads[f] = true;
+    } else if (e + 2 <= n && text[e] == '{' && text[e + 1] == 'A') {
+      const bool *made = map_get(&x->reads, word);
+      if (made)
+        for (int f = 0; f < x->a_fields.len; f++)
+          reads[f] |= made[f];
+    }
+    i = e - 1;
+  }
+}
+
+/* Closes the functor that open_functor opened (its operator() and its
+   struct), and writes it: `struct K_s_what {`, its A (K_A's fields that
+   it reads, made from K_A, or from the A of a functor that holds them
+   all), then its text. */
+static void close_functor(Gx *x) {
+  Cg *cg = x->cg;
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
   cg_line(cg, "};");
+  bool *reads = xmalloc(sizeof(bool) * (size_t)(x->a_fields.len + 1));
+  memset(reads, 0, sizeof(bool) * (size_t)(x->a_fields.len + 1));
+  mark_reads(x, x->body.data, x->body.len, reads);
+  map_put(&x->reads, x->open, reads);
+  cg->out = x->saved_out;
+  cg_line(cg, "struct %s {", x->open);
+  cg->indent++;
+  Buf decls = {0}, init = {0};
+  for (int f = 0; f < x->a_fields.len; f++)
+    if (reads[f]) {
+      const AField *a = x->a_fields.data[f];
+      buf_printf(&decls, "%s%s", decls.len ? " " : "", a->decl);
+      buf_printf(&init, "%s%s(a.%s)", init.len ? ", " : "", a->name, a->name);
+    }
+  cg_line(cg, "struct Args { %s%s/* what it reads of %s_A */", buf_str(&decls), decls.len ? " " : "", x->k->name);
+  cg_line(cg, "  template <class T> __host__ __device__ Args(const T &a)%s%s {%s} } A;", init.len ? " : " : "",
+          buf_str(&init), init.len ? "" : " (void)a; ");
+  cg->indent--;
+  cg_text_write(cg->out, x->body.data, x->body.len);
+  cg_text_free(&x->body);
+  x->open = NULL;
 }
 
 /* Does expression 'e' read a vector at an index other than 'own' and
@@ -461,7 +591,7 @@ static void gen_pull(Gx *x) {
   c.stream_own = pull_gathers(x->s->pull);
   const char **args = seg ? (const char *[]){"ix", "sx"} : (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v_fields, x);
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* The arguments 'a.v0', ... of a thunk over the values of V 'a'. */
@@ -499,7 +629,7 @@ static void gen_op(Gx *x) {
   }
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* K_s_pred: (index, V) -> bool, a FILTER's or PARTITION's predicate. */
@@ -508,7 +638,7 @@ static void gen_pred(Gx *x) {
   open_functor(x, "pred", xprintf("bool operator()(int64_t i, const %s &v) const", kname(x, "V")));
   CgChecks c = device_checks(x, "i", NULL);
   cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_one, (void *)"bool");
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* K_s_pred of a SPLIT: (index, V) -> the bits of the element's classes
@@ -526,7 +656,7 @@ static void gen_split_pred(Gx *x) {
   open_functor(x, "pred", xprintf("unsigned operator()(int64_t i, const %s &v) const", kname(x, "V")));
   CgChecks c = device_checks(x, "i", NULL);
   cg_thunk(cg, x->s->second, soac_v_fields(x, "v"), x->dev, &c, return_bits, NULL);
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* K_s_store of a SPLIT: class c's values of V (its columns) to its
@@ -550,7 +680,7 @@ static void gen_split_store(Gx *x) {
     cg->indent--;
   }
   cg_line(cg, "}");
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* K_s_index: index -> int32_t, a PERMUTE's index thunk. */
@@ -560,7 +690,7 @@ static void gen_index(Gx *x) {
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   CgChecks c = device_checks(x, "i", "ix");
   cg_thunk(cg, x->s->second, (const char *[]){"ix"}, x->dev, &c, return_one, (void *)"int32_t");
-  close_functor(cg);
+  close_functor(x);
 }
 
 static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x->k, x->index, v); }
@@ -585,7 +715,7 @@ static void store_lines(Gx *x, int first) {
 static void gen_store(Gx *x, const char *name, int first) {
   open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   store_lines(x, first);
-  close_functor(x->cg);
+  close_functor(x);
 }
 
 /* Is value i of a FILTER's or PARTITION's V stored (as a kept value, or
@@ -624,7 +754,6 @@ static void gen_staged_struct(Gx *x) {
    K_s_S (filter_stages_part): V to S, and S's values to the results
    'first' .. */
 static void gen_staged_store(Gx *x, const char *name, int first) {
-  Cg *cg = x->cg;
   const char *v = kname(x, "V"), *st = kname(x, "S");
   Buf b = {0};
   for (int i = 0; i < nvalues(x->s); i++)
@@ -634,7 +763,7 @@ static void gen_staged_store(Gx *x, const char *name, int first) {
                     xprintf("typedef %s staged;\n__device__ static %s stage(const %s &v) { return %s{%s}; }", st,
                             st, v, st, buf_str(&b)));
   store_lines(x, first);
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* A SEG_REDUCE of int sums (cg_op_int_sum), made by atomics
@@ -646,17 +775,15 @@ static void gen_sum_functors(Gx *x) {
   open_functor(x, "add", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   for (int i = 0; i < nv; i++)
     cg_line(cg, "atomicAdd(&A.%s_d[i], v.v%d);", cg_name(x->s->results.data[i]), i);
-  close_functor(cg);
-  cg_line(cg, "struct %s {", kname(x, "zero"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
+  close_functor(x);
+  begin_functor(x, kname(x, "zero"));
   cg_line(cg, "void operator()(int64_t n) const {");
   cg->indent++;
   for (int i = 0; i < nv; i++) {
     const char *r = cg_name(x->s->results.data[i]);
     cg_line(cg, "rtg_zero(A.%s_d, sizeof *A.%s_d * (size_t)n);", r, r);
   }
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* The argument checks of the REDUCE at x->index that the kernel makes on
@@ -784,9 +911,7 @@ static void gen_ride(Gx *x) {
   Cg *cg = x->cg;
   const LcuKernel *k = x->k;
   bool scan = x->s->kind == SOAC_SCAN, segdes = x->s->kind == SOAC_LIBRARY;
-  cg_line(cg, "struct %s {", kname(x, "ride"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", k->name);
+  begin_functor(x, kname(x, "ride"));
   if (scan)
     cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
   else if (segdes)
@@ -801,10 +926,7 @@ static void gen_ride(Gx *x) {
     cg_line(cg, "%s{A}(i, v);", kname(x, "store"));
   else if (!segdes)
     cg_line(cg, "return %s{A}(i);", kname(x, "pull"));
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(x);
 }
 
 /* A LIBRARY loop's functors, for rtg::map_uneven (one element a thread,
@@ -827,9 +949,7 @@ static void gen_loop_functors(Gx *x) {
   for (int r = 0; r < s->results.len; r++)
     cg_line(cg, "  %s v%d;", scalar ? cg_ctype(((const LcuVar *)s->results.data[r])->type.base) : "int", r);
   cg_line(cg, "};");
-  cg_line(cg, "struct %s {", kname(x, "pull"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
+  begin_functor(x, kname(x, "pull"));
   for (int j = 0; j < f->params.len; j++)
     if (a[j].copy && !a[j].result)
       cg_line(cg, "%s *scratch%d; /* a copy of %s, which %s updates */", cg_ctype(a[j].values->type.base), j,
@@ -866,7 +986,7 @@ static void gen_loop_functors(Gx *x) {
     cg_line(cg, "const %s v = {%s};", kname(x, "V"), cg_each_call(cg, s, args, NULL, "A.err", "i", "failed"));
   cg_line(cg, "(void)failed;");
   cg_line(cg, "return v;");
-  close_functor(cg);
+  close_functor(x);
   open_functor(x, "store", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   if (scalar)
     for (int r = 0; r < s->results.len; r++)
@@ -876,7 +996,7 @@ static void gen_loop_functors(Gx *x) {
     cg_line(cg, "(void)i;");
     cg_line(cg, "(void)v;");
   }
-  close_functor(cg);
+  close_functor(x);
 }
 
 /* The structs of SOAC x->s. */
@@ -1908,7 +2028,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   /* the device's view: K_A, then each SOAC's structs */
   Vec vars = {0};
   a_vars(k, &vars);
-  gen_a_struct(cg, k, &vars);
+  gen_a_struct(&x, &vars);
   for (int i = 0; i < vars.len; i++) {
     int value, at = inside_value(cg, k, vars.data[i], &value);
     if (at >= 0)

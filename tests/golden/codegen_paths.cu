@@ -301,7 +301,8 @@ struct alignas(8) K2_0_V {
   uint8_t v1;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x10_d; int64_t v_x10_n; uint8_t *v_x11_d; int64_t v_x11_n; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x10_d(a.v_x10_d), v_x10_n(a.v_x10_n), v_x11_d(a.v_x11_d), v_x11_n(a.v_x11_n) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -332,20 +333,23 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x13_d; uint8_t *v_x14_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x13_d(a.v_x13_d), v_x14_d(a.v_x14_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x13_d[i] = v.v0;
     A.v_x14_d[i] = v.v1;
   }
 };
 struct K2_0_pred {
-  K2_A A;
+  struct Args { /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ bool operator()(int64_t i, const K2_0_V &v) const {
     return (bool)v.v1;
   }
 };
 struct K2_0_other {
-  K2_A A;
+  struct Args { int32_t *v_x16_d; uint8_t *v_x17_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x16_d(a.v_x16_d), v_x17_d(a.v_x17_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x16_d[i] = v.v0;
     A.v_x17_d[i] = v.v1;
@@ -495,7 +499,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x30_d; int64_t v_x30_n; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x30_d(a.v_x30_d), v_x30_n(a.v_x30_n) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -516,13 +521,15 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x33_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x33_d(a.v_x33_d) {} } A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x33_d[i] = v.v0;
   }
 };
 struct K3_0_index {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x31_d; int64_t v_x31_n; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x31_d(a.v_x31_d), v_x31_n(a.v_x31_n) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int t34 = 0; /* nonzero: a check below failed */
@@ -653,7 +660,8 @@ struct alignas(8) K4_0_V {
   int32_t v0;
 };
 struct K4_0_pull {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x40_d; int64_t v_x40_n; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x40_d(a.v_x40_d), v_x40_n(a.v_x40_n) {} } A;
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -674,13 +682,15 @@ struct K4_0_pull {
   }
 };
 struct K4_0_store {
-  K4_A A;
+  struct Args { int32_t *v_x44_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x44_d(a.v_x44_d) {} } A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
     A.v_x44_d[i] = v.v0;
   }
 };
 struct K4_0_index {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x41_d; int64_t v_x41_n; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x41_d(a.v_x41_d), v_x41_n(a.v_x41_n) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int t49 = 0; /* nonzero: a check below failed */
@@ -873,7 +883,8 @@ struct alignas(8) K6_0_V {
   int32_t v0;
 };
 struct K6_0_pull {
-  K6_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x80_d; int64_t v_x80_n; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x80_d(a.v_x80_d), v_x80_n(a.v_x80_n) {} } A;
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -894,13 +905,15 @@ struct K6_0_pull {
   }
 };
 struct K6_0_store {
-  K6_A A;
+  struct Args { int32_t *v_x82_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x82_d(a.v_x82_d) {} } A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
     A.v_x82_d[i] = v.v0;
   }
 };
 struct K6_0_index {
-  K6_A A;
+  struct Args { int32_t *v_x81_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x81_d(a.v_x81_d) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int32_t t64 = A.v_x81_d[ix];
@@ -1038,7 +1051,8 @@ struct alignas(8) K7_0_V {
   int32_t v0;
 };
 struct K7_0_pull {
-  K7_A A;
+  struct Args { int32_t *v_x90_d; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x90_d(a.v_x90_d) {} } A;
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1047,20 +1061,23 @@ struct K7_0_pull {
   }
 };
 struct K7_0_store {
-  K7_A A;
+  struct Args { int32_t *v_x92_d; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x92_d(a.v_x92_d) {} } A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
     A.v_x92_d[i] = v.v0;
   }
 };
 struct K7_0_pred {
-  K7_A A;
+  struct Args { /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ bool operator()(int64_t i, const K7_0_V &v) const {
     uint8_t t81 = rt_gt_i(v.v0, 5);
     return (bool)t81;
   }
 };
 struct K7_0_other {
-  K7_A A;
+  struct Args { int32_t *v_x93_d; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x93_d(a.v_x93_d) {} } A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
     A.v_x93_d[i] = v.v0;
   }

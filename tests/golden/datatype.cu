@@ -170,7 +170,8 @@ struct alignas(8) K1_0_V {
   double v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { RtKernelError *err; int run; double *v_x39_d; double *v_x42_d; int64_t v_x42_n; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x39_d(a.v_x39_d), v_x42_d(a.v_x42_d), v_x42_n(a.v_x42_n) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -205,7 +206,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { double *v_x48_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x48_d(a.v_x48_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x48_d[i] = v.v0;
   }

@@ -175,7 +175,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { int32_t v_x415; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x415(a.v_x415) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -183,7 +184,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x418_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x418_d(a.v_x418_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x418_d[i] = v.v0;
   }
@@ -431,7 +433,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x420; int32_t v_x423; RtDivisor v_x423_dv; int32_t *v_x426_d; int64_t v_x426_n; int32_t *v_x429_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x420(a.v_x420), v_x423(a.v_x423), v_x423_dv(a.v_x423_dv), v_x426_d(a.v_x426_d), v_x426_n(a.v_x426_n), v_x429_d(a.v_x429_d) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -496,7 +499,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x455_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x455_d(a.v_x455_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x455_d[i] = v.v0;
   }
@@ -507,7 +511,8 @@ struct alignas(8) K2_1_V {
   int32_t v2;
 };
 struct K2_1_pull {
-  K2_A A;
+  struct Args { int32_t v_x423; int32_t *v_x429_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x423(a.v_x423), v_x429_d(a.v_x429_d) {} } A;
   __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -525,7 +530,8 @@ struct K2_1_pull {
   }
 };
 struct K2_1_op {
-  K2_A A;
+  struct Args { /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K2_1_V operator()(const K2_1_V &a, const K2_1_V &b) const {
     uint8_t t111 = rt_le_i(a.v0, b.v0);
     int32_t t112;
@@ -550,7 +556,8 @@ struct K2_1_op {
   }
 };
 struct K2_1_ride {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x420; int32_t v_x423; RtDivisor v_x423_dv; int32_t *v_x426_d; int64_t v_x426_n; int32_t *v_x429_d; int32_t *v_x455_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x420(a.v_x420), v_x423(a.v_x423), v_x423_dv(a.v_x423_dv), v_x426_d(a.v_x426_d), v_x426_n(a.v_x426_n), v_x429_d(a.v_x429_d), v_x455_d(a.v_x455_d) {} } A;
   __device__ K2_1_V operator()(int64_t i) const {
     K2_0_store{A}(i, K2_0_pull{A}(i)); /* MAP 0 rides here */
     return K2_1_pull{A}(i);
@@ -810,7 +817,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x513; int32_t v_x516; RtDivisor v_x516_dv; int32_t *v_x519_d; int64_t v_x519_n; int32_t *v_x522_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x513(a.v_x513), v_x516(a.v_x516), v_x516_dv(a.v_x516_dv), v_x519_d(a.v_x519_d), v_x519_n(a.v_x519_n), v_x522_d(a.v_x522_d) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -875,7 +883,8 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x548_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x548_d(a.v_x548_d) {} } A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x548_d[i] = v.v0;
   }
@@ -886,7 +895,8 @@ struct alignas(8) K3_1_V {
   int32_t v2;
 };
 struct K3_1_pull {
-  K3_A A;
+  struct Args { int32_t v_x516; int32_t *v_x522_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x516(a.v_x516), v_x522_d(a.v_x522_d) {} } A;
   __device__ K3_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -904,7 +914,8 @@ struct K3_1_pull {
   }
 };
 struct K3_1_op {
-  K3_A A;
+  struct Args { /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K3_1_V operator()(const K3_1_V &a, const K3_1_V &b) const {
     uint8_t t223 = rt_le_i(a.v0, b.v0);
     int32_t t224;
@@ -929,7 +940,8 @@ struct K3_1_op {
   }
 };
 struct K3_1_ride {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x513; int32_t v_x516; RtDivisor v_x516_dv; int32_t *v_x519_d; int64_t v_x519_n; int32_t *v_x522_d; int32_t *v_x548_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x513(a.v_x513), v_x516(a.v_x516), v_x516_dv(a.v_x516_dv), v_x519_d(a.v_x519_d), v_x519_n(a.v_x519_n), v_x522_d(a.v_x522_d), v_x548_d(a.v_x548_d) {} } A;
   __device__ K3_1_V operator()(int64_t i) const {
     K3_0_store{A}(i, K3_0_pull{A}(i)); /* MAP 0 rides here */
     return K3_1_pull{A}(i);
@@ -1189,7 +1201,8 @@ struct alignas(8) K4_0_V {
   int32_t v0;
 };
 struct K4_0_pull {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x606; int32_t v_x609; RtDivisor v_x609_dv; int32_t *v_x612_d; int64_t v_x612_n; int32_t *v_x615_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x606(a.v_x606), v_x609(a.v_x609), v_x609_dv(a.v_x609_dv), v_x612_d(a.v_x612_d), v_x612_n(a.v_x612_n), v_x615_d(a.v_x615_d) {} } A;
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1254,7 +1267,8 @@ struct K4_0_pull {
   }
 };
 struct K4_0_store {
-  K4_A A;
+  struct Args { int32_t *v_x641_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x641_d(a.v_x641_d) {} } A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
     A.v_x641_d[i] = v.v0;
   }
@@ -1265,7 +1279,8 @@ struct alignas(8) K4_1_V {
   int32_t v2;
 };
 struct K4_1_pull {
-  K4_A A;
+  struct Args { int32_t v_x609; int32_t *v_x615_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x609(a.v_x609), v_x615_d(a.v_x615_d) {} } A;
   __device__ K4_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1283,7 +1298,8 @@ struct K4_1_pull {
   }
 };
 struct K4_1_op {
-  K4_A A;
+  struct Args { /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K4_1_V operator()(const K4_1_V &a, const K4_1_V &b) const {
     uint8_t t335 = rt_le_i(a.v0, b.v0);
     int32_t t336;
@@ -1308,7 +1324,8 @@ struct K4_1_op {
   }
 };
 struct K4_1_ride {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x606; int32_t v_x609; RtDivisor v_x609_dv; int32_t *v_x612_d; int64_t v_x612_n; int32_t *v_x615_d; int32_t *v_x641_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x606(a.v_x606), v_x609(a.v_x609), v_x609_dv(a.v_x609_dv), v_x612_d(a.v_x612_d), v_x612_n(a.v_x612_n), v_x615_d(a.v_x615_d), v_x641_d(a.v_x641_d) {} } A;
   __device__ K4_1_V operator()(int64_t i) const {
     K4_0_store{A}(i, K4_0_pull{A}(i)); /* MAP 0 rides here */
     return K4_1_pull{A}(i);

@@ -194,7 +194,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { int32_t *v_x32_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x32_d(a.v_x32_d) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -203,13 +204,15 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x34_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x34_d(a.v_x34_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x34_d[i] = v.v0;
   }
 };
 struct K1_0_pred {
-  K1_A A;
+  struct Args { /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ bool operator()(int64_t i, const K1_0_V &v) const {
     uint8_t t16 = rt_gt_i(v.v0, 0);
     return (bool)t16;

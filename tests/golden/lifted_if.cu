@@ -154,7 +154,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -162,7 +163,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x26_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x26_d(a.v_x26_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x26_d[i] = v.v0;
   }
@@ -241,7 +243,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -249,7 +252,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x48_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x48_d(a.v_x48_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x48_d[i] = v.v0;
   }
@@ -337,7 +341,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x88_d; int32_t *v_x89_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x88_d(a.v_x88_d), v_x89_d(a.v_x89_d) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -358,7 +363,8 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x90_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x90_d(a.v_x90_d) {} } A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x90_d[i] = v.v0;
   }
@@ -549,7 +555,8 @@ struct alignas(8) K4_0_V {
   uint8_t v3;
 };
 struct K4_0_pull {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x152_d; uint8_t *v_x153_d; int64_t v_x153_n; int32_t *v_x159_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x152_d(a.v_x152_d), v_x153_d(a.v_x153_d), v_x153_n(a.v_x153_n), v_x159_d(a.v_x159_d) {} } A;
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -584,7 +591,8 @@ struct K4_0_S { /* what a tile stages of K4_0_V: the values stored */
   int32_t v2;
 };
 struct K4_0_store {
-  K4_A A;
+  struct Args { int32_t *v_x157_d; int32_t *v_x163_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x157_d(a.v_x157_d), v_x163_d(a.v_x163_d) {} } A;
   typedef K4_0_S staged;
   __device__ static K4_0_S stage(const K4_0_V &v) { return K4_0_S{v.v0, v.v2}; }
   __device__ void operator()(int64_t i, const K4_0_S &v) const {
@@ -595,7 +603,8 @@ struct K4_0_store {
   }
 };
 struct K4_0_pred {
-  K4_A A;
+  struct Args { /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ bool operator()(int64_t i, const K4_0_V &v) const {
     return (bool)v.v1;
   }
@@ -751,7 +760,8 @@ struct alignas(8) K5_0_V {
   int32_t v0;
 };
 struct K5_0_pull {
-  K5_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x170_d; int32_t v_x171; uint8_t *v_x174_d; int32_t *v_x175_d; int32_t *v_x178_d; int64_t v_x178_n; int32_t *v_x179_d; int64_t v_x179_n; int32_t v_x180; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x170_d(a.v_x170_d), v_x171(a.v_x171), v_x174_d(a.v_x174_d), v_x175_d(a.v_x175_d), v_x178_d(a.v_x178_d), v_x178_n(a.v_x178_n), v_x179_d(a.v_x179_d), v_x179_n(a.v_x179_n), v_x180(a.v_x180) {} } A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -818,7 +828,8 @@ struct K5_0_pull {
   }
 };
 struct K5_0_store {
-  K5_A A;
+  struct Args { int32_t *v_x184_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x184_d(a.v_x184_d) {} } A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
     A.v_x184_d[i] = v.v0;
   }
@@ -1075,7 +1086,8 @@ struct alignas(8) K6_0_V {
   uint8_t v1;
 };
 struct K6_0_pull {
-  K6_A A;
+  struct Args { int32_t *v_x194_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x194_d(a.v_x194_d) {} } A;
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1086,7 +1098,8 @@ struct K6_0_pull {
   }
 };
 struct K6_0_store {
-  K6_A A;
+  struct Args { uint8_t *v_x196_d; uint8_t *v_x198_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x196_d(a.v_x196_d), v_x198_d(a.v_x198_d) {} } A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
     A.v_x196_d[i] = v.v0;
     A.v_x198_d[i] = v.v1;
@@ -1097,7 +1110,8 @@ struct alignas(8) K6_1_V {
   int32_t v1;
 };
 struct K6_1_pull {
-  K6_A A;
+  struct Args { int32_t *v_x194_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x194_d(a.v_x194_d) {} } A;
   __device__ K6_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1110,7 +1124,8 @@ struct K6_1_pull {
   }
 };
 struct K6_1_op {
-  K6_A A;
+  struct Args { /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K6_1_V operator()(const K6_1_V &a, const K6_1_V &b) const {
     int32_t t194 = rt_add_i(a.v0, b.v0);
     int32_t t196 = rt_add_i(a.v1, b.v1);
@@ -1118,7 +1133,8 @@ struct K6_1_op {
   }
 };
 struct K6_1_ride {
-  K6_A A;
+  struct Args { int32_t *v_x194_d; uint8_t *v_x196_d; uint8_t *v_x198_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x194_d(a.v_x194_d), v_x196_d(a.v_x196_d), v_x198_d(a.v_x198_d) {} } A;
   __device__ K6_1_V operator()(int64_t i) const {
     K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
     return K6_1_pull{A}(i);
@@ -1129,7 +1145,8 @@ struct alignas(8) K6_2_V {
   int32_t v1;
 };
 struct K6_2_pull {
-  K6_A A;
+  struct Args { int32_t *v_x194_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x194_d(a.v_x194_d) {} } A;
   __device__ K6_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1142,14 +1159,16 @@ struct K6_2_pull {
   }
 };
 struct K6_2_store {
-  K6_A A;
+  struct Args { int32_t *v_x214_d; int32_t *v_x218_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x214_d(a.v_x214_d), v_x218_d(a.v_x218_d) {} } A;
   __device__ void operator()(int64_t i, const K6_2_V &v) const {
     A.v_x214_d[i] = v.v0;
     A.v_x218_d[i] = v.v1;
   }
 };
 struct K6_2_op {
-  K6_A A;
+  struct Args { /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K6_2_V operator()(const K6_2_V &a, const K6_2_V &b) const {
     int32_t t207 = rt_add_i(a.v0, b.v0);
     int32_t t209 = rt_add_i(a.v1, b.v1);

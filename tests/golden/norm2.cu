@@ -221,7 +221,8 @@ struct alignas(8) K1_0_V {
   double v1;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { double *v_x102_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x102_d(a.v_x102_d) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -237,7 +238,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_op {
-  K1_A A;
+  struct Args { /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K1_0_V operator()(const K1_0_V &a, const K1_0_V &b) const {
     double t30 = rt_add_f(a.v0, b.v0);
     double t32 = rt_add_f(a.v1, b.v1);
@@ -249,7 +251,8 @@ struct alignas(8) K1_1_V {
   double v1;
 };
 struct K1_1_pull {
-  K1_A A;
+  struct Args { const K1_0_V *K1_0_dev; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : K1_0_dev(a.K1_0_dev) {} } A;
   __device__ K1_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -257,7 +260,8 @@ struct K1_1_pull {
   }
 };
 struct K1_1_store {
-  K1_A A;
+  struct Args { double *v_x112_d; double *v_x114_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x112_d(a.v_x112_d), v_x114_d(a.v_x114_d) {} } A;
   __device__ void operator()(int64_t i, const K1_1_V &v) const {
     A.v_x112_d[i] = v.v0;
     A.v_x114_d[i] = v.v1;
@@ -393,7 +397,8 @@ struct alignas(8) K2_0_V {
   double v1;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; double *v_x123_d; double *v_dev_124_d; int64_t v_dev_124_n; double *v_dev_129_d; int64_t v_dev_129_n; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x123_d(a.v_x123_d), v_dev_124_d(a.v_dev_124_d), v_dev_124_n(a.v_dev_124_n), v_dev_129_d(a.v_dev_129_d), v_dev_129_n(a.v_dev_129_n) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -438,7 +443,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { double *v_x127_d; double *v_x128_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x127_d(a.v_x127_d), v_x128_d(a.v_x128_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x127_d[i] = v.v0;
     A.v_x128_d[i] = v.v1;

@@ -170,7 +170,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x101_d; int64_t v_x101_n; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x101_d(a.v_x101_d), v_x101_n(a.v_x101_n) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -191,13 +192,15 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x104_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x104_d(a.v_x104_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x104_d[i] = v.v0;
   }
 };
 struct K1_0_index {
-  K1_A A;
+  struct Args { int32_t *v_x103_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x103_d(a.v_x103_d) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int32_t t11 = A.v_x103_d[ix];
@@ -285,7 +288,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { int32_t v_x112; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x112(a.v_x112) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -295,7 +299,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x118_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x118_d(a.v_x118_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x118_d[i] = v.v0;
   }

@@ -249,7 +249,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x72_d; int64_t v_x72_n; int32_t *v_x73_d; int64_t v_x73_n; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x72_d(a.v_x72_d), v_x72_n(a.v_x72_n), v_x73_d(a.v_x73_d), v_x73_n(a.v_x73_n) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -296,7 +297,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x75_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x75_d(a.v_x75_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x75_d[i] = v.v0;
   }
@@ -379,7 +381,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -387,7 +390,8 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x93_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x93_d(a.v_x93_d) {} } A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x93_d[i] = v.v0;
   }
@@ -474,7 +478,8 @@ struct alignas(8) K4_0_V {
   int32_t v1;
 };
 struct K4_0_pull {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x859_d; int64_t v_x859_n; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x859_d(a.v_x859_d), v_x859_n(a.v_x859_n) {} } A;
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -897,7 +902,8 @@ struct alignas(8) K5_0_V {
   int32_t v1;
 };
 struct K5_0_pull {
-  K5_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1396_d; int64_t v_x1396_n; int32_t *v_x1398_d; int64_t v_x1398_n; int32_t *v_x1399_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1396_d(a.v_x1396_d), v_x1396_n(a.v_x1396_n), v_x1398_d(a.v_x1398_d), v_x1398_n(a.v_x1398_n), v_x1399_d(a.v_x1399_d) {} } A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -954,7 +960,8 @@ struct K5_0_pull {
   }
 };
 struct K5_0_store {
-  K5_A A;
+  struct Args { uint8_t *v_x1409_d; int32_t *v_x1410_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1409_d(a.v_x1409_d), v_x1410_d(a.v_x1410_d) {} } A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
     A.v_x1409_d[i] = v.v0;
     A.v_x1410_d[i] = v.v1;
@@ -967,7 +974,8 @@ struct alignas(8) K5_1_V {
   uint8_t v3;
 };
 struct K5_1_pull {
-  K5_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1394_d; int64_t v_x1394_n; int32_t *v_x1395_d; int64_t v_x1395_n; int32_t *v_x1396_d; int64_t v_x1396_n; int32_t *v_x1398_d; int64_t v_x1398_n; int32_t *v_x1410_d; int64_t v_x1410_n; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1394_d(a.v_x1394_d), v_x1394_n(a.v_x1394_n), v_x1395_d(a.v_x1395_d), v_x1395_n(a.v_x1395_n), v_x1396_d(a.v_x1396_d), v_x1396_n(a.v_x1396_n), v_x1398_d(a.v_x1398_d), v_x1398_n(a.v_x1398_n), v_x1410_d(a.v_x1410_d), v_x1410_n(a.v_x1410_n) {} } A;
   static constexpr bool segment = true; /* operator() takes the segment too */
   __device__ K5_1_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
@@ -1041,7 +1049,8 @@ struct K5_1_pull {
   }
 };
 struct K5_1_store {
-  K5_A A;
+  struct Args { int32_t *v_x1428_d; int32_t *v_x1430_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1428_d(a.v_x1428_d), v_x1430_d(a.v_x1430_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K5_1_V &v) const {
     switch (c) {
     case 0:
@@ -1056,7 +1065,8 @@ struct K5_1_store {
   }
 };
 struct K5_1_pred {
-  K5_A A;
+  struct Args { /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ unsigned operator()(int64_t i, const K5_1_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
@@ -1370,7 +1380,8 @@ struct alignas(8) K6_0_V {
   int32_t v2;
 };
 struct K6_0_pull {
-  K6_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x927_d; int64_t v_x927_n; int32_t *v_x928_d; int32_t v_x929; int32_t v_x939; int32_t *v_x946_d; int32_t v_x947; int32_t *v_x950_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x927_d(a.v_x927_d), v_x927_n(a.v_x927_n), v_x928_d(a.v_x928_d), v_x929(a.v_x929), v_x939(a.v_x939), v_x946_d(a.v_x946_d), v_x947(a.v_x947), v_x950_d(a.v_x950_d) {} } A;
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1491,7 +1502,8 @@ struct K6_0_pull {
   }
 };
 struct K6_0_store {
-  K6_A A;
+  struct Args { int32_t *v_x954_d; int32_t *v_x956_d; int32_t *v_x958_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x954_d(a.v_x954_d), v_x956_d(a.v_x956_d), v_x958_d(a.v_x958_d) {} } A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
     A.v_x954_d[i] = v.v0;
     A.v_x956_d[i] = v.v1;
@@ -1499,7 +1511,8 @@ struct K6_0_store {
   }
 };
 struct K6_1_ride {
-  K6_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x927_d; int64_t v_x927_n; int32_t *v_x928_d; int32_t v_x929; int32_t v_x939; int32_t *v_x946_d; int32_t v_x947; int32_t *v_x950_d; int32_t *v_x954_d; int32_t *v_x956_d; int32_t *v_x958_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x927_d(a.v_x927_d), v_x927_n(a.v_x927_n), v_x928_d(a.v_x928_d), v_x929(a.v_x929), v_x939(a.v_x939), v_x946_d(a.v_x946_d), v_x947(a.v_x947), v_x950_d(a.v_x950_d), v_x954_d(a.v_x954_d), v_x956_d(a.v_x956_d), v_x958_d(a.v_x958_d) {} } A;
   __device__ void operator()(int64_t i) const {
     K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
   }
@@ -1702,7 +1715,8 @@ struct alignas(8) K7_0_V {
   int32_t v0;
 };
 struct K7_0_pull {
-  K7_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1441_d; int64_t v_x1441_n; int32_t *v_x1442_d; int64_t v_x1442_n; int32_t v_x1443; int32_t *v_x1445_d; int64_t v_x1445_n; int32_t *v_x1446_d; int64_t v_x1446_n; int32_t *v_x1447_d; int64_t v_x1447_n; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1441_d(a.v_x1441_d), v_x1441_n(a.v_x1441_n), v_x1442_d(a.v_x1442_d), v_x1442_n(a.v_x1442_n), v_x1443(a.v_x1443), v_x1445_d(a.v_x1445_d), v_x1445_n(a.v_x1445_n), v_x1446_d(a.v_x1446_d), v_x1446_n(a.v_x1446_n), v_x1447_d(a.v_x1447_d), v_x1447_n(a.v_x1447_n) {} } A;
   static constexpr bool segment = true; /* operator() takes the segment too */
   __device__ K7_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
@@ -1798,7 +1812,8 @@ struct K7_0_pull {
   }
 };
 struct K7_0_store {
-  K7_A A;
+  struct Args { int32_t *v_x1452_d; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1452_d(a.v_x1452_d) {} } A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
     A.v_x1452_d[i] = v.v0;
   }
@@ -1927,7 +1942,8 @@ struct alignas(8) K8_0_V {
   int32_t v0;
 };
 struct K8_0_pull {
-  K8_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x989_d; int64_t v_x989_n; /* what it reads of K8_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x989_d(a.v_x989_d), v_x989_n(a.v_x989_n) {} } A;
   __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1998,7 +2014,8 @@ struct K8_0_pull {
   }
 };
 struct K8_0_store {
-  K8_A A;
+  struct Args { int32_t *v_x1007_d; /* what it reads of K8_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1007_d(a.v_x1007_d) {} } A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
     A.v_x1007_d[i] = v.v0;
   }
@@ -2132,7 +2149,8 @@ struct alignas(8) K9_0_V {
   int32_t v0;
 };
 struct K9_0_pull {
-  K9_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1240_d; int32_t v_x1241; uint8_t *v_x1244_d; int32_t *v_x1245_d; int32_t *v_x1248_d; int64_t v_x1248_n; int32_t *v_x1249_d; int64_t v_x1249_n; int32_t v_x1250; /* what it reads of K9_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1240_d(a.v_x1240_d), v_x1241(a.v_x1241), v_x1244_d(a.v_x1244_d), v_x1245_d(a.v_x1245_d), v_x1248_d(a.v_x1248_d), v_x1248_n(a.v_x1248_n), v_x1249_d(a.v_x1249_d), v_x1249_n(a.v_x1249_n), v_x1250(a.v_x1250) {} } A;
   __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2199,7 +2217,8 @@ struct K9_0_pull {
   }
 };
 struct K9_0_store {
-  K9_A A;
+  struct Args { int32_t *v_x1254_d; /* what it reads of K9_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1254_d(a.v_x1254_d) {} } A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
     A.v_x1254_d[i] = v.v0;
   }
@@ -2569,7 +2588,8 @@ struct alignas(8) K10_0_V {
   uint8_t v1;
 };
 struct K10_0_pull {
-  K10_A A;
+  struct Args { RtKernelError *err; int run; const int64_t *v_sd_1489_off; int64_t v_sd_1489_n; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_sd_1489_off(a.v_sd_1489_off), v_sd_1489_n(a.v_sd_1489_n) {} } A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2595,7 +2615,8 @@ struct K10_0_S { /* what a tile stages of K10_0_V: the values stored */
   int32_t v0;
 };
 struct K10_0_store {
-  K10_A A;
+  struct Args { int32_t *v_x1463_d; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1463_d(a.v_x1463_d) {} } A;
   typedef K10_0_S staged;
   __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
   __device__ void operator()(int64_t i, const K10_0_S &v) const {
@@ -2604,7 +2625,8 @@ struct K10_0_store {
   }
 };
 struct K10_0_other {
-  K10_A A;
+  struct Args { int32_t *v_x1465_d; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1465_d(a.v_x1465_d) {} } A;
   typedef K10_0_S staged;
   __device__ static K10_0_S stage(const K10_0_V &v) { return K10_0_S{v.v0}; }
   __device__ void operator()(int64_t i, const K10_0_S &v) const {
@@ -2613,7 +2635,8 @@ struct K10_0_other {
   }
 };
 struct K10_0_pred {
-  K10_A A;
+  struct Args { /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ bool operator()(int64_t i, const K10_0_V &v) const {
     return (bool)v.v1;
   }
@@ -2622,7 +2645,8 @@ struct alignas(8) K10_1_V {
   uint8_t v0;
 };
 struct K10_1_pull {
-  K10_A A;
+  struct Args { RtKernelError *err; int run; const int64_t *v_sd_1489_off; int64_t v_sd_1489_n; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_sd_1489_off(a.v_sd_1489_off), v_sd_1489_n(a.v_sd_1489_n) {} } A;
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2645,7 +2669,8 @@ struct K10_1_pull {
   }
 };
 struct K10_1_store {
-  K10_A A;
+  struct Args { uint8_t *v_x1475_d; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1475_d(a.v_x1475_d) {} } A;
   __device__ void operator()(int64_t i, const K10_1_V &v) const {
     A.v_x1475_d[i] = v.v0;
   }
@@ -2654,7 +2679,8 @@ struct alignas(8) K10_2_V {
   int32_t v0;
 };
 struct K10_2_pull {
-  K10_A A;
+  struct Args { RtKernelError *err; int run; const int64_t *v_sd_1489_off; int64_t v_sd_1489_n; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_sd_1489_off(a.v_sd_1489_off), v_sd_1489_n(a.v_sd_1489_n) {} } A;
   __device__ K10_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2679,14 +2705,16 @@ struct K10_2_pull {
   }
 };
 struct K10_2_op {
-  K10_A A;
+  struct Args { /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
     int32_t t553 = rt_add_i(a.v0, b.v0);
     return K10_2_V{t553};
   }
 };
 struct K10_2_ride {
-  K10_A A;
+  struct Args { RtKernelError *err; int run; const int64_t *v_sd_1489_off; int64_t v_sd_1489_n; uint8_t *v_x1475_d; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_sd_1489_off(a.v_sd_1489_off), v_sd_1489_n(a.v_sd_1489_n), v_x1475_d(a.v_x1475_d) {} } A;
   __device__ K10_2_V operator()(int64_t i) const {
     K10_1_store{A}(i, K10_1_pull{A}(i)); /* MAP 1 rides here */
     return K10_2_pull{A}(i);
@@ -2697,7 +2725,8 @@ struct alignas(8) K10_3_V {
   int32_t v1;
 };
 struct K10_3_pull {
-  K10_A A;
+  struct Args { RtKernelError *err; int run; const int64_t *v_sd_1489_off; int64_t v_sd_1489_n; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_sd_1489_off(a.v_sd_1489_off), v_sd_1489_n(a.v_sd_1489_n) {} } A;
   __device__ K10_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2726,14 +2755,16 @@ struct K10_3_pull {
   }
 };
 struct K10_3_store {
-  K10_A A;
+  struct Args { int32_t *v_x1487_d; int32_t *v_x1488_d; /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1487_d(a.v_x1487_d), v_x1488_d(a.v_x1488_d) {} } A;
   __device__ void operator()(int64_t i, const K10_3_V &v) const {
     A.v_x1487_d[i] = v.v0;
     A.v_x1488_d[i] = v.v1;
   }
 };
 struct K10_3_op {
-  K10_A A;
+  struct Args { /* what it reads of K10_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K10_3_V operator()(const K10_3_V &a, const K10_3_V &b) const {
     int32_t t575 = rt_add_i(a.v0, b.v0);
     int32_t t577 = rt_add_i(a.v1, b.v1);
@@ -2955,7 +2986,8 @@ struct alignas(8) K11_0_V {
   int32_t v2;
 };
 struct K11_0_pull {
-  K11_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1519_d; const int64_t *v_sd_1520_off; int64_t v_sd_1520_n; const int64_t *v_sd_1532_off; int64_t v_sd_1532_n; /* what it reads of K11_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1519_d(a.v_x1519_d), v_sd_1520_off(a.v_sd_1520_off), v_sd_1520_n(a.v_sd_1520_n), v_sd_1532_off(a.v_sd_1532_off), v_sd_1532_n(a.v_sd_1532_n) {} } A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2990,7 +3022,8 @@ struct K11_0_pull {
   }
 };
 struct K11_0_store {
-  K11_A A;
+  struct Args { int32_t *v_x1526_d; int32_t *v_x1527_d; int32_t *v_x1528_d; /* what it reads of K11_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1526_d(a.v_x1526_d), v_x1527_d(a.v_x1527_d), v_x1528_d(a.v_x1528_d) {} } A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x1526_d[i] = v.v0;
     A.v_x1527_d[i] = v.v1;
@@ -2998,7 +3031,8 @@ struct K11_0_store {
   }
 };
 struct K11_1_ride {
-  K11_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1519_d; const int64_t *v_sd_1520_off; int64_t v_sd_1520_n; const int64_t *v_sd_1532_off; int64_t v_sd_1532_n; int32_t *v_x1526_d; int32_t *v_x1527_d; int32_t *v_x1528_d; /* what it reads of K11_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1519_d(a.v_x1519_d), v_sd_1520_off(a.v_sd_1520_off), v_sd_1520_n(a.v_sd_1520_n), v_sd_1532_off(a.v_sd_1532_off), v_sd_1532_n(a.v_sd_1532_n), v_x1526_d(a.v_x1526_d), v_x1527_d(a.v_x1527_d), v_x1528_d(a.v_x1528_d) {} } A;
   __device__ void operator()(int64_t i) const {
     K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
   }
@@ -3193,7 +3227,8 @@ struct alignas(8) K12_0_V {
   int32_t v3;
 };
 struct K12_0_pull {
-  K12_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1533_d; const int64_t *v_sd_1534_off; int64_t v_sd_1534_n; const int64_t *v_sd_1547_off; int64_t v_sd_1547_n; /* what it reads of K12_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1533_d(a.v_x1533_d), v_sd_1534_off(a.v_sd_1534_off), v_sd_1534_n(a.v_sd_1534_n), v_sd_1547_off(a.v_sd_1547_off), v_sd_1547_n(a.v_sd_1547_n) {} } A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -3228,7 +3263,8 @@ struct K12_0_pull {
   }
 };
 struct K12_0_store {
-  K12_A A;
+  struct Args { int32_t *v_x1540_d; int32_t *v_x1541_d; int32_t *v_x1542_d; int32_t *v_x1543_d; /* what it reads of K12_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1540_d(a.v_x1540_d), v_x1541_d(a.v_x1541_d), v_x1542_d(a.v_x1542_d), v_x1543_d(a.v_x1543_d) {} } A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x1540_d[i] = v.v0;
     A.v_x1541_d[i] = v.v1;
@@ -3237,7 +3273,8 @@ struct K12_0_store {
   }
 };
 struct K12_1_ride {
-  K12_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1533_d; const int64_t *v_sd_1534_off; int64_t v_sd_1534_n; const int64_t *v_sd_1547_off; int64_t v_sd_1547_n; int32_t *v_x1540_d; int32_t *v_x1541_d; int32_t *v_x1542_d; int32_t *v_x1543_d; /* what it reads of K12_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1533_d(a.v_x1533_d), v_sd_1534_off(a.v_sd_1534_off), v_sd_1534_n(a.v_sd_1534_n), v_sd_1547_off(a.v_sd_1547_off), v_sd_1547_n(a.v_sd_1547_n), v_x1540_d(a.v_x1540_d), v_x1541_d(a.v_x1541_d), v_x1542_d(a.v_x1542_d), v_x1543_d(a.v_x1543_d) {} } A;
   __device__ void operator()(int64_t i) const {
     K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
   }
@@ -3374,7 +3411,8 @@ struct alignas(8) K13_0_V {
   int32_t v0;
 };
 struct K13_0_pull {
-  K13_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x1548_d; int64_t v_x1548_n; /* what it reads of K13_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1548_d(a.v_x1548_d), v_x1548_n(a.v_x1548_n) {} } A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -3398,7 +3436,8 @@ struct alignas(8) K13_1_V {
   int32_t v0;
 };
 struct K13_1_pull {
-  K13_A A;
+  struct Args { const K13_0_V *K13_0_dev; /* what it reads of K13_A */
+    template <class T> __host__ __device__ Args(const T &a) : K13_0_dev(a.K13_0_dev) {} } A;
   __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -3406,7 +3445,8 @@ struct K13_1_pull {
   }
 };
 struct K13_1_store {
-  K13_A A;
+  struct Args { int32_t *v_x1551_d; /* what it reads of K13_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1551_d(a.v_x1551_d) {} } A;
   __device__ void operator()(int64_t i, const K13_1_V &v) const {
     A.v_x1551_d[i] = v.v0;
   }
@@ -3578,7 +3618,8 @@ struct alignas(8) K14_0_V {
   /* v1: v0, the same value */
 };
 struct K14_0_pull {
-  K14_A A;
+  struct Args { int32_t *v_x1553_d; /* what it reads of K14_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1553_d(a.v_x1553_d) {} } A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -3587,7 +3628,8 @@ struct K14_0_pull {
   }
 };
 struct K14_0_store {
-  K14_A A;
+  struct Args { int32_t *v_x1558_d; int32_t *v_x1559_d; /* what it reads of K14_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1558_d(a.v_x1558_d), v_x1559_d(a.v_x1559_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K14_0_V &v) const {
     switch (c) {
     case 0:
@@ -3600,7 +3642,8 @@ struct K14_0_store {
   }
 };
 struct K14_0_pred {
-  K14_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_dev_1560_d; int64_t v_dev_1560_n; /* what it reads of K14_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_dev_1560_d(a.v_dev_1560_d), v_dev_1560_n(a.v_dev_1560_n) {} } A;
   __device__ unsigned operator()(int64_t i, const K14_0_V &v) const {
     int t666 = 0; /* nonzero: a check below failed */
     int t667 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1560_n;

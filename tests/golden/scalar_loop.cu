@@ -228,7 +228,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x22_d; int32_t *v_x23_d; int64_t v_x23_n; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x22_d(a.v_x22_d), v_x23_d(a.v_x23_d), v_x23_n(a.v_x23_n) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -254,7 +255,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x24_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x24_d(a.v_x24_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x24_d[i] = v.v0;
   }

@@ -187,7 +187,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { int32_t *v_x35_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x35_d(a.v_x35_d) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -197,13 +198,15 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x41_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x41_d(a.v_x41_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x41_d[i] = v.v0;
   }
 };
 struct K1_0_op {
-  K1_A A;
+  struct Args { /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K1_0_V operator()(const K1_0_V &a, const K1_0_V &b) const {
     int32_t t24 = rt_add_i(a.v0, b.v0);
     return K1_0_V{t24};

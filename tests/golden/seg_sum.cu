@@ -232,7 +232,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x54_d; int64_t v_x54_n; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x54_d(a.v_x54_d), v_x54_n(a.v_x54_n) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -253,26 +254,30 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x58_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x58_d(a.v_x58_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x58_d[i] = v.v0;
   }
 };
 struct K2_0_op {
-  K2_A A;
+  struct Args { /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
     int32_t t14 = rt_add_i(a.v0, b.v0);
     return K2_0_V{t14};
   }
 };
 struct K2_0_add {
-  K2_A A;
+  struct Args { int32_t *v_x58_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x58_d(a.v_x58_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     atomicAdd(&A.v_x58_d[i], v.v0);
   }
 };
 struct K2_0_zero {
-  K2_A A;
+  struct Args { int32_t *v_x58_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x58_d(a.v_x58_d) {} } A;
   void operator()(int64_t n) const {
     rtg_zero(A.v_x58_d, sizeof *A.v_x58_d * (size_t)n);
   }
@@ -406,7 +411,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x62_d; int64_t v_x62_n; int32_t v_x63; int32_t *v_x66_d; int64_t v_x66_n; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x62_d(a.v_x62_d), v_x62_n(a.v_x62_n), v_x63(a.v_x63), v_x66_d(a.v_x66_d), v_x66_n(a.v_x66_n) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -489,7 +495,8 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x69_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x69_d(a.v_x69_d) {} } A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x69_d[i] = v.v0;
   }

@@ -229,7 +229,8 @@ struct alignas(8) K2_0_V {
   int32_t v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { int32_t *v_x25_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x25_d(a.v_x25_d) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -238,13 +239,15 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x28_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x28_d(a.v_x28_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x28_d[i] = v.v0;
   }
 };
 struct K2_0_index {
-  K2_A A;
+  struct Args { int32_t *v_x27_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x27_d(a.v_x27_d) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int32_t t10 = A.v_x27_d[ix];
@@ -327,7 +330,8 @@ struct alignas(8) K3_0_V {
   int32_t v0;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t v_x32; int32_t *v_x33_d; int64_t v_x33_n; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x32(a.v_x32), v_x33_d(a.v_x33_d), v_x33_n(a.v_x33_n) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;

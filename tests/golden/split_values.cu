@@ -336,7 +336,8 @@ struct alignas(8) K2_0_V {
   /* v2: v0, the same value */
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { int32_t *v_x783_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x783_d(a.v_x783_d) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -345,7 +346,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { int32_t *v_x787_d; int32_t *v_x790_d; int32_t *v_x793_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x787_d(a.v_x787_d), v_x790_d(a.v_x790_d), v_x793_d(a.v_x793_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K2_0_V &v) const {
     switch (c) {
     case 0:
@@ -361,7 +363,8 @@ struct K2_0_store {
   }
 };
 struct K2_0_pred {
-  K2_A A;
+  struct Args { int32_t v_x784; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x784(a.v_x784) {} } A;
   __device__ unsigned operator()(int64_t i, const K2_0_V &v) const {
     uint8_t t28 = rt_lt_i(v.v0, A.v_x784);
     uint8_t t30 = rt_eq_i(v.v0, A.v_x784);
@@ -683,7 +686,8 @@ struct alignas(8) K3_0_V {
   uint8_t v9;
 };
 struct K3_0_pull {
-  K3_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x801_d; int32_t *v_x802_d; int64_t v_x802_n; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x801_d(a.v_x801_d), v_x802_d(a.v_x802_d), v_x802_n(a.v_x802_n) {} } A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -714,7 +718,8 @@ struct K3_0_pull {
   }
 };
 struct K3_0_store {
-  K3_A A;
+  struct Args { int32_t *v_x808_d; int32_t *v_x815_d; int32_t *v_x822_d; int32_t *v_x827_d; int32_t *v_x834_d; /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x808_d(a.v_x808_d), v_x815_d(a.v_x815_d), v_x822_d(a.v_x822_d), v_x827_d(a.v_x827_d), v_x834_d(a.v_x834_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K3_0_V &v) const {
     switch (c) {
     case 0:
@@ -739,7 +744,8 @@ struct K3_0_store {
   }
 };
 struct K3_0_pred {
-  K3_A A;
+  struct Args { /* what it reads of K3_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ unsigned operator()(int64_t i, const K3_0_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2) | ((unsigned)((v.v9) != 0) << 3);
   }
@@ -1033,7 +1039,8 @@ struct alignas(8) K4_0_V {
   uint8_t v5;
 };
 struct K4_0_pull {
-  K4_A A;
+  struct Args { RtKernelError *err; int run; double *v_x889_d; double *v_x890_d; int64_t v_x890_n; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x889_d(a.v_x889_d), v_x890_d(a.v_x890_d), v_x890_n(a.v_x890_n) {} } A;
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1062,7 +1069,8 @@ struct K4_0_pull {
   }
 };
 struct K4_0_store {
-  K4_A A;
+  struct Args { double *v_x896_d; double *v_x903_d; double *v_x910_d; /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x896_d(a.v_x896_d), v_x903_d(a.v_x903_d), v_x910_d(a.v_x910_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K4_0_V &v) const {
     switch (c) {
     case 0:
@@ -1081,7 +1089,8 @@ struct K4_0_store {
   }
 };
 struct K4_0_pred {
-  K4_A A;
+  struct Args { /* what it reads of K4_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ unsigned operator()(int64_t i, const K4_0_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1) | ((unsigned)((v.v5) != 0) << 2);
   }
@@ -1982,7 +1991,8 @@ struct alignas(8) K5_0_V {
   /* v19: v4, the same value */
 };
 struct K5_0_pull {
-  K5_A A;
+  struct Args { int32_t *v_x935_d; double *v_x938_d; int32_t *v_x944_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x935_d(a.v_x935_d), v_x938_d(a.v_x938_d), v_x944_d(a.v_x944_d) {} } A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -1997,7 +2007,8 @@ struct K5_0_pull {
   }
 };
 struct K5_0_store {
-  K5_A A;
+  struct Args { double *v_x942_d; int32_t *v_x948_d; int32_t *v_x952_d; double *v_x958_d; int32_t *v_x963_d; int32_t *v_x967_d; double *v_x973_d; int32_t *v_x978_d; int32_t *v_x982_d; double *v_x988_d; int32_t *v_x993_d; int32_t *v_x997_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x942_d(a.v_x942_d), v_x948_d(a.v_x948_d), v_x952_d(a.v_x952_d), v_x958_d(a.v_x958_d), v_x963_d(a.v_x963_d), v_x967_d(a.v_x967_d), v_x973_d(a.v_x973_d), v_x978_d(a.v_x978_d), v_x982_d(a.v_x982_d), v_x988_d(a.v_x988_d), v_x993_d(a.v_x993_d), v_x997_d(a.v_x997_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K5_0_V &v) const {
     switch (c) {
     case 0:
@@ -2040,7 +2051,8 @@ struct K5_0_store {
   }
 };
 struct K5_0_pred {
-  K5_A A;
+  struct Args { /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ unsigned operator()(int64_t i, const K5_0_V &v) const {
     uint8_t t275 = rt_lt_i(v.v4, 1);
     uint8_t t277 = rt_lt_i(v.v4, 2);
@@ -2072,7 +2084,8 @@ struct alignas(8) K5_1_V {
   /* v19: v4, the same value */
 };
 struct K5_1_pull {
-  K5_A A;
+  struct Args { int32_t *v_x935_d; double *v_x938_d; int32_t *v_x944_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x935_d(a.v_x935_d), v_x938_d(a.v_x938_d), v_x944_d(a.v_x944_d) {} } A;
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2087,7 +2100,8 @@ struct K5_1_pull {
   }
 };
 struct K5_1_store {
-  K5_A A;
+  struct Args { double *v_x1003_d; int32_t *v_x1008_d; int32_t *v_x1012_d; double *v_x1018_d; int32_t *v_x1023_d; int32_t *v_x1027_d; double *v_x1033_d; int32_t *v_x1038_d; int32_t *v_x1042_d; double *v_x1048_d; int32_t *v_x1053_d; int32_t *v_x1057_d; /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1003_d(a.v_x1003_d), v_x1008_d(a.v_x1008_d), v_x1012_d(a.v_x1012_d), v_x1018_d(a.v_x1018_d), v_x1023_d(a.v_x1023_d), v_x1027_d(a.v_x1027_d), v_x1033_d(a.v_x1033_d), v_x1038_d(a.v_x1038_d), v_x1042_d(a.v_x1042_d), v_x1048_d(a.v_x1048_d), v_x1053_d(a.v_x1053_d), v_x1057_d(a.v_x1057_d) {} } A;
   __device__ void operator()(int c, int64_t i, const K5_1_V &v) const {
     switch (c) {
     case 0:
@@ -2130,7 +2144,8 @@ struct K5_1_store {
   }
 };
 struct K5_1_pred {
-  K5_A A;
+  struct Args { /* what it reads of K5_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ unsigned operator()(int64_t i, const K5_1_V &v) const {
     uint8_t t294 = rt_lt_i(v.v4, 5);
     uint8_t t296 = rt_lt_i(v.v4, 6);
@@ -3067,7 +3082,8 @@ struct alignas(8) K6_0_V {
   int32_t v0;
 };
 struct K6_0_pull {
-  K6_A A;
+  struct Args { RtKernelError *err; int run; double *v_x1058_d; int64_t v_x1058_n; double *v_x1059_d; int64_t v_x1059_n; int32_t v_x1060; int32_t *v_x1063_d; int32_t *v_x1064_d; int32_t *v_x1067_d; int32_t *v_x1068_d; double *v_x1071_d; int64_t v_x1071_n; double *v_x1072_d; int64_t v_x1072_n; int32_t v_x1073; int32_t *v_x1076_d; int32_t *v_x1077_d; int32_t *v_x1080_d; int32_t *v_x1081_d; int32_t v_x1084; double *v_x1091_d; int64_t v_x1091_n; double *v_x1092_d; int64_t v_x1092_n; int32_t v_x1093; int32_t *v_x1096_d; int32_t *v_x1097_d; int32_t *v_x1100_d; int32_t *v_x1101_d; double *v_x1104_d; int64_t v_x1104_n; double *v_x1105_d; int64_t v_x1105_n; int32_t v_x1106; int32_t *v_x1109_d; int32_t *v_x1110_d; int32_t *v_x1113_d; int32_t *v_x1114_d; int32_t v_x1117; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x1058_d(a.v_x1058_d), v_x1058_n(a.v_x1058_n), v_x1059_d(a.v_x1059_d), v_x1059_n(a.v_x1059_n), v_x1060(a.v_x1060), v_x1063_d(a.v_x1063_d), v_x1064_d(a.v_x1064_d), v_x1067_d(a.v_x1067_d), v_x1068_d(a.v_x1068_d), v_x1071_d(a.v_x1071_d), v_x1071_n(a.v_x1071_n), v_x1072_d(a.v_x1072_d), v_x1072_n(a.v_x1072_n), v_x1073(a.v_x1073), v_x1076_d(a.v_x1076_d), v_x1077_d(a.v_x1077_d), v_x1080_d(a.v_x1080_d), v_x1081_d(a.v_x1081_d), v_x1084(a.v_x1084), v_x1091_d(a.v_x1091_d), v_x1091_n(a.v_x1091_n), v_x1092_d(a.v_x1092_d), v_x1092_n(a.v_x1092_n), v_x1093(a.v_x1093), v_x1096_d(a.v_x1096_d), v_x1097_d(a.v_x1097_d), v_x1100_d(a.v_x1100_d), v_x1101_d(a.v_x1101_d), v_x1104_d(a.v_x1104_d), v_x1104_n(a.v_x1104_n), v_x1105_d(a.v_x1105_d), v_x1105_n(a.v_x1105_n), v_x1106(a.v_x1106), v_x1109_d(a.v_x1109_d), v_x1110_d(a.v_x1110_d), v_x1113_d(a.v_x1113_d), v_x1114_d(a.v_x1114_d), v_x1117(a.v_x1117) {} } A;
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -3836,7 +3852,8 @@ struct K6_0_pull {
   }
 };
 struct K6_0_store {
-  K6_A A;
+  struct Args { int32_t *v_x1136_d; /* what it reads of K6_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1136_d(a.v_x1136_d) {} } A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
     A.v_x1136_d[i] = v.v0;
   }
@@ -3994,7 +4011,8 @@ struct alignas(8) K7_0_V {
   double v2;
 };
 struct K7_0_pull {
-  K7_A A;
+  struct Args { /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) { (void)a; } } A;
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -4004,7 +4022,8 @@ struct K7_0_pull {
   }
 };
 struct K7_0_store {
-  K7_A A;
+  struct Args { int32_t *v_x1797_d; int32_t *v_x1799_d; double *v_x1801_d; /* what it reads of K7_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x1797_d(a.v_x1797_d), v_x1799_d(a.v_x1799_d), v_x1801_d(a.v_x1801_d) {} } A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
     A.v_x1797_d[i] = v.v0;
     A.v_x1799_d[i] = v.v1;

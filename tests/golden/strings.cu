@@ -157,7 +157,8 @@ struct alignas(8) K1_0_V {
   char v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { char *v_x71_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x71_d(a.v_x71_d) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -168,7 +169,8 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { char *v_x75_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x75_d(a.v_x75_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x75_d[i] = v.v0;
   }
@@ -329,7 +331,8 @@ struct alignas(8) K2_0_V {
   char v0;
 };
 struct K2_0_pull {
-  K2_A A;
+  struct Args { RtKernelError *err; int run; char *v_x78_d; int64_t v_x78_n; char *v_x79_d; int64_t v_x79_n; int32_t v_x80; char *v_x83_d; int64_t v_x83_n; int32_t v_x84; char *v_x87_d; int64_t v_x87_n; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x78_d(a.v_x78_d), v_x78_n(a.v_x78_n), v_x79_d(a.v_x79_d), v_x79_n(a.v_x79_n), v_x80(a.v_x80), v_x83_d(a.v_x83_d), v_x83_n(a.v_x83_n), v_x84(a.v_x84), v_x87_d(a.v_x87_d), v_x87_n(a.v_x87_n) {} } A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -448,7 +451,8 @@ struct K2_0_pull {
   }
 };
 struct K2_0_store {
-  K2_A A;
+  struct Args { char *v_x90_d; /* what it reads of K2_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x90_d(a.v_x90_d) {} } A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x90_d[i] = v.v0;
   }

@@ -171,7 +171,8 @@ struct alignas(8) K1_0_V {
   int32_t v0;
 };
 struct K1_0_pull {
-  K1_A A;
+  struct Args { RtKernelError *err; int run; int32_t *v_x24_d; int64_t v_x24_n; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : err(a.err), run(a.run), v_x24_d(a.v_x24_d), v_x24_n(a.v_x24_n) {} } A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -192,13 +193,15 @@ struct K1_0_pull {
   }
 };
 struct K1_0_store {
-  K1_A A;
+  struct Args { int32_t *v_x28_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x28_d(a.v_x28_d) {} } A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
     A.v_x28_d[i] = v.v0;
   }
 };
 struct K1_0_index {
-  K1_A A;
+  struct Args { int32_t *v_x26_d; /* what it reads of K1_A */
+    template <class T> __host__ __device__ Args(const T &a) : v_x26_d(a.v_x26_d) {} } A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     int32_t t11 = A.v_x26_d[ix];
