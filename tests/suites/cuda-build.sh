@@ -63,13 +63,18 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
      ! grep -l 'gpu\.cuh\|__device__\|__global__' "$OUT"/split_statements*.cpp > /dev/null &&
      grep -q '^#include "gpu.cuh"' "$OUT/split_statements_5.cu"; then pass "cuda-build/host-units-cpp"
   else fail "cuda-build/host-units-cpp" "kept: $(cd "$OUT" && ls split_statements*.c*)"; fi
-  # the runtime's self-test (make gpu-segtest, run on a GPU only) still
-  # compiles against the runtime's headers: a change of a skeleton's
-  # signature once left it broken for four sessions
-  # shellcheck disable=SC2086
-  if "$nvcc" $flags -std=c++17 -arch=compute_90 -Irt -c -o "$OUT/segtest.o" tests/gpu/segtest.cu \
-       > "$OUT/segtest.log" 2>&1; then pass "cuda-build/segtest"
-  else fail "cuda-build/segtest" "$(grep -m 3 error "$OUT/segtest.log")"; fi
+  # the runtime's self-test (make gpu-segtest) and the GPU machine's
+  # measuring tools (api_cost, reducetest), run on a GPU only, still
+  # compile against the runtime's headers: a change of a skeleton's
+  # signature once left segtest broken for four sessions
+  for tool in segtest api_cost reducetest; do
+    extra=
+    [ "$tool" = reducetest ] && extra=--extended-lambda
+    # shellcheck disable=SC2086
+    if "$nvcc" $flags $extra -std=c++17 -arch=compute_90 -Irt -c -o "$OUT/$tool.o" "tests/gpu/$tool.cu" \
+         > "$OUT/$tool.log" 2>&1; then pass "cuda-build/$tool"
+    else fail "cuda-build/$tool" "$(grep -m 3 error "$OUT/$tool.log")"; fi
+  done
   # the build cache on the CUDA path: the second build of a program runs
   # no nvcc -c, only the link (tests/cli/build_cache.sh tests the rest)
   for i in 1 2; do
