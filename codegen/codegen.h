@@ -207,6 +207,11 @@ const char *cg_check_params(const Cg *cg, const LcuKernel *k);
 
 /* 'n' bytes of 's' added to 't'; and the memory of 't' given back. */
 void cg_text_write(CgText *t, const char *s, size_t n);
+
+/* The characters of a C identifier in generated text: its first, and
+   the others (scanning a kernel's text: host.c, cuda.c). */
+static inline bool cg_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static inline bool cg_ident_char(char c) { return cg_ident_start(c) || (c >= '0' && c <= '9'); }
 void cg_text_free(CgText *t);
 /* A line of code at the current indentation: cg_line(cg, fmt, ...), a
    printf format of %s, %d, %c and %% (any other conversion is

@@ -210,19 +210,13 @@ static const char *kname(Gx *x, const char *what) { return xprintf("%s_%d_%s", x
 static int nvalues(const LcuSoac *s) { return s->pull ? s->pull->body.len : 0; }
 static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull->body.data[i])->type; }
 
-/* Adds a field of K_A to x->a_fields; its line is the caller's. */
-static void add_field(Gx *x, const char *name, const char *decl) {
+/* Adds field 'name' of K_A, declared by 'decl', to x->a_fields, and
+   returns 'decl' for the caller's line. */
+static const char *add_field(Gx *x, const char *name, const char *decl) {
   AField *f = xmalloc(sizeof *f);
   *f = (AField){name, decl};
   vec_push(&x->a_fields, f);
-}
-
-/* Adds the n fields 'names', declared by 'decls', and writes 'line',
-   which declares them all. */
-static void add_fields(Gx *x, const char *line, int n, const char **names, const char **decls) {
-  for (int i = 0; i < n; i++)
-    add_field(x, names[i], decls[i]);
-  cg_line(x->cg, "%s", line);
+  return decl;
 }
 
 /* K_A: every vector, segdes and scalar the kernel's SOACs read or
@@ -238,35 +232,28 @@ static void gen_a_struct(Gx *x, const Vec *vars) {
       cg_line(cg, "struct %s_%d_V;", k->name, i);
   cg_line(cg, "struct %s_A {", k->name);
   cg->indent++;
-  add_fields(x, "RtKernelError *err;", 1, (const char *[]){"err"}, (const char *[]){"RtKernelError *err;"});
-  add_fields(x, "int run;", 1, (const char *[]){"run"}, (const char *[]){"int run;"});
+  cg_line(cg, "%s", add_field(x, "err", "RtKernelError *err;"));
+  cg_line(cg, "%s", add_field(x, "run", "int run;"));
   for (int i = 0; i < k->soacs.len; i++)
-    if (value_inside(cg, k, i)) {
-      const char *decl = xprintf("const %s_%d_V *%s_%d_dev;", k->name, i, k->name, i);
-      add_fields(x, xprintf("%s /* the SOAC's values, on the device */", decl), 1,
-                 (const char *[]){xprintf("%s_%d_dev", k->name, i)}, (const char *[]){decl});
-    }
+    if (value_inside(cg, k, i))
+      cg_line(cg, "%s /* the SOAC's values, on the device */",
+              add_field(x, xprintf("%s_%d_dev", k->name, i),
+                        xprintf("const %s_%d_V *%s_%d_dev;", k->name, i, k->name, i)));
   for (int i = 0; i < vars->len; i++) {
     const LcuVar *v = vars->data[i];
     const char *n = cg_name(v);
     int value;
     if (inside_value(cg, k, v, &value) >= 0)
       continue;
-    if (is_vec(v) || is_sd(v)) {
-      const char *data = is_vec(v) ? xprintf("%s *%s_d;", cg_ctype(v->type.base), n) : xprintf("const int64_t *%s_off;", n);
-      const char *len = xprintf("int64_t %s_n;", n);
-      add_fields(x, xprintf("%s %s", data, len), 2,
-                 (const char *[]){xprintf(is_vec(v) ? "%s_d" : "%s_off", n), xprintf("%s_n", n)},
-                 (const char *[]){data, len});
-    } else {
-      const char *decl = xprintf("%s %s;", cg_ctype(v->type.base), n);
-      add_fields(x, decl, 1, (const char *[]){n}, (const char *[]){decl});
-    }
-    if (cg_divides_by(k, v)) {
-      const char *decl = xprintf("RtDivisor %s_dv;", n);
-      add_fields(x, xprintf("%s /* %s, prepared to divide by */", decl, n), 1,
-                 (const char *[]){xprintf("%s_dv", n)}, (const char *[]){decl});
-    }
+    if (is_vec(v) || is_sd(v)) { /* the data and the length on one line */
+      const char *data = is_vec(v) ? add_field(x, xprintf("%s_d", n), xprintf("%s *%s_d;", cg_ctype(v->type.base), n))
+                                   : add_field(x, xprintf("%s_off", n), xprintf("const int64_t *%s_off;", n));
+      const char *len = add_field(x, xprintf("%s_n", n), xprintf("int64_t %s_n;", n));
+      cg_line(cg, "%s %s", data, len);
+    } else
+      cg_line(cg, "%s", add_field(x, n, xprintf("%s %s;", cg_ctype(v->type.base), n)));
+    if (cg_divides_by(k, v))
+      cg_line(cg, "%s /* %s, prepared to divide by */", add_field(x, xprintf("%s_dv", n), xprintf("RtDivisor %s_dv;", n)), n);
   }
   cg->indent--;
   cg_line(cg, "};");
@@ -463,8 +450,6 @@ static void open_functor_with(Gx *x, const char *what, const char *signature, co
 
 static void open_functor(Gx *x, const char *what, const char *signature) { open_functor_with(x, what, signature, NULL); }
 
-static bool ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
-
 static int a_field_index(const Gx *x, const char *name, size_t len) {
   for (int i = 0; i < x->a_fields.len; i++) {
     const char *f = ((const AField *)x->a_fields.data[i])->name;
@@ -480,11 +465,11 @@ static int a_field_index(const Gx *x, const char *name, size_t len) {
    (`K_s_store{A}`, a ride's). */
 static void mark_reads(const Gx *x, const char *text, size_t n, bool *reads) {
   for (size_t i = 0; i + 2 < n; i++) {
-    if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '.'))
+    if (i > 0 && (cg_ident_char(text[i - 1]) || text[i - 1] == '.'))
       continue;
     if (text[i] == 'A' && text[i + 1] == '.') {
       size_t e = i + 2;
-      while (e < n && ident_char(text[e]))
+      while (e < n && cg_ident_char(text[e]))
         e++;
       int f = a_field_index(x, text + i + 2, e - i - 2);
       if (f >= 0)
@@ -492,10 +477,10 @@ static void mark_reads(const Gx *x, const char *text, size_t n, bool *reads) {
       i = e - 1;
       continue;
     }
-    if (!ident_char(text[i]))
+    if (!cg_ident_char(text[i]))
       continue;
     size_t e = i;
-    while (e < n && ident_char(text[e]))
+    while (e < n && cg_ident_char(text[e]))
       e++;
     const char *word = xstrndup(text + i, e - i);
     if (strcmp(word, "NESSIE_DEVICE_RECORD") == 0) {

@@ -944,8 +944,6 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
 
 /* ---- equal kernels ---- */
 
-static bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 static bool digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Writes to 'out' the number of the name numbered 'num' (its 'n' digits)
@@ -1022,15 +1020,15 @@ static const char *kernel_canon(const CgText *t, const char *name) {
       else
         buf_put(&out, s, (size_t)(q - s));
       s = q;
-    } else if (ident_start(*s)) {
+    } else if (cg_ident_start(*s)) {
       const char *q = s;
-      while (q < end && ident_char(*q))
+      while (q < end && cg_ident_char(*q))
         q++;
       canon_ident(&out, s, (size_t)(q - s), name, &temps, &vars);
       s = q;
     } else if (digit(*s)) { /* a number, with its suffixes and exponent */
       const char *q = s;
-      while (q < end && (ident_char(*q) || *q == '.'))
+      while (q < end && (cg_ident_char(*q) || *q == '.'))
         q++;
       buf_put(&out, s, (size_t)(q - s));
       s = q;
